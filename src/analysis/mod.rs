@@ -1,0 +1,1 @@
+//! Analyses over a loaded capture: statistics tables and (later) rankings.

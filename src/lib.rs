@@ -1,0 +1,15 @@
+//! tracetui: a terminal explorer for ML profiler traces.
+//!
+//! The pipeline, one folder per stage: [`discover`] finds captures in a log dir, [`formats`]
+//! parses them into the columnar [`model`], [`index`] builds the per-lane interval index with
+//! level of detail, [`analysis`] computes statistics, [`cli`] prints headless reports and [`ui`]
+//! draws the terminal explorer. Everything but `ui` is free of terminal code.
+
+pub mod analysis;
+pub mod cli;
+pub mod discover;
+pub mod formats;
+pub mod index;
+pub mod model;
+pub mod synth;
+pub mod ui;

@@ -1,0 +1,329 @@
+//! Compact typed argument storage (Chrome `args`, XPlane stats).
+//!
+//! Every event's args are one block in a shared byte arena: a varint count, then per entry an
+//! interned key, a tag byte and a varint / fixed payload. Keys and string values are interned,
+//! so the common case costs a few bytes per arg and no allocation.
+
+use super::strings::{Interner, StrId};
+
+/// Handle to one args block; `ArgsRef::NONE` means "no args".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArgsRef(pub u32);
+
+impl ArgsRef {
+    /// No args.
+    pub const NONE: ArgsRef = ArgsRef(u32::MAX);
+    /// True unless this is `NONE`.
+    pub fn is_some(self) -> bool {
+        self != Self::NONE
+    }
+}
+
+impl Default for ArgsRef {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+/// One typed argument value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArgValue {
+    /// JSON `null`.
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Signed integer.
+    I64(i64),
+    /// Unsigned integer too large for i64 (or an XPlane uint64 stat).
+    U64(u64),
+    /// Floating point.
+    F64(f64),
+    /// Interned string.
+    Str(StrId),
+    /// Interned compact JSON text of an array or object.
+    Json(StrId),
+    /// Opaque bytes (XPlane `bytes_value`); only the length is kept.
+    Bytes(u64),
+}
+
+impl ArgValue {
+    /// The value as an integer when it is one (or an integral string/float).
+    pub fn as_i64(&self, strings: &Interner) -> Option<i64> {
+        match *self {
+            ArgValue::I64(v) => Some(v),
+            ArgValue::U64(v) => i64::try_from(v).ok(),
+            ArgValue::F64(v) if v.fract() == 0.0 && v.abs() < 9.0e18 => Some(v as i64),
+            ArgValue::Str(s) => strings.get(s).trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// Renders the value for display (strings unquoted).
+    pub fn display(&self, strings: &Interner) -> String {
+        match *self {
+            ArgValue::Null => "null".into(),
+            ArgValue::Bool(b) => b.to_string(),
+            ArgValue::I64(v) => v.to_string(),
+            ArgValue::U64(v) => v.to_string(),
+            ArgValue::F64(v) => v.to_string(),
+            ArgValue::Str(s) | ArgValue::Json(s) => strings.get(s).to_string(),
+            ArgValue::Bytes(n) => format!("<opaque {n} bytes>"),
+        }
+    }
+}
+
+const T_NULL: u8 = 0;
+const T_FALSE: u8 = 1;
+const T_TRUE: u8 = 2;
+const T_I64: u8 = 3;
+const T_U64: u8 = 4;
+const T_F64: u8 = 5;
+const T_STR: u8 = 6;
+const T_JSON: u8 = 7;
+const T_BYTES: u8 = 8;
+const T_INHERIT: u8 = 9;
+
+/// The arena of all args blocks of one capture.
+#[derive(Debug, Default, Clone)]
+pub struct ArgsArena {
+    data: Vec<u8>,
+    /// Blocks that did not fit (arena over 4 GiB); reported as a warning by the builder.
+    pub dropped_blocks: u64,
+    // Scratch for the block being written.
+    pending: Vec<u8>,
+    pending_count: u32,
+}
+
+#[inline]
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+fn get_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = *data.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+        shift += 7;
+        if shift > 63 {
+            return None;
+        }
+    }
+}
+
+impl ArgsArena {
+    /// Starts a new block, discarding any unfinished one.
+    pub fn begin(&mut self) {
+        self.pending.clear();
+        self.pending_count = 0;
+    }
+
+    /// Adds one entry to the block being written.
+    pub fn push(&mut self, key: StrId, value: ArgValue) {
+        let p = &mut self.pending;
+        put_varint(p, u64::from(key.0));
+        match value {
+            ArgValue::Null => p.push(T_NULL),
+            ArgValue::Bool(false) => p.push(T_FALSE),
+            ArgValue::Bool(true) => p.push(T_TRUE),
+            ArgValue::I64(v) => {
+                p.push(T_I64);
+                put_varint(p, ((v << 1) ^ (v >> 63)) as u64);
+            }
+            ArgValue::U64(v) => {
+                p.push(T_U64);
+                put_varint(p, v);
+            }
+            ArgValue::F64(v) => {
+                p.push(T_F64);
+                p.extend_from_slice(&v.to_le_bytes());
+            }
+            ArgValue::Str(s) => {
+                p.push(T_STR);
+                put_varint(p, u64::from(s.0));
+            }
+            ArgValue::Json(s) => {
+                p.push(T_JSON);
+                put_varint(p, u64::from(s.0));
+            }
+            ArgValue::Bytes(n) => {
+                p.push(T_BYTES);
+                put_varint(p, n);
+            }
+        }
+        self.pending_count += 1;
+    }
+
+    /// Adds a link to another block whose entries follow this block's own (XPlane metadata stats).
+    pub fn push_inherit(&mut self, parent: ArgsRef) {
+        if !parent.is_some() {
+            return;
+        }
+        put_varint(&mut self.pending, 0);
+        self.pending.push(T_INHERIT);
+        put_varint(&mut self.pending, u64::from(parent.0));
+        self.pending_count += 1;
+    }
+
+    /// Number of entries in the block being written.
+    pub fn pending_len(&self) -> u32 {
+        self.pending_count
+    }
+
+    /// Seals the block being written; an empty block gives `ArgsRef::NONE`.
+    pub fn finish(&mut self) -> ArgsRef {
+        if self.pending_count == 0 {
+            return ArgsRef::NONE;
+        }
+        let off = self.data.len();
+        if off + self.pending.len() + 5 >= u32::MAX as usize {
+            self.dropped_blocks += 1;
+            self.begin();
+            return ArgsRef::NONE;
+        }
+        put_varint(&mut self.data, u64::from(self.pending_count));
+        self.data.extend_from_slice(&self.pending);
+        self.begin();
+        ArgsRef(off as u32)
+    }
+
+    /// Iterates a block's entries, following inherited blocks after the block's own entries.
+    pub fn iter(&self, r: ArgsRef) -> ArgsIter<'_> {
+        let mut it = ArgsIter {
+            data: &self.data,
+            pos: 0,
+            left: 0,
+            next_block: None,
+            hops: 0,
+        };
+        it.enter(r);
+        it
+    }
+
+    /// First value stored under `key` in block `r` (own entries first, then inherited).
+    pub fn get(&self, r: ArgsRef, key: StrId) -> Option<ArgValue> {
+        self.iter(r).find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Bytes used by the arena.
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() + self.pending.capacity()
+    }
+
+    /// Releases spare capacity once loading is done.
+    pub fn shrink(&mut self) {
+        self.data.shrink_to_fit();
+        self.pending = Vec::new();
+    }
+}
+
+/// Iterator over `(key, value)` pairs of one args block.
+pub struct ArgsIter<'a> {
+    data: &'a [u8],
+    pos: usize,
+    left: u64,
+    next_block: Option<ArgsRef>,
+    hops: u8,
+}
+
+impl ArgsIter<'_> {
+    fn enter(&mut self, r: ArgsRef) {
+        self.left = 0;
+        if !r.is_some() || self.hops > 8 {
+            return;
+        }
+        self.hops += 1;
+        self.pos = r.0 as usize;
+        self.left = get_varint(self.data, &mut self.pos).unwrap_or(0);
+    }
+}
+
+impl Iterator for ArgsIter<'_> {
+    type Item = (StrId, ArgValue);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.left == 0 {
+                let nb = self.next_block.take()?;
+                self.enter(nb);
+                continue;
+            }
+            self.left -= 1;
+            let d = self.data;
+            let key = StrId(get_varint(d, &mut self.pos)? as u32);
+            let tag = *d.get(self.pos)?;
+            self.pos += 1;
+            let v = match tag {
+                T_NULL => ArgValue::Null,
+                T_FALSE => ArgValue::Bool(false),
+                T_TRUE => ArgValue::Bool(true),
+                T_I64 => {
+                    let z = get_varint(d, &mut self.pos)?;
+                    ArgValue::I64(((z >> 1) as i64) ^ -((z & 1) as i64))
+                }
+                T_U64 => ArgValue::U64(get_varint(d, &mut self.pos)?),
+                T_F64 => {
+                    let b: [u8; 8] = d.get(self.pos..self.pos + 8)?.try_into().ok()?;
+                    self.pos += 8;
+                    ArgValue::F64(f64::from_le_bytes(b))
+                }
+                T_STR => ArgValue::Str(StrId(get_varint(d, &mut self.pos)? as u32)),
+                T_JSON => ArgValue::Json(StrId(get_varint(d, &mut self.pos)? as u32)),
+                T_BYTES => ArgValue::Bytes(get_varint(d, &mut self.pos)?),
+                T_INHERIT => {
+                    let r = ArgsRef(get_varint(d, &mut self.pos)? as u32);
+                    self.next_block = Some(r);
+                    continue;
+                }
+                _ => return None,
+            };
+            return Some((key, v));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_all_types_and_inherit() {
+        let mut s = Interner::new();
+        let mut a = ArgsArena::default();
+        let k = |s: &mut Interner, x: &str| s.intern(x);
+        let (ka, kb, kc) = (k(&mut s, "a"), k(&mut s, "b"), k(&mut s, "c"));
+        a.begin();
+        a.push(kc, ArgValue::Str(s.intern("meta")));
+        let meta = a.finish();
+        a.begin();
+        a.push(ka, ArgValue::I64(-5));
+        a.push(kb, ArgValue::U64(u64::MAX));
+        a.push(kb, ArgValue::F64(1.5));
+        a.push(ka, ArgValue::Bool(true));
+        a.push(ka, ArgValue::Null);
+        a.push(ka, ArgValue::Bytes(17));
+        a.push_inherit(meta);
+        let r = a.finish();
+        let got: Vec<_> = a.iter(r).collect();
+        assert_eq!(got.len(), 7);
+        assert_eq!(got[0], (ka, ArgValue::I64(-5)));
+        assert_eq!(got[1], (kb, ArgValue::U64(u64::MAX)));
+        assert_eq!(got[2], (kb, ArgValue::F64(1.5)));
+        assert_eq!(got[6].0, kc);
+        assert_eq!(a.get(r, kb), Some(ArgValue::U64(u64::MAX)));
+        assert_eq!(a.get(r, kc).map(|v| v.display(&s)), Some("meta".into()));
+        a.begin();
+        assert_eq!(a.finish(), ArgsRef::NONE);
+        assert_eq!(a.iter(ArgsRef::NONE).count(), 0);
+    }
+}

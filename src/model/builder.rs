@@ -1,0 +1,709 @@
+//! `CaptureBuilder`: what every loader writes into. Loaders push events in file order; `finish`
+//! sorts, nests, resolves flows and produces an immutable [`Capture`].
+
+use super::args::{ArgsArena, ArgsRef};
+use super::capture::*;
+use super::category::Category;
+use super::nesting::assign_lanes;
+use super::strings::{Interner, StrId};
+use rustc_hash::FxHashMap;
+
+/// A flow endpoint as read from the file, resolved to a slice in `finish`.
+#[derive(Clone, Copy, Debug)]
+enum FlowEnd {
+    /// Bound directly to a slice (raw, pre-sort id).
+    Slice(u32),
+    /// Bound to the slice on `track` enclosing `ts` (`bp:"e"`, or `s`/`t` phases).
+    Enclosing { track: u32, ts: Ps },
+    /// Bound to the next slice on `track` starting at or after `ts`.
+    Next { track: u32, ts: Ps },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FlowPoint {
+    id: u64,
+    cat: StrId,
+    end: FlowEnd,
+    /// 0 = start (`s`), 1 = step (`t`), 2 = finish (`f`).
+    phase: u8,
+    seq: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    ts: Ps,
+    name: StrId,
+    cat: StrId,
+    args: ArgsRef,
+}
+
+/// Flow phase of a Chrome `s`/`t`/`f` event or an XPlane flow stat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowPhase {
+    /// Flow start.
+    Start,
+    /// Intermediate step.
+    Step,
+    /// Flow end.
+    Finish,
+}
+
+/// Accumulates one capture. Slice ids returned by the `add_*` methods are raw (pre-sort) ids,
+/// valid only for `bind_flow` on this builder.
+pub struct CaptureBuilder {
+    /// String table shared by everything in the capture.
+    pub strings: Interner,
+    /// Args arena; write a block with `args.begin()/push()/finish()`.
+    pub args: ArgsArena,
+    processes: Vec<Process>,
+    proc_map: FxHashMap<Key, u32>,
+    tracks: Vec<Track>,
+    track_map: FxHashMap<(u32, Key, u8), u32>,
+    s_track: Vec<u32>,
+    s: Slices,
+    open: FxHashMap<u32, Vec<Open>>,
+    async_open: FxHashMap<(u32, StrId, u64), Vec<(Open, u32)>>,
+    inst: Instants,
+    counters: Vec<CounterSeries>,
+    counter_map: FxHashMap<(u32, StrId), u32>,
+    flow_points: Vec<FlowPoint>,
+    aggregated: Vec<Aggregated>,
+    warnings: Vec<Warning>,
+    /// Wall-clock epoch ns of time 0, when known.
+    pub origin_epoch_ns: Option<i64>,
+    /// Trace-level metadata block.
+    pub metadata: ArgsRef,
+    cat_cache: FxHashMap<StrId, Category>,
+}
+
+impl Default for CaptureBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn kind_tag(k: TrackKind) -> u8 {
+    match k {
+        TrackKind::Counter => 1,
+        TrackKind::Async => 2,
+        TrackKind::Derived => 3,
+        _ => 0,
+    }
+}
+
+impl CaptureBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        CaptureBuilder {
+            strings: Interner::new(),
+            args: ArgsArena::default(),
+            processes: Vec::new(),
+            proc_map: FxHashMap::default(),
+            tracks: Vec::new(),
+            track_map: FxHashMap::default(),
+            s_track: Vec::new(),
+            s: Slices::default(),
+            open: FxHashMap::default(),
+            async_open: FxHashMap::default(),
+            inst: Instants::default(),
+            counters: Vec::new(),
+            counter_map: FxHashMap::default(),
+            flow_points: Vec::new(),
+            aggregated: Vec::new(),
+            warnings: Vec::new(),
+            origin_epoch_ns: None,
+            metadata: ArgsRef::NONE,
+            cat_cache: FxHashMap::default(),
+        }
+    }
+
+    /// Interns a string.
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.strings.intern(s)
+    }
+
+    /// The process for `key`, created on first use (kind `Other`, no name).
+    pub fn process(&mut self, key: Key) -> u32 {
+        if let Some(&p) = self.proc_map.get(&key) {
+            return p;
+        }
+        let p = self.processes.len() as u32;
+        self.processes.push(Process {
+            key,
+            name: StrId::EMPTY,
+            label: StrId::EMPTY,
+            sort_index: i64::from(p),
+            kind: ProcessKind::Other,
+            hidden: false,
+        });
+        self.proc_map.insert(key, p);
+        p
+    }
+
+    /// Mutable access to a process (name, label, sort index, kind, hidden).
+    pub fn process_mut(&mut self, p: u32) -> &mut Process {
+        &mut self.processes[p as usize]
+    }
+
+    /// Number of processes so far.
+    pub fn process_count(&self) -> usize {
+        self.processes.len()
+    }
+
+    /// The track `key` of process `p`, created on first use. Counter, async and derived tracks
+    /// live in their own key spaces.
+    pub fn track(&mut self, p: u32, key: Key, kind: TrackKind) -> u32 {
+        let k = (p, key, kind_tag(kind));
+        if let Some(&t) = self.track_map.get(&k) {
+            return t;
+        }
+        let t = self.tracks.len() as u32;
+        let sort_index = match key {
+            Key::Int(v) => v,
+            Key::Str(_) => i64::MAX / 2,
+        };
+        self.tracks.push(Track {
+            process: p,
+            key,
+            name: StrId::EMPTY,
+            kind,
+            sort_index,
+            slices: (0, 0),
+            instants: (0, 0),
+            counter: None,
+            lanes: 0,
+            max_depth: 0,
+        });
+        self.track_map.insert(k, t);
+        t
+    }
+
+    /// Mutable access to a track (name, kind, sort index).
+    pub fn track_mut(&mut self, t: u32) -> &mut Track {
+        &mut self.tracks[t as usize]
+    }
+
+    /// Number of tracks so far.
+    pub fn track_count(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// Number of slices so far (progress reporting).
+    pub fn slice_count(&self) -> usize {
+        self.s.start.len()
+    }
+
+    fn category(&mut self, cat: StrId) -> Category {
+        if let Some(&c) = self.cat_cache.get(&cat) {
+            return c;
+        }
+        let c = Category::from_cat(self.strings.get(cat));
+        self.cat_cache.insert(cat, c);
+        c
+    }
+
+    /// Adds a complete slice; returns its raw id. Negative durations are clamped to 0 with a warning.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_slice(
+        &mut self,
+        track: u32,
+        start: Ps,
+        mut dur: Ps,
+        name: StrId,
+        cat: StrId,
+        args: ArgsRef,
+        corr: u64,
+    ) -> u32 {
+        if dur < 0 {
+            self.warn(
+                "negative_duration",
+                "slice with negative duration clamped to 0".into(),
+            );
+            dur = 0;
+        }
+        let kind = self.category(cat);
+        let id = self.s.start.len() as u32;
+        self.s_track.push(track);
+        self.s.start.push(start);
+        self.s.dur.push(dur);
+        self.s.name.push(name);
+        self.s.cat.push(cat);
+        self.s.kind.push(kind);
+        self.s.args.push(args);
+        self.s.corr.push(corr);
+        self.s.flags.push(0);
+        id
+    }
+
+    /// Opens a `B` slice on `track`.
+    pub fn begin_slice(&mut self, track: u32, ts: Ps, name: StrId, cat: StrId, args: ArgsRef) {
+        self.open.entry(track).or_default().push(Open {
+            ts,
+            name,
+            cat,
+            args,
+        });
+    }
+
+    /// Closes the innermost open slice of `track` (`E`). Returns its raw id, or `None` (and a
+    /// warning) when nothing is open.
+    pub fn end_slice(&mut self, track: u32, ts: Ps) -> Option<u32> {
+        match self.open.get_mut(&track).and_then(|v| v.pop()) {
+            Some(o) => Some(self.add_slice(track, o.ts, ts - o.ts, o.name, o.cat, o.args, 0)),
+            None => {
+                self.warn(
+                    "unmatched_end",
+                    "E event without a matching B on its thread".into(),
+                );
+                None
+            }
+        }
+    }
+
+    /// Opens an async slice keyed by (process, category, id) on `track`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn async_begin(
+        &mut self,
+        track: u32,
+        cat: StrId,
+        id: u64,
+        ts: Ps,
+        name: StrId,
+        args: ArgsRef,
+    ) {
+        let p = self.tracks[track as usize].process;
+        self.async_open.entry((p, cat, id)).or_default().push((
+            Open {
+                ts,
+                name,
+                cat,
+                args,
+            },
+            track,
+        ));
+    }
+
+    /// Closes the innermost open async slice with this key; warns when none is open.
+    pub fn async_end(&mut self, p: u32, cat: StrId, id: u64, ts: Ps) -> Option<u32> {
+        match self.async_open.get_mut(&(p, cat, id)).and_then(|v| v.pop()) {
+            Some((o, track)) => {
+                Some(self.add_slice(track, o.ts, ts - o.ts, o.name, o.cat, o.args, 0))
+            }
+            None => {
+                self.warn(
+                    "unmatched_async_end",
+                    "async end without a matching begin".into(),
+                );
+                None
+            }
+        }
+    }
+
+    /// Adds an instant event. `scope` is b't', b'p' or b'g'.
+    pub fn add_instant(
+        &mut self,
+        track: u32,
+        ts: Ps,
+        name: StrId,
+        cat: StrId,
+        args: ArgsRef,
+        scope: u8,
+    ) {
+        self.inst.ts.push(ts);
+        self.inst.name.push(name);
+        self.inst.cat.push(cat);
+        self.inst.args.push(args);
+        self.inst.track.push(track);
+        self.inst.scope.push(scope);
+    }
+
+    /// Adds a counter sample to series `name` of process `p` (one track per series).
+    pub fn add_counter(&mut self, p: u32, name: StrId, ts: Ps, value: f64) {
+        let c = match self.counter_map.get(&(p, name)) {
+            Some(&c) => c,
+            None => {
+                let t = self.track(p, Key::Str(name), TrackKind::Counter);
+                self.tracks[t as usize].name = name;
+                let c = self.counters.len() as u32;
+                self.counters.push(CounterSeries {
+                    track: t,
+                    name,
+                    ts: Vec::new(),
+                    value: Vec::new(),
+                });
+                self.tracks[t as usize].counter = Some(c);
+                self.counter_map.insert((p, name), c);
+                c
+            }
+        };
+        let s = &mut self.counters[c as usize];
+        s.ts.push(ts);
+        s.value.push(value);
+    }
+
+    /// Records a flow point bound to the enclosing slice (`bind_enclosing`) or the next slice
+    /// starting at or after `ts` on `track`.
+    pub fn flow_point(
+        &mut self,
+        phase: FlowPhase,
+        id: u64,
+        cat: StrId,
+        track: u32,
+        ts: Ps,
+        bind_enclosing: bool,
+    ) {
+        let end = if bind_enclosing {
+            FlowEnd::Enclosing { track, ts }
+        } else {
+            FlowEnd::Next { track, ts }
+        };
+        self.push_flow_point(phase, id, cat, end);
+    }
+
+    /// Records a flow point bound to a slice directly (Chrome `bind_id`/`flow_in`/`flow_out`, XPlane `flow`).
+    pub fn flow_slice(&mut self, phase: FlowPhase, id: u64, cat: StrId, raw_slice: u32) {
+        self.push_flow_point(phase, id, cat, FlowEnd::Slice(raw_slice));
+    }
+
+    fn push_flow_point(&mut self, phase: FlowPhase, id: u64, cat: StrId, end: FlowEnd) {
+        let phase = match phase {
+            FlowPhase::Start => 0,
+            FlowPhase::Step => 1,
+            FlowPhase::Finish => 2,
+        };
+        let seq = self.flow_points.len() as u32;
+        self.flow_points.push(FlowPoint {
+            id,
+            cat,
+            end,
+            phase,
+            seq,
+        });
+    }
+
+    /// Adds an aggregated (untimed) event.
+    pub fn add_aggregated(&mut self, track: u32, name: StrId, occurrences: u64, dur: Ps) {
+        self.aggregated.push(Aggregated {
+            track,
+            name,
+            occurrences,
+            dur,
+        });
+    }
+
+    /// Records a warning; repeated kinds are counted, the first message kept.
+    pub fn warn(&mut self, kind: &'static str, message: String) {
+        self.warn_n(kind, message, 1);
+    }
+
+    /// Records `n` occurrences of a warning.
+    pub fn warn_n(&mut self, kind: &'static str, message: String, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some(w) = self.warnings.iter_mut().find(|w| w.kind == kind) {
+            w.count += n;
+        } else {
+            self.warnings.push(Warning {
+                kind,
+                count: n,
+                message,
+            });
+        }
+    }
+
+    /// Sorts, nests and links everything into an immutable capture.
+    pub fn finish(mut self, source: SourceInfo, format: Format) -> Capture {
+        // Latest time seen, to close unfinished slices.
+        let mut max_t = i64::MIN;
+        for i in 0..self.s.start.len() {
+            max_t = max_t.max(self.s.start[i] + self.s.dur[i]);
+        }
+        for &t in &self.inst.ts {
+            max_t = max_t.max(t);
+        }
+        for c in &self.counters {
+            for &t in &c.ts {
+                max_t = max_t.max(t);
+            }
+        }
+        let mut open: Vec<(u32, Open)> = Vec::new();
+        for (t, v) in std::mem::take(&mut self.open) {
+            open.extend(v.into_iter().map(|o| (t, o)));
+        }
+        open.sort_by_key(|(t, o)| (*t, o.ts));
+        for &(_, o) in &open {
+            max_t = max_t.max(o.ts);
+        }
+        let mut async_open: Vec<(Open, u32)> = std::mem::take(&mut self.async_open)
+            .into_values()
+            .flatten()
+            .collect();
+        async_open.sort_by_key(|(o, t)| (*t, o.ts));
+        for (o, _) in &async_open {
+            max_t = max_t.max(o.ts);
+        }
+        if !open.is_empty() {
+            let n = open.len() as u64;
+            self.warn_n(
+                "unmatched_begin",
+                format!("{n} B event(s) without E: drawn until the end of the capture"),
+                n,
+            );
+            for (t, o) in open {
+                let id = self.add_slice(t, o.ts, max_t - o.ts, o.name, o.cat, o.args, 0);
+                self.s.flags[id as usize] |= slice_flags::UNFINISHED;
+            }
+        }
+        if !async_open.is_empty() {
+            let n = async_open.len() as u64;
+            self.warn_n(
+                "unmatched_async_begin",
+                format!("{n} async begin(s) without end: drawn until the end of the capture"),
+                n,
+            );
+            for (o, t) in async_open {
+                let id = self.add_slice(t, o.ts, max_t - o.ts, o.name, o.cat, o.args, 0);
+                self.s.flags[id as usize] |= slice_flags::ASYNC_UNFINISHED;
+            }
+        }
+
+        // Sort slices by (track, start asc, dur desc, raw id).
+        let n = self.s.start.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        {
+            let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
+            order.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                tr[a]
+                    .cmp(&tr[b])
+                    .then(st[a].cmp(&st[b]))
+                    .then(du[b].cmp(&du[a]))
+                    .then(a.cmp(&b))
+            });
+        }
+        let sorted = order.windows(2).all(|w| w[0] < w[1]);
+        let mut raw_to_new: Vec<u32> = Vec::new();
+        if !sorted {
+            raw_to_new = vec![0u32; n];
+            for (new, &raw) in order.iter().enumerate() {
+                raw_to_new[raw as usize] = new as u32;
+            }
+            fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+                let out: Vec<T> = order.iter().map(|&i| v[i as usize]).collect();
+                *v = out;
+            }
+            let s = &mut self.s;
+            permute(&mut s.start, &order);
+            permute(&mut s.dur, &order);
+            permute(&mut s.name, &order);
+            permute(&mut s.cat, &order);
+            permute(&mut s.kind, &order);
+            permute(&mut s.args, &order);
+            permute(&mut s.corr, &order);
+            permute(&mut s.flags, &order);
+            permute(&mut self.s_track, &order);
+        }
+        drop(order);
+        let map_raw = |raw: u32| -> u32 {
+            if raw_to_new.is_empty() {
+                raw
+            } else {
+                raw_to_new[raw as usize]
+            }
+        };
+
+        // Track ranges.
+        let nt = self.tracks.len();
+        let mut i = 0usize;
+        for t in 0..nt {
+            let lo = i;
+            while i < n && self.s_track[i] as usize == t {
+                i += 1;
+            }
+            self.tracks[t].slices = (lo as u32, i as u32);
+        }
+        self.s.depth = vec![0; n];
+        self.s.lane = vec![0; n];
+        self.s.parent = vec![NO_SLICE; n];
+        for t in 0..nt {
+            let (lo, hi) = self.tracks[t].slices;
+            let (lanes, max_depth) = assign_lanes(&mut self.s, lo as usize, hi as usize);
+            self.tracks[t].lanes = lanes;
+            self.tracks[t].max_depth = max_depth;
+        }
+
+        // Instants by (track, ts).
+        let ni = self.inst.ts.len();
+        let mut iorder: Vec<u32> = (0..ni as u32).collect();
+        iorder.sort_by_key(|&k| (self.inst.track[k as usize], self.inst.ts[k as usize]));
+        if !iorder.windows(2).all(|w| w[0] < w[1]) {
+            let g = |v: &Vec<_>| -> Vec<_> { iorder.iter().map(|&k| v[k as usize]).collect() };
+            let inst = &self.inst;
+            let out = Instants {
+                ts: g(&inst.ts),
+                name: iorder.iter().map(|&k| inst.name[k as usize]).collect(),
+                cat: iorder.iter().map(|&k| inst.cat[k as usize]).collect(),
+                args: iorder.iter().map(|&k| inst.args[k as usize]).collect(),
+                track: iorder.iter().map(|&k| inst.track[k as usize]).collect(),
+                scope: iorder.iter().map(|&k| inst.scope[k as usize]).collect(),
+            };
+            self.inst = out;
+        }
+        let mut i = 0usize;
+        for t in 0..nt {
+            let lo = i;
+            while i < ni && self.inst.track[i] as usize == t {
+                i += 1;
+            }
+            self.tracks[t].instants = (lo as u32, i as u32);
+        }
+        for c in &mut self.counters {
+            if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
+                let mut pairs: Vec<(Ps, f64)> =
+                    c.ts.iter().copied().zip(c.value.iter().copied()).collect();
+                pairs.sort_by_key(|p| p.0);
+                c.ts = pairs.iter().map(|p| p.0).collect();
+                c.value = pairs.iter().map(|p| p.1).collect();
+            }
+        }
+
+        // Flows: group points by (cat, id) in file order; link consecutive points.
+        let mut fp = std::mem::take(&mut self.flow_points);
+        fp.sort_by_key(|p| (p.cat, p.id, p.seq));
+        let mut flows = Vec::new();
+        let mut unresolved = 0u64;
+        let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
+            match e {
+                FlowEnd::Slice(raw) => map_raw(raw),
+                FlowEnd::Enclosing { track, ts } => {
+                    enclosing_slice(s, tracks[track as usize].slices, ts)
+                }
+                FlowEnd::Next { track, ts } => {
+                    let (lo, hi) = tracks[track as usize].slices;
+                    let k = lo as usize
+                        + s.start[lo as usize..hi as usize].partition_point(|&x| x < ts);
+                    if k < hi as usize { k as u32 } else { NO_SLICE }
+                }
+            }
+        };
+        let mut k = 0;
+        while k < fp.len() {
+            let mut j = k;
+            while j < fp.len() && fp[j].cat == fp[k].cat && fp[j].id == fp[k].id {
+                j += 1;
+            }
+            let group = &fp[k..j];
+            for w in group.windows(2) {
+                if w[1].phase == 0 {
+                    continue; // a new flow with a reused id starts here
+                }
+                let from = resolve(&self.s, &self.tracks, w[0].end);
+                let to = resolve(&self.s, &self.tracks, w[1].end);
+                if from == NO_SLICE || to == NO_SLICE {
+                    unresolved += 1;
+                }
+                flows.push(Flow {
+                    id: w[0].id,
+                    cat: w[0].cat,
+                    from,
+                    to,
+                });
+            }
+            if group.len() == 1 {
+                unresolved += 1;
+            }
+            k = j;
+        }
+        if unresolved > 0 {
+            self.warn_n(
+                "unresolved_flow",
+                "flow endpoint without a matching slice or partner".into(),
+                unresolved,
+            );
+        }
+
+        // Span.
+        let mut lo_t = i64::MAX;
+        let mut hi_t = i64::MIN;
+        for i in 0..n {
+            lo_t = lo_t.min(self.s.start[i]);
+            hi_t = hi_t.max(self.s.start[i] + self.s.dur[i]);
+        }
+        for &t in &self.inst.ts {
+            lo_t = lo_t.min(t);
+            hi_t = hi_t.max(t);
+        }
+        for c in &self.counters {
+            if let (Some(&a), Some(&b)) = (c.ts.first(), c.ts.last()) {
+                lo_t = lo_t.min(a);
+                hi_t = hi_t.max(b);
+            }
+        }
+        let span = if lo_t <= hi_t { (lo_t, hi_t) } else { (0, 0) };
+        if self.args.dropped_blocks > 0 {
+            let d = self.args.dropped_blocks;
+            self.warn_n(
+                "args_capped",
+                "args arena over 4 GiB: args of later events not kept".into(),
+                d,
+            );
+        }
+        self.args.shrink();
+        Capture {
+            source,
+            format: Some(format),
+            strings: self.strings,
+            args: self.args,
+            processes: self.processes,
+            tracks: self.tracks,
+            slices: self.s,
+            instants: self.inst,
+            counters: self.counters,
+            flows,
+            aggregated: self.aggregated,
+            origin_epoch_ns: self.origin_epoch_ns,
+            span,
+            metadata: self.metadata,
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// The deepest slice in `[lo, hi)` (one track, sorted) with `start <= ts < end`, or a zero-length
+/// slice starting exactly at `ts`; `NO_SLICE` when none.
+pub fn enclosing_slice(s: &Slices, (lo, hi): (u32, u32), ts: Ps) -> u32 {
+    let (lo, hi) = (lo as usize, hi as usize);
+    // Last slice starting at or before ts; walk up its parent chain until one contains ts.
+    let k = lo + s.start[lo..hi].partition_point(|&x| x <= ts);
+    let mut best = NO_SLICE;
+    let mut best_depth = -1i32;
+    // Scan backwards over a bounded number of candidates (slices on other lanes may overlap).
+    let mut i = k;
+    let mut steps = 0;
+    while i > lo && steps < 64 {
+        i -= 1;
+        steps += 1;
+        let (st, en) = (s.start[i], s.start[i] + s.dur[i]);
+        if (st <= ts && ts < en) || (s.dur[i] == 0 && st == ts) {
+            let d = i32::from(s.depth[i]);
+            if d > best_depth {
+                best = i as u32;
+                best_depth = d;
+            }
+        }
+    }
+    if best == NO_SLICE && k > lo {
+        // Long-running ancestors: follow the parent chain of the nearest earlier slice.
+        let mut p = (k - 1) as u32;
+        while p != NO_SLICE {
+            let pi = p as usize;
+            if s.start[pi] <= ts && ts < s.start[pi] + s.dur[pi] {
+                return p;
+            }
+            p = s.parent[pi];
+        }
+    }
+    best
+}

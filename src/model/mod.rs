@@ -1,0 +1,14 @@
+//! The columnar, interned trace model shared by every loader, the index, the analyses and the UI.
+
+pub mod args;
+pub mod builder;
+pub mod capture;
+pub mod category;
+pub mod nesting;
+pub mod strings;
+
+pub use args::{ArgValue, ArgsArena, ArgsRef};
+pub use builder::{CaptureBuilder, FlowPhase};
+pub use capture::*;
+pub use category::Category;
+pub use strings::{Interner, StrId};

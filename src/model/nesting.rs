@@ -1,0 +1,147 @@
+//! Depth, parent and lane assignment for the slices of one track.
+//!
+//! Slices are sorted by (start asc, dur desc). Properly nested slices share a lane group and get
+//! depth = nesting level; a slice that partially overlaps the open slice of a group is tried in the
+//! next group, and a new group is opened when none fits. Nothing is dropped. Lanes are laid out
+//! group after group: lane = base(group) + depth.
+
+use super::capture::{NO_SLICE, Ps, Slices};
+
+/// Fills `depth`, `parent` and `lane` for slices `[lo, hi)` of one track; returns
+/// (number of lanes, max depth).
+pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
+    if lo >= hi {
+        return (0, 0);
+    }
+    // Per group: stack of (end, slice id).
+    let mut groups: Vec<Vec<(Ps, u32)>> = vec![Vec::new()];
+    let mut group_of: Vec<u16> = Vec::with_capacity(hi - lo);
+    let mut group_depth: Vec<u16> = vec![0];
+    for i in lo..hi {
+        let st = s.start[i];
+        let en = st + s.dur[i];
+        let mut placed = None;
+        for (g, stack) in groups.iter_mut().enumerate() {
+            while let Some(&(e, _)) = stack.last() {
+                if e <= st {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            match stack.last() {
+                Some(&(e, _)) if en > e => continue,
+                top => {
+                    let parent = top.map(|t| t.1).unwrap_or(NO_SLICE);
+                    let d = stack.len() as u16;
+                    s.parent[i] = parent;
+                    s.depth[i] = d;
+                    stack.push((en, i as u32));
+                    placed = Some(g);
+                    if d > group_depth[g] {
+                        group_depth[g] = d;
+                    }
+                    break;
+                }
+            }
+        }
+        let g = match placed {
+            Some(g) => g,
+            None => {
+                groups.push(vec![(en, i as u32)]);
+                group_depth.push(0);
+                s.parent[i] = NO_SLICE;
+                s.depth[i] = 0;
+                groups.len() - 1
+            }
+        };
+        group_of.push(g.min(u16::MAX as usize) as u16);
+    }
+    let mut base = Vec::with_capacity(group_depth.len());
+    let mut acc: u32 = 0;
+    for &d in &group_depth {
+        base.push(acc);
+        acc += u32::from(d) + 1;
+    }
+    let mut max_depth = 0;
+    for (k, i) in (lo..hi).enumerate() {
+        let lane = base[group_of[k] as usize] + u32::from(s.depth[i]);
+        s.lane[i] = lane.min(u32::from(u16::MAX)) as u16;
+        max_depth = max_depth.max(s.depth[i]);
+    }
+    (acc.min(u32::from(u16::MAX)) as u16, max_depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::*;
+
+    fn build(slices: &[(i64, i64)]) -> Capture {
+        let mut b = CaptureBuilder::new();
+        let p = b.process(Key::Int(1));
+        let t = b.track(p, Key::Int(1), TrackKind::Thread);
+        let n = b.intern("x");
+        for &(s, d) in slices {
+            b.add_slice(t, s, d, n, StrId::EMPTY, ArgsRef::NONE, 0);
+        }
+        b.finish(SourceInfo::default(), Format::Chrome)
+    }
+
+    #[test]
+    fn nests_and_splits_partial_overlaps() {
+        // a [0,100) contains b [10,50) contains c [20,30); d [40,70) overlaps b partially.
+        let c = build(&[(40, 30), (0, 100), (20, 10), (10, 40)]);
+        let s = &c.slices;
+        assert_eq!(s.start, vec![0, 10, 20, 40]);
+        assert_eq!(s.depth, vec![0, 1, 2, 0]);
+        assert_eq!(s.parent, vec![NO_SLICE, 0, 1, NO_SLICE]);
+        // group 0 has depths 0..=2 (3 lanes), d opens group 1 at lane 3
+        assert_eq!(s.lane, vec![0, 1, 2, 3]);
+        assert_eq!(c.tracks[0].lanes, 4);
+        assert_eq!(c.tracks[0].max_depth, 2);
+    }
+
+    #[test]
+    fn zero_length_and_equal_starts() {
+        let c = build(&[(5, 0), (5, 10), (5, 0), (15, 0), (15, 5)]);
+        let s = &c.slices;
+        // [5,15) first, the two zero-length slices at 5 nest in it as siblings
+        assert_eq!(s.start, vec![5, 5, 5, 15, 15]);
+        assert_eq!(s.depth, vec![0, 1, 1, 0, 1]);
+        assert_eq!(s.parent[1], 0);
+        assert_eq!(s.parent[2], 0);
+        assert_eq!(s.parent[4], 3);
+        assert_eq!(c.span, (5, 20));
+    }
+
+    #[test]
+    fn unmatched_begin_is_closed_and_reported() {
+        let mut b = CaptureBuilder::new();
+        let p = b.process(Key::Int(1));
+        let t = b.track(p, Key::Int(1), TrackKind::Thread);
+        let n = b.intern("open");
+        b.begin_slice(t, 10, n, StrId::EMPTY, ArgsRef::NONE);
+        b.begin_slice(t, 20, n, StrId::EMPTY, ArgsRef::NONE);
+        b.end_slice(t, 30);
+        b.add_slice(t, 0, 100, n, StrId::EMPTY, ArgsRef::NONE, 0);
+        assert!(b.end_slice(t, 50).is_some());
+        assert!(b.end_slice(t, 60).is_none());
+        b.begin_slice(t, 70, n, StrId::EMPTY, ArgsRef::NONE);
+        let c = b.finish(SourceInfo::default(), Format::Chrome);
+        assert_eq!(c.slices.len(), 4);
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.kind == "unmatched_end" && w.count == 1)
+        );
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.kind == "unmatched_begin" && w.count == 1)
+        );
+        let last = c.slices.len() - 1;
+        assert_eq!(c.slices.start[last], 70);
+        assert_eq!(c.slices.end(last), 100);
+        assert_eq!(c.slices.flags[last], slice_flags::UNFINISHED);
+    }
+}

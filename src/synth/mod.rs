@@ -1,0 +1,1 @@
+//! Generators of realistic synthetic captures for benchmarks and property tests.
