@@ -24,6 +24,9 @@ where
     )
 }
 
+/// Not JSON at byte 57.
+const BROKEN: &str = r#"{"schemaVersion": 1, "traceEvents": [ {"ph": "X", "ts": nope} ]}"#;
+
 fn good_trace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/cli/worker0.1795311589169457977.pt.trace.json.gz")
@@ -87,25 +90,47 @@ fn file_that_is_not_a_trace_exits_1_naming_it() {
 fn broken_capture_alone_exits_1_naming_it() {
     let d = tempfile::tempdir().expect("tempdir");
     let bad = d.path().join("w.2.pt.trace.json");
-    fs::write(
-        &bad,
-        "{\"schemaVersion\": 1, \"traceEvents\": [ {\"ph\": \"X\", \"ts\": tru",
-    )
-    .expect("write");
+    fs::write(&bad, BROKEN).expect("write");
     for cmd in ["summary", "stats"] {
         let (code, _, err) = run([OsStr::new(cmd), bad.as_os_str()]);
         assert_eq!(code, 1);
-        assert!(err.contains("w.2.pt.trace.json"), "{err}");
+        assert!(err.contains("w.2.pt.trace.json: at byte 57:"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
 
 #[test]
-#[ignore = "needs the Chrome/Kineto loader (branch chrome)"]
+fn truncated_capture_loads_with_a_warning() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = d.path().join("cut.json");
+    fs::write(
+        &f,
+        r#"{"traceEvents": [ {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, {"ph": "X", "na"#,
+    )
+    .expect("write");
+    let (code, out, err) = run([OsStr::new("summary"), f.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("truncated"), "{out}");
+    let (code, out, _) = run([OsStr::new("summary"), OsStr::new("--json"), f.as_os_str()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let w = &v["captures"][0]["warnings"];
+    assert!(
+        w.as_array()
+            .expect("warnings")
+            .iter()
+            .any(|w| w["kind"] == "truncated" && w["count"].as_u64() >= Some(1)),
+        "{w}"
+    );
+    assert_eq!(v["captures"][0]["events"], 1);
+}
+
+#[test]
 fn good_and_bad_captures_in_one_dir() {
     let d = tempfile::tempdir().expect("tempdir");
     fs::copy(good_trace(), d.path().join("w.1.pt.trace.json.gz")).expect("copy");
     let bad = d.path().join("w.2.pt.trace.json");
-    fs::write(&bad, "{\"traceEvents\": [ {\"ph\": \"X\", \"ts\": tru").expect("write");
+    fs::write(&bad, BROKEN).expect("write");
     let (code, out, err) = run([
         OsStr::new("summary"),
         OsStr::new("--json"),

@@ -170,7 +170,6 @@ fn cli_rows(extra: &[&str]) -> Vec<(String, u64, f64, f64)> {
 }
 
 #[test]
-#[ignore = "needs the Chrome/Kineto loader (branch chrome)"]
 fn cli_stats_matches_key_averages() {
     let (ok, n, bad) = parity(&cli_rows(&[]));
     assert!(

@@ -145,10 +145,12 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
                     .map_or(0, |s| s.ts.len() as u64);
                 let slices = tr.slice_count() as u64;
                 let instants = u64::from(tr.instants.1.saturating_sub(tr.instants.0));
+                let id = c.track_stable_name(t as u32);
+                let name = c.track_name(t as u32);
                 TrackSummary {
                     process: c.process_name(tr.process),
-                    name: c.track_name(t as u32),
-                    id: c.track_stable_name(t as u32),
+                    name: if name.is_empty() { id.clone() } else { name },
+                    id,
                     kind: tr.kind.name(),
                     events: slices + instants + samples + agg_per_track[t],
                     slices,
