@@ -147,9 +147,17 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
                 let instants = u64::from(tr.instants.1.saturating_sub(tr.instants.0));
                 let id = c.track_stable_name(t as u32);
                 let name = c.track_name(t as u32);
+                let process = c.process_name(tr.process);
+                let or_unnamed = |s: String| {
+                    if s.is_empty() {
+                        "(unnamed)".to_string()
+                    } else {
+                        s
+                    }
+                };
                 TrackSummary {
-                    process: c.process_name(tr.process),
-                    name: if name.is_empty() { id.clone() } else { name },
+                    process: or_unnamed(process),
+                    name: or_unnamed(name),
                     id,
                     kind: tr.kind.name(),
                     events: slices + instants + samples + agg_per_track[t],
