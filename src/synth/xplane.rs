@@ -252,7 +252,7 @@ pub fn write_xspace(cfg: &XPlaneSynth, out: &mut impl Write) -> io::Result<u64> 
     let mut plane = Vec::new();
     let mut line = Vec::new();
     let mut events = Vec::new();
-    let mut emit_plane = |plane: &mut Vec<u8>, out: &mut dyn Write| -> io::Result<u64> {
+    let emit_plane = |plane: &mut Vec<u8>, out: &mut dyn Write| -> io::Result<u64> {
         let mut head = Vec::new();
         encode_key(1, WireType::LengthDelimited, &mut head);
         encode_varint(plane.len() as u64, &mut head);
