@@ -112,3 +112,30 @@ fn xplane_preferred_and_line_counts_match() {
         .expect("python line");
     assert_eq!(counted, python);
 }
+
+#[test]
+fn broken_xplane_falls_back_to_its_json_export() {
+    use std::io::Write;
+    let d = tempfile::tempdir().expect("tempdir");
+    let s = d.path().join("plugins/profile/sess");
+    fs::create_dir_all(&s).expect("mkdir");
+    fs::write(s.join("vm.xplane.pb"), [0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]).expect("write");
+    let json = r#"{"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[
+        {"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},
+        {"ph":"X","pid":701,"tid":1,"ts":1.5,"dur":2,"name":"jit_step","args":{}},{}]}"#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(json.as_bytes()).expect("gzip");
+    fs::write(s.join("vm.trace.json.gz"), gz.finish().expect("gzip")).expect("write");
+    let v = run_json(&["summary".as_ref(), "--json".as_ref(), d.path().as_os_str()]);
+    let c = &v["captures"][0];
+    assert!(c.get("error").is_none(), "{c}");
+    assert_eq!(c["slices"], 1);
+    let w = c["warnings"].as_array().expect("warnings");
+    assert!(
+        w.iter().any(|w| w["kind"] == "fallback_alternate"
+            && w["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("vm.xplane.pb"))),
+        "{c}"
+    );
+}
