@@ -21,6 +21,15 @@ fn rss_anon_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time of the calling thread in ns (`/proc/thread-self/schedstat`): insensitive to other
+/// processes competing for the 2 cores.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
 fn main() {
     let per_line: u64 = std::env::var("XPLANE_BENCH_EVENTS_PER_LINE")
         .ok()
@@ -70,19 +79,23 @@ fn main() {
             })
         };
         let t = Instant::now();
+        let cpu0 = thread_cpu_ns();
         let cap = xplane::load(&path, SourceInfo::default(), &Progress::default())
             .expect("decode synthetic file");
         let secs = t.elapsed().as_secs_f64();
+        let cpu = (thread_cpu_ns() - cpu0) as f64 / 1e9;
         peak.fetch_max(rss_anon_kib(), Ordering::Relaxed);
         stop.store(true, Ordering::Relaxed);
         let _ = sampler.join();
         let peak_b = (peak.load(Ordering::Relaxed).saturating_sub(base)) * 1024;
-        best = best.min(secs);
+        best = best.min(cpu);
         println!(
-            "run {run}: {:.3} s, {:.0} MB/s, {:.1} M events/s, {} slices, peak anon +{:.0} MB ({:.2}x file), model heap {:.0} MB",
+            "run {run}: wall {:.3} s ({:.0} MB/s), thread CPU {:.3} s ({:.0} MB/s), {:.1} M events/s, {} slices, peak anon +{:.0} MB ({:.2}x file), model heap {:.0} MB",
             secs,
             size as f64 / 1e6 / secs,
-            cfg.event_count() as f64 / 1e6 / secs,
+            cpu,
+            size as f64 / 1e6 / cpu,
+            cfg.event_count() as f64 / 1e6 / cpu,
             cap.slices.len(),
             peak_b as f64 / 1e6,
             peak_b as f64 / size as f64,
@@ -90,5 +103,9 @@ fn main() {
         );
         drop(cap);
     }
-    println!("best: {:.3} s = {:.0} MB/s", best, size as f64 / 1e6 / best);
+    println!(
+        "best thread CPU: {:.3} s = {:.0} MB/s",
+        best,
+        size as f64 / 1e6 / best
+    );
 }
