@@ -592,7 +592,20 @@ impl CaptureBuilder {
 
         // Flows: group points by (cat, id) in file order; link consecutive points.
         let mut fp = std::mem::take(&mut self.flow_points);
-        fp.sort_by_key(|p| (p.cat, p.id, p.seq));
+        // Order each flow's points by time (files may list the `f` before its `s`, e.g. Kineto
+        // writes GPU events first), then start before step before finish, then file order.
+        let point_time = |e: FlowEnd| -> Ps {
+            match e {
+                FlowEnd::Slice(raw) => self
+                    .s
+                    .start
+                    .get(map_raw(raw) as usize)
+                    .copied()
+                    .unwrap_or(0),
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            }
+        };
+        fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
         let mut unresolved = 0u64;
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
