@@ -534,7 +534,14 @@ impl App {
             let s = &l.cap.slices;
             let i = sel as usize;
             let mid = s.start[i] + s.dur[i] / 2;
-            if let Some(id) = l.index.slice_at(&l.cap, track, lane as usize, mid) {
+            let ln = lane as usize;
+            let found = l.index.slice_at(&l.cap, track, ln, mid).or_else(|| {
+                // Nothing under the middle: the first slice within the old selection's span.
+                l.index
+                    .first_at_or_after(&l.cap, track, ln, s.start[i])
+                    .filter(|&c| s.start[c as usize] < s.end(i))
+            });
+            if let Some(id) = found {
                 self.selected = Some(id);
                 self.partner_ix = 0;
             }

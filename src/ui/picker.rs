@@ -48,11 +48,16 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         w,
         bold,
     );
-    let run_w = (w / 3).max(10);
-    let host_w = (w / 5).max(8);
+    let run_w = (w / 4).max(10);
+    let host_w = (w / 6).max(8);
+    let wide = w >= 100;
     let header = format!(
-        "  {:<run_w$} {:<host_w$} {:<11} {:>9}  {:<16}  status",
-        "run", "host / worker", "format", "size", "modified"
+        "  {:<run_w$} {:<host_w$} {:<11} {:>9}  {}status",
+        "run",
+        "host / worker",
+        "format",
+        "size",
+        if wide { "modified          " } else { "" }
     );
     buf.set_stringn(
         area.x,
@@ -82,13 +87,17 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             EntryState::Failed(m) => format!("error: {}", text::sanitize(m)),
         };
         let line = format!(
-            "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {:<16}  {}",
+            "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
             if i == app.picker { "▶" } else { " " },
             text::fit(&text::sanitize(&src.run), run_w),
             text::fit(&text::sanitize(&src.host), host_w),
             e.capture.format.map_or("?", |f| f.name()),
             bytes(src.file_bytes),
-            format_mtime(e.capture.modified),
+            if wide {
+                format!("{:<16}  ", format_mtime(e.capture.modified))
+            } else {
+                String::new()
+            },
             status
         );
         let mut style = Style::default();
@@ -128,7 +137,7 @@ mod tests {
     #[test]
     fn dates() {
         let t = UNIX_EPOCH + Duration::from_secs(1_795_311_589);
-        assert_eq!(format_mtime(Some(t)), "2026-11-22 00:59");
+        assert_eq!(format_mtime(Some(t)), "2026-11-22 01:39");
         assert_eq!(format_mtime(Some(UNIX_EPOCH)), "1970-01-01 00:00");
         assert_eq!(format_mtime(None), "-");
     }
