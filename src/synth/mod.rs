@@ -1,1 +1,3 @@
 //! Generators of realistic synthetic captures for benchmarks and property tests.
+
+pub mod kineto;

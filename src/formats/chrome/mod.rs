@@ -1,14 +1,340 @@
 //! Chrome Trace Event JSON and PyTorch Kineto JSON loader.
+//!
+//! Streaming: a serde `DeserializeSeed` chain ([`seed`]) writes every event straight into the
+//! [`CaptureBuilder`](crate::model::CaptureBuilder) ([`event`]), with `args` packed into the
+//! args arena ([`args`]) and `ts`/`dur` parsed exactly from their text ([`time`]). Plain files are
+//! memory-mapped; `.gz` files are inflated as a stream. Truncated files keep every complete event;
+//! known writer defects get a second-chance parse ([`recover`]). See `docs/json-loader.md`.
+
+pub mod args;
+pub mod event;
+pub mod recover;
+pub mod seed;
+pub mod time;
 
 use super::{LoadError, Progress};
-use crate::model::{Capture, SourceInfo};
+use crate::model::{Capture, Format, SourceInfo};
+use event::Loader;
+use serde::de::DeserializeSeed;
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 /// Loads a Chrome/Kineto JSON file (plain or gzip).
-pub fn load(path: &Path, _source: SourceInfo, _progress: &Progress) -> Result<Capture, LoadError> {
-    Err(LoadError::new(
-        path,
-        None,
-        "Chrome JSON loader not built yet",
-    ))
+pub fn load(
+    path: &Path,
+    mut source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let io_err = |e: io::Error| LoadError::new(path, None, format!("cannot read file: {e}"));
+    let file = File::open(path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    if source.path.as_os_str().is_empty() {
+        source.path = path.to_path_buf();
+    }
+    if source.file_bytes == 0 {
+        source.file_bytes = len;
+    }
+    let mut magic = [0u8; 2];
+    let gz = {
+        let mut f = &file;
+        f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b]
+    };
+    let hint = format_from_name(path);
+    if gz {
+        progress.bytes_total.store(0, Ordering::Relaxed);
+        let open = || -> io::Result<Box<dyn Read>> {
+            let f = File::open(path)?;
+            Ok(Box::new(flate2::read::MultiGzDecoder::new(
+                BufReader::with_capacity(1 << 16, f),
+            )))
+        };
+        return parse_stream(path, &open, source, hint, progress);
+    }
+    progress.bytes_total.store(len, Ordering::Relaxed);
+    // SAFETY: the map is read-only and lives only during parsing; a file truncated concurrently
+    // could fault, which is why discovery loads only files seen closed (architecture.md §3).
+    match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(m) => parse_slice(path, &m, source, hint, progress),
+        Err(_) => {
+            let mut v = Vec::new();
+            (&file).read_to_end(&mut v).map_err(io_err)?;
+            parse_slice(path, &v, source, hint, progress)
+        }
+    }
 }
+
+/// Loads a capture from bytes in memory (plain JSON, or gzip when the bytes start with its magic).
+pub fn load_bytes(
+    bytes: &[u8],
+    source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let path = source.path.clone();
+    let hint = format_from_name(&path);
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let open = || -> io::Result<Box<dyn Read + '_>> {
+            Ok(Box::new(flate2::read::MultiGzDecoder::new(bytes)))
+        };
+        return parse_stream(&path, &open, source, hint, progress);
+    }
+    progress
+        .bytes_total
+        .store(bytes.len() as u64, Ordering::Relaxed);
+    parse_slice(&path, bytes, source, hint, progress)
+}
+
+/// Format implied by the file name alone (`None`: decide from the content).
+fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_str()?;
+    if name.contains(".pt.trace.json") {
+        Some(Format::Kineto)
+    } else if name.ends_with(".trace.json.gz") || name == "perfetto_trace.json.gz" {
+        Some(Format::XProfJson)
+    } else {
+        None
+    }
+}
+
+fn run_slice(bytes: &[u8], ld: &mut Loader<'_>) -> Result<(), serde_json::Error> {
+    let lo = bytes.as_ptr() as usize;
+    ld.input_range = (lo, lo + bytes.len());
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    seed::TopSeed(ld).deserialize(&mut de)?;
+    de.end()
+}
+
+/// Counts bytes read from the inner (decompressed) stream, for progress.
+struct Counting<R> {
+    inner: R,
+    n: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n.set(self.n.get() + k as u64);
+        Ok(k)
+    }
+}
+
+fn run_reader(r: impl Read, ld: &mut Loader<'_>) -> Result<(), serde_json::Error> {
+    let n = Rc::new(Cell::new(0u64));
+    ld.stream_bytes = Some(n.clone());
+    let rd = BufReader::with_capacity(1 << 18, Counting { inner: r, n });
+    let mut de = serde_json::Deserializer::from_reader(rd);
+    seed::TopSeed(ld).deserialize(&mut de)?;
+    de.end()
+}
+
+/// How parsing ended, once mapped to the capture's terms.
+enum Outcome {
+    Done,
+    /// Syntax error worth a repair attempt (message kept for the final report).
+    Repairable(serde_json::Error),
+}
+
+/// Interprets a parse result: Ok, truncation (warned), or an error.
+fn settle(
+    path: &Path,
+    ld: &mut Loader<'_>,
+    res: Result<(), serde_json::Error>,
+    offset: &dyn Fn(&serde_json::Error) -> u64,
+    total: u64,
+    can_repair: bool,
+) -> Result<Outcome, LoadError> {
+    use serde_json::error::Category as C;
+    let e = match res {
+        Ok(()) => {
+            if !ld.saw_events {
+                return Err(LoadError::new(
+                    path,
+                    Some(0),
+                    "not a trace: expected a JSON array of events or an object with \"traceEvents\"",
+                ));
+            }
+            return Ok(Outcome::Done);
+        }
+        Err(e) => e,
+    };
+    if ld.cancelled {
+        return Err(LoadError::new(path, None, seed::CANCELLED));
+    }
+    match e.classify() {
+        C::Eof => {
+            if ld.saw_events {
+                let n = ld.events;
+                ld.b.warn(
+                    "truncated",
+                    format!(
+                        "file ends at byte {total} inside the trace (unterminated {}): kept the {n} complete events before the cut",
+                        if ld.object_form { "object" } else { "array" }
+                    ),
+                );
+                Ok(Outcome::Done)
+            } else {
+                Err(LoadError::new(
+                    path,
+                    Some(total),
+                    "unexpected end of file: expected a JSON array of trace events or an object with \"traceEvents\"",
+                ))
+            }
+        }
+        C::Io => {
+            if ld.saw_events {
+                let at = ld.byte_offset();
+                ld.b.warn(
+                    "truncated",
+                    format!(
+                        "compressed stream ends or is corrupt after {at} bytes ({e}): kept the {} complete events before it",
+                        ld.events
+                    ),
+                );
+                Ok(Outcome::Done)
+            } else {
+                Err(LoadError::new(path, Some(0), format!("cannot read: {e}")))
+            }
+        }
+        C::Syntax | C::Data => {
+            if can_repair && e.classify() == C::Syntax {
+                return Ok(Outcome::Repairable(e));
+            }
+            let at = offset(&e);
+            let msg = strip_position(&e);
+            if ld.events > 0 {
+                ld.b.warn(
+                    "parse_error",
+                    format!(
+                        "invalid JSON at byte {at} ({msg}): kept the {} events before it, the rest was not loaded",
+                        ld.events
+                    ),
+                );
+                Ok(Outcome::Done)
+            } else {
+                Err(LoadError::new(
+                    path,
+                    Some(at),
+                    format!(
+                        "{msg} (expected a JSON array of trace events or an object with \"traceEvents\")"
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix.
+fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(k) => s[..k].to_string(),
+        None => s,
+    }
+}
+
+fn finish(mut ld: Loader<'_>, source: SourceInfo, hint: Option<Format>) -> Capture {
+    ld.finalize();
+    ld.report_progress();
+    let format = hint.unwrap_or(if ld.kineto_hint {
+        Format::Kineto
+    } else {
+        Format::Chrome
+    });
+    ld.b.finish(source, format)
+}
+
+fn parse_slice(
+    path: &Path,
+    bytes: &[u8],
+    source: SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let mut ld = Loader::new(progress);
+    let res = run_slice(bytes, &mut ld);
+    let off = |e: &serde_json::Error| recover::offset_of(bytes, e.line(), e.column());
+    let len = bytes.len() as u64;
+    match settle(path, &mut ld, res, &off, len, true)? {
+        Outcome::Done => Ok(finish(ld, source, hint)),
+        Outcome::Repairable(e) => match recover::repair(bytes) {
+            None => {
+                settle(path, &mut ld, Err(e), &off, len, false)?;
+                Ok(finish(ld, source, hint))
+            }
+            Some((fixed, reps)) => {
+                drop(ld);
+                reparse_repaired(path, &fixed, reps, &e, off(&e), source, hint, progress)
+            }
+        },
+    }
+}
+
+fn parse_stream<'a>(
+    path: &Path,
+    open: &dyn Fn() -> io::Result<Box<dyn Read + 'a>>,
+    source: SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let io_err = |e: io::Error| LoadError::new(path, None, format!("cannot read file: {e}"));
+    let mut ld = Loader::new(progress);
+    let res = run_reader(open().map_err(io_err)?, &mut ld);
+    let total = ld.byte_offset();
+    let off = |e: &serde_json::Error| match open() {
+        Ok(r) => recover::offset_of(r, e.line(), e.column()),
+        Err(_) => 0,
+    };
+    match settle(path, &mut ld, res, &off, total, true)? {
+        Outcome::Done => Ok(finish(ld, source, hint)),
+        Outcome::Repairable(e) => {
+            let (bytes, _) = recover::read_all(open().map_err(io_err)?);
+            match recover::repair(&bytes) {
+                None => {
+                    settle(path, &mut ld, Err(e), &off, total, false)?;
+                    Ok(finish(ld, source, hint))
+                }
+                Some((fixed, reps)) => {
+                    drop(ld);
+                    drop(bytes);
+                    reparse_repaired(path, &fixed, reps, &e, off(&e), source, hint, progress)
+                }
+            }
+        }
+    }
+}
+
+/// Parses the repaired text again from the start and reports what was repaired.
+#[allow(clippy::too_many_arguments)]
+fn reparse_repaired(
+    path: &Path,
+    fixed: &[u8],
+    reps: recover::Repairs,
+    first: &serde_json::Error,
+    first_at: u64,
+    source: SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let mut ld = Loader::new(progress);
+    let res = run_slice(fixed, &mut ld);
+    let off = |e: &serde_json::Error| recover::offset_of(fixed, e.line(), e.column());
+    settle(path, &mut ld, res, &off, fixed.len() as u64, false)?;
+    ld.b.warn(
+        "repaired",
+        format!(
+            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s)",
+            strip_position(first),
+            reps.bare_tokens,
+            reps.control_chars,
+            reps.invalid_utf8,
+            reps.bad_escapes
+        ),
+    );
+    Ok(finish(ld, source, hint))
+}
+
+#[cfg(test)]
+mod tests;

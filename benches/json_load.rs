@@ -1,0 +1,2 @@
+//! JSON load benchmark (filled in below).
+fn main() {}

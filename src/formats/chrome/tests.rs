@@ -1,0 +1,326 @@
+//! Unit tests on tiny inline JSON.
+
+use super::load_bytes;
+use crate::formats::{LoadError, Progress};
+use crate::model::*;
+
+fn load(text: &str) -> Capture {
+    try_load(text).unwrap_or_else(|e| panic!("load failed: {e}"))
+}
+
+fn try_load(text: &str) -> Result<Capture, LoadError> {
+    load_bytes(text.as_bytes(), SourceInfo::default(), &Progress::default())
+}
+
+fn warning<'a>(c: &'a Capture, kind: &str) -> Option<&'a Warning> {
+    c.warnings.iter().find(|w| w.kind == kind)
+}
+
+fn names(c: &Capture) -> Vec<&str> {
+    (0..c.slices.len() as u32)
+        .map(|i| c.slice_name(i))
+        .collect()
+}
+
+#[test]
+fn array_and_object_forms() {
+    let ev = r#"{"ph":"X","name":"a","pid":1,"tid":2,"ts":1.5,"dur":2}"#;
+    let a = load(&format!("\n  [{ev}]"));
+    let o = load(&format!(
+        "\n{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[{ev}]}}"
+    ));
+    for c in [&a, &o] {
+        assert_eq!(c.slices.len(), 1);
+        assert_eq!(c.slices.start[0], 1_500_000);
+        assert_eq!(c.slices.dur[0], 2_000_000);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+    assert_eq!(a.format, Some(Format::Chrome));
+}
+
+#[test]
+fn b_e_nesting_and_unmatched() {
+    let c = load(
+        r#"[{"ph":"B","name":"outer","pid":1,"tid":1,"ts":0},
+            {"ph":"B","name":"inner","pid":1,"tid":1,"ts":1},
+            {"ph":"E","pid":1,"tid":1,"ts":2},
+            {"ph":"E","pid":1,"tid":1,"ts":5},
+            {"ph":"E","pid":1,"tid":1,"ts":6},
+            {"ph":"B","name":"open","pid":1,"tid":1,"ts":7}]"#,
+    );
+    assert_eq!(names(&c), vec!["outer", "inner", "open"]);
+    assert_eq!(c.slices.dur[0], 5_000_000);
+    assert_eq!(c.slices.depth[1], 1);
+    assert_eq!(warning(&c, "unmatched_end").map(|w| w.count), Some(1));
+    assert_eq!(warning(&c, "unmatched_begin").map(|w| w.count), Some(1));
+}
+
+#[test]
+fn instants_counters_metadata() {
+    let c = load(
+        r#"[{"ph":"M","name":"process_name","pid":3,"args":{"name":"GPU 0"}},
+            {"ph":"M","name":"process_labels","pid":3,"args":{"labels":"A100"}},
+            {"ph":"M","name":"process_sort_index","pid":3,"args":{"sort_index":-2}},
+            {"ph":"M","name":"thread_name","pid":3,"tid":7,"args":{"name":"stream 7 "}},
+            {"ph":"M","name":"thread_sort_index","pid":3,"tid":7,"args":{"sort_index":9}},
+            {"ph":"i","name":"mark","pid":1,"tid":1,"ts":3,"s":"g"},
+            {"ph":"I","name":"old","pid":1,"tid":1,"ts":4},
+            {"ph":"C","name":"mem","pid":1,"ts":5,"args":{"used":10,"free":"2.5"}},
+            {"ph":"C","name":"mem","id":4,"pid":1,"ts":6,"args":{"used":11}},
+            {"ph":"X","name":"k","cat":"misc","pid":3,"tid":7,"ts":1,"dur":1}]"#,
+    );
+    assert_eq!(c.instants.ts.len(), 2);
+    let scopes: Vec<u8> = c.instants.scope.clone();
+    assert!(scopes.contains(&b'g') && scopes.contains(&b't'));
+    let series: Vec<(&str, usize)> = c
+        .counters
+        .iter()
+        .map(|s| (c.strings.get(s.name), s.ts.len()))
+        .collect();
+    assert!(series.contains(&("mem used", 1)), "{series:?}");
+    assert!(series.contains(&("mem free", 1)));
+    assert!(series.contains(&("mem[4] used", 1)));
+    let free = c
+        .counters
+        .iter()
+        .find(|s| c.strings.get(s.name) == "mem free")
+        .unwrap();
+    assert_eq!(free.value[0], 2.5);
+    let p = c.processes.iter().find(|p| p.key == Key::Int(3)).unwrap();
+    assert_eq!(c.strings.get(p.name), "GPU 0");
+    assert_eq!(c.strings.get(p.label), "A100");
+    assert_eq!(p.sort_index, -2);
+    assert_eq!(p.kind, ProcessKind::Gpu);
+    let t = c.tracks.iter().find(|t| t.key == Key::Int(7)).unwrap();
+    assert_eq!(c.strings.get(t.name), "stream 7 ");
+    assert_eq!(t.sort_index, 9);
+    assert_eq!(t.kind, TrackKind::GpuStream);
+}
+
+#[test]
+fn flows_and_bind_ids() {
+    let c = load(
+        r#"[{"ph":"X","name":"launch","cat":"cuda_runtime","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":77}},
+            {"ph":"s","id":77,"cat":"ac2g","name":"ac2g","pid":1,"tid":1,"ts":10},
+            {"ph":"X","name":"kern","cat":"kernel","pid":0,"tid":7,"ts":20,"dur":3,"args":{"correlation":77}},
+            {"ph":"f","id":77,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"ts":20,"bp":"e"},
+            {"ph":"X","name":"a","pid":1,"tid":2,"ts":0,"dur":1,"bind_id":"0x10","flow_out":true},
+            {"ph":"X","name":"b","pid":1,"tid":2,"ts":3,"dur":1,"bind_id":16,"flow_in":true}]"#,
+    );
+    assert_eq!(c.flows.len(), 2);
+    let ac2g = c
+        .flows
+        .iter()
+        .find(|f| c.strings.get(f.cat) == "ac2g")
+        .unwrap();
+    assert_eq!(c.slice_name(ac2g.from), "launch");
+    assert_eq!(c.slice_name(ac2g.to), "kern");
+    let bind = c.flows.iter().find(|f| f.id == 16).unwrap();
+    assert_eq!(c.slice_name(bind.from), "a");
+    assert_eq!(c.slice_name(bind.to), "b");
+    let k = names(&c).iter().position(|n| *n == "kern").unwrap();
+    assert_eq!(c.slices.corr[k], 77);
+    assert_eq!(c.slices.kind[k], Category::Kernel);
+    let tr = &c.tracks[c.track_of(k as u32) as usize];
+    assert_eq!(tr.kind, TrackKind::GpuStream);
+    assert_eq!(c.processes[tr.process as usize].kind, ProcessKind::Gpu);
+    assert_eq!(c.format, Some(Format::Kineto));
+}
+
+#[test]
+fn async_events() {
+    let c = load(
+        r#"[{"ph":"b","name":"req","cat":"net","id":"0x1","pid":1,"ts":1},
+            {"ph":"n","name":"step","cat":"net","id":"0x1","pid":1,"ts":2},
+            {"ph":"e","name":"req","cat":"net","id":"0x1","pid":1,"ts":4},
+            {"ph":"S","name":"old","cat":"net","id2":{"local":"0x2"},"pid":1,"ts":5},
+            {"ph":"F","name":"old","cat":"net","id2":{"local":"0x2"},"pid":1,"ts":9}]"#,
+    );
+    assert_eq!(names(&c), vec!["req", "old"]);
+    assert_eq!(c.slices.dur[0], 3_000_000);
+    assert_eq!(c.slices.dur[1], 4_000_000);
+    let t = &c.tracks[c.track_of(0) as usize];
+    assert_eq!(t.kind, TrackKind::Async);
+    assert_eq!(c.instants.ts.len(), 1);
+}
+
+#[test]
+fn skipped_phases_are_reported() {
+    let c = load(
+        r#"[{"ph":"P","pid":1,"tid":1,"ts":1},{"ph":"P","pid":1,"tid":1,"ts":2},
+            {"ph":"O","pid":1,"ts":1,"id":"1"},{"ph":"v","pid":1,"ts":1},{}]"#,
+    );
+    let p = warning(&c, "skipped_phase_P").unwrap();
+    assert_eq!(p.count, 2);
+    assert!(p.message.contains("phase P"));
+    assert_eq!(warning(&c, "skipped_phase_O").map(|w| w.count), Some(1));
+    assert_eq!(warning(&c, "skipped_phase_v").map(|w| w.count), Some(1));
+    assert!(
+        warning(&c, "missing_phase").is_none(),
+        "{{}} skipped silently"
+    );
+}
+
+#[test]
+fn exact_ns_from_decimal_us_and_absolute_origin() {
+    let c = load(
+        r#"[{"ph":"X","name":"a","pid":"25738","tid":"25738","ts":1712195495521131.125,"dur":0.5},
+            {"ph":"X","name":"b","pid":25738,"tid":25738,"ts":1712195495521132.126,"dur":1}]"#,
+    );
+    assert_eq!(c.origin_epoch_ns, Some(1_712_195_495_521_131_125));
+    assert_eq!(c.slices.start, vec![0, 1_001_000]);
+    assert_eq!(c.slices.dur[0], 500_000);
+    // Numeric-string pid/tid and integers are the same thread.
+    assert_eq!(c.tracks.len(), 1);
+    assert_eq!(c.processes[0].key, Key::Int(25738));
+}
+
+#[test]
+fn base_time_after_trace_events() {
+    let c = load(
+        r#"{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":100.001,"dur":1}],
+            "displayTimeUnit":"ms","baseTimeNanoseconds":1700000000000000000,"traceName":"x"}"#,
+    );
+    assert_eq!(c.origin_epoch_ns, Some(1_700_000_000_000_000_000));
+    assert_eq!(c.slices.start[0], 100_001_000);
+    assert_eq!(c.format, Some(Format::Kineto));
+    let k = c.strings.lookup("traceName").unwrap();
+    let v = c.args.get(c.metadata, k).unwrap();
+    assert_eq!(v.display(&c.strings), "x");
+}
+
+#[test]
+fn large_ints_exact() {
+    let c = load(
+        r#"[{"ph":"X","name":"a","pid":1,"tid":18446744073709551615,"ts":0,"dur":1,
+             "args":{"big":9223372036854775807,"huge":18446744073709551615,"f":1.5,"s":"x","arr":[[1,2],[3]],"obj":{"k":"v"},"n":null,"t":true}}]"#,
+    );
+    assert_eq!(c.tracks.len(), 1);
+    let key = c.tracks[0].key;
+    match key {
+        Key::Str(s) => assert_eq!(c.strings.get(s), "18446744073709551615"),
+        Key::Int(_) => panic!("u64 tid must stay exact"),
+    }
+    let a = c.slices.args[0];
+    let get = |k: &str| c.args.get(a, c.strings.lookup(k).unwrap()).unwrap();
+    assert_eq!(get("big"), ArgValue::I64(i64::MAX));
+    assert_eq!(get("huge"), ArgValue::U64(u64::MAX));
+    assert_eq!(get("f"), ArgValue::F64(1.5));
+    assert_eq!(get("arr").display(&c.strings), "[[1,2],[3]]");
+    assert_eq!(get("obj").display(&c.strings), r#"{"k":"v"}"#);
+    assert_eq!(get("n"), ArgValue::Null);
+    assert_eq!(get("t"), ArgValue::Bool(true));
+}
+
+#[test]
+fn truncated_array_and_object() {
+    let full = r#"
+{"schemaVersion":1,"traceEvents":[
+{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},
+{"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":1},
+{"ph":"X","name":"c","pid":1,"tid":1,"ts":5,"dur":1}
+]}"#;
+    let cut = full.find("\"c\"").unwrap();
+    let c = load(&full[..cut]);
+    assert_eq!(names(&c), vec!["a", "b"]);
+    let w = warning(&c, "truncated").unwrap();
+    assert!(w.message.contains(&format!("byte {cut}")), "{}", w.message);
+    // Unterminated array with a trailing comma.
+    let c = load("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n");
+    assert_eq!(names(&c), vec!["a"]);
+    assert!(warning(&c, "truncated").is_some());
+}
+
+#[test]
+fn xprof_trailing_placeholder() {
+    let c = load(
+        r#"{"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[
+            {"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},
+            {"ph":"X","pid":701,"tid":1,"ts":0.000001,"dur":1e-06,"name":"op","args":{"long_name":"op.1"}},{}]}"#,
+    );
+    assert_eq!(c.slices.len(), 1);
+    assert_eq!(c.slices.dur[0], 1);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert_eq!(c.processes[0].kind, ProcessKind::Host);
+}
+
+#[test]
+fn bare_na_control_chars_invalid_utf8() {
+    let text = b"[{\"ph\":\"X\",\"name\":\"a\x01b\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"x\":N/A,\"y\":\"\xffz\"}}]";
+    let c = load_bytes(text, SourceInfo::default(), &Progress::default()).unwrap();
+    assert_eq!(c.slices.len(), 1);
+    assert_eq!(c.slice_name(0), "a\u{1}b");
+    let a = c.slices.args[0];
+    let x = c.args.get(a, c.strings.lookup("x").unwrap()).unwrap();
+    assert_eq!(x.display(&c.strings), "N/A");
+    let y = c.args.get(a, c.strings.lookup("y").unwrap()).unwrap();
+    assert_eq!(y.display(&c.strings), "\u{fffd}z");
+    let w = warning(&c, "repaired").unwrap();
+    assert!(w.message.contains("1 bare"), "{}", w.message);
+}
+
+#[test]
+fn not_a_trace_is_an_error_with_offset() {
+    let e = try_load("hello").unwrap_err();
+    assert_eq!(e.offset, Some(0));
+    let e = try_load("").unwrap_err();
+    assert!(e.message.contains("end of file"), "{}", e.message);
+    let e = try_load("{\"a\":1}").unwrap_err();
+    assert!(e.message.contains("traceEvents"), "{}", e.message);
+    let e = try_load("[1,2]").unwrap_err();
+    assert!(e.offset.is_some());
+    let e = try_load("\n\n  {\"traceEvents\": [ {\"ph\": @}]}").unwrap_err();
+    assert_eq!(e.offset, Some(29), "{e}");
+}
+
+#[test]
+fn implausible_durations_and_record_window_end() {
+    let c = load(
+        r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":700000000000},
+            {"ph":"i","name":"Record Window End","s":"g","pid":"","tid":"","ts":90000000000}]"#,
+    );
+    assert_eq!(c.slices.len(), 1);
+    assert_eq!(
+        warning(&c, "implausible_duration").map(|w| w.count),
+        Some(1)
+    );
+    assert!(warning(&c, "implausible_record_window_end").is_some());
+}
+
+#[test]
+fn cancel_stops_loading() {
+    let mut text = String::from("[");
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "{{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":{i},\"dur\":1}},"
+        ));
+    }
+    let p = Progress::default();
+    p.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    let e = load_bytes(text.as_bytes(), SourceInfo::default(), &p).unwrap_err();
+    assert_eq!(e.message, "cancelled");
+}
+
+#[test]
+fn gzip_stream_and_truncated_gzip() {
+    use std::io::Write;
+    let mut text = String::from("{\"traceEvents\":[");
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "{{\"ph\":\"X\",\"name\":\"n{}\",\"pid\":1,\"tid\":1,\"ts\":{i}.5,\"dur\":0.25}},",
+            i % 7
+        ));
+    }
+    text.push_str("{}]}");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let c = load_bytes(&gz, SourceInfo::default(), &Progress::default()).unwrap();
+    assert_eq!(c.slices.len(), 3000);
+    assert_eq!(c.slices.start[1], 1_500_000);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let cut = &gz[..gz.len() / 2];
+    let c = load_bytes(cut, SourceInfo::default(), &Progress::default()).unwrap();
+    assert!(!c.slices.is_empty() && c.slices.len() < 3000);
+    assert!(warning(&c, "truncated").is_some(), "{:?}", c.warnings);
+}
