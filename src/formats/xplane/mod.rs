@@ -1,10 +1,119 @@
-//! XPlane (XSpace protobuf) loader.
+//! XPlane (XSpace protobuf) loader: `.xplane.pb` (memory-mapped) and `.xplane.pb.gz` (gunzipped
+//! into memory). Metadata maps are decoded with the prost types in [`generated`]; events are
+//! streamed from the wire straight into the [`CaptureBuilder`](crate::model::CaptureBuilder)
+//! (see `docs/xplane.md`).
+
+pub mod derived;
+#[rustfmt::skip]
+#[allow(clippy::all, missing_docs)]
+pub mod generated;
+pub mod plane;
+pub mod scan;
+pub mod stats;
+pub mod wire;
 
 use super::{LoadError, Progress};
-use crate::model::{Capture, SourceInfo};
+use crate::model::{Capture, Format, SourceInfo};
+use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 /// Loads an `.xplane.pb` / `.xplane.pb.gz` file.
-pub fn load(path: &Path, _source: SourceInfo, _progress: &Progress) -> Result<Capture, LoadError> {
-    Err(LoadError::new(path, None, "XPlane loader not built yet"))
+pub fn load(
+    path: &Path,
+    mut source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| LoadError::new(path, None, format!("cannot open: {e}")))?;
+    let len = file
+        .metadata()
+        .map_err(|e| LoadError::new(path, None, format!("cannot stat: {e}")))?
+        .len();
+    if source.path.as_os_str().is_empty() {
+        source.path = path.to_path_buf();
+    }
+    if source.file_bytes == 0 {
+        source.file_bytes = len;
+    }
+    if len == 0 {
+        return load_bytes(&[], source, progress);
+    }
+    // SAFETY: the map is read-only and only read while `file` is open; a file truncated by
+    // another process while mapped could fault (discovery only hands over closed files).
+    let map = unsafe { memmap2::Mmap::map(&file) }
+        .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
+    load_bytes(&map, source, progress)
+}
+
+/// Gunzips `bytes` when they start with the gzip magic; else borrows them.
+fn maybe_gunzip<'a>(
+    bytes: &'a [u8],
+    path: &Path,
+    buf: &'a mut Vec<u8>,
+) -> Result<&'a [u8], LoadError> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(buf)
+            .map_err(|e| {
+                LoadError::new(path, None, format!("gzip: {e} (after {} bytes)", buf.len()))
+            })?;
+        Ok(buf)
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// Decodes an XSpace (plain or gzipped) held in memory. `source.path` names it in errors.
+pub fn load_bytes(
+    bytes: &[u8],
+    source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let path = source.path.clone();
+    let mut buf = Vec::new();
+    let bytes = maybe_gunzip(bytes, &path, &mut buf)?;
+    progress
+        .bytes_total
+        .store(bytes.len() as u64, Ordering::Relaxed);
+    let to_err = |e: wire::WireError| LoadError::new(&path, Some(e.offset), e.message);
+    let space = scan::scan_space(bytes).map_err(to_err)?;
+    if space.planes.is_empty() && !bytes.is_empty() {
+        return Err(LoadError::new(
+            &path,
+            Some(0),
+            "no XPlane in this XSpace: not an .xplane.pb file?",
+        ));
+    }
+    let origin_ns = match space.min_timestamp_ns() {
+        Some(t) if t > 1_000_000_000_000_000 => t,
+        _ => 0,
+    };
+    let b = plane::Decoder::new(progress, origin_ns)
+        .run(&space)
+        .map_err(to_err)?;
+    Ok(b.finish(source, Format::XPlane))
+}
+
+/// Raw XEvent counts per (plane name, line title) in file order; lines with the same title in a
+/// plane are summed. Planes without lines contribute nothing.
+pub fn line_event_counts(bytes: &[u8]) -> Result<Vec<(String, String, u64)>, LoadError> {
+    let path = Path::new("<bytes>");
+    let mut buf = Vec::new();
+    let bytes = maybe_gunzip(bytes, path, &mut buf)?;
+    let space =
+        scan::scan_space(bytes).map_err(|e| LoadError::new(path, Some(e.offset), e.message))?;
+    let mut out: Vec<(String, String, u64)> = Vec::new();
+    for p in &space.planes {
+        let pname = String::from_utf8_lossy(p.name).into_owned();
+        let first = out.len();
+        for l in &p.lines {
+            let title = String::from_utf8_lossy(l.title()).into_owned();
+            match out[first..].iter_mut().find(|(_, t, _)| *t == title) {
+                Some(e) => e.2 += l.events,
+                None => out.push((pname.clone(), title, l.events)),
+            }
+        }
+    }
+    Ok(out)
 }

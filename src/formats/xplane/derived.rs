@@ -1,0 +1,583 @@
+//! Derived timelines of GPU planes (design analysis.md §d, after TensorFlow's
+//! `derived_timeline.cc`): `Steps`, `XLA Modules`, `XLA Ops`, `Framework Name Scope`,
+//! `Framework Ops`, `Source code` from the device events' stats, and `Launch Stats` from host
+//! launch events. Pure functions over compact event records.
+
+use crate::model::{Interner, Ps, StrId};
+use rustc_hash::FxHashMap;
+
+/// `kThreadIdDerivedMin` (0xdeadbeef as a C `int`): first derived line id.
+pub const DERIVED_MIN: i64 = -559038737;
+/// Number of line ids upstream reserves for derived lines.
+pub const DERIVED_SPAN: i64 = 290;
+
+/// Line names of derived timelines (current and older TensorFlow spellings).
+pub const DERIVED_NAMES: &[&str] = &[
+    "Steps",
+    "XLA Modules",
+    "XLA Ops",
+    "Async XLA Ops",
+    "Framework Ops",
+    "TensorFlow Ops",
+    "Framework Name Scope",
+    "TensorFlow Name Scope",
+    "Launch Stats",
+    "Source code",
+    "Host Offload Ops",
+];
+
+/// True for a line that upstream derived (by id range or name).
+pub fn is_derived_line(id: i64, name: &str) -> bool {
+    (DERIVED_MIN..DERIVED_MIN + DERIVED_SPAN).contains(&id) || DERIVED_NAMES.contains(&name)
+}
+
+/// One device event as the derivation needs it (effective stats: event first, then metadata).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DevEvent {
+    /// Start, ps.
+    pub start: Ps,
+    /// Duration, ps.
+    pub dur: Ps,
+    /// Low-level (kernel) name.
+    pub name: StrId,
+    /// `group_id` stat.
+    pub group: Option<i64>,
+    /// `hlo_op` stat (may hold `a::b` levels).
+    pub hlo_op: StrId,
+    /// `hlo_module` stat.
+    pub hlo_module: StrId,
+    /// `tf_op` stat.
+    pub tf_op: StrId,
+    /// `source` stat.
+    pub source: StrId,
+    /// Has `kernel_details` (a kernel, not a memcpy/memset).
+    pub kernel: bool,
+}
+
+/// Which derived line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivedKind {
+    /// `Steps` (+0).
+    Steps,
+    /// `Launch Stats` (+1).
+    LaunchStats,
+    /// `Framework Name Scope` (+2).
+    NameScope,
+    /// `Framework Ops` (+3).
+    FrameworkOps,
+    /// `XLA Modules` (+4).
+    XlaModules,
+    /// `XLA Ops` (+5).
+    XlaOps,
+    /// `Source code` (+7).
+    Source,
+}
+
+impl DerivedKind {
+    /// Upstream line id.
+    pub fn line_id(self) -> i64 {
+        DERIVED_MIN
+            + match self {
+                DerivedKind::Steps => 0,
+                DerivedKind::LaunchStats => 1,
+                DerivedKind::NameScope => 2,
+                DerivedKind::FrameworkOps => 3,
+                DerivedKind::XlaModules => 4,
+                DerivedKind::XlaOps => 5,
+                DerivedKind::Source => 7,
+            }
+    }
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DerivedKind::Steps => "Steps",
+            DerivedKind::LaunchStats => "Launch Stats",
+            DerivedKind::NameScope => "Framework Name Scope",
+            DerivedKind::FrameworkOps => "Framework Ops",
+            DerivedKind::XlaModules => "XLA Modules",
+            DerivedKind::XlaOps => "XLA Ops",
+            DerivedKind::Source => "Source code",
+        }
+    }
+
+    /// Drawing order within the plane (derived lines come first, in XProf's order).
+    pub fn order(self) -> i64 {
+        match self {
+            DerivedKind::Steps => 0,
+            DerivedKind::LaunchStats => 1,
+            DerivedKind::XlaModules => 2,
+            DerivedKind::XlaOps => 3,
+            DerivedKind::NameScope => 4,
+            DerivedKind::FrameworkOps => 5,
+            DerivedKind::Source => 6,
+        }
+    }
+}
+
+/// One derived event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DerivedEvent {
+    /// Start, ps.
+    pub start: Ps,
+    /// Duration, ps.
+    pub dur: Ps,
+    /// Display name.
+    pub name: StrId,
+    /// Full name when it differs from the display name (`long_name` arg), else empty.
+    pub long_name: StrId,
+    /// Group id (step) it belongs to.
+    pub group: Option<i64>,
+    /// Extra integer stats (Launch Stats): `num_launches`, `max_launch_time_us`, `avg_launch_time_us`.
+    pub launch: Option<(u64, f64, f64)>,
+}
+
+/// One derived line with its events in start order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DerivedLine {
+    /// Which line.
+    pub kind: DerivedKind,
+    /// Its events.
+    pub events: Vec<DerivedEvent>,
+}
+
+#[derive(Clone, Debug)]
+struct Last {
+    idx: usize,
+    key: StrId,
+    group: Option<i64>,
+    low: Vec<StrId>,
+}
+
+/// Builds one derived line with per-level merging (`ExpandOrAddLevelEvent`).
+struct LineBuilder {
+    kind: DerivedKind,
+    events: Vec<DerivedEvent>,
+    last: Vec<Option<Last>>,
+}
+
+impl LineBuilder {
+    fn new(kind: DerivedKind) -> Self {
+        LineBuilder {
+            kind,
+            events: Vec::new(),
+            last: Vec::new(),
+        }
+    }
+
+    fn reset_from(&mut self, level: usize) {
+        for l in self.last.iter_mut().skip(level) {
+            *l = None;
+        }
+    }
+
+    /// Merges `ev` into the previous event of `level` when it has the same key and group and
+    /// `low` is not yet recorded there; else starts a new event. Returns true when a new event
+    /// was added at level 0 (the caller then resets dependent lines).
+    fn expand_or_add(
+        &mut self,
+        level: usize,
+        key: StrId,
+        ev: DerivedEvent,
+        low: StrId,
+        use_group: bool,
+    ) -> bool {
+        if self.last.len() <= level {
+            self.last.resize(level + 1, None);
+        }
+        let group = if use_group { ev.group } else { None };
+        if let Some(last) = &mut self.last[level]
+            && last.key == key
+            && last.group == group
+            && (low == StrId::EMPTY || !last.low.contains(&low))
+        {
+            let e = &mut self.events[last.idx];
+            let end = (ev.start + ev.dur).max(e.start + e.dur);
+            e.dur = end - e.start;
+            if low != StrId::EMPTY {
+                last.low.push(low);
+            }
+            return false;
+        }
+        self.reset_from(level);
+        let mut lows = Vec::new();
+        if low != StrId::EMPTY {
+            lows.push(low);
+        }
+        self.last[level] = Some(Last {
+            idx: self.events.len(),
+            key,
+            group,
+            low: lows,
+        });
+        self.events.push(ev);
+        level == 0
+    }
+
+    /// The multi-level form: each level in turn, then levels deeper than `n` are reset.
+    /// Returns true when level 0 started a new event.
+    fn expand_or_add_levels(
+        &mut self,
+        levels: &[(StrId, DerivedEvent)],
+        low: StrId,
+        use_group: bool,
+    ) -> bool {
+        let mut new0 = false;
+        for (i, &(key, ev)) in levels.iter().enumerate() {
+            new0 |= self.expand_or_add(i, key, ev, low, use_group);
+        }
+        self.reset_from(levels.len());
+        new0
+    }
+
+    fn finish(self) -> DerivedLine {
+        DerivedLine {
+            kind: self.kind,
+            events: self.events,
+        }
+    }
+}
+
+/// Splits a framework op `name:type` (or a JAX path without a type) into (name, type).
+pub fn parse_tf_op(full: &str) -> (&str, &str) {
+    match full.split_once(':') {
+        Some((name, ty)) => {
+            let ty = ty.split('[').next().unwrap_or(ty);
+            (name, ty)
+        }
+        None => (full, full.rsplit('/').next().unwrap_or(full)),
+    }
+}
+
+/// Derives `Steps`, `XLA Modules`, `XLA Ops`, `Framework Name Scope`, `Framework Ops` and
+/// `Source code` from one GPU plane's events. `step_names` maps group ids to step names.
+/// Empty lines are left out.
+pub fn derive_device_lines(
+    events: &mut [DevEvent],
+    strings: &mut Interner,
+    step_names: &FxHashMap<i64, StrId>,
+) -> Vec<DerivedLine> {
+    events.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+    let mut steps = LineBuilder::new(DerivedKind::Steps);
+    let mut modules = LineBuilder::new(DerivedKind::XlaModules);
+    let mut ops = LineBuilder::new(DerivedKind::XlaOps);
+    let mut scope = LineBuilder::new(DerivedKind::NameScope);
+    let mut fw = LineBuilder::new(DerivedKind::FrameworkOps);
+    let mut source = LineBuilder::new(DerivedKind::Source);
+    let mut group_names: FxHashMap<i64, StrId> = FxHashMap::default();
+    let mut levels: Vec<(StrId, DerivedEvent)> = Vec::new();
+    let mut buf = String::new();
+    for e in events.iter() {
+        let base = DerivedEvent {
+            start: e.start,
+            dur: e.dur,
+            name: StrId::EMPTY,
+            long_name: StrId::EMPTY,
+            group: e.group,
+            launch: None,
+        };
+        if let Some(g) = e.group {
+            let name = *group_names.entry(g).or_insert_with(|| {
+                use std::fmt::Write;
+                buf.clear();
+                let _ = write!(buf, "{g}");
+                strings.intern(&buf)
+            });
+            let long = step_names.get(&g).copied().unwrap_or(StrId::EMPTY);
+            let ev = DerivedEvent {
+                name,
+                long_name: long,
+                ..base
+            };
+            if steps.expand_or_add(0, name, ev, StrId::EMPTY, true) {
+                // Steps → XLA Modules → {Name Scope → Ops, XLA Ops}
+                for l in [&mut modules, &mut ops, &mut scope, &mut fw] {
+                    l.reset_from(0);
+                }
+            }
+        }
+        if !e.kernel {
+            continue;
+        }
+        if e.hlo_module != StrId::EMPTY {
+            let ev = DerivedEvent {
+                name: e.hlo_module,
+                ..base
+            };
+            if modules.expand_or_add(0, e.hlo_module, ev, StrId::EMPTY, false) {
+                for l in [&mut ops, &mut scope, &mut fw] {
+                    l.reset_from(0);
+                }
+            }
+        }
+        if e.hlo_op != StrId::EMPTY {
+            levels.clear();
+            let full = strings.get(e.hlo_op).to_string();
+            for part in full.split("::").filter(|p| !p.is_empty()) {
+                let id = strings.intern(part);
+                levels.push((id, DerivedEvent { name: id, ..base }));
+            }
+            ops.expand_or_add_levels(&levels, StrId::EMPTY, true);
+        }
+        if e.tf_op != StrId::EMPTY {
+            let full = strings.get(e.tf_op).to_string();
+            let (name, ty) = parse_tf_op(&full);
+            levels.clear();
+            let mut parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+            parts.pop();
+            for part in parts {
+                let id = strings.intern(part);
+                levels.push((id, DerivedEvent { name: id, ..base }));
+            }
+            if scope.expand_or_add_levels(&levels, e.name, true) {
+                fw.reset_from(0);
+            }
+            let ty = strings.intern(ty);
+            let ev = DerivedEvent {
+                name: ty,
+                long_name: if ty == e.tf_op { StrId::EMPTY } else { e.tf_op },
+                ..base
+            };
+            fw.expand_or_add(0, e.tf_op, ev, e.name, true);
+        }
+        if e.source != StrId::EMPTY {
+            let ev = DerivedEvent {
+                name: e.source,
+                ..base
+            };
+            source.expand_or_add(0, e.source, ev, StrId::EMPTY, false);
+        }
+    }
+    [steps, modules, ops, scope, fw, source]
+        .into_iter()
+        .map(LineBuilder::finish)
+        .filter(|l| !l.events.is_empty())
+        .collect()
+}
+
+/// One host launch event (`DeriveEventsFromHostTrace` input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// `device_id` stat.
+    pub device: i64,
+    /// `group_id` stat.
+    pub group: i64,
+    /// Start, ps.
+    pub start: Ps,
+    /// Duration, ps.
+    pub dur: Ps,
+}
+
+/// Per device id, one `Launch Stats` event per group: span = hull of the launches, with
+/// `num_launches`, max and average launch time in µs.
+pub fn derive_launch_stats(
+    launches: &[Launch],
+    strings: &mut Interner,
+    step_names: &FxHashMap<i64, StrId>,
+) -> Vec<(i64, DerivedLine)> {
+    #[derive(Default)]
+    struct Acc {
+        lo: Ps,
+        hi: Ps,
+        n: u64,
+        max: Ps,
+        total: i128,
+    }
+    let mut by: FxHashMap<(i64, i64), Acc> = FxHashMap::default();
+    for l in launches {
+        let a = by.entry((l.device, l.group)).or_insert(Acc {
+            lo: l.start,
+            hi: l.start + l.dur,
+            ..Acc::default()
+        });
+        a.lo = a.lo.min(l.start);
+        a.hi = a.hi.max(l.start + l.dur);
+        a.n += 1;
+        a.max = a.max.max(l.dur);
+        a.total += i128::from(l.dur);
+    }
+    let mut keys: Vec<(i64, i64)> = by.keys().copied().collect();
+    keys.sort_unstable();
+    let mut out: Vec<(i64, DerivedLine)> = Vec::new();
+    for (dev, group) in keys {
+        let Some(a) = by.get(&(dev, group)) else {
+            continue;
+        };
+        let label = match step_names.get(&group) {
+            Some(&s) => strings.get(s).to_string(),
+            None => group.to_string(),
+        };
+        let name = strings.intern(&format!("Launch Stats for {label}"));
+        let avg = (a.total / i128::from(a.n.max(1))) as f64 / 1e6;
+        let ev = DerivedEvent {
+            start: a.lo,
+            dur: a.hi - a.lo,
+            name,
+            long_name: StrId::EMPTY,
+            group: Some(group),
+            launch: Some((a.n, a.max as f64 / 1e6, avg)),
+        };
+        match out.last_mut() {
+            Some((d, line)) if *d == dev => line.events.push(ev),
+            _ => out.push((
+                dev,
+                DerivedLine {
+                    kind: DerivedKind::LaunchStats,
+                    events: vec![ev],
+                },
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(s: &mut Interner, start: Ps, dur: Ps, name: &str, group: Option<i64>) -> DevEvent {
+        DevEvent {
+            start,
+            dur,
+            name: s.intern(name),
+            group,
+            kernel: true,
+            ..DevEvent::default()
+        }
+    }
+
+    fn names(s: &Interner, l: &DerivedLine) -> Vec<(String, Ps, Ps)> {
+        l.events
+            .iter()
+            .map(|e| (s.get(e.name).to_string(), e.start, e.dur))
+            .collect()
+    }
+
+    #[test]
+    fn merges_consecutive_ops_and_splits_levels() {
+        let mut s = Interner::new();
+        let (m, a, b) = (
+            s.intern("jit_f"),
+            s.intern("fusion::inner"),
+            s.intern("dot"),
+        );
+        let mut evs = vec![
+            DevEvent {
+                hlo_module: m,
+                hlo_op: a,
+                ..ev(&mut s, 0, 10, "k1", Some(1))
+            },
+            DevEvent {
+                hlo_module: m,
+                hlo_op: a,
+                ..ev(&mut s, 20, 10, "k2", Some(1))
+            },
+            DevEvent {
+                hlo_module: m,
+                hlo_op: b,
+                ..ev(&mut s, 40, 5, "k3", Some(1))
+            },
+            DevEvent {
+                hlo_module: m,
+                hlo_op: b,
+                ..ev(&mut s, 50, 5, "k3", Some(2))
+            },
+            // not a kernel: only the step line sees it
+            DevEvent {
+                hlo_module: m,
+                hlo_op: b,
+                kernel: false,
+                ..ev(&mut s, 60, 5, "memcpy", Some(2))
+            },
+        ];
+        let lines = derive_device_lines(&mut evs, &mut s, &FxHashMap::default());
+        let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
+        assert_eq!(
+            names(&s, get(DerivedKind::Steps)),
+            vec![("1".into(), 0, 45), ("2".into(), 50, 15)]
+        );
+        // new step breaks the module merge
+        assert_eq!(
+            names(&s, get(DerivedKind::XlaModules)),
+            vec![("jit_f".into(), 0, 45), ("jit_f".into(), 50, 5)]
+        );
+        assert_eq!(
+            names(&s, get(DerivedKind::XlaOps)),
+            vec![
+                ("fusion".into(), 0, 30),
+                ("inner".into(), 0, 30),
+                ("dot".into(), 40, 5),
+                ("dot".into(), 50, 5)
+            ]
+        );
+        assert!(lines.iter().all(|l| l.kind != DerivedKind::FrameworkOps));
+    }
+
+    #[test]
+    fn framework_ops_split_on_repeated_kernel() {
+        let mut s = Interner::new();
+        let op = s.intern("model/dense/MatMul:MatMul");
+        let mut evs = vec![
+            DevEvent {
+                tf_op: op,
+                ..ev(&mut s, 0, 10, "gemm", None)
+            },
+            DevEvent {
+                tf_op: op,
+                ..ev(&mut s, 10, 10, "bias", None)
+            },
+            DevEvent {
+                tf_op: op,
+                ..ev(&mut s, 20, 10, "gemm", None)
+            },
+        ];
+        let lines = derive_device_lines(&mut evs, &mut s, &FxHashMap::default());
+        let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
+        assert_eq!(
+            names(&s, get(DerivedKind::FrameworkOps)),
+            vec![("MatMul".into(), 0, 20), ("MatMul".into(), 20, 10)]
+        );
+        assert_eq!(get(DerivedKind::FrameworkOps).events[0].long_name, op);
+        assert_eq!(
+            names(&s, get(DerivedKind::NameScope)),
+            vec![
+                ("model".into(), 0, 20),
+                ("dense".into(), 0, 20),
+                ("model".into(), 20, 10),
+                ("dense".into(), 20, 10)
+            ]
+        );
+        assert_eq!(parse_tf_op("a/b/c"), ("a/b/c", "c"));
+        assert_eq!(parse_tf_op("a/b:Conv[x]"), ("a/b", "Conv"));
+    }
+
+    #[test]
+    fn launch_stats_per_device_and_group() {
+        let mut s = Interner::new();
+        let l = |device, group, start, dur| Launch {
+            device,
+            group,
+            start,
+            dur,
+        };
+        let out = derive_launch_stats(
+            &[
+                l(0, 7, 100, 2_000_000),
+                l(0, 7, 5_000_000, 4_000_000),
+                l(1, 7, 0, 1),
+            ],
+            &mut s,
+            &FxHashMap::default(),
+        );
+        assert_eq!(out.len(), 2);
+        let (d, line) = &out[0];
+        assert_eq!(*d, 0);
+        let e = line.events[0];
+        assert_eq!((e.start, e.dur), (100, 9_000_000 - 100));
+        assert_eq!(e.launch, Some((2, 4.0, 3.0)));
+        assert_eq!(s.get(e.name), "Launch Stats for 7");
+        assert!(is_derived_line(DERIVED_MIN + 3, "x"));
+        assert!(is_derived_line(5, "TensorFlow Ops"));
+        assert!(!is_derived_line(5, "Stream #1"));
+    }
+}

@@ -1,0 +1,169 @@
+//! First pass over the wire: XSpace → planes → line headers, without touching event bodies
+//! (each event is skipped by its length). Gives the time origin and per-line event counts.
+
+use super::wire::{LEN, Reader, WireError, expect_len};
+
+/// One XLine's header fields and the reader over the whole line message.
+#[derive(Clone, Copy, Debug)]
+pub struct LineHead<'a> {
+    /// The whole XLine message (events are walked from it in the second pass).
+    pub r: Reader<'a>,
+    /// `id`.
+    pub id: i64,
+    /// `display_id`.
+    pub display_id: i64,
+    /// `name`.
+    pub name: &'a [u8],
+    /// `display_name`.
+    pub display_name: &'a [u8],
+    /// `timestamp_ns`.
+    pub timestamp_ns: i64,
+    /// `duration_ps`.
+    pub duration_ps: i64,
+    /// Number of XEvents.
+    pub events: u64,
+}
+
+impl LineHead<'_> {
+    /// Row key: `display_id` if non-zero, else `id`.
+    pub fn key(&self) -> i64 {
+        if self.display_id != 0 {
+            self.display_id
+        } else {
+            self.id
+        }
+    }
+
+    /// Row title bytes: `display_name` if non-empty, else `name`.
+    pub fn title(&self) -> &[u8] {
+        if self.display_name.is_empty() {
+            self.name
+        } else {
+            self.display_name
+        }
+    }
+}
+
+/// One XPlane's top-level pieces.
+#[derive(Clone, Debug, Default)]
+pub struct PlaneScan<'a> {
+    /// `id`.
+    pub id: i64,
+    /// `name`.
+    pub name: &'a [u8],
+    /// Line headers in file order.
+    pub lines: Vec<LineHead<'a>>,
+    /// `event_metadata` map entries (`{1: key, 2: XEventMetadata}`).
+    pub event_metadata: Vec<Reader<'a>>,
+    /// `stat_metadata` map entries (`{1: key, 2: XStatMetadata}`).
+    pub stat_metadata: Vec<Reader<'a>>,
+    /// Plane `stats` (XStat messages).
+    pub stats: Vec<Reader<'a>>,
+}
+
+/// The XSpace's top-level pieces.
+#[derive(Clone, Debug, Default)]
+pub struct SpaceScan<'a> {
+    /// Planes in file order.
+    pub planes: Vec<PlaneScan<'a>>,
+    /// `errors`.
+    pub errors: Vec<&'a [u8]>,
+    /// `warnings`.
+    pub warnings: Vec<&'a [u8]>,
+    /// `hostnames`.
+    pub hostnames: Vec<&'a [u8]>,
+}
+
+impl SpaceScan<'_> {
+    /// Earliest non-zero line timestamp (ns) of the whole space.
+    pub fn min_timestamp_ns(&self) -> Option<i64> {
+        self.planes
+            .iter()
+            .flat_map(|p| p.lines.iter())
+            .map(|l| l.timestamp_ns)
+            .filter(|&t| t != 0)
+            .min()
+    }
+
+    /// Total number of XEvents.
+    pub fn event_count(&self) -> u64 {
+        self.planes
+            .iter()
+            .flat_map(|p| p.lines.iter())
+            .map(|l| l.events)
+            .sum()
+    }
+}
+
+/// Scans the top level of an XSpace.
+pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, WireError> {
+    let mut r = Reader::new(bytes, 0);
+    let mut s = SpaceScan::default();
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (1, _) => s
+                .planes
+                .push(scan_plane(expect_len(&mut r, wt, "XSpace.planes")?)?),
+            (2, LEN) => s.errors.push(r.bytes()?),
+            (3, LEN) => s.warnings.push(r.bytes()?),
+            (4, LEN) => s.hostnames.push(r.bytes()?),
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok(s)
+}
+
+fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, WireError> {
+    let mut p = PlaneScan::default();
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (1, _) if wt != LEN => p.id = r.scalar(wt)? as i64,
+            (2, LEN) => p.name = r.bytes()?,
+            (3, _) => p
+                .lines
+                .push(scan_line(expect_len(&mut r, wt, "XPlane.lines")?)?),
+            (4, _) => p
+                .event_metadata
+                .push(expect_len(&mut r, wt, "XPlane.event_metadata")?),
+            (5, _) => p
+                .stat_metadata
+                .push(expect_len(&mut r, wt, "XPlane.stat_metadata")?),
+            (6, _) => p.stats.push(expect_len(&mut r, wt, "XPlane.stats")?),
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok(p)
+}
+
+fn scan_line(r: Reader<'_>) -> Result<LineHead<'_>, WireError> {
+    let mut h = LineHead {
+        r,
+        id: 0,
+        display_id: 0,
+        name: &[],
+        display_name: &[],
+        timestamp_ns: 0,
+        duration_ps: 0,
+        events: 0,
+    };
+    let mut r = r;
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (1, _) if wt != LEN => h.id = r.scalar(wt)? as i64,
+            (10, _) if wt != LEN => h.display_id = r.scalar(wt)? as i64,
+            (2, LEN) => h.name = r.bytes()?,
+            (11, LEN) => h.display_name = r.bytes()?,
+            (3, _) if wt != LEN => h.timestamp_ns = r.scalar(wt)? as i64,
+            (9, _) if wt != LEN => h.duration_ps = r.scalar(wt)? as i64,
+            (4, _) => {
+                expect_len(&mut r, wt, "XLine.events")?;
+                h.events += 1;
+            }
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok(h)
+}

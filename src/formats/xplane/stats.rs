@@ -1,0 +1,325 @@
+//! Stat resolution: stat metadata id → interned name and a "role" for the few stats the loader
+//! interprets (correlation, flows, derived-timeline inputs); XStat values → [`ArgValue`].
+
+use super::generated::{XStat, x_stat};
+use super::wire::{I64, LEN, Reader, WireError};
+use crate::model::{ArgValue, Interner, StrId};
+use rustc_hash::FxHashMap;
+use std::io::Read;
+
+/// Stats the loader interprets, identified by name (numbers are not stable across versions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Role {
+    /// Just an arg.
+    #[default]
+    None,
+    /// `correlation_id` → slice corr column.
+    Correlation,
+    /// `flow` → flow point.
+    Flow,
+    /// `group_id` (Steps, Launch Stats).
+    GroupId,
+    /// `hlo_op` (XLA Ops).
+    HloOp,
+    /// `hlo_module` (XLA Modules).
+    HloModule,
+    /// `tf_op` or old `level 0` (Framework lines).
+    TfOp,
+    /// `kernel_details`: marks a GPU kernel.
+    KernelDetails,
+    /// `memcpy_details`.
+    MemcpyDetails,
+    /// `Memset_details` / `memset_details`.
+    MemsetDetails,
+    /// `step_name`.
+    StepName,
+    /// `source` / `source_info` (Source code line).
+    Source,
+    /// `device_id` (launch stats).
+    DeviceId,
+    /// `program_id`.
+    ProgramId,
+}
+
+fn role_of(name: &str) -> Role {
+    match name {
+        "correlation_id" => Role::Correlation,
+        "flow" => Role::Flow,
+        "group_id" => Role::GroupId,
+        "hlo_op" => Role::HloOp,
+        "hlo_module" => Role::HloModule,
+        "tf_op" | "level 0" => Role::TfOp,
+        "kernel_details" => Role::KernelDetails,
+        "memcpy_details" => Role::MemcpyDetails,
+        "Memset_details" | "memset_details" => Role::MemsetDetails,
+        "step_name" => Role::StepName,
+        "source" | "source_info" => Role::Source,
+        "device_id" => Role::DeviceId,
+        "program_id" => Role::ProgramId,
+        _ => Role::None,
+    }
+}
+
+/// A table keyed by metadata id: dense vector for small non-negative ids, hash map otherwise.
+#[derive(Debug)]
+pub struct IdTable<T: Copy + Default> {
+    dense: Vec<T>,
+    present: Vec<bool>,
+    sparse: FxHashMap<i64, T>,
+}
+
+impl<T: Copy + Default> Default for IdTable<T> {
+    fn default() -> Self {
+        IdTable {
+            dense: Vec::new(),
+            present: Vec::new(),
+            sparse: FxHashMap::default(),
+        }
+    }
+}
+
+impl<T: Copy + Default> IdTable<T> {
+    /// Builds a table from `(id, value)` pairs; later duplicates win.
+    pub fn from_pairs(pairs: Vec<(i64, T)>) -> Self {
+        let n = pairs.len() as i64;
+        let max = pairs.iter().map(|p| p.0).max().unwrap_or(-1);
+        let min = pairs.iter().map(|p| p.0).min().unwrap_or(0);
+        let mut t = IdTable::default();
+        if min >= 0 && max < n.saturating_mul(4).saturating_add(4096) {
+            t.dense = vec![T::default(); (max + 1) as usize];
+            t.present = vec![false; (max + 1) as usize];
+            for (k, v) in pairs {
+                t.dense[k as usize] = v;
+                t.present[k as usize] = true;
+            }
+        } else {
+            t.sparse = pairs.into_iter().collect();
+        }
+        t
+    }
+
+    /// The value for `id`, if present.
+    #[inline]
+    pub fn get(&self, id: i64) -> Option<T> {
+        if let Ok(i) = usize::try_from(id)
+            && i < self.dense.len()
+        {
+            return if self.present[i] {
+                Some(self.dense[i])
+            } else {
+                None
+            };
+        }
+        if self.sparse.is_empty() {
+            return None;
+        }
+        self.sparse.get(&id).copied()
+    }
+}
+
+/// One plane's stat metadata: names and roles.
+#[derive(Debug, Default)]
+pub struct StatTable {
+    table: IdTable<(StrId, Role)>,
+}
+
+impl StatTable {
+    /// Builds the table from `(id, name)` pairs.
+    pub fn new(pairs: Vec<(i64, StrId)>, strings: &Interner) -> Self {
+        let pairs = pairs
+            .into_iter()
+            .map(|(id, n)| (id, (n, role_of(strings.get(n)))))
+            .collect();
+        StatTable {
+            table: IdTable::from_pairs(pairs),
+        }
+    }
+
+    /// Interned name of stat metadata `id` (empty when unknown) and its role.
+    #[inline]
+    pub fn get(&self, id: i64) -> (StrId, Role) {
+        self.table.get(id).unwrap_or_default()
+    }
+}
+
+/// A stat value as read from the wire, before resolution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RawValue<'a> {
+    /// No value set.
+    None,
+    /// `double_value`.
+    F64(f64),
+    /// `uint64_value`.
+    U64(u64),
+    /// `int64_value`.
+    I64(i64),
+    /// `str_value`.
+    Str(&'a [u8]),
+    /// `bytes_value`.
+    Bytes(&'a [u8]),
+    /// `ref_value`.
+    Ref(u64),
+    /// `compressed_str_value`.
+    Compressed(&'a [u8]),
+}
+
+impl RawValue<'_> {
+    /// The value as an integer (int64, uint64 or an integral double).
+    pub fn as_int(&self) -> Option<i64> {
+        match *self {
+            RawValue::I64(v) => Some(v),
+            RawValue::U64(v) => Some(v as i64),
+            RawValue::F64(v) if v.fract() == 0.0 => Some(v as i64),
+            _ => None,
+        }
+    }
+}
+
+/// Reads one XStat message from the wire: `(metadata_id, value)`. Unknown fields are skipped.
+#[inline]
+pub fn read_stat<'a>(mut r: Reader<'a>) -> Result<(i64, RawValue<'a>), WireError> {
+    let mut mid = 0i64;
+    let mut val = RawValue::None;
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (1, _) if wt != LEN => mid = r.scalar(wt)? as i64,
+            (2, I64) => val = RawValue::F64(f64::from_bits(r.fixed64()?)),
+            (3, _) if wt != LEN => val = RawValue::U64(r.scalar(wt)?),
+            (4, _) if wt != LEN => val = RawValue::I64(r.scalar(wt)? as i64),
+            (5, LEN) => val = RawValue::Str(r.bytes()?),
+            (6, LEN) => val = RawValue::Bytes(r.bytes()?),
+            (7, _) if wt != LEN => val = RawValue::Ref(r.scalar(wt)?),
+            (8, LEN) => val = RawValue::Compressed(r.bytes()?),
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok((mid, val))
+}
+
+/// Converts a prost-decoded stat (metadata stats, plane stats) to a raw value.
+pub fn raw_of(s: &XStat) -> RawValue<'_> {
+    match &s.value {
+        None => RawValue::None,
+        Some(x_stat::Value::DoubleValue(v)) => RawValue::F64(*v),
+        Some(x_stat::Value::Uint64Value(v)) => RawValue::U64(*v),
+        Some(x_stat::Value::Int64Value(v)) => RawValue::I64(*v),
+        Some(x_stat::Value::StrValue(v)) => RawValue::Str(v.as_bytes()),
+        Some(x_stat::Value::BytesValue(v)) => RawValue::Bytes(v),
+        Some(x_stat::Value::RefValue(v)) => RawValue::Ref(*v),
+        Some(x_stat::Value::CompressedStrValue(v)) => RawValue::Compressed(v),
+    }
+}
+
+/// Largest compressed string inflated into the model; longer ones are kept as opaque bytes.
+const MAX_INFLATED: u64 = 1 << 20;
+
+/// Resolves a raw value: strings interned, `ref_value` to the referenced stat metadata name,
+/// bytes to their length, compressed strings inflated (opaque bytes when that fails).
+#[inline]
+pub fn resolve(v: RawValue<'_>, table: &StatTable, strings: &mut Interner) -> ArgValue {
+    match v {
+        RawValue::None => ArgValue::Null,
+        RawValue::F64(x) => ArgValue::F64(x),
+        RawValue::U64(x) => ArgValue::U64(x),
+        RawValue::I64(x) => ArgValue::I64(x),
+        RawValue::Str(b) => ArgValue::Str(strings.intern_lossy(b)),
+        RawValue::Bytes(b) => ArgValue::Bytes(b.len() as u64),
+        RawValue::Ref(r) => ArgValue::Str(table.get(r as i64).0),
+        RawValue::Compressed(b) => {
+            let mut out = Vec::new();
+            let ok = flate2::read::MultiGzDecoder::new(b)
+                .take(MAX_INFLATED)
+                .read_to_end(&mut out)
+                .is_ok();
+            if ok && (out.len() as u64) < MAX_INFLATED {
+                ArgValue::Str(strings.intern_lossy(&out))
+            } else {
+                ArgValue::Bytes(b.len() as u64)
+            }
+        }
+    }
+}
+
+/// A string-valued stat as an interned id (str, ref or compressed), else `None`.
+#[inline]
+pub fn as_str_id(v: ArgValue) -> Option<StrId> {
+    match v {
+        ArgValue::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn reads_every_value_kind_and_skips_unknown() {
+        let mut s = Interner::new();
+        let ids = vec![
+            (1, s.intern("a")),
+            (7, s.intern("hlo_op")),
+            (1000, s.intern("ref")),
+        ];
+        let t = StatTable::new(ids, &s);
+        assert_eq!(t.get(7).1, Role::HloOp);
+        assert_eq!(t.get(99).0, StrId::EMPTY);
+        let cases = [
+            (x_stat::Value::DoubleValue(1.5), ArgValue::F64(1.5)),
+            (
+                x_stat::Value::Uint64Value(u64::MAX),
+                ArgValue::U64(u64::MAX),
+            ),
+            (x_stat::Value::Int64Value(-3), ArgValue::I64(-3)),
+            (x_stat::Value::BytesValue(vec![1, 2, 3]), ArgValue::Bytes(3)),
+            (
+                x_stat::Value::RefValue(1000),
+                ArgValue::Str(s.intern("ref")),
+            ),
+        ];
+        for (v, want) in cases {
+            let st = XStat {
+                metadata_id: -1,
+                value: Some(v),
+            };
+            let b = st.encode_to_vec();
+            let (mid, raw) = read_stat(Reader::new(&b, 0)).unwrap();
+            assert_eq!(mid, -1);
+            assert_eq!(raw, raw_of(&st));
+            assert_eq!(resolve(raw, &t, &mut s), want);
+        }
+        // compressed string: valid gzip inflates, garbage stays opaque bytes
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"hello").unwrap();
+        let gz = gz.finish().unwrap();
+        let v = resolve(RawValue::Compressed(&gz), &t, &mut s);
+        assert_eq!(v.display(&s), "hello");
+        assert_eq!(
+            resolve(RawValue::Compressed(b"nope"), &t, &mut s),
+            ArgValue::Bytes(4)
+        );
+        // unknown field 9 (varint) is skipped
+        let b = [0x08, 0x01, 0x48, 0x05, 0x20, 0x07];
+        assert_eq!(
+            read_stat(Reader::new(&b, 0)).unwrap(),
+            (1, RawValue::I64(7))
+        );
+    }
+
+    #[test]
+    fn id_table_dense_and_sparse() {
+        let t = IdTable::from_pairs(vec![(0, 1u8), (3, 2)]);
+        assert_eq!(
+            (t.get(0), t.get(3), t.get(2), t.get(-1)),
+            (Some(1), Some(2), None, None)
+        );
+        let t = IdTable::from_pairs(vec![(-5, 1u8), (1 << 40, 2)]);
+        assert_eq!(
+            (t.get(-5), t.get(1 << 40), t.get(0)),
+            (Some(1), Some(2), None)
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! Real captures: per-line event counts equal the independent `*.line_counts.json` walk, derived
+//! lines appear on GPU planes, the corrupted XPlane fails cleanly with a byte offset.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tracetui::formats::{Progress, xplane};
+use tracetui::model::{Capture, ProcessKind, SourceInfo, TrackKind};
+
+type Counts = BTreeMap<(String, String), u64>;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/xplane")
+        .join(name)
+}
+
+fn expected(name: &str) -> Counts {
+    let text = std::fs::read_to_string(fixture(name)).expect("line counts json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid json");
+    let mut out = Counts::new();
+    for (plane, lines) in v.as_object().expect("object of planes") {
+        for (line, n) in lines.as_object().expect("object of lines") {
+            out.insert((plane.clone(), line.clone()), n.as_u64().expect("count"));
+        }
+    }
+    out
+}
+
+fn load(name: &str) -> Capture {
+    let path = fixture(name);
+    xplane::load(&path, SourceInfo::default(), &Progress::default()).expect("loads")
+}
+
+/// Per (plane, track title): slices + aggregated events.
+fn model_counts(c: &Capture) -> Counts {
+    let mut out = Counts::new();
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let plane = c.process_name(tr.process);
+        let name = c.track_name(t as u32);
+        let agg = c.aggregated.iter().filter(|a| a.track == t as u32).count() as u64;
+        *out.entry((plane, name)).or_default() += tr.slice_count() as u64 + agg;
+    }
+    out
+}
+
+fn check_counts(file: &str, json: &str) -> Capture {
+    let want = expected(json);
+    let bytes = std::fs::read(fixture(file)).expect("fixture");
+    let walked: Counts = xplane::line_event_counts(&bytes)
+        .expect("walk")
+        .into_iter()
+        .map(|(p, l, n)| ((p, l), n))
+        .collect();
+    assert_eq!(walked, want, "line_event_counts of {file}");
+    let c = load(file);
+    let got = model_counts(&c);
+    for (k, n) in &want {
+        assert_eq!(got.get(k), Some(n), "{file}: events of {k:?} in the model");
+    }
+    // Everything else in the model is a line tracetui derived.
+    for (k, n) in &got {
+        if !want.contains_key(k) {
+            let t = c
+                .tracks
+                .iter()
+                .enumerate()
+                .find(|(t, tr)| c.process_name(tr.process) == k.0 && c.track_name(*t as u32) == k.1)
+                .map(|(_, tr)| tr.kind);
+            assert_eq!(
+                t,
+                Some(TrackKind::Derived),
+                "{file}: unexpected track {k:?} ({n} events)"
+            );
+        }
+    }
+    c
+}
+
+#[test]
+fn jax_cpu_counts_and_metadata() {
+    let c = check_counts("vm.xplane.pb", "vm.line_counts.json");
+    // hidden planes keep their facts
+    let hidden: Vec<String> = c
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.hidden)
+        .map(|(i, _)| c.process_name(i as u32))
+        .collect();
+    assert!(hidden.contains(&"/host:metadata".to_string()), "{hidden:?}");
+    assert!(
+        hidden.contains(&"Task Environment".to_string()),
+        "{hidden:?}"
+    );
+    let meta: Vec<(String, String)> = c
+        .args
+        .iter(c.metadata)
+        .map(|(k, v)| (c.strings.get(k).to_string(), v.display(&c.strings)))
+        .collect();
+    assert!(
+        meta.iter().any(|(k, _)| k == "profile_start_time"),
+        "{meta:?}"
+    );
+    assert!(
+        meta.iter()
+            .any(|(k, v)| k.starts_with("hlo_module:") && v.starts_with("jit_")),
+        "{meta:?}"
+    );
+    assert!(
+        c.origin_epoch_ns
+            .is_some_and(|t| t > 1_000_000_000_000_000_000)
+    );
+    let host = c
+        .processes
+        .iter()
+        .position(|p| p.kind == ProcessKind::Host && !p.hidden)
+        .expect("host plane");
+    assert_eq!(c.process_name(host as u32), "/host:CPU");
+    // hlo_module / program_id / run_id stats are available as args on XLA CPU thunks
+    let k = c.strings.lookup("hlo_module").expect("hlo_module stat");
+    let with_module = (0..c.slices.len())
+        .filter(|&i| c.args.get(c.slices.args[i], k).is_some())
+        .count();
+    assert!(with_module > 0);
+    // nesting was computed
+    assert!(c.tracks.iter().any(|t| t.max_depth > 0));
+}
+
+#[test]
+fn tf_gpu_counts_and_derived_lines() {
+    let c = check_counts("tf_bert_gpu.xplane.pb.gz", "tf_bert_gpu.line_counts.json");
+    // the file's own derived lines are Derived tracks and not derived twice
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let name = c.track_name(t as u32);
+        if ["Steps", "TensorFlow Ops", "TensorFlow Name Scope"].contains(&name.as_str()) {
+            assert_eq!(tr.kind, TrackKind::Derived, "{name}");
+        }
+        assert!(
+            name != "Framework Ops" && name != "XLA Ops",
+            "derived twice: {name}"
+        );
+    }
+    // derived lines exist on GPU planes
+    let derived_on_gpu = c
+        .tracks
+        .iter()
+        .filter(|t| {
+            t.kind == TrackKind::Derived && c.processes[t.process as usize].kind == ProcessKind::Gpu
+        })
+        .count();
+    assert!(derived_on_gpu >= 6, "{derived_on_gpu}");
+    // relative timestamps, no Task Environment: origin unknown
+    assert_eq!(c.origin_epoch_ns, None);
+    // kernels categorized, correlation ids kept
+    assert!(c.slices.kind.iter().any(|k| k.is_device()));
+    assert!(c.slices.corr.iter().any(|&x| x != 0));
+}
+
+#[test]
+fn corrupted_xplane_fails_with_offset() {
+    let path = fixture("tpu_inference_2.corrupted.head64k.xplane.pb");
+    let e = xplane::load(&path, SourceInfo::default(), &Progress::default())
+        .expect_err("corrupted file must fail");
+    assert!(e.offset.is_some(), "{e}");
+    let s = e.to_string();
+    assert!(s.contains("at byte"), "{s}");
+    assert!(xplane::line_event_counts(&std::fs::read(&path).expect("read")).is_err());
+}
+
+#[test]
+#[ignore = "prints a summary of the fixtures; run by hand"]
+fn dump_fixture_summary() {
+    for f in ["vm.xplane.pb", "tf_bert_gpu.xplane.pb.gz"] {
+        let c = load(f);
+        for (t, tr) in c.tracks.iter().enumerate() {
+            let (lo, hi) = tr.slices;
+            let first: Vec<String> = (lo..hi.min(lo + 3))
+                .map(|i| {
+                    let args: Vec<String> = c
+                        .args
+                        .iter(c.slices.args[i as usize])
+                        .map(|(k, v)| format!("{}={}", c.strings.get(k), v.display(&c.strings)))
+                        .collect();
+                    format!(
+                        "{} [{}] {:?}",
+                        c.slice_name(i),
+                        c.slices.dur[i as usize],
+                        args
+                    )
+                })
+                .collect();
+            println!(
+                "{} | {} | {:?} | {} slices depth {} | {:?}",
+                c.process_name(tr.process),
+                c.track_name(t as u32),
+                tr.kind,
+                tr.slice_count(),
+                tr.max_depth,
+                first
+            );
+        }
+        println!(
+            "warnings {:?} flows {} span {:?}",
+            c.warnings,
+            c.flows.len(),
+            c.span
+        );
+    }
+    let e = xplane::load(
+        Path::new("/work/shared/traces/bad/tpu_inference_2.corrupted.xplane.pb"),
+        SourceInfo::default(),
+        &Progress::default(),
+    );
+    println!("{:?}", e.err().map(|e| e.to_string()));
+}
