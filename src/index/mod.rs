@@ -2,19 +2,38 @@
 //! level-of-detail queries for drawing and the look-ups the UI and analyses need.
 //!
 //! Within one lane slices never overlap (see `model::nesting`), so both starts and ends are sorted
-//! and a window is two binary searches.
+//! and a window is one binary search per edge ([`runs`]). Each lane also keeps prefix sums of
+//! durations (busy time of any range in O(1) after the search) and a block [`mipmap`] that names
+//! the longest slice of any position range in O(block) time, so a level-of-detail frame costs
+//! O(columns × lanes × (log n + block)) whatever the zoom. Names map to time-ordered posting
+//! lists ([`postings`]). [`brute`] answers every query by a full scan, as the test oracle.
+//! Layout, costs and measured figures: `docs/index.md`.
+
+pub mod brute;
+pub mod lane;
+pub mod mipmap;
+pub mod postings;
+pub mod runs;
+pub mod track;
+
+pub use lane::Lane;
+pub use track::TrackIndex;
 
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
+use postings::Postings;
 
-/// Summary of one lane within one screen column.
+/// Summary of one lane within one screen column `[a, b)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
-    /// Number of slices overlapping the column.
+    /// Number of slices overlapping the column (a zero-length slice at `t` overlaps when
+    /// `a <= t < b`).
     pub count: u32,
-    /// The longest slice overlapping the column (`NO_SLICE` when `count == 0`); ties go to the
-    /// earliest.
+    /// The overlapping slice with the greatest **full** duration (`dur`, not clipped to the
+    /// column: a slice that only partially overlaps the column competes with its whole length,
+    /// as in Perfetto's slice mipmap); ties go to the earliest (lowest id, i.e. earliest start).
+    /// `NO_SLICE` when `count == 0`.
     pub longest: u32,
-    /// Time within the column covered by slices of this lane.
+    /// Time within the column covered by slices of this lane (each slice clipped to `[a, b)`).
     pub busy: Ps,
 }
 
@@ -27,62 +46,40 @@ impl Cell {
     };
 }
 
-/// Slice ids of one lane in start order.
-#[derive(Clone, Debug, Default)]
-pub struct Lane {
-    /// Slice ids, ascending (which is also start order).
-    pub ids: Vec<u32>,
-}
-
-/// All lanes of one track.
-#[derive(Clone, Debug, Default)]
-pub struct TrackIndex {
-    /// Lanes, index = `Slices::lane`.
-    pub lanes: Vec<Lane>,
-}
-
 /// The index of one capture.
 #[derive(Clone, Debug, Default)]
 pub struct CaptureIndex {
     /// Per track.
     pub tracks: Vec<TrackIndex>,
     /// Per name id: slice ids of that name, ordered by (start, id).
-    postings: Vec<Vec<u32>>,
+    postings: Postings,
 }
 
-/// Column boundary `k` of `cols` columns over `[t0, t1)`.
+/// Column boundary `k` of `cols` columns over `[t0, t1)`. Column `k` of a level-of-detail query
+/// is `[column_edge(k), max(column_edge(k + 1), column_edge(k) + 1))`.
 #[inline]
 pub fn column_edge(t0: Ps, t1: Ps, cols: usize, k: usize) -> Ps {
     if cols == 0 {
         return t0;
     }
-    t0 + ((i128::from(t1 - t0) * k as i128) / cols as i128) as Ps
+    let span = i128::from(t1) - i128::from(t0);
+    (i128::from(t0) + span * k as i128 / cols as i128) as Ps
 }
 
 impl CaptureIndex {
-    /// Builds the index for `cap`.
+    /// Builds the index for `cap`: lanes (with prefix sums and mipmaps) on this thread, posting
+    /// lists on a second one. O(n log n) worst case, O(n) for names seen on one track only.
     pub fn build(cap: &Capture) -> CaptureIndex {
         let s = &cap.slices;
-        let mut tracks = Vec::with_capacity(cap.tracks.len());
-        for t in &cap.tracks {
-            let mut lanes = vec![Lane::default(); t.lanes as usize];
-            for id in t.slices.0..t.slices.1 {
-                let l = s.lane[id as usize] as usize;
-                if l >= lanes.len() {
-                    lanes.resize(l + 1, Lane::default());
-                }
-                lanes[l].ids.push(id);
-            }
-            tracks.push(TrackIndex { lanes });
-        }
-        let mut postings = vec![Vec::new(); cap.strings.len()];
-        for (id, n) in s.name.iter().enumerate() {
-            postings[n.index()].push(id as u32);
-        }
-        for p in &mut postings {
-            p.sort_by_key(|&i| (s.start[i as usize], i));
-        }
-        CaptureIndex { tracks, postings }
+        let names = cap.strings.len();
+        std::thread::scope(|scope| {
+            let postings = scope.spawn(|| Postings::build(s, names));
+            let tracks = cap.tracks.iter().map(|t| TrackIndex::build(s, t)).collect();
+            let postings = postings
+                .join()
+                .unwrap_or_else(|_| Postings::build(s, names));
+            CaptureIndex { tracks, postings }
+        })
     }
 
     /// Number of lanes of `track`.
@@ -90,46 +87,25 @@ impl CaptureIndex {
         self.tracks.get(track as usize).map_or(0, |t| t.lanes.len())
     }
 
-    fn lane(&self, track: u32, lane: usize) -> &[u32] {
-        self.tracks
-            .get(track as usize)
-            .and_then(|t| t.lanes.get(lane))
-            .map_or(&[], |l| &l.ids[..])
+    /// Lane `lane` of `track`, if any.
+    pub fn lane_index(&self, track: u32, lane: usize) -> Option<&Lane> {
+        self.tracks.get(track as usize)?.lanes.get(lane)
     }
 
     /// Slice ids of a lane overlapping `[t0, t1)`, in start order. A zero-length slice at `t`
-    /// overlaps when `t0 <= t < t1`.
-    pub fn window(&self, cap: &Capture, track: u32, lane: usize, t0: Ps, t1: Ps) -> &[u32] {
-        let ids = self.lane(track, lane);
-        let s = &cap.slices;
-        let lo = ids.partition_point(|&i| {
-            let i = i as usize;
-            let e = s.start[i] + s.dur[i];
-            e <= t0 && !(s.dur[i] == 0 && s.start[i] >= t0)
-        });
-        let hi = ids.partition_point(|&i| s.start[i as usize] < t1);
-        if lo >= hi { &[] } else { &ids[lo..hi] }
+    /// overlaps when `t0 <= t < t1`. Two binary searches: O(log n).
+    pub fn window(&self, _cap: &Capture, track: u32, lane: usize, t0: Ps, t1: Ps) -> &[u32] {
+        self.lane_index(track, lane)
+            .map_or(&[], |l| l.window(t0, t1))
     }
 
-    /// Level of detail: fills `out` (one cell per column over `[t0, t1)`).
-    pub fn lod(&self, cap: &Capture, track: u32, lane: usize, t0: Ps, t1: Ps, out: &mut [Cell]) {
-        let cols = out.len();
-        let s = &cap.slices;
-        for (k, cell) in out.iter_mut().enumerate() {
-            let a = column_edge(t0, t1, cols, k);
-            let b = column_edge(t0, t1, cols, k + 1).max(a + 1);
-            let mut c = Cell::EMPTY;
-            let mut best = -1;
-            for &id in self.window(cap, track, lane, a, b) {
-                let i = id as usize;
-                c.count += 1;
-                if s.dur[i] > best {
-                    best = s.dur[i];
-                    c.longest = id;
-                }
-                c.busy += (s.start[i] + s.dur[i]).min(b) - s.start[i].max(a);
-            }
-            *cell = c;
+    /// Level of detail: fills `out` (one cell per column over `[t0, t1)`, columns as in
+    /// [`column_edge`]). O(columns × (log n + mipmap block)), independent of how many slices
+    /// the window holds.
+    pub fn lod(&self, _cap: &Capture, track: u32, lane: usize, t0: Ps, t1: Ps, out: &mut [Cell]) {
+        match self.lane_index(track, lane) {
+            Some(l) => l.lod(t0, t1, out),
+            None => out.fill(Cell::EMPTY),
         }
     }
 
@@ -140,49 +116,43 @@ impl CaptureIndex {
             .copied()
     }
 
-    fn lane_pos(&self, cap: &Capture, id: u32) -> Option<(u32, usize, usize)> {
+    /// (track, lane, position within the lane) of slice `id`.
+    pub fn lane_position(&self, cap: &Capture, id: u32) -> Option<(u32, usize, usize)> {
         if id as usize >= cap.slices.len() {
             return None;
         }
         let track = cap.track_of(id);
         let lane = cap.slices.lane[id as usize] as usize;
-        let ids = self.lane(track, lane);
-        let pos = ids.binary_search(&id).ok()?;
+        let pos = self.lane_index(track, lane)?.position(id)?;
         Some((track, lane, pos))
+    }
+
+    fn lane_ids(&self, track: u32, lane: usize) -> &[u32] {
+        self.lane_index(track, lane).map_or(&[], |l| &l.ids[..])
     }
 
     /// The next slice on the same lane.
     pub fn next_on_lane(&self, cap: &Capture, id: u32) -> Option<u32> {
-        let (t, l, p) = self.lane_pos(cap, id)?;
-        self.lane(t, l).get(p + 1).copied()
+        let (t, l, p) = self.lane_position(cap, id)?;
+        self.lane_ids(t, l).get(p + 1).copied()
     }
 
     /// The previous slice on the same lane.
     pub fn prev_on_lane(&self, cap: &Capture, id: u32) -> Option<u32> {
-        let (t, l, p) = self.lane_pos(cap, id)?;
-        if p == 0 {
-            None
-        } else {
-            self.lane(t, l).get(p - 1).copied()
-        }
+        let (t, l, p) = self.lane_position(cap, id)?;
+        self.lane_ids(t, l).get(p.checked_sub(1)?).copied()
     }
 
     /// The first slice on a lane starting at or after `t`.
-    pub fn first_at_or_after(&self, cap: &Capture, track: u32, lane: usize, t: Ps) -> Option<u32> {
-        let ids = self.lane(track, lane);
-        let k = ids.partition_point(|&i| cap.slices.start[i as usize] < t);
-        ids.get(k).copied()
+    pub fn first_at_or_after(&self, _cap: &Capture, track: u32, lane: usize, t: Ps) -> Option<u32> {
+        let l = self.lane_index(track, lane)?;
+        l.ids.get(l.rank(t)).copied()
     }
 
     /// The last slice on a lane starting before `t`.
-    pub fn last_before(&self, cap: &Capture, track: u32, lane: usize, t: Ps) -> Option<u32> {
-        let ids = self.lane(track, lane);
-        let k = ids.partition_point(|&i| cap.slices.start[i as usize] < t);
-        if k == 0 {
-            None
-        } else {
-            ids.get(k - 1).copied()
-        }
+    pub fn last_before(&self, _cap: &Capture, track: u32, lane: usize, t: Ps) -> Option<u32> {
+        let l = self.lane_index(track, lane)?;
+        l.ids.get(l.rank(t).checked_sub(1)?).copied()
     }
 
     /// Parent of a slice (enclosing slice on the same track).
@@ -191,69 +161,40 @@ impl CaptureIndex {
         (p != NO_SLICE).then_some(p)
     }
 
-    /// Direct children of a slice, in start order.
+    /// Direct children of a slice, in start order: a window of the next lane. O(log n + k).
     pub fn children(&self, cap: &Capture, id: u32) -> Vec<u32> {
-        let Some((track, lane, _)) = self.lane_pos(cap, id) else {
+        let Some((track, lane, _)) = self.lane_position(cap, id) else {
             return Vec::new();
         };
         let s = &cap.slices;
         let (st, en) = (s.start[id as usize], s.end(id as usize));
-        let mut out: Vec<u32> = self
-            .window(cap, track, lane + 1, st, en.max(st + 1))
+        self.window(cap, track, lane + 1, st, en.max(st.saturating_add(1)))
             .iter()
             .copied()
             .filter(|&c| s.parent[c as usize] == id)
-            .collect();
-        out.sort_unstable();
-        out
+            .collect()
     }
 
-    /// Every slice named `name`, ordered by start.
+    /// Every slice named `name`, ordered by (start, id).
     pub fn occurrences(&self, name: StrId) -> &[u32] {
-        self.postings.get(name.index()).map_or(&[], |v| &v[..])
+        self.postings.get(name)
     }
 
-    /// Time in `[t0, t1)` during which at least one slice of `track` is running.
-    pub fn busy_time(&self, cap: &Capture, track: u32, t0: Ps, t1: Ps) -> Ps {
-        let Some(t) = cap.tracks.get(track as usize) else {
-            return 0;
-        };
-        let s = &cap.slices;
-        let mut iv: Vec<(Ps, Ps)> = (t.slices.0..t.slices.1)
-            .map(|i| (s.start[i as usize].max(t0), s.end(i as usize).min(t1)))
-            .filter(|(a, b)| a < b)
-            .collect();
-        iv.sort_unstable();
-        let mut total = 0;
-        let mut cur: Option<(Ps, Ps)> = None;
-        for (a, b) in iv {
-            match &mut cur {
-                Some((_, ce)) if a <= *ce => *ce = (*ce).max(b),
-                _ => {
-                    if let Some((cs, ce)) = cur {
-                        total += ce - cs;
-                    }
-                    cur = Some((a, b));
-                }
-            }
-        }
-        if let Some((cs, ce)) = cur {
-            total += ce - cs;
-        }
-        total
+    /// Time in `[t0, t1)` during which at least one slice of `track` is running. O(log n).
+    pub fn busy_time(&self, _cap: &Capture, track: u32, t0: Ps, t1: Ps) -> Ps {
+        self.tracks
+            .get(track as usize)
+            .map_or(0, |t| t.busy_time(t0, t1))
     }
 
     /// Approximate heap bytes held by the index.
     pub fn heap_bytes(&self) -> usize {
-        self.tracks
-            .iter()
-            .flat_map(|t| t.lanes.iter())
-            .map(|l| l.ids.capacity() * 4)
-            .sum::<usize>()
+        self.tracks.capacity() * std::mem::size_of::<TrackIndex>()
             + self
-                .postings
+                .tracks
                 .iter()
-                .map(|p| p.capacity() * 4 + 24)
+                .map(TrackIndex::heap_bytes)
                 .sum::<usize>()
+            + self.postings.heap_bytes()
     }
 }

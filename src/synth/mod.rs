@@ -1,3 +1,4 @@
 //! Generators of realistic synthetic captures for benchmarks and property tests.
 
 pub mod kineto;
+pub mod slices;

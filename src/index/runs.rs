@@ -1,0 +1,184 @@
+//! Disjoint, time-ordered intervals with prefix sums of their durations.
+//!
+//! Used for one lane (slices never overlap there, so starts and ends are both sorted) and for the
+//! merged union of a track's root lanes. Durations are recovered from the prefix sums
+//! (`dur(p) = cum[p + 1] - cum[p]`), so an interval costs 16 bytes: its start and one prefix sum.
+//! Prefix sums use wrapping arithmetic, so differences stay exact even for hostile time values.
+
+use crate::model::Ps;
+
+/// Sorted, non-overlapping intervals (touching and zero-length ones allowed).
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    /// Start of each interval, ascending.
+    start: Vec<Ps>,
+    /// `cum[p]` = sum of the durations of intervals `0..p` (wrapping); `len + 1` entries once
+    /// anything was pushed.
+    cum: Vec<Ps>,
+}
+
+impl Runs {
+    /// Empty runs with room for `n` intervals.
+    pub fn with_capacity(n: usize) -> Runs {
+        let mut cum = Vec::with_capacity(n + 1);
+        cum.push(0);
+        Runs {
+            start: Vec::with_capacity(n),
+            cum,
+        }
+    }
+
+    /// Appends an interval; callers push in start order without overlaps.
+    #[inline]
+    pub fn push(&mut self, start: Ps, dur: Ps) {
+        if self.cum.is_empty() {
+            self.cum.push(0);
+        }
+        let last = self.cum.last().copied().unwrap_or(0);
+        self.start.push(start);
+        self.cum.push(last.wrapping_add(dur));
+    }
+
+    /// Number of intervals.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    /// True when there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    /// Start of interval `p`.
+    #[inline]
+    pub fn start(&self, p: usize) -> Ps {
+        self.start[p]
+    }
+
+    /// Duration of interval `p`.
+    #[inline]
+    pub fn dur(&self, p: usize) -> Ps {
+        self.cum[p + 1].wrapping_sub(self.cum[p])
+    }
+
+    /// End of interval `p`.
+    #[inline]
+    pub fn end(&self, p: usize) -> Ps {
+        self.start[p].wrapping_add(self.dur(p))
+    }
+
+    /// Number of intervals starting before `t` (binary search).
+    #[inline]
+    pub fn rank(&self, t: Ps) -> usize {
+        self.start.partition_point(|&x| x < t)
+    }
+
+    /// [`Runs::rank`] searched from a hint: gallops forward when the answer is at or after `hint`
+    /// (O(log distance)), else binary-searches the prefix. Exact for any hint.
+    #[inline]
+    pub fn rank_from(&self, t: Ps, hint: usize) -> usize {
+        let s = &self.start[..];
+        let n = s.len();
+        let hint = hint.min(n);
+        if hint > 0 && s[hint - 1] >= t {
+            return s[..hint].partition_point(|&x| x < t);
+        }
+        // Invariant: s[..lo] < t.
+        let mut lo = hint;
+        let mut step = 1usize;
+        let hi = loop {
+            let probe = lo + step - 1;
+            if probe >= n {
+                break n;
+            }
+            if s[probe] >= t {
+                break probe;
+            }
+            lo = probe + 1;
+            step <<= 1;
+        };
+        lo + s[lo..hi].partition_point(|&x| x < t)
+    }
+
+    /// First interval overlapping a window starting at `t`, given `rank = self.rank(t)`: the
+    /// interval before `rank` counts when it ends after `t`.
+    #[inline]
+    pub fn first_overlapping(&self, t: Ps, rank: usize) -> usize {
+        if rank > 0 && self.end(rank - 1) > t {
+            rank - 1
+        } else {
+            rank
+        }
+    }
+
+    /// Positions `[lo, hi)` of the intervals overlapping `[t0, t1)`; a zero-length interval at `t`
+    /// overlaps when `t0 <= t < t1`.
+    #[inline]
+    pub fn window(&self, t0: Ps, t1: Ps) -> (usize, usize) {
+        let lo = self.first_overlapping(t0, self.rank(t0));
+        let hi = self.rank(t1);
+        (lo, hi.max(lo))
+    }
+
+    /// Sum over intervals `[lo, hi)` of their length clipped to `[a, b)`; the caller passes the
+    /// window positions of `[a, b)`, so only the first and last interval can stick out.
+    #[inline]
+    pub fn clipped_sum(&self, lo: usize, hi: usize, a: Ps, b: Ps) -> Ps {
+        if hi <= lo {
+            return 0;
+        }
+        let mut total = self.cum[hi].wrapping_sub(self.cum[lo]);
+        let s = self.start[lo];
+        if s < a {
+            total = total.wrapping_sub(a.wrapping_sub(s));
+        }
+        let e = self.end(hi - 1);
+        if e > b {
+            total = total.wrapping_sub(e.wrapping_sub(b));
+        }
+        total
+    }
+
+    /// Time in `[t0, t1)` covered by the intervals; 0 when `t1 <= t0`.
+    pub fn covered(&self, t0: Ps, t1: Ps) -> Ps {
+        if t1 <= t0 {
+            return 0;
+        }
+        let (lo, hi) = self.window(t0, t1);
+        self.clipped_sum(lo, hi, t0, t1)
+    }
+
+    /// Releases spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.start.shrink_to_fit();
+        self.cum.shrink_to_fit();
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.start.capacity() + self.cum.capacity()) * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_from_any_hint_matches_rank() {
+        let mut r = Runs::with_capacity(8);
+        for (s, d) in [(-5, 2), (0, 0), (0, 3), (4, 4), (8, 0), (8, 1), (20, 5)] {
+            r.push(s, d);
+        }
+        for t in -10..30 {
+            for h in 0..=r.len() + 2 {
+                assert_eq!(r.rank_from(t, h), r.rank(t), "t={t} h={h}");
+            }
+        }
+        assert_eq!(r.covered(-10, 30), 2 + 3 + 4 + 1 + 5);
+        assert_eq!(r.covered(1, 6), 2 + 2);
+        assert_eq!(r.covered(6, 1), 0);
+    }
+}
