@@ -1,6 +1,362 @@
 //! Headless commands (`summary`, `stats`) and the command-line interface.
+//!
+//! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
+//! path, no captures, nothing loaded), 2 usage error.
+
+pub mod load;
+pub mod stats;
+pub mod summary;
+pub mod text;
+
+use crate::analysis::stats::{SortKey, StatsOptions};
+use crate::discover::{self, CaptureFile, Catalog};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use regex::Regex;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use text::clean;
+
+/// Worker threads used to load captures (the target machines have 2 cores; memory stays at two
+/// loaded captures).
+const LOAD_THREADS: usize = 2;
+
+const MAIN_AFTER: &str = "\
+Examples:
+  tracetui                              explore the log dir in the current directory
+  tracetui ~/logs/jax                   explore every capture below ~/logs/jax
+  tracetui summary run/worker0.123.pt.trace.json.gz
+  tracetui stats logs/ --cat cpu_op,user_annotation --limit 20
+  tracetui stats logs/ --plane '^/device:GPU:0$' --unified --json
+
+Log dirs are searched recursively: TensorBoard/XProf sessions (plugins/profile/<session>/*.xplane.pb),
+PyTorch tensorboard_trace_handler dirs (*.pt.trace.json[.gz]) and other Chrome trace JSON files.
+Exit status: 0 ok (failed captures are reported), 1 nothing could be loaded, 2 usage error.";
+
+const SUMMARY_AFTER: &str = "\
+Examples:
+  tracetui summary logs/                      every capture below logs/
+  tracetui summary vm.xplane.pb --json | jq '.captures[0].tracks'
+
+For each capture: run, host/worker, format, time span, event totals, every process and track
+(kind, events, max nesting depth) and load warnings. When a host has both an .xplane.pb and JSON
+exports of the same capture, only the XPlane is loaded; the JSON files are listed under `also:`.";
+
+const STATS_AFTER: &str = "\
+Examples:
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation
+        torch key_averages(): count, CPU total, self CPU per op
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation --nest-cat python_function
+        same, with python frames (with_stack=True) taking self time like torch does
+  tracetui stats logs/ --cat kernel --sort total --limit 10
+  tracetui stats vm.xplane.pb --plane GPU --line 'XLA Ops' --json
+  tracetui stats vm.xplane.pb --plane TPU --unified
+
+Self time = duration minus the durations of direct children on the same track, children found
+with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
+Times are shown in ps/ns/µs/ms/s; --json gives ns.";
+
+/// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
+/// in the terminal.
+#[derive(Parser, Debug)]
+#[command(
+    name = "tracetui",
+    version,
+    about = "Explore ML profiler traces (XPlane, PyTorch Kineto, Chrome JSON) in the terminal",
+    after_help = MAIN_AFTER,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Log dir or capture file to open in the interactive explorer [default: .]
+    pub path: Option<PathBuf>,
+    /// Headless command.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Headless commands. (`rank`, `search` and `watch` will join them.)
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print what each capture holds: span, events, processes and tracks, warnings
+    #[command(after_help = SUMMARY_AFTER)]
+    Summary(SummaryArgs),
+    /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
+    #[command(after_help = STATS_AFTER)]
+    Stats(StatsArgs),
+}
+
+/// Arguments of `summary`.
+#[derive(Args, Debug)]
+pub struct SummaryArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Row order of `stats`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortArg {
+    /// Self time, largest first
+    #[value(name = "self")]
+    SelfTime,
+    /// Total time, largest first
+    Total,
+    /// Number of events, largest first
+    Count,
+    /// Average duration, largest first
+    Avg,
+    /// Name, ascending
+    Name,
+}
+
+impl From<SortArg> for SortKey {
+    fn from(s: SortArg) -> SortKey {
+        match s {
+            SortArg::SelfTime => SortKey::SelfTime,
+            SortArg::Total => SortKey::Total,
+            SortArg::Count => SortKey::Count,
+            SortArg::Avg => SortKey::Avg,
+            SortArg::Name => SortKey::Name,
+        }
+    }
+}
+
+fn parse_regex(s: &str) -> Result<Regex, String> {
+    Regex::new(s).map_err(|e| format!("invalid regex: {e}"))
+}
+
+/// Arguments of `stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Only events of these categories (comma-separated; raw `cat` or canonical name, so `cpu_op`
+    /// also matches legacy `Operator`) [default: all slices]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub cat: Option<Vec<String>>,
+    /// Categories that count as children for self time without rows of their own
+    /// (e.g. python_function)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub nest_cat: Vec<String>,
+    /// Row order
+    #[arg(long, value_enum, default_value = "self")]
+    pub sort: SortArg,
+    /// Show at most N rows per capture [default: 40 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Only processes / XPlane planes whose name matches this regex
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub plane: Option<Regex>,
+    /// Only tracks / XPlane lines whose name matches this regex
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub line: Option<Regex>,
+    /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
+    #[arg(long)]
+    pub unified: bool,
+}
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
 pub fn main() -> i32 {
-    0
+    run(std::env::args_os())
+}
+
+/// Runs with explicit arguments (the first is the program name).
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match cli.command {
+        Some(Command::Summary(a)) => cmd_summary(&a),
+        Some(Command::Stats(a)) => cmd_stats(&a),
+        None => {
+            let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            if !path.exists() {
+                return fail(&format!(
+                    "{}: no such file or directory",
+                    clean(&path.display().to_string())
+                ));
+            }
+            match crate::ui::run(&path) {
+                Ok(()) => 0,
+                Err(e) => fail(&e.to_string()),
+            }
+        }
+    }
+}
+
+fn fail(msg: &str) -> i32 {
+    eprintln!("tracetui: error: {msg}");
+    1
+}
+
+/// Discovers captures; prints problems to stderr. `Err(code)` when nothing can be loaded.
+fn catalog(path: &Path) -> Result<Catalog, i32> {
+    let cat = match discover::discover(path) {
+        Ok(c) => c,
+        Err(e) => return Err(fail(&clean(&e.to_string()))),
+    };
+    for (p, why) in &cat.problems {
+        eprintln!(
+            "tracetui: warning: {}: {}",
+            clean(&p.display().to_string()),
+            clean(why)
+        );
+    }
+    if cat.is_empty() {
+        return Err(fail(&format!(
+            "{}: no captures found (looked for *.xplane.pb, *.pt.trace.json[.gz] and Chrome trace \
+             JSON)",
+            clean(&path.display().to_string())
+        )));
+    }
+    Ok(cat)
+}
+
+/// Writes `s` to stdout; a closed pipe (`| head`) is not an error.
+fn emit(s: &str) -> Result<(), i32> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(0),
+        Err(e) => Err(fail(&format!("cannot write output: {e}"))),
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")) + "\n"
+}
+
+/// Exit code after loading: 1 when every capture failed, else 0; failures listed on stderr.
+fn finish<'a>(errors: impl Iterator<Item = (&'a str, Option<&'a String>)>, total: usize) -> i32 {
+    let mut failed = 0;
+    for (_, e) in errors {
+        if let Some(e) = e {
+            failed += 1;
+            eprintln!("tracetui: error: {}", clean(e));
+        }
+    }
+    if failed == total {
+        1
+    } else {
+        if failed > 0 {
+            eprintln!("tracetui: {failed} of {total} captures could not be loaded");
+        }
+        0
+    }
+}
+
+fn captures(cat: &Catalog) -> Vec<&CaptureFile> {
+    cat.captures().collect()
+}
+
+#[derive(Serialize)]
+struct Problem {
+    path: String,
+    message: String,
+}
+
+fn problems(cat: &Catalog) -> Vec<Problem> {
+    cat.problems
+        .iter()
+        .map(|(p, m)| Problem {
+            path: p.display().to_string(),
+            message: m.clone(),
+        })
+        .collect()
+}
+
+fn cmd_summary(a: &SummaryArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let sums = load::map_loaded(&caps, LOAD_THREADS, summary::summarize);
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [summary::CaptureSummary],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &sums,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, c) in sums.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&summary::render_text(c));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        sums.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        sums.len(),
+    )
+}
+
+fn cmd_stats(a: &StatsArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = StatsOptions {
+        cats: a.cat.clone(),
+        nest_cats: a.nest_cat.clone(),
+        plane: a.plane.clone(),
+        line: a.line.clone(),
+        unified: a.unified,
+    };
+    let limit = a.limit.or(if a.json { None } else { Some(40) });
+    let sort = SortKey::from(a.sort);
+    let tables = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        stats::capture_stats(cap, loaded, &opts, sort, limit)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [stats::CaptureStats],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &tables,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, t) in tables.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&stats::render_text(t));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        tables.len(),
+    )
 }

@@ -1,0 +1,50 @@
+//! Loads captures on a small pool of threads, one capture per thread at a time, and turns each into
+//! a small report right away so at most `threads` captures are in memory.
+
+use crate::discover::CaptureFile;
+use crate::formats::{LoadError, Progress};
+use crate::model::Capture;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Loads every capture with `threads` workers and maps each result with `f`; results keep the
+/// order of `caps`. A loader panic becomes a load error instead of aborting the other captures.
+pub fn map_loaded<T, F>(caps: &[&CaptureFile], threads: usize, f: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(&CaptureFile, Result<Capture, LoadError>) -> T + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..caps.len()).map(|_| None).collect());
+    let threads = threads.clamp(1, caps.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(cap) = caps.get(i) else { break };
+                    let loaded = catch_unwind(AssertUnwindSafe(|| cap.load(&Progress::default())))
+                        .unwrap_or_else(|_| {
+                            Err(LoadError::new(
+                                &cap.path,
+                                None,
+                                "internal error: the loader panicked (please report this file)",
+                            ))
+                        });
+                    let r = f(cap, loaded);
+                    if let Ok(mut v) = out.lock()
+                        && let Some(slot) = v.get_mut(i)
+                    {
+                        *slot = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    out.into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
+}

@@ -1,0 +1,160 @@
+//! `tracetui stats`: per-name statistics tables (see [`crate::analysis::stats`]).
+
+use super::text::{self, Align, clean};
+use crate::analysis::stats::{SortKey, StatsOptions, compute, sort_rows};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::Capture;
+use serde::Serialize;
+
+/// One row of `stats --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct StatJson {
+    /// Name (or unified name / `ProfilerStep*` group).
+    pub name: String,
+    /// Events (aggregated events count their occurrences).
+    pub count: u64,
+    /// Σ duration, ns.
+    pub total_ns: f64,
+    /// Σ self time, ns.
+    pub self_ns: f64,
+    /// total / count, ns.
+    pub avg_ns: f64,
+    /// Shortest timed event, ns (null when only aggregated events).
+    pub min_ns: Option<f64>,
+    /// Longest timed event, ns.
+    pub max_ns: Option<f64>,
+    /// Share of all self time of the capture, percent.
+    pub self_pct: f64,
+}
+
+/// One capture of `stats --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureStats {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Σ self time over all rows (before `--limit`), ns.
+    pub total_self_ns: f64,
+    /// Number of rows before `--limit`.
+    pub names: usize,
+    /// Rows, sorted and limited.
+    pub stats: Vec<StatJson>,
+}
+
+fn ns(ps: i64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// Computes the (sorted, limited) table of one capture.
+pub fn capture_stats(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    opts: &StatsOptions,
+    sort: SortKey,
+    limit: Option<usize>,
+) -> CaptureStats {
+    let mut out = CaptureStats {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        total_self_ns: 0.0,
+        names: 0,
+        stats: Vec::new(),
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    let mut t = compute(&c, opts);
+    drop(c);
+    sort_rows(&mut t.rows, sort);
+    out.total_self_ns = ns(t.total_self_ps);
+    out.names = t.rows.len();
+    out.stats = t
+        .rows
+        .iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|r| StatJson {
+            name: r.name.clone(),
+            count: r.count,
+            total_ns: ns(r.total_ps),
+            self_ns: ns(r.self_ps),
+            avg_ns: r.avg_ps() / 1000.0,
+            min_ns: r.min_ps.map(ns),
+            max_ns: r.max_ps.map(ns),
+            self_pct: t.self_pct(r),
+        })
+        .collect();
+    out
+}
+
+/// Renders one capture's table for people.
+pub fn render_text(s: &CaptureStats) -> String {
+    let mut o = format!(
+        "== {}  run {}  host {}\n",
+        clean(&s.path),
+        clean(&s.run),
+        clean(&s.host)
+    );
+    if let Some(e) = &s.error {
+        o.push_str(&format!("   error: {}\n", clean(e)));
+        return o;
+    }
+    if s.stats.is_empty() {
+        o.push_str("   no events match the filters\n");
+        return o;
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let rows: Vec<Vec<String>> = s
+        .stats
+        .iter()
+        .map(|r| {
+            vec![
+                text::fit(&clean(&r.name), 60).into_owned(),
+                r.count.to_string(),
+                d(r.total_ns),
+                d(r.self_ns),
+                format!("{:.2}%", r.self_pct),
+                d(r.avg_ns),
+                r.min_ns.map_or("-".into(), d),
+                r.max_ns.map_or("-".into(), d),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("NAME", Align::Left),
+            ("COUNT", Align::Right),
+            ("TOTAL", Align::Right),
+            ("SELF", Align::Right),
+            ("SELF %", Align::Right),
+            ("AVG", Align::Right),
+            ("MIN", Align::Right),
+            ("MAX", Align::Right),
+        ],
+        &rows,
+    ));
+    o.push_str(&format!(
+        "   self time total: {}; {} names{}\n",
+        d(s.total_self_ns),
+        s.names,
+        if s.names > s.stats.len() {
+            format!(" (showing {}; --limit to change)", s.stats.len())
+        } else {
+            String::new()
+        }
+    ));
+    o
+}

@@ -1,0 +1,267 @@
+//! `tracetui summary`: what each capture holds (span, events, tracks, warnings).
+
+use super::text::{self, Align, clean};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::{Capture, Ps};
+use serde::Serialize;
+
+/// One track of a capture summary (JSON shape documented in docs/cli.md).
+#[derive(Serialize, Clone, Debug)]
+pub struct TrackSummary {
+    /// Process / plane display name.
+    pub process: String,
+    /// Track display name.
+    pub name: String,
+    /// Stable name (`pid 12/thread:tid 7`).
+    pub id: String,
+    /// Track kind (`thread`, `gpu_stream`, `xline`, ...).
+    pub kind: &'static str,
+    /// Slices + instants + counter samples + aggregated events on the track.
+    pub events: u64,
+    /// Slices on the track.
+    pub slices: u64,
+    /// Deepest nesting depth.
+    pub max_depth: u16,
+}
+
+/// A load warning.
+#[derive(Serialize, Clone, Debug)]
+pub struct WarningSummary {
+    /// Stable kind (`truncated`, `unmatched_end`, ...).
+    pub kind: &'static str,
+    /// Occurrences.
+    pub count: u64,
+    /// First occurrence, for people.
+    pub message: String,
+}
+
+/// One capture of `summary --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureSummary {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Format (`xplane`, `kineto`, `xprof-json`, `chrome-json`).
+    pub format: &'static str,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Other files with the same capture, not loaded.
+    pub alternates: Vec<String>,
+    /// Why loading failed (the other fields but `path`..`alternates` are then absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Earliest start and latest end, ns relative to the origin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_ns: Option<[i64; 2]>,
+    /// Wall-clock epoch ns of the origin, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin_epoch_ns: Option<i64>,
+    /// Total events (slices, instants, counter samples, aggregated events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+    /// Slices only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slices: Option<u64>,
+    /// Processes / planes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processes: Option<u64>,
+    /// Tracks in display order (process sort index, then track sort index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracks: Option<Vec<TrackSummary>>,
+    /// Everything skipped or repaired while loading.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<WarningSummary>>,
+}
+
+fn ps_to_ns(ps: Ps) -> i64 {
+    ps.div_euclid(1000)
+}
+
+fn base(cap: &CaptureFile) -> CaptureSummary {
+    CaptureSummary {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        format: cap.format.name(),
+        bytes: cap.bytes,
+        alternates: cap
+            .alternates
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        error: None,
+        span_ns: None,
+        origin_epoch_ns: None,
+        events: None,
+        slices: None,
+        processes: None,
+        tracks: None,
+        warnings: None,
+    }
+}
+
+/// Summarizes a loaded capture (or its load error).
+pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> CaptureSummary {
+    let mut out = base(cap);
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    if let Some(f) = c.format {
+        out.format = f.name();
+    }
+    out.span_ns = Some([ps_to_ns(c.span.0), ps_to_ns(c.span.1)]);
+    out.origin_epoch_ns = c.origin_epoch_ns;
+    out.events = Some(c.event_count());
+    out.slices = Some(c.slices.len() as u64);
+    out.processes = Some(c.processes.len() as u64);
+    let mut agg_per_track = vec![0u64; c.tracks.len()];
+    for a in &c.aggregated {
+        if let Some(n) = agg_per_track.get_mut(a.track as usize) {
+            *n += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..c.tracks.len()).collect();
+    order.sort_by_key(|&t| {
+        let tr = &c.tracks[t];
+        let p = c.processes.get(tr.process as usize);
+        (p.map_or(0, |p| p.sort_index), tr.process, tr.sort_index, t)
+    });
+    out.tracks = Some(
+        order
+            .into_iter()
+            .map(|t| {
+                let tr = &c.tracks[t];
+                let samples = tr
+                    .counter
+                    .and_then(|k| c.counters.get(k as usize))
+                    .map_or(0, |s| s.ts.len() as u64);
+                let slices = tr.slice_count() as u64;
+                let instants = u64::from(tr.instants.1.saturating_sub(tr.instants.0));
+                let id = c.track_stable_name(t as u32);
+                let name = c.track_name(t as u32);
+                TrackSummary {
+                    process: c.process_name(tr.process),
+                    name: if name.is_empty() { id.clone() } else { name },
+                    id,
+                    kind: tr.kind.name(),
+                    events: slices + instants + samples + agg_per_track[t],
+                    slices,
+                    max_depth: tr.max_depth,
+                }
+            })
+            .collect(),
+    );
+    out.warnings = Some(
+        c.warnings
+            .iter()
+            .map(|w| WarningSummary {
+                kind: w.kind,
+                count: w.count,
+                message: w.message.clone(),
+            })
+            .collect(),
+    );
+    out
+}
+
+/// Renders one capture summary for people.
+pub fn render_text(s: &CaptureSummary) -> String {
+    let mut o = String::new();
+    o.push_str(&format!(
+        "== {}  run {}  host {}  ({})\n",
+        clean(&s.path),
+        clean(&s.run),
+        clean(&s.host),
+        s.format
+    ));
+    if !s.alternates.is_empty() {
+        let names: Vec<String> = s
+            .alternates
+            .iter()
+            .map(|p| {
+                let n = std::path::Path::new(p)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| p.clone());
+                clean(&n).into_owned()
+            })
+            .collect();
+        o.push_str(&format!(
+            "   also:     {} (same capture, not loaded)\n",
+            names.join(", ")
+        ));
+    }
+    if let Some(e) = &s.error {
+        o.push_str(&format!("   error:    {}\n", clean(e)));
+        return o;
+    }
+    if let Some([a, b]) = s.span_ns {
+        o.push_str(&format!(
+            "   span:     {} … {}  ({})\n",
+            text::dur(a as f64 * 1e3),
+            text::dur(b as f64 * 1e3),
+            text::dur((b - a) as f64 * 1e3)
+        ));
+    }
+    if let Some(ep) = s.origin_epoch_ns {
+        o.push_str(&format!("   origin:   epoch {ep} ns\n"));
+    }
+    o.push_str(&format!(
+        "   events:   {} ({} slices) in {} processes, {} tracks; file {}\n",
+        s.events.unwrap_or(0),
+        s.slices.unwrap_or(0),
+        s.processes.unwrap_or(0),
+        s.tracks.as_ref().map_or(0, |t| t.len()),
+        text::bytes(s.bytes)
+    ));
+    if let Some(tracks) = &s.tracks
+        && !tracks.is_empty()
+    {
+        let rows: Vec<Vec<String>> = tracks
+            .iter()
+            .map(|t| {
+                vec![
+                    text::fit(&clean(&t.process), 40).into_owned(),
+                    text::fit(&clean(&t.name), 48).into_owned(),
+                    t.kind.to_string(),
+                    t.events.to_string(),
+                    t.max_depth.to_string(),
+                ]
+            })
+            .collect();
+        o.push_str(&text::table(
+            "   ",
+            &[
+                ("PROCESS", Align::Left),
+                ("TRACK", Align::Left),
+                ("KIND", Align::Left),
+                ("EVENTS", Align::Right),
+                ("DEPTH", Align::Right),
+            ],
+            &rows,
+        ));
+    }
+    match &s.warnings {
+        Some(w) if !w.is_empty() => {
+            o.push_str("   warnings:\n");
+            for w in w {
+                o.push_str(&format!(
+                    "     {} ×{}: {}\n",
+                    w.kind,
+                    w.count,
+                    clean(&w.message)
+                ));
+            }
+        }
+        _ => o.push_str("   warnings: none\n"),
+    }
+    o
+}

@@ -1,0 +1,144 @@
+//! Text helpers for terminal output: control-character scrubbing, durations, column alignment.
+
+use std::borrow::Cow;
+
+/// Replaces control characters (event names are data) with a visible `\xNN` / `\u{..}` escape.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for ch in s.chars() {
+        if is_unsafe(ch) {
+            if (ch as u32) < 0x100 {
+                out.push_str(&format!("\\x{:02x}", ch as u32));
+            } else {
+                out.push_str(&format!("\\u{{{:x}}}", ch as u32));
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Control characters and bidi overrides, which could move the cursor or reorder the line.
+fn is_unsafe(ch: char) -> bool {
+    ch.is_control() || matches!(ch, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
+    if s.chars().count() <= max {
+        return Cow::Borrowed(s);
+    }
+    let keep: String = s.chars().take(max.saturating_sub(1)).collect();
+    Cow::Owned(keep + "…")
+}
+
+/// A duration in ps as a short human string (`812 ps`, `1.250 µs`, `12.345 ms`, `3.210 s`).
+pub fn dur(ps: f64) -> String {
+    let a = ps.abs();
+    if a < 1e3 {
+        format!("{ps:.0} ps")
+    } else if a < 1e6 {
+        format!("{:.3} ns", ps / 1e3)
+    } else if a < 1e9 {
+        format!("{:.3} µs", ps / 1e6)
+    } else if a < 1e12 {
+        format!("{:.3} ms", ps / 1e9)
+    } else {
+        format!("{:.3} s", ps / 1e12)
+    }
+}
+
+/// A byte count with a binary unit.
+pub fn bytes(n: u64) -> String {
+    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < U.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", U[u])
+    }
+}
+
+/// Column alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// Pad on the right.
+    Left,
+    /// Pad on the left (numbers).
+    Right,
+}
+
+/// Renders rows as aligned columns separated by two spaces, each line prefixed with `indent`.
+pub fn table(indent: &str, header: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+    let n = header.len();
+    let mut w: Vec<usize> = header.iter().map(|h| h.0.chars().count()).collect();
+    for r in rows {
+        for (k, cell) in r.iter().enumerate().take(n) {
+            w[k] = w[k].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &mut dyn Iterator<Item = &str>, out: &mut String| {
+        let mut s = String::from(indent);
+        for (k, cell) in cells.enumerate().take(n) {
+            if k > 0 {
+                s.push_str("  ");
+            }
+            let pad = w[k].saturating_sub(cell.chars().count());
+            match header[k].1 {
+                Align::Left => {
+                    s.push_str(cell);
+                    if k + 1 < n {
+                        s.extend(std::iter::repeat_n(' ', pad));
+                    }
+                }
+                Align::Right => {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(cell);
+                }
+            }
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    line(&mut header.iter().map(|h| h.0), &mut out);
+    for r in rows {
+        line(&mut r.iter().map(|c| c.as_str()), &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrubs_and_formats() {
+        assert_eq!(clean("aten::mm"), "aten::mm");
+        assert_eq!(clean("a\x1b[2Jb\n"), "a\\x1b[2Jb\\x0a");
+        assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 4), "abc");
+        assert_eq!(dur(1.5e9), "1.500 ms");
+        assert_eq!(dur(999.0), "999 ps");
+        assert_eq!(bytes(2048), "2.0 KiB");
+        let t = table(
+            "",
+            &[("NAME", Align::Left), ("N", Align::Right)],
+            &[
+                vec!["a".into(), "10".into()],
+                vec!["bbb".into(), "2".into()],
+            ],
+        );
+        assert_eq!(t, "NAME   N\na     10\nbbb    2\n");
+    }
+}

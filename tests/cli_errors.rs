@@ -1,0 +1,188 @@
+//! CLI behaviour on bad input: clear one-line errors naming the file, exit codes 0 / 1 / 2,
+//! never a panic; the good captures of a directory are still reported.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Runs tracetui; returns (exit code, stdout, stderr).
+fn run<I, S>(args: I) -> (i32, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args(args)
+        .output()
+        .expect("run tracetui");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "tracetui panicked: {err}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        err,
+    )
+}
+
+/// Not JSON at byte 57.
+const BROKEN: &str = r#"{"schemaVersion": 1, "traceEvents": [ {"ph": "X", "ts": nope} ]}"#;
+
+fn good_trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cli/worker0.1795311589169457977.pt.trace.json.gz")
+}
+
+#[test]
+fn missing_path_exits_1() {
+    let (code, _, err) = run(["summary", "/definitely/not/here"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/definitely/not/here: no such file"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = run(["/definitely/not/here"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(run(["stats"]).0, 2);
+    assert_eq!(run(["stats", ".", "--sort", "sideways"]).0, 2);
+    let (code, _, err) = run(["stats", ".", "--plane", "(unclosed"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid regex"), "{err}");
+    assert_eq!(run(["summary", "--bogus", "."]).0, 2);
+    let (code, out, _) = run(["--help"]);
+    assert_eq!(code, 0);
+    for want in ["summary", "stats", "Examples"] {
+        assert!(out.contains(want), "{out}");
+    }
+    let (code, out, _) = run(["stats", "--help"]);
+    assert_eq!(code, 0);
+    for want in ["--cat", "--unified", "--plane", "--sort", "key_averages"] {
+        assert!(out.contains(want), "{out}");
+    }
+}
+
+#[test]
+fn directory_without_captures_exits_1() {
+    let d = tempfile::tempdir().expect("tempdir");
+    fs::write(d.path().join("notes.txt"), "hello").expect("write");
+    fs::write(d.path().join("config.json"), r#"{"lr":0.1}"#).expect("write");
+    for cmd in ["summary", "stats"] {
+        let (code, _, err) = run([OsStr::new(cmd), d.path().as_os_str()]);
+        assert_eq!(code, 1);
+        assert!(err.contains("no captures found"), "{err}");
+    }
+}
+
+#[test]
+fn file_that_is_not_a_trace_exits_1_naming_it() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = d.path().join("model.bin");
+    fs::write(&f, [0u8, 1, 2, 3, 255]).expect("write");
+    let (code, _, err) = run([OsStr::new("summary"), f.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("model.bin"), "{err}");
+    assert!(err.contains("not a recognized trace file"), "{err}");
+}
+
+#[test]
+fn broken_capture_alone_exits_1_naming_it() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let bad = d.path().join("w.2.pt.trace.json");
+    fs::write(&bad, BROKEN).expect("write");
+    for cmd in ["summary", "stats"] {
+        let (code, _, err) = run([OsStr::new(cmd), bad.as_os_str()]);
+        assert_eq!(code, 1);
+        assert!(err.contains("w.2.pt.trace.json: at byte 57:"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn truncated_capture_loads_with_a_warning() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = d.path().join("cut.json");
+    fs::write(
+        &f,
+        r#"{"traceEvents": [ {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, {"ph": "X", "na"#,
+    )
+    .expect("write");
+    let (code, out, err) = run([OsStr::new("summary"), f.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("truncated"), "{out}");
+    let (code, out, _) = run([OsStr::new("summary"), OsStr::new("--json"), f.as_os_str()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let w = &v["captures"][0]["warnings"];
+    assert!(
+        w.as_array()
+            .expect("warnings")
+            .iter()
+            .any(|w| w["kind"] == "truncated" && w["count"].as_u64() >= Some(1)),
+        "{w}"
+    );
+    assert_eq!(v["captures"][0]["events"], 1);
+}
+
+#[test]
+fn good_and_bad_captures_in_one_dir() {
+    let d = tempfile::tempdir().expect("tempdir");
+    fs::copy(good_trace(), d.path().join("w.1.pt.trace.json.gz")).expect("copy");
+    let bad = d.path().join("w.2.pt.trace.json");
+    fs::write(&bad, BROKEN).expect("write");
+    let (code, out, err) = run([
+        OsStr::new("summary"),
+        OsStr::new("--json"),
+        d.path().as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("w.2.pt.trace.json") && err.contains("at byte"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("summary --json");
+    let caps = v["captures"].as_array().expect("captures");
+    assert_eq!(caps.len(), 2);
+    let by_suffix = |s: &str| {
+        caps.iter()
+            .find(|c| c["path"].as_str().is_some_and(|p| p.ends_with(s)))
+            .expect("capture")
+    };
+    let good = by_suffix("w.1.pt.trace.json.gz");
+    assert!(good.get("error").is_none());
+    assert!(good["events"].as_u64().is_some_and(|n| n > 0));
+    assert_eq!(good["host"], "w");
+    let span = good["span_ns"].as_array().expect("span");
+    assert!(span[0].as_i64() <= span[1].as_i64());
+    assert!(!good["tracks"].as_array().expect("tracks").is_empty());
+    let failed = by_suffix("w.2.pt.trace.json");
+    assert!(
+        failed["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("at byte"))
+    );
+    // text mode shows both
+    let (code, out, _) = run([OsStr::new("summary"), d.path().as_os_str()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("w.1.pt.trace.json.gz") && out.contains("error:"),
+        "{out}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file_is_reported_with_its_name() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = d.path().join("locked.pt.trace.json");
+    fs::write(&f, "{}").expect("write");
+    fs::set_permissions(&f, fs::Permissions::from_mode(0o000)).expect("chmod");
+    if fs::File::open(&f).is_ok() {
+        return; // running as root: permissions are not enforced
+    }
+    let (code, _, err) = run([OsStr::new("summary"), d.path().as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("locked.pt.trace.json"), "{err}");
+}
