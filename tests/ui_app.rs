@@ -25,11 +25,11 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
         if let Cmd::Load {
             generation,
             entry,
-            source,
+            capture,
             progress,
         } = c
         {
-            let result = loader::load_sync(&source, &progress).map(Arc::new);
+            let result = loader::load_sync(&capture, &progress).map(Arc::new);
             let more = app.update(Msg::Load(LoadDone {
                 generation,
                 entry,
@@ -261,7 +261,7 @@ fn sample_captures_open_through_the_loader() {
     run_cmds(&mut app, cmds);
     snap("sample_80x24_first", &app);
     app.update(code(KeyCode::Esc));
-    app.update(code(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::Picker);
     app.update(key('j'));
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);

@@ -34,7 +34,7 @@ pub enum Cmd {
         /// Entry index.
         entry: usize,
         /// What to load.
-        source: crate::model::SourceInfo,
+        capture: CaptureRef,
         /// Shared progress (the app reads it to draw the bar).
         progress: Arc<Progress>,
     },
@@ -338,7 +338,7 @@ impl App {
                 cmds.push(Cmd::Load {
                     generation: self.generation,
                     entry: i,
-                    source: self.entries[i].capture.source.clone(),
+                    capture: self.entries[i].capture.clone(),
                     progress,
                 });
             }

@@ -3,7 +3,7 @@
 
 use crate::formats;
 use crate::model::{Format, SourceInfo};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 /// One capture the user can open.
@@ -46,51 +46,32 @@ impl CaptureRef {
     }
 }
 
-/// Finds the captures below `path` (a file gives itself), newest first. An XProf host with both
-/// `host.xplane.pb` and `host.trace.json.gz` in one directory is offered once, as XPlane.
+/// Finds the captures below `path` with discovery (runs newest first; a file gives itself). An
+/// XProf host with both an XPlane and a JSON export is offered once, as XPlane.
 pub fn scan(path: &Path) -> std::io::Result<Vec<CaptureRef>> {
-    let meta = std::fs::metadata(path)?;
-    if meta.is_file() {
-        let root = path.parent().unwrap_or(Path::new("."));
-        return Ok(vec![CaptureRef::from_file(path, root)]);
-    }
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![(path.to_path_buf(), 0u32)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() && depth < 12 {
-                stack.push((p, depth + 1));
-            } else if ft.is_file() && formats::format_of(&p).is_some() {
-                files.push(p);
-            }
+    let cat = crate::discover::discover(path)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?;
+    Ok(cat
+        .captures()
+        .map(|c| CaptureRef {
+            source: c.source_info(),
+            format: Some(c.format),
+            modified: Some(c.mtime),
+        })
+        .collect())
+}
+
+/// Loads a capture with the loader its format needs (sniffed JSON with odd names included).
+pub fn load(
+    c: &CaptureRef,
+    progress: &formats::Progress,
+) -> Result<crate::model::Capture, formats::LoadError> {
+    let src = c.source.clone();
+    match c.format {
+        Some(Format::XPlane) => formats::xplane::load(&c.source.path, src, progress),
+        _ if formats::format_of(&c.source.path).is_some() => {
+            formats::load(&c.source.path, src, progress)
         }
+        _ => formats::chrome::load(&c.source.path, src, progress),
     }
-    files.sort();
-    let has_xplane = |p: &Path| -> bool {
-        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-            return false;
-        };
-        let Some(host) = name.strip_suffix(".trace.json.gz") else {
-            return false;
-        };
-        let dir = p.parent().unwrap_or(Path::new("."));
-        dir.join(format!("{host}.xplane.pb")).exists()
-            || dir.join(format!("{host}.xplane.pb.gz")).exists()
-    };
-    let mut out: Vec<CaptureRef> = files
-        .iter()
-        .filter(|p| !has_xplane(p))
-        .map(|p| CaptureRef::from_file(p, path))
-        .collect();
-    out.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.source.path.cmp(&b.source.path))
-    });
-    Ok(out)
 }

@@ -27,7 +27,10 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
         let line = match *row {
             Row::Process(p) => {
                 style = style.add_modifier(Modifier::BOLD);
-                let name = cap.process_name(p);
+                let mut name = cap.process_name(p);
+                if name.trim().is_empty() {
+                    name = cap.process_stable_name(p);
+                }
                 let folded = app.collapsed.contains(&p);
                 let n = cap.tracks.iter().filter(|t| t.process == p).count();
                 if folded {

@@ -2,9 +2,10 @@
 //! thread, reporting through [`Progress`] and one message at the end. Tests call [`load_sync`],
 //! the same code without the thread.
 
-use crate::formats::{self, Progress};
+use super::catalog::{self, CaptureRef};
+use crate::formats::Progress;
 use crate::index::CaptureIndex;
-use crate::model::{Capture, NO_SLICE, SourceInfo};
+use crate::model::{Capture, NO_SLICE};
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -94,9 +95,9 @@ fn partners(cap: &Capture) -> Vec<(u32, u32)> {
 }
 
 /// Loads and indexes one capture on the calling thread.
-pub fn load_sync(source: &SourceInfo, progress: &Progress) -> Result<Loaded, String> {
+pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
     let started = Instant::now();
-    let cap = formats::load(&source.path, source.clone(), progress).map_err(|e| e.to_string())?;
+    let cap = catalog::load(capture, progress).map_err(|e| e.to_string())?;
     if progress.cancelled() {
         return Err("cancelled".into());
     }
@@ -118,7 +119,7 @@ pub struct LoadDone {
 pub fn spawn<M: Send + 'static>(
     generation: u64,
     entry: usize,
-    source: SourceInfo,
+    capture: CaptureRef,
     progress: Arc<Progress>,
     tx: Sender<M>,
     wrap: fn(LoadDone) -> M,
@@ -126,7 +127,7 @@ pub fn spawn<M: Send + 'static>(
     let r = std::thread::Builder::new()
         .name(format!("tracetui-load-{generation}"))
         .spawn(move || {
-            let result = load_sync(&source, &progress).map(Arc::new);
+            let result = load_sync(&capture, &progress).map(Arc::new);
             let _ = tx.send(wrap(LoadDone {
                 generation,
                 entry,

@@ -97,9 +97,9 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
             Cmd::Load {
                 generation,
                 entry,
-                source,
+                capture,
                 progress,
-            } => loader::spawn(generation, entry, source, progress, tx.clone(), Msg::Load),
+            } => loader::spawn(generation, entry, capture, progress, tx.clone(), Msg::Load),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
             Cmd::Quit => quit = true,
         }

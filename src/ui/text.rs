@@ -44,21 +44,28 @@ pub fn fold(name: &str) -> Cow<'_, str> {
     let mut depth = 0usize;
     let mut closer = ' ';
     let mut prev = ' ';
+    // Text inside the outermost fold: restored when it is only digits (`file.py(12)`).
+    let mut inner = String::new();
     for c in src.chars() {
         if depth > 0 {
-            match c {
-                '<' | '(' if c == opener(closer) => depth += 1,
-                _ if c == closer => {
-                    depth -= 1;
-                    if depth == 0 {
-                        out.push('…');
-                        out.push(c);
-                    }
+            if c == opener(closer) {
+                depth += 1;
+            } else if c == closer {
+                depth -= 1;
+            }
+            if depth == 0 {
+                if !inner.is_empty() && inner.chars().all(|d| d.is_ascii_digit()) {
+                    out.push_str(&inner);
+                } else {
+                    out.push('…');
                 }
-                _ => {}
+                out.push(c);
+            } else {
+                inner.push(c);
             }
         } else if (c == '<' || c == '(') && is_ident(prev) && !(c == '<' && prev == '>') {
             depth = 1;
+            inner.clear();
             closer = if c == '<' { '>' } else { ')' };
             out.push(c);
         } else {
@@ -143,6 +150,10 @@ mod tests {
         assert_eq!(fold("f<a<b>, c>(x)"), "f<…>(…)");
         assert_eq!(fold("broken<a"), "broken<…");
         assert_eq!(fold("aten::mm"), "aten::mm");
+        assert_eq!(
+            fold("gen_torch.py(12): <module>"),
+            "gen_torch.py(12): <module>"
+        );
         assert_eq!(fold("x\x07<y>"), "x\u{FFFD}<y>");
     }
 
