@@ -1,0 +1,77 @@
+//! The list of captures the explorer offers: from discovery (a log dir with runs/hosts/workers,
+//! newest first), or a single file.
+
+use crate::formats;
+use crate::model::{Format, SourceInfo};
+use std::path::Path;
+use std::time::SystemTime;
+
+/// One capture the user can open.
+#[derive(Clone, Debug)]
+pub struct CaptureRef {
+    /// Path, run, host and size.
+    pub source: SourceInfo,
+    /// Format guessed from the file name.
+    pub format: Option<Format>,
+    /// Modification time of the file.
+    pub modified: Option<SystemTime>,
+}
+
+impl CaptureRef {
+    /// A reference to one file, named after its parent directory and file stem.
+    pub fn from_file(path: &Path, root: &Path) -> CaptureRef {
+        let meta = std::fs::metadata(path).ok();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let host = name.split('.').next().unwrap_or(name).to_string();
+        let run = path
+            .parent()
+            .and_then(|p| p.strip_prefix(root).ok())
+            .map(|p| p.display().to_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| {
+                root.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| ".".into())
+            });
+        CaptureRef {
+            source: SourceInfo {
+                path: path.to_path_buf(),
+                run,
+                host,
+                file_bytes: meta.as_ref().map_or(0, |m| m.len()),
+            },
+            format: formats::format_of(path),
+            modified: meta.and_then(|m| m.modified().ok()),
+        }
+    }
+}
+
+/// Finds the captures below `path` with discovery (runs newest first; a file gives itself). An
+/// XProf host with both an XPlane and a JSON export is offered once, as XPlane.
+pub fn scan(path: &Path) -> std::io::Result<Vec<CaptureRef>> {
+    let cat = crate::discover::discover(path)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?;
+    Ok(cat
+        .captures()
+        .map(|c| CaptureRef {
+            source: c.source_info(),
+            format: Some(c.format),
+            modified: Some(c.mtime),
+        })
+        .collect())
+}
+
+/// Loads a capture with the loader its format needs (sniffed JSON with odd names included).
+pub fn load(
+    c: &CaptureRef,
+    progress: &formats::Progress,
+) -> Result<crate::model::Capture, formats::LoadError> {
+    let src = c.source.clone();
+    match c.format {
+        Some(Format::XPlane) => formats::xplane::load(&c.source.path, src, progress),
+        _ if formats::format_of(&c.source.path).is_some() => {
+            formats::load(&c.source.path, src, progress)
+        }
+        _ => formats::chrome::load(&c.source.path, src, progress),
+    }
+}

@@ -1,0 +1,181 @@
+//! The details panel: the selected slice (name, category, track, times, self time, depth, parent
+//! chain, args, flow partner) or the aggregate of a marked range.
+
+use super::app::{App, Mark};
+use super::loader::Loaded;
+use super::ruler::{format_dur, format_time};
+use super::text;
+use crate::model::ArgValue;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+/// Self time of slice `id`: its duration minus its direct children's.
+pub fn self_time(l: &Loaded, id: u32) -> i64 {
+    let s = &l.cap.slices;
+    let kids: i64 = l
+        .index
+        .children(&l.cap, id)
+        .iter()
+        .map(|&c| s.dur[c as usize])
+        .sum();
+    (s.dur[id as usize] - kids).max(0)
+}
+
+/// Parent chain from the root down to (excluding) `id`, at most 32 deep.
+pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
+    let mut chain = Vec::new();
+    let mut cur = id;
+    while let Some(p) = l.index.parent(&l.cap, cur) {
+        chain.push(p);
+        cur = p;
+        if chain.len() >= 32 {
+            break;
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+/// The lines describing the selection (most important first).
+pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
+    let cap = &l.cap;
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let mut out = Vec::new();
+    if let Mark::Range(a, b, st) = &app.mark {
+        let busy: Vec<String> = st
+            .busy
+            .iter()
+            .take(6)
+            .map(|&(t, busy)| {
+                let pct = busy as f64 * 100.0 / (b - a).max(1) as f64;
+                format!("{} {pct:.0}%", text::sanitize(&cap.track_name(t)))
+            })
+            .collect();
+        out.push((
+            format!(
+                "mark {} → {} · {} · {} slices",
+                format_time(*a),
+                format_time(*b),
+                format_dur(b - a),
+                st.slices
+            ),
+            bold,
+        ));
+        out.push((format!("busy: {}", busy.join(" · ")), Style::default()));
+    } else if let Mark::Start(a) = app.mark {
+        out.push((
+            format!(
+                "mark from {} — press m again at the other end",
+                format_time(a)
+            ),
+            bold,
+        ));
+    }
+    let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
+        if out.is_empty() {
+            out.push((
+                "no selection — j/k pick a lane, h/l or Enter select a slice".into(),
+                Style::default(),
+            ));
+        }
+        return out;
+    };
+    let s = &cap.slices;
+    let i = id as usize;
+    let track = cap.track_of(id);
+    let name = text::sanitize(cap.slice_name(id)).into_owned();
+    let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+    out.push((
+        format!(
+            "{name}  · dur {} · self {} · {}",
+            format_dur(s.dur[i]),
+            format_dur(self_time(l, id)),
+            text::sanitize(&cap.track_name(track))
+        ),
+        bold,
+    ));
+    out.push((
+        format!(
+            "{} · depth {} · start {} · end {} · {}",
+            if cat.is_empty() { "-".to_string() } else { cat },
+            s.depth[i],
+            format_time(s.start[i]),
+            format_time(s.end(i)),
+            text::sanitize(&cap.process_name(cap.tracks[track as usize].process))
+        ),
+        Style::default(),
+    ));
+    let chain = breadcrumb(l, id);
+    if !chain.is_empty() {
+        let names: Vec<String> = chain
+            .iter()
+            .map(|&p| text::fold(cap.slice_name(p)).into_owned())
+            .collect();
+        out.push((
+            format!("{} › {}", names.join(" › "), text::fold(&name)),
+            Style::default(),
+        ));
+    }
+    let mut args = Vec::new();
+    let mut long_name = None;
+    for (k, v) in cap.args.iter(s.args[i]) {
+        let key = cap.strings.get(k);
+        let val = v.display(&cap.strings);
+        if key == "long_name"
+            && let ArgValue::Str(_) = v
+        {
+            long_name = Some(val.clone());
+        }
+        args.push(format!("{}={}", text::sanitize(key), text::sanitize(&val)));
+    }
+    if !args.is_empty() {
+        out.push((args.join("  "), Style::default()));
+    }
+    let ps = l.partners_of(id);
+    if !ps.is_empty() {
+        let ix = app.partner_ix.min(ps.len() - 1);
+        let p = ps[ix].1;
+        let pt = cap.track_of(p);
+        out.push((
+            format!(
+                "⇄ {} on {} · {}  [{}/{}]  p jump  >/< next/prev",
+                text::fold(cap.slice_name(p)),
+                text::sanitize(&cap.track_name(pt)),
+                format_dur(s.dur[p as usize]),
+                ix + 1,
+                ps.len()
+            ),
+            Style::default(),
+        ));
+    }
+    if let Some(ln) = long_name {
+        out.push((
+            format!("long name: {}", text::sanitize(&ln)),
+            Style::default(),
+        ));
+    }
+    if s.corr[i] != 0 && ps.is_empty() {
+        out.push((format!("correlation {}", s.corr[i]), Style::default()));
+    }
+    out
+}
+
+/// Draws the panel; on a one-line panel, the first line only.
+pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
+    let w = area.width as usize;
+    for (dy, (line, style)) in lines(app, l)
+        .into_iter()
+        .take(area.height as usize)
+        .enumerate()
+    {
+        let shown = text::fit(&line, w.saturating_sub(1));
+        buf.set_stringn(
+            area.x + 1,
+            area.y + dy as u16,
+            &*shown,
+            w.saturating_sub(1),
+            style,
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! `draw(&App, &mut Frame)`: pure rendering of the whole screen.
+
+use super::app::{App, Screen};
+use super::loader::Loaded;
+use super::ruler::{format_dur, format_time};
+use super::status::count;
+use super::timeline::Timeline;
+use super::{details, gutter, help, picker, ruler, status, text};
+use crate::index::Cell;
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Modifier, Style};
+
+/// Draws the whole screen for `app`.
+pub fn draw(app: &App, f: &mut Frame) {
+    let area = f.area();
+    let buf = f.buffer_mut();
+    let mut cells = Vec::new();
+    draw_into(app, buf, &mut cells);
+    if app.help {
+        help::draw(buf, area);
+    }
+}
+
+/// Draws into a buffer covering the terminal; `cells` is reusable scratch.
+pub fn draw_into(app: &App, buf: &mut Buffer, cells: &mut Vec<Cell>) {
+    let area = buf.area;
+    match app.screen {
+        Screen::Picker => {
+            let mut a = area;
+            a.height = a.height.saturating_sub(1);
+            picker::draw(app, buf, a);
+            let mut s = area;
+            s.y = area.bottom().saturating_sub(1);
+            s.height = area.height.min(1);
+            status::draw(app, buf, s);
+        }
+        Screen::Timeline => {
+            let ar = super::layout::areas(area);
+            match app.loaded() {
+                Some(l) => {
+                    header(app, l, buf, ar.header);
+                    buf.set_stringn(
+                        ar.corner.x,
+                        ar.corner.y,
+                        format!(" {}", format_dur(app.t1 - app.t0)),
+                        ar.corner.width as usize,
+                        Style::default().add_modifier(Modifier::DIM),
+                    );
+                    ruler::draw(buf, ar.ruler, app.t0, app.t1, &app.mark);
+                    gutter::draw(app, l, buf, ar.gutter);
+                    Timeline { app, l }.draw(buf, ar.lanes, cells);
+                    buf.set_stringn(
+                        ar.sep.x,
+                        ar.sep.y,
+                        "─".repeat(ar.sep.width as usize),
+                        ar.sep.width as usize,
+                        Style::default().add_modifier(Modifier::DIM),
+                    );
+                    details::draw(app, l, buf, ar.details);
+                }
+                None => {
+                    buf.set_stringn(
+                        ar.header.x,
+                        ar.header.y,
+                        " tracetui",
+                        ar.header.width as usize,
+                        Style::default().add_modifier(Modifier::BOLD),
+                    );
+                    let mut body = ar.lanes;
+                    body.x = area.x;
+                    body.width = area.width;
+                    status::draw_loading(app, buf, body);
+                }
+            }
+            status::draw(app, buf, ar.status);
+        }
+    }
+}
+
+fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) {
+    let cap = &l.cap;
+    let src = &cap.source;
+    let procs = cap.processes.iter().filter(|p| !p.hidden).count();
+    let left = format!(
+        " tracetui  {} / {} · {} procs · {} tracks · {} events",
+        text::sanitize(&src.run),
+        text::sanitize(&src.host),
+        procs,
+        cap.tracks.len(),
+        count(cap.event_count()),
+    );
+    let right = format!(
+        "{} @ {}  ?",
+        format_dur(app.t1 - app.t0),
+        format_time(app.t0)
+    );
+    let w = area.width as usize;
+    let rw = text::width(&right);
+    let lw = w.saturating_sub(rw + 1);
+    buf.set_stringn(
+        area.x,
+        area.y,
+        text::fit(&left, lw),
+        lw,
+        Style::default().add_modifier(Modifier::BOLD),
+    );
+    if rw < w {
+        buf.set_stringn(
+            area.x + (w - rw) as u16,
+            area.y,
+            &right,
+            rw,
+            Style::default(),
+        );
+    }
+}

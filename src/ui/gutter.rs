@@ -1,0 +1,70 @@
+//! The left gutter: process rows with fold markers, track names, lane numbers; the row cursor.
+
+use super::app::{App, Row};
+use super::loader::Loaded;
+use super::text;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+/// Draws the gutter for the visible rows.
+pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
+    let w = area.width as usize;
+    if w == 0 {
+        return;
+    }
+    let cap = &l.cap;
+    for (dy, (i, row)) in app
+        .rows
+        .iter()
+        .enumerate()
+        .skip(app.scroll)
+        .take(area.height as usize)
+        .enumerate()
+    {
+        let y = area.y + dy as u16;
+        let mut style = Style::default();
+        let line = match *row {
+            Row::Process(p) => {
+                style = style.add_modifier(Modifier::BOLD);
+                let mut name = cap.process_name(p);
+                if name.trim().is_empty() {
+                    name = cap.process_stable_name(p);
+                }
+                let folded = app.collapsed.contains(&p);
+                let n = cap.tracks.iter().filter(|t| t.process == p).count();
+                if folded {
+                    format!("▸ {} ({n})", text::sanitize(&name))
+                } else {
+                    format!("▾ {}", text::sanitize(&name))
+                }
+            }
+            Row::Lane { track, lane } => {
+                let lanes = l.index.lane_count(track);
+                let num = if lanes > 1 {
+                    lane.to_string()
+                } else {
+                    String::new()
+                };
+                let name = if lane == 0 {
+                    text::sanitize(&cap.track_name(track)).into_owned()
+                } else {
+                    String::new()
+                };
+                let room = w.saturating_sub(num.len() + 2);
+                let shown = text::fit(&name, room);
+                let pad = w.saturating_sub(1 + text::width(&shown) + num.len());
+                format!(" {shown}{}{num}", " ".repeat(pad))
+            }
+            Row::Counter(track) => {
+                format!(" {} ~", text::sanitize(&cap.track_name(track)))
+            }
+        };
+        if i == app.cursor {
+            style = style.add_modifier(Modifier::REVERSED);
+            buf.set_stringn(area.x, y, " ".repeat(w), w, style);
+        }
+        let shown = text::fit(&line, w);
+        buf.set_stringn(area.x, y, &*shown, w, style);
+    }
+}

@@ -1,0 +1,144 @@
+//! The capture picker: runs / hosts / workers, newest first, with their load state or error.
+
+use super::app::{App, EntryState};
+use super::status::{bar, bytes, progress_text};
+use super::text;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// `YYYY-MM-DD HH:MM` (UTC) of a file time.
+pub fn format_mtime(t: Option<SystemTime>) -> String {
+    let Some(secs) = t
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs() as i64)
+    else {
+        return "-".into();
+    };
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// Draws the picker into `area`.
+pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
+    let w = area.width as usize;
+    if area.height < 3 || w < 10 {
+        return;
+    }
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    buf.set_stringn(
+        area.x,
+        area.y,
+        format!(" tracetui  {} captures, newest first", app.entries.len()),
+        w,
+        bold,
+    );
+    let run_w = (w / 4).max(10);
+    let host_w = (w / 6).max(8);
+    let wide = w >= 100;
+    let header = format!(
+        "  {:<run_w$} {:<host_w$} {:<11} {:>9}  {}status",
+        "run",
+        "host / worker",
+        "format",
+        "size",
+        if wide { "modified          " } else { "" }
+    );
+    buf.set_stringn(
+        area.x,
+        area.y + 1,
+        &header,
+        w,
+        Style::default().add_modifier(Modifier::DIM),
+    );
+    let list_h = area.height.saturating_sub(4) as usize;
+    let top = app.picker.saturating_sub(list_h.saturating_sub(1));
+    for (row, (i, e)) in app
+        .entries
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(list_h)
+        .enumerate()
+    {
+        let src = &e.capture.source;
+        let status = match &e.state {
+            EntryState::Idle => String::new(),
+            EntryState::Loading(p) => {
+                let (f, _) = progress_text(p);
+                format!("loading {} {:.0}%", bar(f, 6), f * 100.0)
+            }
+            EntryState::Ready(l) => format!("loaded · {} slices", l.cap.slices.len()),
+            EntryState::Failed(m) => format!("error: {}", text::sanitize(m)),
+        };
+        let line = format!(
+            "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
+            if i == app.picker { "▶" } else { " " },
+            text::fit(&text::sanitize(&src.run), run_w),
+            text::fit(&text::sanitize(&src.host), host_w),
+            e.capture.format.map_or("?", |f| f.name()),
+            bytes(src.file_bytes),
+            if wide {
+                format!("{:<16}  ", format_mtime(e.capture.modified))
+            } else {
+                String::new()
+            },
+            status
+        );
+        let mut style = Style::default();
+        if i == app.picker {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        buf.set_stringn(
+            area.x,
+            area.y + 2 + row as u16,
+            text::fit(&line, w),
+            w,
+            style,
+        );
+    }
+    if app.entries.is_empty() {
+        buf.set_stringn(
+            area.x + 2,
+            area.y + 3,
+            "no trace files found (.xplane.pb, .pt.trace.json[.gz], .json[.gz])",
+            w.saturating_sub(2),
+            Style::default(),
+        );
+    }
+    // The selected entry's full error, if any.
+    if let Some(EntryState::Failed(m)) = app.entries.get(app.picker).map(|e| &e.state) {
+        let y = area.bottom().saturating_sub(2);
+        let s = format!(" {}", text::sanitize(m));
+        buf.set_stringn(area.x, y, text::fit(&s, w), w, Style::default());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_311_589);
+        assert_eq!(format_mtime(Some(t)), "2026-11-22 01:39");
+        assert_eq!(format_mtime(Some(UNIX_EPOCH)), "1970-01-01 00:00");
+        assert_eq!(format_mtime(None), "-");
+    }
+}

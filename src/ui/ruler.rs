@@ -1,0 +1,179 @@
+//! The time ruler: round 1-2-5 tick steps, adaptive units (ps/ns/µs/ms/s), and the time and
+//! duration formats used everywhere in the UI.
+
+use super::app::Mark;
+use crate::index::column_edge;
+use crate::model::Ps;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+const UNITS: [(Ps, &str); 5] = [
+    (1_000_000_000_000, "s"),
+    (1_000_000_000, "ms"),
+    (1_000_000, "µs"),
+    (1_000, "ns"),
+    (1, "ps"),
+];
+
+/// The unit for times around magnitude `mag` ps.
+pub fn unit_for(mag: Ps) -> (Ps, &'static str) {
+    let m = mag.unsigned_abs();
+    for (u, n) in UNITS {
+        if m >= u as u64 {
+            return (u, n);
+        }
+    }
+    (1, "ps")
+}
+
+/// Decimals needed to show multiples of `step` in `unit`.
+pub fn decimals(step: Ps, unit: Ps) -> usize {
+    let mut d = 0;
+    let mut q = unit;
+    while q > 1 && step % q != 0 && d < 12 {
+        q /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// Formats time `t` (ps) in `unit` with `dec` decimals, e.g. `1.204 s`.
+pub fn format_in(t: Ps, unit: (Ps, &str), dec: usize) -> String {
+    let v = t as f64 / unit.0 as f64;
+    format!("{v:.dec$} {}", unit.1)
+}
+
+/// Formats a duration with about four significant digits: `412.3 µs`, `12.48 ms`, `0 ps`.
+pub fn format_dur(d: Ps) -> String {
+    let unit = unit_for(d);
+    let v = d as f64 / unit.0 as f64;
+    let dec = if v.abs() >= 100.0 || unit.0 == 1 {
+        1
+    } else if v.abs() >= 10.0 {
+        2
+    } else {
+        3
+    };
+    let dec = if unit.0 == 1 { 0 } else { dec };
+    format!("{v:.dec$} {}", unit.1)
+}
+
+/// Formats a time from the capture origin: `+1.20561 s`.
+pub fn format_time(t: Ps) -> String {
+    let s = format_dur(t.abs());
+    if t < 0 {
+        format!("-{s}")
+    } else {
+        format!("+{s}")
+    }
+}
+
+/// A round 1-2-5 step giving ticks at least `min_cols` apart over `cols` columns, with the
+/// unit and decimals of its labels (labels fit between ticks).
+pub fn tick_step(t0: Ps, t1: Ps, cols: usize) -> (Ps, (Ps, &'static str), usize) {
+    let w = (t1 - t0).max(1);
+    let unit = unit_for(t0.abs().max(t1.abs()).max(1));
+    let mut step: Ps = 1;
+    let mut k = 0;
+    loop {
+        let dec = decimals(step, unit.0);
+        let label = format_in(t1, unit, dec).chars().count() + 2;
+        let spacing = (i128::from(step) * cols as i128 / i128::from(w)) as usize;
+        if spacing >= label.max(8) || step > w {
+            return (step, unit, dec);
+        }
+        step = match k % 3 {
+            0 => step * 2,
+            1 => step / 2 * 5,
+            _ => step * 2,
+        };
+        k += 1;
+        if step <= 0 || k > 60 {
+            return (w, unit, decimals(w, unit.0));
+        }
+    }
+}
+
+/// Draws the ruler over `[t0, t1)` into `area`, with the marked range shown reversed.
+pub fn draw(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps, mark: &Mark) {
+    let cols = area.width as usize;
+    if cols == 0 || area.height == 0 || t1 <= t0 {
+        return;
+    }
+    let (step, unit, dec) = tick_step(t0, t1, cols);
+    let col_of =
+        |t: Ps| -> i64 { (i128::from(t - t0) * cols as i128 / i128::from(t1 - t0)) as i64 };
+    let first = t0.div_euclid(step) * step + if t0.rem_euclid(step) == 0 { 0 } else { step };
+    let mut t = first;
+    let mut free_from = 0i64;
+    while t < t1 {
+        let c = col_of(t);
+        if c >= free_from && c < cols as i64 {
+            let label = format!("│{}", format_in(t, unit, dec));
+            let x = area.x + c as u16;
+            let room = (cols as i64 - c) as usize;
+            buf.set_stringn(x, area.y, &label, room, Style::default());
+            free_from = c + label.chars().count() as i64 + 1;
+        }
+        t += step;
+    }
+    let (a, b) = match *mark {
+        Mark::None => return,
+        Mark::Start(a) => (a, a),
+        Mark::Range(a, b, _) => (a, b),
+    };
+    for k in 0..cols {
+        let ca = column_edge(t0, t1, cols, k);
+        let cb = column_edge(t0, t1, cols, k + 1).max(ca + 1);
+        if ca <= b
+            && cb > a
+            && let Some(cell) = buf.cell_mut((area.x + k as u16, area.y))
+        {
+            if a == b {
+                cell.set_symbol("▼");
+            }
+            cell.modifier.insert(Modifier::REVERSED);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_round_and_labels_fit() {
+        for (t0, t1, cols) in [
+            (0, 1_000_000_000_000, 100usize),
+            (1_204_000_000_000, 1_216_480_000_000, 90),
+            (5, 105, 80),
+            (0, 7_300_000, 200),
+        ] {
+            let (step, unit, dec) = tick_step(t0, t1, cols);
+            let mant = step / 10i64.pow(step.ilog10());
+            assert!([1, 2, 5].contains(&mant), "step {step}");
+            let spacing = step as i128 * cols as i128 / (t1 - t0) as i128;
+            let lw = format_in(t1, unit, dec).chars().count() as i128;
+            assert!(
+                spacing > lw,
+                "{t0}..{t1}: step {step} spacing {spacing} label {lw}"
+            );
+        }
+        let (step, unit, dec) = tick_step(1_204_000_000_000, 1_216_480_000_000, 90);
+        assert_eq!(unit.1, "s");
+        assert_eq!(
+            format_in(1_204_000_000_000 + step, unit, dec).len(),
+            "1.206 s".len()
+        );
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_dur(412_300_000), "412.3 µs");
+        assert_eq!(format_dur(12_480_000_000), "12.48 ms");
+        assert_eq!(format_dur(0), "0 ps");
+        assert_eq!(format_time(1_205_610_000_000), "+1.206 s");
+        assert_eq!(format_time(-2_000), "-2.000 ns");
+    }
+}

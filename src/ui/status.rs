@@ -1,0 +1,192 @@
+//! The status line (key hints, notices, what is under the cursor, load progress) and the loading
+//! panel shown while the timeline is not ready.
+
+use super::app::{App, EntryState, Row, Screen};
+use super::ruler::format_dur;
+use super::text;
+use super::timeline::value_at;
+use crate::formats::Progress;
+use crate::index::{Cell, column_edge};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use std::sync::atomic::Ordering;
+
+/// Human-readable byte count.
+pub fn bytes(n: u64) -> String {
+    const U: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u < U.len() - 1 {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", U[u])
+    }
+}
+
+/// Human-readable count: `4.91 M`.
+pub fn count(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.2} M", n as f64 / 1e6)
+    } else if n >= 10_000 {
+        format!("{:.1} k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}
+
+/// Fraction done (0..=1) and a description of a running load.
+pub fn progress_text(p: &Progress) -> (f64, String) {
+    let done = p.bytes_done.load(Ordering::Relaxed);
+    let total = p.bytes_total.load(Ordering::Relaxed);
+    let ev = p.events.load(Ordering::Relaxed);
+    let f = if total > 0 {
+        (done as f64 / total as f64).min(0.99)
+    } else {
+        0.0
+    };
+    (f, format!("{} · {} events", bytes(done), count(ev)))
+}
+
+/// A bar of `w` cells filled to `f`.
+pub fn bar(f: f64, w: usize) -> String {
+    let full = ((f * w as f64).round() as usize).min(w);
+    format!("{}{}", "█".repeat(full), "░".repeat(w - full))
+}
+
+fn hints(app: &App) -> &'static str {
+    match app.screen {
+        Screen::Picker => "j/k move  ⏎ open  ? help  q quit",
+        Screen::Timeline if app.size.0 < 100 => "w/s zoom a/d pan j/k h/l ⏎ ? help",
+        Screen::Timeline => {
+            "w/s zoom  a/d pan  j/k lane  h/l slice  ⏎ select  u parent  m mark  p flow  ? help"
+        }
+    }
+}
+
+/// What is under the cursor: merged slices or the counter value.
+fn under_cursor(app: &App) -> Option<String> {
+    let l = app.loaded()?;
+    let cols = app.areas().lanes.width as usize;
+    if cols == 0 {
+        return None;
+    }
+    let t = app.cursor_time();
+    let k = (i128::from(t - app.t0) * cols as i128 / i128::from((app.t1 - app.t0).max(1)))
+        .clamp(0, cols as i128 - 1) as usize;
+    let a = column_edge(app.t0, app.t1, cols, k);
+    let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+    match *app.rows.get(app.cursor)? {
+        Row::Lane { track, lane } => {
+            let mut c = [Cell::EMPTY];
+            l.index.lod(&l.cap, track, lane as usize, a, b, &mut c);
+            (c[0].count > 1).then(|| {
+                format!(
+                    "{} slices merged here (longest {}) — w to zoom",
+                    c[0].count,
+                    text::fold(l.cap.slice_name(c[0].longest))
+                )
+            })
+        }
+        Row::Counter(track) => {
+            let ci = l.cap.tracks.get(track as usize)?.counter?;
+            let s = l.cap.counters.get(ci as usize)?;
+            value_at(&s.ts, &s.value, t).map(|v| format!("value {v}"))
+        }
+        Row::Process(_) => None,
+    }
+}
+
+/// Draws the status line.
+pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
+    let w = area.width as usize;
+    if w == 0 {
+        return;
+    }
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    buf.set_stringn(area.x, area.y, hints(app), w, dim);
+    let mut right = String::new();
+    for e in &app.entries {
+        if let EntryState::Loading(p) = &e.state {
+            let (f, _) = progress_text(p);
+            right = format!("loading {} {:.0}%", bar(f, 8), f * 100.0);
+        }
+    }
+    let middle = app
+        .notice
+        .clone()
+        .or_else(|| under_cursor(app))
+        .or_else(|| {
+            (app.screen == Screen::Timeline)
+                .then(|| format!("window {}", format_dur(app.t1 - app.t0)))
+        })
+        .unwrap_or_default();
+    let rw = text::width(&right);
+    let hw = text::width(hints(app)).min(w);
+    let mid_room = w.saturating_sub(hw + rw + 3);
+    if mid_room > 4 {
+        let m = text::fit(&middle, mid_room);
+        buf.set_stringn(
+            area.x + hw as u16 + 2,
+            area.y,
+            &*m,
+            mid_room,
+            Style::default(),
+        );
+    } else if !middle.is_empty() {
+        // Small terminal: the notice wins over the hints.
+        let m = text::fit(&middle, w.saturating_sub(rw + 1));
+        buf.set_stringn(area.x, area.y, " ".repeat(w), w, Style::default());
+        buf.set_stringn(area.x, area.y, &*m, w, Style::default());
+    }
+    if rw > 0 && rw < w {
+        buf.set_stringn(
+            area.x + (w - rw) as u16,
+            area.y,
+            &right,
+            rw,
+            Style::default(),
+        );
+    }
+}
+
+/// Draws the loading (or failed) panel in `area` for the open entry.
+pub fn draw_loading(app: &App, buf: &mut Buffer, area: Rect) {
+    let Some(e) = app.current.and_then(|i| app.entries.get(i)) else {
+        return;
+    };
+    let w = area.width as usize;
+    let name = text::sanitize(&e.capture.source.path.display().to_string()).into_owned();
+    let mut lines = Vec::new();
+    match &e.state {
+        EntryState::Loading(p) => {
+            let (f, desc) = progress_text(p);
+            lines.push(format!("loading {}", name));
+            lines.push(format!(
+                "{} {:.0}%",
+                bar(f, 30.min(w.saturating_sub(8))),
+                f * 100.0
+            ));
+            lines.push(format!("{desc} of {}", bytes(e.capture.source.file_bytes)));
+            lines.push("Esc back · q quit".into());
+        }
+        EntryState::Failed(msg) => {
+            lines.push("could not load this capture:".into());
+            lines.push(text::sanitize(msg).into_owned());
+        }
+        _ => {}
+    }
+    let y0 = area.y + area.height.saturating_sub(lines.len() as u16) / 2;
+    for (i, l) in lines.iter().enumerate() {
+        let y = y0 + i as u16;
+        if y >= area.bottom() {
+            break;
+        }
+        let s = text::fit(l, w.saturating_sub(2));
+        buf.set_stringn(area.x + 1, y, &*s, w.saturating_sub(2), Style::default());
+    }
+}

@@ -1,0 +1,168 @@
+//! Text that goes to the terminal: sanitizing trace strings (no control character ever reaches the
+//! terminal), C++ template / argument-list folding for display, and width-aware truncation.
+
+use ratatui::text::Span;
+use std::borrow::Cow;
+
+/// True for characters that must never be written to the terminal: C0/C1 controls, DEL, and
+/// bidirectional / zero-width format characters that could reorder or hide text.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Replaces unsafe characters: tab/newline/CR become a space, everything else `�`.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| match c {
+                '\t' | '\n' | '\r' => ' ',
+                c if is_unsafe(c) => '\u{FFFD}',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '>'
+}
+
+/// Shortens long C++ names for display: template arguments `Foo<…>` and argument lists `f(…)` are
+/// folded, and a leading `void ` return type is dropped. Names like `<module>` or
+/// `(anonymous namespace)` are left alone. The result is sanitized.
+pub fn fold(name: &str) -> Cow<'_, str> {
+    let s = sanitize(name);
+    if !s.contains('<') && !s.contains('(') {
+        return s;
+    }
+    let src = s.strip_prefix("void ").unwrap_or(&s);
+    let mut out = String::with_capacity(src.len());
+    let mut depth = 0usize;
+    let mut closer = ' ';
+    let mut prev = ' ';
+    // Text inside the outermost fold: restored when it is only digits (`file.py(12)`).
+    let mut inner = String::new();
+    for c in src.chars() {
+        if depth > 0 {
+            if c == opener(closer) {
+                depth += 1;
+            } else if c == closer {
+                depth -= 1;
+            }
+            if depth == 0 {
+                if !inner.is_empty() && inner.chars().all(|d| d.is_ascii_digit()) {
+                    out.push_str(&inner);
+                } else {
+                    out.push('…');
+                }
+                out.push(c);
+            } else {
+                inner.push(c);
+            }
+        } else if (c == '<' || c == '(') && is_ident(prev) && !(c == '<' && prev == '>') {
+            depth = 1;
+            inner.clear();
+            closer = if c == '<' { '>' } else { ')' };
+            out.push(c);
+        } else {
+            out.push(c);
+        }
+        prev = c;
+    }
+    if depth > 0 {
+        // Unbalanced: keep what was folded and mark the cut.
+        out.push('…');
+    }
+    Cow::Owned(out)
+}
+
+fn opener(closer: char) -> char {
+    if closer == '>' { '<' } else { '(' }
+}
+
+/// Display width of a string in terminal columns.
+pub fn width(s: &str) -> usize {
+    Span::raw(s).width()
+}
+
+fn char_width(c: char) -> usize {
+    let mut b = [0u8; 4];
+    width(c.encode_utf8(&mut b))
+}
+
+/// Cuts `s` to at most `max` columns, ending with `…` when cut.
+pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    if max == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_removes_every_control() {
+        for c in (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32) {
+            let s = format!("a{c}b");
+            let out = sanitize(&s);
+            assert!(!out.chars().any(|c| c.is_control()), "{c:?} leaked");
+            assert_eq!(out.chars().count(), 3);
+        }
+        assert_eq!(sanitize("\x1b[2Jboom"), "\u{FFFD}[2Jboom");
+        assert_eq!(sanitize("a\u{202E}b"), "a\u{FFFD}b");
+        assert_eq!(sanitize("a\tb\nc"), "a b c");
+        assert!(matches!(sanitize("aten::mm"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn fold_templates_and_args() {
+        assert_eq!(
+            fold(
+                "void at::native::CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>(float*, int)"
+            ),
+            "at::native::CatArrayBatchedCopy<…>(…)"
+        );
+        assert_eq!(fold("<module>"), "<module>");
+        assert_eq!(
+            fold("a::(anonymous namespace)::f<int>"),
+            "a::(anonymous namespace)::f<…>"
+        );
+        assert_eq!(fold("f<a<b>, c>(x)"), "f<…>(…)");
+        assert_eq!(fold("broken<a"), "broken<…");
+        assert_eq!(fold("aten::mm"), "aten::mm");
+        assert_eq!(
+            fold("gen_torch.py(12): <module>"),
+            "gen_torch.py(12): <module>"
+        );
+        assert_eq!(fold("x\x07<y>"), "x\u{FFFD}<y>");
+    }
+
+    #[test]
+    fn fit_cuts_with_ellipsis() {
+        assert_eq!(fit("abcdef", 6), "abcdef");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abcdef", 1), "…");
+        assert_eq!(fit("abcdef", 0), "");
+        assert_eq!(width(&fit("日本語テキスト", 5)), 5);
+    }
+}

@@ -1,0 +1,308 @@
+//! The flame widget: one row per lane, drawn straight into the `Buffer` from level-of-detail
+//! cells. Work is O(columns × visible lanes × log n): the index answers one query per column.
+
+use super::app::{App, Row};
+use super::colors::{self, ColorMode};
+use super::loader::Loaded;
+use super::text;
+use crate::index::{Cell, column_edge};
+use crate::model::{NO_SLICE, Ps};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+/// Left-aligned eighth blocks, index = eighths covered.
+const LEFT: [&str; 9] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"];
+/// Busy-fraction shades for merged cells.
+const SHADES: [&str; 4] = ["░", "▒", "▓", "█"];
+/// Sparkline levels.
+const SPARK: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+
+/// What one column of a lane shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// Nothing.
+    Empty,
+    /// One slice covers the whole column (label candidate).
+    Solid(u32),
+    /// One slice covers part of the column.
+    Partial(u32, &'static str),
+    /// One slice ends and the next starts in the column.
+    Boundary(u32, u32, &'static str),
+    /// Several slices: shaded by busy fraction, coloured by the longest.
+    Merged(u32, u32, &'static str),
+}
+
+/// Classifies column `[a, b)` of a lane from its LOD cell.
+pub fn classify(l: &Loaded, track: u32, lane: usize, a: Ps, b: Ps, c: &Cell) -> ColumnKind {
+    let s = &l.cap.slices;
+    let w = (b - a).max(1);
+    match c.count {
+        0 => ColumnKind::Empty,
+        1 if c.longest != NO_SLICE => {
+            let id = c.longest;
+            let i = id as usize;
+            let (st, en) = (s.start[i], s.end(i));
+            match (st <= a, en >= b) {
+                (true, true) => ColumnKind::Solid(id),
+                (false, true) => {
+                    let f8 = (i128::from(b - st) * 8 / i128::from(w)) as usize;
+                    let sym = if f8 >= 6 {
+                        "█"
+                    } else if f8 >= 3 {
+                        "▐"
+                    } else {
+                        "▕"
+                    };
+                    ColumnKind::Partial(id, sym)
+                }
+                (true, false) => {
+                    let f8 = ((i128::from(en - a) * 8 + i128::from(w) / 2) / i128::from(w))
+                        .clamp(1, 8) as usize;
+                    ColumnKind::Partial(id, LEFT[f8])
+                }
+                (false, false) => {
+                    let sym = if (en - st) * 4 >= 3 * w {
+                        "█"
+                    } else if st + (en - st) / 2 < a + w / 2 {
+                        "▌"
+                    } else {
+                        "▐"
+                    };
+                    ColumnKind::Partial(id, sym)
+                }
+            }
+        }
+        2 => {
+            let ids = l.index.window(&l.cap, track, lane, a, b);
+            if let [x, y] = ids {
+                let (xi, yi) = (*x as usize, *y as usize);
+                if s.start[xi] <= a && s.end(yi) >= b && s.end(xi) <= s.start[yi] {
+                    let f8 = ((i128::from(s.end(xi) - a) * 8 + i128::from(w) / 2) / i128::from(w))
+                        .clamp(1, 7) as usize;
+                    return ColumnKind::Boundary(*x, *y, LEFT[f8]);
+                }
+            }
+            merged(c, w)
+        }
+        _ => merged(c, w),
+    }
+}
+
+fn merged(c: &Cell, w: Ps) -> ColumnKind {
+    let f = (i128::from(c.busy) * 4 / i128::from(w)).clamp(0, 3) as usize;
+    ColumnKind::Merged(c.longest, c.count, SHADES[f])
+}
+
+/// Borrowed view of what the timeline draws.
+pub struct Timeline<'a> {
+    /// UI state.
+    pub app: &'a App,
+    /// The capture.
+    pub l: &'a Loaded,
+}
+
+impl Timeline<'_> {
+    fn slot(&self, id: u32) -> usize {
+        let cap = &self.l.cap;
+        if self.app.color_by_cat {
+            colors::category_slot(cap.slices.kind[id as usize])
+        } else {
+            colors::name_slot(cap.slice_name(id))
+        }
+    }
+
+    fn decorate(&self, id: u32, style: Style) -> Style {
+        let mut st = style;
+        if let Some(h) = &self.app.hits
+            && h.contains(&self.l.cap.slices.name[id as usize])
+        {
+            st = colors::hit(st);
+        }
+        if self.app.selected == Some(id) {
+            st = colors::selected(st);
+        }
+        st
+    }
+
+    /// Draws the lanes of the visible rows into `area`; `cells` is per-frame scratch.
+    pub fn draw(&self, buf: &mut Buffer, area: Rect, cells: &mut Vec<Cell>) {
+        let app = self.app;
+        let cols = area.width as usize;
+        if cols == 0 {
+            return;
+        }
+        cells.clear();
+        cells.resize(cols, Cell::EMPTY);
+        for (dy, row) in app
+            .rows
+            .iter()
+            .skip(app.scroll)
+            .take(area.height as usize)
+            .enumerate()
+        {
+            let y = area.y + dy as u16;
+            match *row {
+                Row::Process(_) => {}
+                Row::Lane { track, lane } => {
+                    self.l
+                        .index
+                        .lod(&self.l.cap, track, lane as usize, app.t0, app.t1, cells);
+                    self.draw_lane(buf, area.x, y, track, lane as usize, cells);
+                }
+                Row::Counter(track) => self.draw_counter(buf, area.x, y, cols, track),
+            }
+        }
+    }
+
+    fn draw_lane(
+        &self,
+        buf: &mut Buffer,
+        x0: u16,
+        y: u16,
+        track: u32,
+        lane: usize,
+        cells: &[Cell],
+    ) {
+        let app = self.app;
+        let mode = app.mode;
+        let cols = cells.len();
+        let sel = app.selected.filter(|&id| {
+            (id as usize) < self.l.cap.slices.len()
+                && self.l.cap.slices.lane[id as usize] as usize == lane
+                && self.l.cap.track_of(id) == track
+        });
+        let mut run_start = 0usize;
+        let mut run_id = NO_SLICE;
+        for k in 0..=cols {
+            let kind = if k < cols {
+                let a = column_edge(app.t0, app.t1, cols, k);
+                let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                let cell = cells.get(k).copied().unwrap_or(Cell::EMPTY);
+                let kind = classify(self.l, track, lane, a, b, &cell);
+                self.paint(buf, x0 + k as u16, y, kind, sel, a, b);
+                kind
+            } else {
+                ColumnKind::Empty
+            };
+            let id = match kind {
+                ColumnKind::Solid(id) => id,
+                _ => NO_SLICE,
+            };
+            if id != run_id {
+                if run_id != NO_SLICE && k - run_start >= 3 {
+                    self.label(buf, x0 + run_start as u16, y, k - run_start, run_id, mode);
+                }
+                run_id = id;
+                run_start = k;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn paint(
+        &self,
+        buf: &mut Buffer,
+        x: u16,
+        y: u16,
+        kind: ColumnKind,
+        sel: Option<u32>,
+        a: Ps,
+        b: Ps,
+    ) {
+        let mode = self.app.mode;
+        let (sym, style) = match kind {
+            ColumnKind::Empty => return,
+            ColumnKind::Solid(id) => (
+                "█",
+                self.decorate(id, colors::body_style(mode, self.slot(id))),
+            ),
+            ColumnKind::Partial(id, sym) => (
+                sym,
+                self.decorate(id, colors::edge_style(mode, self.slot(id))),
+            ),
+            ColumnKind::Boundary(p, q, sym) => {
+                let (sp, sq) = (self.slot(p), self.slot(q));
+                let mut st = colors::edge_style(mode, sp);
+                if sp != sq && mode != ColorMode::None {
+                    st = st.bg(colors::slot_colors(mode, sq).0);
+                }
+                if sel == Some(p) || sel == Some(q) {
+                    st = colors::selected(st);
+                }
+                (sym, st)
+            }
+            ColumnKind::Merged(longest, _, sym) => {
+                let mut st = colors::edge_style(mode, self.slot(longest));
+                if let Some(s) = sel {
+                    let sl = &self.l.cap.slices;
+                    let i = s as usize;
+                    if sl.start[i] < b && sl.end(i) >= a {
+                        st = colors::selected(st);
+                    }
+                }
+                (sym, st)
+            }
+        };
+        if let Some(c) = buf.cell_mut((x, y)) {
+            c.set_symbol(sym).set_style(style);
+        }
+    }
+
+    fn label(&self, buf: &mut Buffer, x: u16, y: u16, len: usize, id: u32, mode: ColorMode) {
+        let name = text::fold(self.l.cap.slice_name(id));
+        if name.is_empty() {
+            return;
+        }
+        let (x, room) = if len >= 5 { (x + 1, len - 2) } else { (x, len) };
+        let shown = text::fit(&name, room);
+        let style = self.decorate(id, colors::label_style(mode, self.slot(id)));
+        buf.set_stringn(x, y, &*shown, room, style);
+    }
+
+    fn draw_counter(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, track: u32) {
+        let app = self.app;
+        let cap = &self.l.cap;
+        let Some(ci) = cap.tracks.get(track as usize).and_then(|t| t.counter) else {
+            return;
+        };
+        let Some(series) = cap.counters.get(ci as usize) else {
+            return;
+        };
+        let (lo, hi) = self
+            .l
+            .counter_range
+            .get(ci as usize)
+            .copied()
+            .unwrap_or((0.0, 0.0));
+        let style = colors::edge_style(app.mode, colors::name_slot(cap.strings.get(series.name)));
+        for k in 0..cols {
+            let a = column_edge(app.t0, app.t1, cols, k);
+            let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let Some(v) = value_at(&series.ts, &series.value, a + (b - a) / 2) else {
+                continue;
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let lvl = if hi > lo {
+                (((v - lo) / (hi - lo)) * 7.0).round().clamp(0.0, 7.0) as usize
+            } else {
+                3
+            };
+            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
+                c.set_symbol(SPARK[lvl]).set_style(style);
+            }
+        }
+    }
+}
+
+/// Value of a step-function counter at `t` (the last sample at or before `t`), if the series
+/// has started by then.
+pub fn value_at(ts: &[Ps], vals: &[f64], t: Ps) -> Option<f64> {
+    let k = ts.partition_point(|&x| x <= t);
+    if k == 0 || k > ts.len() + 1 {
+        return None;
+    }
+    vals.get(k - 1).copied()
+}

@@ -1,0 +1,273 @@
+//! App-level tests: drive `App::update` with key messages, render with `TestBackend`, snapshot.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::sync::Arc;
+use std::time::Instant;
+use tracetui::ui::app::{App, Cmd, EntryState, Mark, Msg, Row, Screen};
+use tracetui::ui::catalog::{self, CaptureRef};
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::loader::{self, LoadDone, Loaded};
+use tracetui::ui::{demo, draw};
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
+}
+
+fn code(k: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::from(k))
+}
+
+/// Runs the app's commands synchronously (loads through the real loader code).
+fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
+    for c in cmds {
+        if let Cmd::Load {
+            generation,
+            entry,
+            capture,
+            progress,
+        } = c
+        {
+            let result = loader::load_sync(&capture, &progress).map(Arc::new);
+            let more = app.update(Msg::Load(LoadDone {
+                generation,
+                entry,
+                result,
+            }));
+            run_cmds(app, more);
+        }
+    }
+}
+
+fn demo_app(w: u16, h: u16) -> App {
+    let cap = CaptureRef {
+        source: tracetui::model::SourceInfo {
+            path: "demo.pt.trace.json".into(),
+            run: "demo".into(),
+            host: "worker0".into(),
+            file_bytes: 0,
+        },
+        format: Some(tracetui::model::Format::Kineto),
+        modified: None,
+    };
+    let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::Ansi256);
+    let generation = match cmds.as_slice() {
+        [Cmd::Load { generation, .. }] => *generation,
+        other => panic!("expected one load, got {other:?}"),
+    };
+    let loaded = Loaded::new(demo::capture(6, 4, true), Instant::now());
+    app.update(Msg::Load(LoadDone {
+        generation,
+        entry: 0,
+        result: Ok(Arc::new(loaded)),
+    }));
+    app
+}
+
+fn screen(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    t.draw(|f| draw::draw(app, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn snap(name: &str, app: &App) {
+    // Mask what depends on the machine (file times); insta's `filters` feature is not enabled.
+    let text = screen(app);
+    let re = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
+    let masked = re.replace_all(&text, "[mtime]         ");
+    insta::assert_snapshot!(name, masked);
+}
+
+#[test]
+fn opens_directly_and_draws_every_region() {
+    let app = demo_app(80, 24);
+    assert_eq!(app.screen, Screen::Timeline);
+    let s = screen(&app);
+    assert!(s.contains("python3"), "{s}");
+    assert!(s.contains("GPU 0"), "{s}");
+    assert!(s.contains("memory"), "{s}");
+    assert!(s.contains("Profi"), "{s}");
+    // No control character from the evil name reaches the screen.
+    assert!(!s.chars().any(|c| c.is_control() && c != '\n'));
+}
+
+#[test]
+fn stale_generation_is_dropped() {
+    let mut app = demo_app(80, 24);
+    let before = app.rows.len();
+    app.update(Msg::Load(LoadDone {
+        generation: app.generation + 7,
+        entry: 0,
+        result: Err("late".into()),
+    }));
+    assert!(matches!(app.entries[0].state, EntryState::Ready(_)));
+    assert_eq!(app.rows.len(), before);
+}
+
+#[test]
+fn zoom_pan_and_fit() {
+    let mut app = demo_app(120, 40);
+    let (a, b) = (app.t0, app.t1);
+    app.update(key('w'));
+    assert!(app.t1 - app.t0 < b - a);
+    app.update(key('s'));
+    app.update(key('s'));
+    assert!(app.t1 - app.t0 > (b - a) / 2);
+    app.update(key('0'));
+    assert_eq!((app.t0, app.t1), (a, b));
+    app.update(key('w'));
+    let t0 = app.t0;
+    app.update(key('d'));
+    assert!(app.t0 > t0);
+    app.update(code(KeyCode::Left));
+    assert_eq!(app.t0, t0);
+}
+
+#[test]
+fn select_navigate_parent_and_partner() {
+    let mut app = demo_app(120, 40);
+    // Cursor to the first lane of the CPU thread, select, walk down to an op.
+    app.update(key('j'));
+    assert!(matches!(app.rows[app.cursor], Row::Lane { lane: 0, .. }));
+    app.update(code(KeyCode::Enter));
+    let step = app.selected.expect("selected a step");
+    let l = app.loaded().unwrap().clone();
+    assert!(l.cap.slice_name(step).starts_with("ProfilerStep#"));
+    app.update(key('j'));
+    app.update(key('j'));
+    let op = app.selected.unwrap();
+    assert_eq!(l.cap.slices.depth[op as usize], 2);
+    app.update(key('l'));
+    let next = app.selected.unwrap();
+    assert!(l.cap.slices.start[next as usize] > l.cap.slices.start[op as usize]);
+    app.update(key('h'));
+    assert_eq!(app.selected, Some(op));
+    app.update(key('u'));
+    let parent = app.selected.unwrap();
+    assert_eq!(l.cap.slices.depth[parent as usize], 1);
+    // Down to a launch and jump to its kernel and back.
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::Down));
+    let launch = app.selected.unwrap();
+    assert_eq!(l.cap.slice_name(launch), "cudaLaunchKernel");
+    app.update(key('p'));
+    let kernel = app.selected.unwrap();
+    assert_eq!(
+        l.cap.slices.corr[kernel as usize],
+        l.cap.slices.corr[launch as usize]
+    );
+    assert_ne!(kernel, launch);
+    assert!(
+        matches!(app.rows[app.cursor], Row::Lane { track, .. } if track == l.cap.track_of(kernel))
+    );
+    app.update(key('p'));
+    assert_eq!(app.selected, Some(launch));
+    // Fit the selection: the window shrinks to about the launch.
+    app.update(key('f'));
+    let d = l.cap.slices.dur[launch as usize];
+    assert!(app.t1 - app.t0 <= d * 2);
+}
+
+#[test]
+fn collapse_tab_and_mark() {
+    let mut app = demo_app(120, 40);
+    let n = app.rows.len();
+    app.update(key(' '));
+    assert!(app.rows.len() < n);
+    app.update(key(' '));
+    assert_eq!(app.rows.len(), n);
+    app.update(code(KeyCode::Tab));
+    let t1 = app.rows[app.cursor].track();
+    app.update(code(KeyCode::Tab));
+    assert_ne!(app.rows[app.cursor].track(), t1);
+    app.update(key('G'));
+    assert_eq!(app.cursor, app.rows.len() - 1);
+    app.update(key('g'));
+    assert_eq!(app.cursor, 0);
+    app.update(key('0'));
+    app.update(key('m'));
+    assert!(matches!(app.mark, Mark::Start(_)));
+    app.update(key('w'));
+    app.update(key('d'));
+    app.update(key('m'));
+    let Mark::Range(a, b, st) = app.mark.clone() else {
+        panic!("no range")
+    };
+    assert!(b > a);
+    assert!(st.slices > 0);
+    assert!(st.busy.iter().all(|&(_, busy)| busy <= b - a));
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.mark, Mark::None);
+}
+
+#[test]
+fn help_lists_every_key_and_q_quits() {
+    let mut app = demo_app(100, 30);
+    app.update(key('?'));
+    assert!(app.help);
+    let s = screen(&app);
+    for k in ["w / + / =", "h / l", "Space", "Enter", "m", "q / Ctrl-C"] {
+        assert!(s.contains(k), "missing {k}");
+    }
+    app.update(key('x'));
+    assert!(!app.help);
+    assert!(matches!(app.update(key('q')).as_slice(), [Cmd::Quit]));
+}
+
+#[test]
+fn demo_snapshots() {
+    let mut app = demo_app(80, 24);
+    snap("demo_80x24_start", &app);
+    for m in [
+        key('j'),
+        code(KeyCode::Enter),
+        key('j'),
+        key('j'),
+        key('w'),
+        key('w'),
+    ] {
+        app.update(m);
+    }
+    snap("demo_80x24_selected", &app);
+    let mut app = demo_app(160, 48);
+    for m in [key('j'), key('j'), key('j'), code(KeyCode::Enter), key('f')] {
+        app.update(m);
+    }
+    snap("demo_160x48_fit_op", &app);
+    app.update(key('c'));
+    app.update(key('?'));
+    snap("demo_160x48_help", &app);
+}
+
+#[test]
+fn sample_captures_open_through_the_loader() {
+    let caps = catalog::scan(std::path::Path::new("assets/sample")).unwrap();
+    assert!(caps.len() >= 2, "{caps:?}");
+    let (mut app, cmds) = App::new(caps, (80, 24), ColorMode::None);
+    assert!(cmds.is_empty());
+    assert_eq!(app.screen, Screen::Picker);
+    snap("sample_80x24_picker", &app);
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    snap("sample_80x24_first", &app);
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::Picker);
+    app.update(key('j'));
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    app.size = (160, 48);
+    for m in [key('j'), code(KeyCode::Enter), key('j')] {
+        app.update(m);
+    }
+    snap("sample_160x48_second", &app);
+}
