@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod event;
+pub mod inflate;
 pub mod recover;
 pub mod seed;
 pub mod time;
