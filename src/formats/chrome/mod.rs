@@ -164,7 +164,12 @@ fn settle(
     if ld.cancelled {
         return Err(LoadError::new(path, None, seed::CANCELLED));
     }
-    match e.classify() {
+    // A token cut by the end of the input (`12.`, `tr`) is a syntax error at EOF: a truncation.
+    let mut class = e.classify();
+    if class == C::Syntax && offset(&e) + 1 >= total {
+        class = C::Eof;
+    }
+    match class {
         C::Eof => {
             if ld.saw_events {
                 let n = ld.events;
