@@ -23,6 +23,19 @@ fn rss_anon() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// CPU seconds (user + system) used by this process so far, from `/proc/self/stat`.
+fn cpu_secs() -> f64 {
+    let s = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which ends with ')'): utime is the 12th, stime the 13th.
+    let rest = s.rsplit_once(')').map_or("", |r| r.1);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+    ticks as f64 / 100.0
+}
+
 /// Samples `RssAnon` every 10 ms until dropped; `peak()` is the high-water mark.
 struct Sampler {
     stop: Arc<AtomicBool>,
@@ -98,15 +111,18 @@ fn generate(dir: &Path, mb: u64) -> (PathBuf, PathBuf) {
 
 fn measure(label: &str, path: &Path, json_bytes: u64, runs: u32) {
     let mut best = f64::MAX;
+    let mut best_cpu = f64::MAX;
     let mut peak_delta = 0u64;
     let mut stats = String::new();
     for _ in 0..runs {
         let base = rss_anon();
         let sampler = Sampler::start();
         let t = Instant::now();
+        let c0 = cpu_secs();
         let progress = Progress::default();
         let cap = chrome::load(path, SourceInfo::default(), &progress).expect("load");
         let secs = t.elapsed().as_secs_f64();
+        best_cpu = best_cpu.min(cpu_secs() - c0);
         let peak = sampler.finish();
         best = best.min(secs);
         peak_delta = peak_delta.max(peak.saturating_sub(base));
@@ -125,8 +141,9 @@ fn measure(label: &str, path: &Path, json_bytes: u64, runs: u32) {
     }
     let mb = json_bytes as f64 / 1e6;
     println!(
-        "{label:6} {mb:8.1} MB JSON  best {best:6.2} s  {:6.1} MB/s  peak RssAnon +{:.1} MB ({:.2}x JSON)",
+        "{label:6} {mb:8.1} MB JSON  best {best:6.2} s wall  {:6.1} MB/s  (CPU {best_cpu:.2} s = {:.1} MB per CPU-s)  peak RssAnon +{:.1} MB ({:.2}x JSON)",
         mb / best,
+        mb / best_cpu,
         peak_delta as f64 / 1e6,
         peak_delta as f64 / json_bytes as f64
     );
@@ -147,6 +164,8 @@ fn main() {
     let (plain, gz) = generate(&dir, mb);
     let json_bytes = fs::metadata(&plain).map(|m| m.len()).unwrap_or(0);
     let gz_bytes = fs::metadata(&gz).map(|m| m.len()).unwrap_or(0);
+    let load = fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at start: {}", load.trim());
     println!(
         "json_load: {} ({:.1} MB), gzip {:.1} MB",
         plain.display(),
