@@ -178,3 +178,21 @@ fn xprof_jax_export() {
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     assert_eq!(c.span.0, 13_350_000);
 }
+
+#[test]
+fn truncated_gzip_file_keeps_a_prefix() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/chrome/worker0.torch-cpu-cnn.pt.trace.json.gz");
+    let bytes = std::fs::read(src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.pt.trace.json.gz");
+    std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+    let c = chrome::load(&p, SourceInfo::default(), &Progress::default()).unwrap();
+    assert!(
+        c.slices.len() > 100 && c.slices.len() < 1887,
+        "{}",
+        c.slices.len()
+    );
+    assert!(c.warnings.iter().any(|w| w.kind == "gzip_error"));
+    assert!(c.warnings.iter().any(|w| w.kind == "truncated"));
+}
