@@ -79,6 +79,42 @@ impl<'de> Visitor<'de> for StrSeed<'_> {
     }
 }
 
+/// Interns an `args` key through a one-entry cache per key position: Kineto writes the same keys
+/// in the same order for every event of a kind, so most keys are a short compare, not a hash.
+pub struct CachedKeySeed<'a> {
+    /// Destination table.
+    pub strings: &'a mut Interner,
+    /// The cache slot of this key position.
+    pub slot: &'a mut StrId,
+}
+
+impl<'de> DeserializeSeed<'de> for CachedKeySeed<'_> {
+    type Value = StrId;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<StrId, D::Error> {
+        // Raw bytes: serde_json skips UTF-8 validation; only a cache miss validates (lossily).
+        d.deserialize_bytes(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CachedKeySeed<'_> {
+    type Value = StrId;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<StrId, E> {
+        if self.strings.get(*self.slot).as_bytes() == v {
+            return Ok(*self.slot);
+        }
+        let id = self.strings.intern_lossy(v);
+        *self.slot = id;
+        Ok(id)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<StrId, E> {
+        self.visit_bytes(v.as_bytes())
+    }
+}
+
 /// Writes a value as compact JSON text onto `out`, preceded by a comma unless `first`.
 pub struct JsonText<'a> {
     /// Output text.
@@ -333,11 +369,21 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ArgsRef, A::Error> {
         let ld = self.ld;
         ld.b.args.begin();
-        let mut at = 0usize;
-        while let Some(k) = a.next_key_seed(StrSeed {
-            strings: &mut ld.b.strings,
-            at: &mut at,
-        })? {
+        let mut pos = 0usize;
+        let mut spare = StrId::EMPTY;
+        loop {
+            let slot = match ld.key_cache.get_mut(pos) {
+                Some(s) => s,
+                None => &mut spare,
+            };
+            pos += 1;
+            let Some(k) = a.next_key_seed(CachedKeySeed {
+                strings: &mut ld.b.strings,
+                slot,
+            })?
+            else {
+                break;
+            };
             let v = a.next_value_seed(ValueSeed {
                 strings: &mut ld.b.strings,
                 scratch: &mut ld.scratch,

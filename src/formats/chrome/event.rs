@@ -89,6 +89,8 @@ pub struct Loader<'p> {
     pub k: Keys,
     /// Reusable text buffer (compact JSON of nested arg values).
     pub scratch: String,
+    /// Last key seen at each position of an `args` object (see `CachedKeySeed`).
+    pub key_cache: [StrId; 32],
     /// Reusable buffer for counter series names.
     name_buf: String,
     /// Reusable buffer for counter values.
@@ -152,6 +154,7 @@ impl<'p> Loader<'p> {
             b,
             k,
             scratch: String::new(),
+            key_cache: [StrId::EMPTY; 32],
             name_buf: String::new(),
             counter_buf: Vec::new(),
             events: 0,
