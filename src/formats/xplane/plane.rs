@@ -199,7 +199,11 @@ impl<'p> Decoder<'p> {
                 && self.b.strings.get(sname) == "profile_start_time"
                 && let Some(t) = stats::raw_of(&st).as_int()
             {
-                self.b.origin_epoch_ns = Some(t.saturating_add(self.origin_ns));
+                // Relative timestamps: time 0 is the session start. Epoch timestamps already
+                // fixed the origin.
+                if self.origin_ns == 0 {
+                    self.b.origin_epoch_ns = Some(t);
+                }
             }
             self.meta.push((key, v));
         }
