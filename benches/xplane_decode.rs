@@ -64,6 +64,19 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
+    // Floor: the first-pass wire walk alone (planes, lines, event lengths).
+    {
+        let bytes = std::fs::read(&path).expect("read");
+        let cpu0 = thread_cpu_ns();
+        let counts = xplane::line_event_counts(&bytes).expect("walk");
+        let cpu = (thread_cpu_ns() - cpu0) as f64 / 1e9;
+        println!(
+            "scan only (line_event_counts): {:.3} s thread CPU = {:.0} MB/s, {} lines",
+            cpu,
+            size as f64 / 1e6 / cpu,
+            counts.len()
+        );
+    }
     let mut best = f64::MAX;
     for run in 0..runs {
         let base = rss_anon_kib();

@@ -429,7 +429,9 @@ impl<'p> Decoder<'p> {
                     dur,
                 });
             }
-            if let Some(dev) = dev.as_deref_mut() {
+            if let Some(dev) = dev.as_deref_mut()
+                && (kernel || group.is_some())
+            {
                 let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
                 dev.push(DevEvent {
                     start,
