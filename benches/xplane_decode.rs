@@ -77,6 +77,27 @@ fn main() {
             counts.len()
         );
     }
+    // Phases: first-pass scan, event walk into the builder (incl. derived lines), finish.
+    {
+        let bytes = std::fs::read(&path).expect("read");
+        let progress = Progress::default();
+        let c0 = thread_cpu_ns();
+        let space = xplane::scan::scan_space(&bytes).expect("scan");
+        let c1 = thread_cpu_ns();
+        let b = xplane::plane::Decoder::new(&progress, 0)
+            .run(&space)
+            .expect("decode");
+        let c2 = thread_cpu_ns();
+        let cap = b.finish(SourceInfo::default(), tracetui::model::Format::XPlane);
+        let c3 = thread_cpu_ns();
+        println!(
+            "phases (thread CPU): scan {:.3} s, walk+derive into builder {:.3} s, finish {:.3} s ({} slices)",
+            (c1 - c0) as f64 / 1e9,
+            (c2 - c1) as f64 / 1e9,
+            (c3 - c2) as f64 / 1e9,
+            cap.slices.len()
+        );
+    }
     let mut best = f64::MAX;
     for run in 0..runs {
         let base = rss_anon_kib();
