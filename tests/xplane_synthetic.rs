@@ -556,3 +556,28 @@ proptest! {
         let _ = xplane::line_event_counts(&bytes);
     }
 }
+
+#[test]
+fn extreme_times_are_clamped_with_a_warning() {
+    let mut p = plane("/device:GPU:0", &[(1, "kernel_details")], &[(1, "k", "")]);
+    p.lines.push(line(
+        1,
+        "s",
+        i64::MAX / 2,
+        vec![
+            ev(
+                1,
+                i64::MAX,
+                i64::MAX,
+                vec![stat(1, x_stat::Value::StrValue("x".into()))],
+            ),
+            ev(1, i64::MIN, -5, vec![]),
+        ],
+    ));
+    let c = decode(&XSpace {
+        planes: vec![p],
+        ..XSpace::default()
+    });
+    assert!(c.warnings.iter().any(|w| w.kind == "time_out_of_range"));
+    assert!(c.slices.dur.iter().all(|&d| d >= 0));
+}

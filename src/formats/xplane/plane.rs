@@ -13,6 +13,9 @@ use crate::model::{
 use prost::Message;
 use rustc_hash::FxHashMap;
 
+/// Largest |time| or duration kept (ps, ≈ 26 days): sums of two stay far from i64 overflow.
+const TIME_LIMIT: i64 = 1 << 61;
+
 /// Kind of process for a plane name.
 pub fn plane_kind(name: &str) -> ProcessKind {
     if name.starts_with("/device:GPU:") {
@@ -278,6 +281,11 @@ impl<'p> Decoder<'p> {
         }
         let collect_dev = kind == ProcessKind::Gpu && !has_derived;
         let mut dev = Vec::new();
+        if collect_dev {
+            dev.reserve(
+                usize::try_from(p.lines.iter().map(|l| l.events).sum::<u64>()).unwrap_or(0),
+            );
+        }
         for (li, lh) in p.lines.iter().enumerate() {
             let title = self.b.strings.intern_lossy(lh.title());
             let is_derived = derived::is_derived_line(lh.key(), self.b.strings.get(title));
@@ -404,7 +412,19 @@ impl<'p> Decoder<'p> {
             } else {
                 StrId::EMPTY
             };
-            let start = base_ps.saturating_add(off);
+            let mut start = base_ps.saturating_add(off);
+            let mut dur = dur;
+            if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
+                start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
+                dur = dur.min(TIME_LIMIT);
+                self.b.warn(
+                    "time_out_of_range",
+                    format!(
+                        "event time beyond ±2^61 ps clamped (near byte {})",
+                        er.offset()
+                    ),
+                );
+            }
             let raw = self.b.add_slice(track, start, dur, m.name, cat, args, corr);
             if let Some(fv) = flow {
                 let phase = match fv & 3 {
@@ -495,6 +515,8 @@ impl<'p> Decoder<'p> {
             let lines =
                 derived::derive_device_lines(&mut evs, &mut self.b.strings, &self.step_names);
             drop(evs);
+            self.b
+                .reserve_slices(lines.iter().map(|l| l.events.len()).sum());
             for l in &lines {
                 self.push_derived(proc_, l);
             }
