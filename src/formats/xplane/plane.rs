@@ -413,7 +413,6 @@ impl<'p> Decoder<'p> {
                 StrId::EMPTY
             };
             let mut start = base_ps.saturating_add(off);
-            let mut dur = dur;
             if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
                 start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
                 dur = dur.min(TIME_LIMIT);
