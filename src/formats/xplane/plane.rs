@@ -66,7 +66,6 @@ pub struct Decoder<'p> {
     step_names: FxHashMap<i64, StrId>,
     /// GPU ordinal → (process, has a Launch Stats line already).
     gpus: FxHashMap<i64, (u32, bool)>,
-    pending: Vec<(u32, Vec<DevEvent>)>,
     cat_kernel: StrId,
     cat_memcpy: StrId,
     cat_memset: StrId,
@@ -112,7 +111,6 @@ impl<'p> Decoder<'p> {
             launches: Vec::new(),
             step_names: FxHashMap::default(),
             gpus: FxHashMap::default(),
-            pending: Vec::new(),
             cat_kernel,
             cat_memcpy,
             cat_memset,
@@ -157,8 +155,12 @@ impl<'p> Decoder<'p> {
             self.b.args.push(k, v);
         }
         self.b.metadata = self.b.args.finish();
-        self.progress
-            .update(self.progress.bytes_total_hint(), self.events_done);
+        self.progress.update(
+            self.progress
+                .bytes_total
+                .load(std::sync::atomic::Ordering::Relaxed),
+            self.events_done,
+        );
         Ok(self.b)
     }
 
@@ -305,7 +307,16 @@ impl<'p> Decoder<'p> {
             self.line(lh, t, kind, &table, &metas, dev_out)?;
         }
         if collect_dev && !dev.is_empty() {
-            self.pending.push((proc_, dev));
+            // Derive now so the records of one plane at a time are alive; step names come
+            // from the planes read so far (host planes precede device planes in practice).
+            let lines =
+                derived::derive_device_lines(&mut dev, &mut self.b.strings, &self.step_names);
+            drop(dev);
+            self.b
+                .reserve_slices(lines.iter().map(|l| l.events.len()).sum());
+            for l in &lines {
+                self.push_derived(proc_, l);
+            }
         }
         Ok(())
     }
@@ -509,17 +520,6 @@ impl<'p> Decoder<'p> {
     }
 
     fn finish_derived(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        for (proc_, mut evs) in pending {
-            let lines =
-                derived::derive_device_lines(&mut evs, &mut self.b.strings, &self.step_names);
-            drop(evs);
-            self.b
-                .reserve_slices(lines.iter().map(|l| l.events.len()).sum());
-            for l in &lines {
-                self.push_derived(proc_, l);
-            }
-        }
         let launches = std::mem::take(&mut self.launches);
         if !launches.is_empty() {
             let per_dev =
@@ -548,15 +548,5 @@ impl<'p> Decoder<'p> {
             };
             self.b.flow_slice(phase, id, self.cat_flow, raw);
         }
-    }
-}
-
-trait TotalHint {
-    fn bytes_total_hint(&self) -> u64;
-}
-
-impl TotalHint for Progress {
-    fn bytes_total_hint(&self) -> u64 {
-        self.bytes_total.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
