@@ -37,6 +37,7 @@ impl Lane {
 
     /// Builds the mipmap once every slice was pushed.
     pub(crate) fn seal(&mut self) {
+        self.runs.seal();
         self.mipmap = Mipmap::build(&self.runs);
     }
 
@@ -64,9 +65,16 @@ impl Lane {
         self.runs.rank(t)
     }
 
-    /// Position of slice `id` within the lane.
+    /// Position of slice `id` (starting at `start`) within the lane: a rank by start, then a
+    /// short step over equal starts (zero-length slices); a binary search over ids otherwise.
     #[inline]
-    pub fn position(&self, id: u32) -> Option<usize> {
+    pub fn position(&self, id: u32, start: Ps) -> Option<usize> {
+        let p = self.runs.rank(start);
+        for q in p..(p + 4).min(self.ids.len()) {
+            if self.ids[q] == id {
+                return Some(q);
+            }
+        }
         self.ids.binary_search(&id).ok()
     }
 
