@@ -118,8 +118,8 @@ impl Runs {
         a + self.start[a..b].partition_point(|&x| x < t)
     }
 
-    /// [`Runs::rank`] searched from a hint: gallops forward a few steps when the answer is just
-    /// at or after `hint` (cheap for nearby edges), else uses the directory. Exact for any hint.
+    /// [`Runs::rank`] searched from a hint: searches the [`FANOUT`] entries after `hint` when the
+    /// answer lies there (cheap for nearby edges), else uses the directory. Exact for any hint.
     #[inline]
     pub fn rank_from(&self, t: Ps, hint: usize) -> usize {
         let s = &self.start[..];
@@ -127,19 +127,10 @@ impl Runs {
         if hint > n || (hint > 0 && s[hint - 1] >= t) {
             return self.rank(t);
         }
-        // Invariant: s[..lo] < t.
-        let mut lo = hint;
-        let mut step = 1usize;
-        while step <= 2 * FANOUT {
-            let probe = lo + step - 1;
-            if probe >= n {
-                return lo + s[lo..n].partition_point(|&x| x < t);
-            }
-            if s[probe] >= t {
-                return lo + s[lo..probe].partition_point(|&x| x < t);
-            }
-            lo = probe + 1;
-            step <<= 1;
+        // One probe tells whether the answer is within the next FANOUT entries.
+        let end = (hint + FANOUT).min(n);
+        if end == n || s[end - 1] >= t {
+            return hint + s[hint..end].partition_point(|&x| x < t);
         }
         self.rank(t)
     }
