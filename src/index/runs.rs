@@ -118,6 +118,35 @@ impl Runs {
         a + self.start[a..b].partition_point(|&x| x < t)
     }
 
+    /// [`Runs::rank`] of every `ts[i]` into `out[i]`, descending the directory level by level for
+    /// all of them at once so their cache misses overlap (independent searches instead of one
+    /// dependent chain per edge). `out.len() >= ts.len()`.
+    pub fn rank_many(&self, ts: &[Ps], out: &mut [usize]) {
+        let out = &mut out[..ts.len()];
+        let mut levels = self.dir.iter().rev();
+        let Some(top) = levels.next() else {
+            for (o, &t) in out.iter_mut().zip(ts) {
+                *o = self.start.partition_point(|&x| x < t);
+            }
+            return;
+        };
+        for (o, &t) in out.iter_mut().zip(ts) {
+            *o = top.partition_point(|&x| x < t);
+        }
+        for level in levels
+            .map(|l| &l[..])
+            .chain(std::iter::once(&self.start[..]))
+        {
+            for (o, &t) in out.iter_mut().zip(ts) {
+                if *o > 0 {
+                    let a = (*o - 1) * FANOUT;
+                    let b = (*o * FANOUT).min(level.len());
+                    *o = a + level[a..b].partition_point(|&x| x < t);
+                }
+            }
+        }
+    }
+
     /// [`Runs::rank`] searched from a hint: searches the [`FANOUT`] entries after `hint` when the
     /// answer lies there (cheap for nearby edges), else uses the directory. Exact for any hint.
     #[inline]
@@ -218,6 +247,9 @@ mod tests {
             for t in -2..(n as i64) + 2 {
                 let want = r.start.partition_point(|&x| x < t);
                 assert_eq!(r.rank(t), want, "n={n} t={t}");
+                let mut out = [0usize; 2];
+                r.rank_many(&[t, t + 1], &mut out);
+                assert_eq!(out, [want, r.rank(t + 1)], "n={n} t={t}");
                 for h in [
                     0,
                     want.saturating_sub(40),
