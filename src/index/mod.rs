@@ -123,7 +123,8 @@ impl CaptureIndex {
         }
         let track = cap.track_of(id);
         let lane = cap.slices.lane[id as usize] as usize;
-        let pos = self.lane_index(track, lane)?.position(id)?;
+        let start = cap.slices.start[id as usize];
+        let pos = self.lane_index(track, lane)?.position(id, start)?;
         Some((track, lane, pos))
     }
 
