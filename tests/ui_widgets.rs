@@ -1,0 +1,120 @@
+//! Widget tests: the timeline, ruler and details drawn straight into a `Buffer`.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use std::time::Instant;
+use tracetui::index::Cell;
+use tracetui::model::{CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+use tracetui::ui::app::{App, Mark, Row};
+use tracetui::ui::catalog::CaptureRef;
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::loader::Loaded;
+use tracetui::ui::timeline::Timeline;
+use tracetui::ui::{details, ruler};
+
+/// One thread: `outer` [0, 100) with children `a` [10, 40) and `b\x1b[31m` [60, 61) (tiny),
+/// all in ns (×1000 ps).
+fn tiny() -> Loaded {
+    let mut b = CaptureBuilder::new();
+    let p = b.process(Key::Int(1));
+    let t = b.track(p, Key::Int(1), TrackKind::Thread);
+    let cat = b.intern("cpu_op");
+    for (name, s, d) in [("outer", 0, 100), ("alpha", 10, 30), ("b\x1b[31m", 60, 1)] {
+        let n = b.intern(name);
+        b.add_slice(t, s * 1000, d * 1000, n, cat, Default::default(), 0);
+    }
+    Loaded::new(
+        b.finish(SourceInfo::default(), Format::Chrome),
+        Instant::now(),
+    )
+}
+
+fn app_on(l: &Loaded, mode: ColorMode) -> App {
+    let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (70, 10), mode);
+    app.t0 = 0;
+    app.t1 = 100_000;
+    app.rows = vec![
+        Row::Lane { track: 0, lane: 0 },
+        Row::Lane { track: 0, lane: 1 },
+    ];
+    let _ = l;
+    app
+}
+
+fn line(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect()
+}
+
+#[test]
+fn slices_labels_edges_and_sanitized_names() {
+    let l = tiny();
+    let app = app_on(&l, ColorMode::True);
+    let area = Rect::new(0, 0, 50, 2);
+    let mut buf = Buffer::empty(area);
+    Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+    let top = line(&buf, 0);
+    let kids = line(&buf, 1);
+    // 50 columns over 100 ns: 2 ns per column. `outer` fills the row, labelled.
+    assert!(top.starts_with("█outer█"), "{top:?}");
+    assert_eq!(top.chars().count(), 50);
+    // `alpha` covers columns 5..20 with its label; the tiny slice shows as a half block.
+    assert_eq!(&kids.chars().skip(5).take(7).collect::<String>(), "█alpha█");
+    let c30: String = kids.chars().skip(30).take(1).collect();
+    assert!(["▌", "▐"].contains(&c30.as_str()), "{kids:?}");
+    assert!(kids.chars().all(|c| !c.is_control()));
+    // Colours: body cells carry the name colour, label cells the contrasting text colour.
+    let body = buf[(10, 0)].style();
+    assert!(matches!(body.fg, Some(Color::Rgb(..))));
+    let label = buf[(1, 0)].style();
+    assert_eq!(label.bg, body.fg);
+}
+
+#[test]
+fn narrow_window_merges_and_selection_is_reversed() {
+    let l = tiny();
+    let mut app = app_on(&l, ColorMode::None);
+    let area = Rect::new(0, 0, 4, 2);
+    app.selected = Some(1);
+    let mut buf = Buffer::empty(area);
+    Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+    // Nothing silently dropped: every column with a slice draws something.
+    let kids = line(&buf, 1);
+    assert!(
+        kids.chars().take(4).filter(|c| *c != ' ').count() >= 2,
+        "{kids:?}"
+    );
+    // The selected child is drawn reversed (NO_COLOR: modifiers only, no colours).
+    let sel = buf[(0, 1)].style();
+    assert!(sel.add_modifier.contains(Modifier::REVERSED), "{sel:?}");
+    assert!(buf[(0, 1)].style().fg.is_none_or(|c| c == Color::Reset));
+}
+
+#[test]
+fn ruler_ticks_are_round() {
+    let area = Rect::new(0, 0, 60, 1);
+    let mut buf = Buffer::empty(area);
+    ruler::draw(&mut buf, area, 0, 100_000, &Mark::None);
+    let s = line(&buf, 0);
+    assert!(s.contains("│0 ns") && s.contains("│20 ns"), "{s:?}");
+}
+
+#[test]
+fn details_show_self_time_and_breadcrumb() {
+    let l = tiny();
+    let mut app = app_on(&l, ColorMode::None);
+    let alpha = (0..l.cap.slices.len() as u32)
+        .find(|&i| l.cap.slice_name(i) == "alpha")
+        .unwrap();
+    let outer = l.index.parent(&l.cap, alpha).unwrap();
+    assert_eq!(details::self_time(&l, outer), 100_000 - 30_000 - 1_000);
+    app.selected = Some(alpha);
+    let text: Vec<String> = details::lines(&app, &l).into_iter().map(|x| x.0).collect();
+    assert!(
+        text[0].starts_with("alpha") && text[0].contains("dur 30.00 ns"),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|t| t == "outer › alpha"), "{text:?}");
+}
