@@ -62,7 +62,8 @@ impl RawEvent {
     }
 }
 
-/// Interned keys the loader compares against.
+/// Interned keys the loader compares against (named after the JSON keys/values they hold).
+#[allow(missing_docs)]
 pub struct Keys {
     pub trace_events: StrId,
     pub system_trace_events: StrId,
@@ -71,7 +72,6 @@ pub struct Keys {
     pub labels: StrId,
     pub sort_index: StrId,
     pub base_time: StrId,
-    pub display_time_unit: StrId,
     pub record_window_end: StrId,
 }
 
@@ -149,7 +149,6 @@ impl<'p> Loader<'p> {
             labels: b.intern("labels"),
             sort_index: b.intern("sort_index"),
             base_time: b.intern("baseTimeNanoseconds"),
-            display_time_unit: b.intern("displayTimeUnit"),
             record_window_end: b.intern("Record Window End"),
         };
         Loader {
@@ -227,7 +226,7 @@ impl<'p> Loader<'p> {
         if matches!(ks, "schemaVersion" | "deviceProperties" | "distributedInfo") {
             self.kineto_hint = true;
         }
-        let _ = self.k.display_time_unit; // display-only: kept as metadata, never rescales
+        // `displayTimeUnit` is display-only: kept as metadata, never rescales.
         self.meta.push((k, v));
     }
 
