@@ -77,6 +77,8 @@ pub struct Keys {
 
 /// Seven days in ps: longer durations are CUPTI overflow garbage (kept, warned).
 const MAX_PLAUSIBLE_DUR_PS: i128 = 7 * 24 * 3600 * 1_000_000_000_000;
+/// Largest |time| or |duration| accepted, in ps (2^62 ≈ 53 days).
+const MAX_ABS_PS: u64 = 1 << 62;
 /// Timestamps beyond this magnitude (≈ 11.6 days in ps) are rebased on the first event so that
 /// picoseconds stay far from the i64 limit.
 const REBASE_ABOVE_PS: i128 = 1_000_000_000_000_000_000;
@@ -269,9 +271,10 @@ impl<'p> Loader<'p> {
                 s
             }
         };
+        // |ps| < 2^62 keeps every later `a - b` and `start + dur` inside i64.
         match i64::try_from(raw - shift) {
-            Ok(p) => Some(p),
-            Err(_) => {
+            Ok(p) if p.unsigned_abs() < MAX_ABS_PS => Some(p),
+            _ => {
                 self.out_of_range += 1;
                 None
             }
@@ -389,9 +392,12 @@ impl<'p> Loader<'p> {
         if dur > MAX_PLAUSIBLE_DUR_PS {
             self.long_durs += 1;
         }
-        let Ok(dur) = i64::try_from(dur) else {
-            self.out_of_range += 1;
-            return;
+        let dur = match i64::try_from(dur) {
+            Ok(d) if d.unsigned_abs() < MAX_ABS_PS => d,
+            _ => {
+                self.out_of_range += 1;
+                return;
+            }
         };
         let cat = self.category(ev.cat);
         let t = self.thread_track(ev.pid, ev.tid, cat.is_device());
@@ -632,7 +638,7 @@ impl<'p> Loader<'p> {
         }
         if let Some(end) = self.record_window_end
             && self.min_ts != Ps::MAX
-            && end - self.min_ts > 24 * 3600 * 1_000_000_000_000
+            && end.saturating_sub(self.min_ts) > 24 * 3600 * 1_000_000_000_000
         {
             self.b.warn(
                 "implausible_record_window_end",

@@ -371,3 +371,18 @@ fn legacy_kineto_2021_shapes() {
     assert_eq!(c.slice_name(c.flows[0].from), "cudaLaunchKernel");
     assert_eq!(c.slice_name(c.flows[0].to), "sgemm");
 }
+
+#[test]
+fn extreme_times_are_skipped_not_overflowed() {
+    let c = load(
+        r#"[{"ph":"X","name":"c","pid":1,"tid":1,"ts":2,"dur":1},
+            {"ph":"B","name":"a","pid":1,"tid":1,"ts":-5000000000000},
+            {"ph":"E","pid":1,"tid":1,"ts":5000000000000},
+            {"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":9e30}]"#,
+    );
+    assert_eq!(names(&c), vec!["c"]);
+    assert_eq!(
+        warning(&c, "timestamp_out_of_range").map(|w| w.count),
+        Some(3)
+    );
+}
