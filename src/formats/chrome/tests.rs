@@ -383,6 +383,7 @@ fn extreme_times_are_skipped_not_overflowed() {
     assert_eq!(names(&c), vec!["c"]);
     assert_eq!(
         warning(&c, "timestamp_out_of_range").map(|w| w.count),
-        Some(3)
+        Some(2)
     );
+    assert_eq!(warning(&c, "bad_timestamp").map(|w| w.count), Some(1));
 }
