@@ -6,7 +6,8 @@
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use tracetui::index::{CaptureIndex, Cell};
+use tracetui::index::postings::Postings;
+use tracetui::index::{CaptureIndex, Cell, TrackIndex};
 use tracetui::model::{Capture, Format, Ps, SourceInfo, StrId};
 use tracetui::synth::slices::{Rng, SliceSpec, nested_builder};
 
@@ -165,6 +166,21 @@ fn main() {
         peak_rss_mb()
     );
 
+    let t = Instant::now();
+    let tracks: Vec<TrackIndex> = cap
+        .tracks
+        .iter()
+        .map(|t| TrackIndex::build(&cap.slices, t))
+        .collect();
+    let lanes_t = t.elapsed();
+    let t = Instant::now();
+    let post = Postings::build(&cap.slices, cap.strings.len());
+    println!(
+        "  parts, one thread each: lanes {}  postings {}",
+        fmt(lanes_t),
+        fmt(t.elapsed())
+    );
+    drop((tracks, post));
     let lanes = visible_lanes(&idx, &cap);
     let (lo, hi) = cap.span;
     let mut rng = Rng::new(1);

@@ -96,6 +96,26 @@ impl Lane {
         }
     }
 
+    /// Ranks of ascending edges `ts`: when they are dense in slices (few per edge, zoomed in) each
+    /// is searched from the previous one's answer; when sparse (zoomed out) all descend the
+    /// directory together ([`Runs::rank_many`]).
+    fn ranks(&self, ts: &[Ps], out: &mut [usize]) {
+        let (Some(&first), Some(&last)) = (ts.first(), ts.last()) else {
+            return;
+        };
+        let r0 = self.runs.rank(first);
+        let r1 = self.runs.rank(last);
+        if r1 >= r0 && r1 - r0 <= ts.len() * 8 {
+            let mut h = r0;
+            for (o, &t) in out.iter_mut().zip(ts) {
+                h = self.runs.rank_from(t, h);
+                *o = h;
+            }
+        } else {
+            self.runs.rank_many(ts, out);
+        }
+    }
+
     /// Level of detail over `[t0, t1)` split into `out.len()` columns:
     /// O(columns × log n) with O(1) mipmap work per cell. Columns are processed in chunks: first
     /// the ranks of all their edges (searches interleaved level by level), then the cells, whose
@@ -120,13 +140,13 @@ impl Lane {
                 *e = column_edge(t0, t1, cols, k0 + i);
             }
             if shared {
-                self.runs.rank_many(&a[..=m], &mut ra);
+                self.ranks(&a[..=m], &mut ra);
             } else {
                 for (i, e) in b[..m].iter_mut().enumerate() {
                     *e = a[i + 1].max(a[i].saturating_add(1));
                 }
-                self.runs.rank_many(&a[..m], &mut ra);
-                self.runs.rank_many(&b[..m], &mut rb);
+                self.ranks(&a[..m], &mut ra);
+                self.ranks(&b[..m], &mut rb);
             }
             for (i, cell) in cells.iter_mut().enumerate() {
                 let (bi, rbi) = if shared {
