@@ -261,13 +261,8 @@ pub fn derive_device_lines(
     strings: &mut Interner,
     step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
-    // Unstable (no scratch buffer); ties broken by name so the result is deterministic.
-    events.sort_unstable_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(b.dur.cmp(&a.dur))
-            .then(a.name.cmp(&b.name))
-    });
+    // Stable sort: adaptive on the few presorted runs (one per stream line) it gets.
+    events.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
     let mut steps = LineBuilder::new(DerivedKind::Steps);
     let mut modules = LineBuilder::new(DerivedKind::XlaModules);
     let mut ops = LineBuilder::new(DerivedKind::XlaOps);

@@ -59,6 +59,7 @@ pub struct Decoder<'p> {
     pub b: CaptureBuilder,
     progress: &'p Progress,
     events_done: u64,
+    events_total: u64,
     origin_ns: i64,
     meta: Vec<(StrId, ArgValue)>,
     flows: Vec<(u64, u8, Ps, u32)>,
@@ -105,6 +106,7 @@ impl<'p> Decoder<'p> {
             b,
             progress,
             events_done: 0,
+            events_total: 0,
             origin_ns,
             meta: Vec::new(),
             flows: Vec::new(),
@@ -124,8 +126,9 @@ impl<'p> Decoder<'p> {
         if self.origin_ns != 0 {
             self.b.origin_epoch_ns = Some(self.origin_ns);
         }
+        self.events_total = space.event_count();
         self.b
-            .reserve_slices(usize::try_from(space.event_count()).unwrap_or(0));
+            .reserve_slices(usize::try_from(self.events_total).unwrap_or(0));
         for (i, p) in space.planes.iter().enumerate() {
             self.plane(i, p)?;
         }
@@ -312,8 +315,13 @@ impl<'p> Decoder<'p> {
             let lines =
                 derived::derive_device_lines(&mut dev, &mut self.b.strings, &self.step_names);
             drop(dev);
-            self.b
-                .reserve_slices(lines.iter().map(|l| l.events.len()).sum());
+            // Room for the derived slices and the raw events still to come: one exact
+            // reallocation instead of doubling.
+            let later = self.events_total.saturating_sub(self.events_done);
+            self.b.reserve_slices(
+                lines.iter().map(|l| l.events.len()).sum::<usize>()
+                    + usize::try_from(later).unwrap_or(0),
+            );
             for l in &lines {
                 self.push_derived(proc_, l);
             }
