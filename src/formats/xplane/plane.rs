@@ -503,7 +503,7 @@ impl<'p> Decoder<'p> {
         let k_n = self.b.intern("num_launches");
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
-        for e in &line.events {
+        for (i, e) in line.events.iter().enumerate() {
             self.b.args.begin();
             if let Some(g) = e.group {
                 self.b.args.push(k_group, ArgValue::I64(g));
@@ -516,7 +516,7 @@ impl<'p> Decoder<'p> {
                 };
                 self.b.args.push(k, ArgValue::Str(e.long_name));
             }
-            if let Some((n, mx, avg)) = e.launch {
+            if let Some(&(n, mx, avg)) = line.launch.get(i) {
                 self.b.args.push(k_n, ArgValue::U64(n));
                 self.b.args.push(k_max, ArgValue::F64(mx));
                 self.b.args.push(k_avg, ArgValue::F64(avg));
