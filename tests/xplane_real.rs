@@ -216,10 +216,4 @@ fn dump_fixture_summary() {
             c.span
         );
     }
-    let e = xplane::load(
-        Path::new("/work/shared/traces/bad/tpu_inference_2.corrupted.xplane.pb"),
-        SourceInfo::default(),
-        &Progress::default(),
-    );
-    println!("{:?}", e.err().map(|e| e.to_string()));
 }
