@@ -81,6 +81,7 @@ fn main() {
     {
         let bytes = std::fs::read(&path).expect("read");
         let progress = Progress::default();
+        let r0 = rss_anon_kib();
         let c0 = thread_cpu_ns();
         let space = xplane::scan::scan_space(&bytes).expect("scan");
         let c1 = thread_cpu_ns();
@@ -88,8 +89,15 @@ fn main() {
             .run(&space)
             .expect("decode");
         let c2 = thread_cpu_ns();
+        let r2 = rss_anon_kib();
         let cap = b.finish(SourceInfo::default(), tracetui::model::Format::XPlane);
         let c3 = thread_cpu_ns();
+        let r3 = rss_anon_kib();
+        println!(
+            "anon above start: after walk+derive +{} MB, after finish +{} MB",
+            r2.saturating_sub(r0) / 1024,
+            r3.saturating_sub(r0) / 1024
+        );
         println!(
             "phases (thread CPU): scan {:.3} s, walk+derive into builder {:.3} s, finish {:.3} s ({} slices)",
             (c1 - c0) as f64 / 1e9,
