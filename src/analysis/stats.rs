@@ -415,6 +415,67 @@ mod tests {
         assert!((t.self_pct(&t.rows[0]) - 3000.0 / 31.0).abs() < 1e-9);
     }
 
+    #[test]
+    fn unified_names_and_aggregated_events() {
+        let mut b = CaptureBuilder::new();
+        let host = b.process(Key::Int(1));
+        let gpu = b.process(Key::Int(2));
+        b.process_mut(gpu).kind = ProcessKind::Gpu;
+        let ht = b.track(host, Key::Int(1), TrackKind::XLine);
+        let gt = b.track(gpu, Key::Int(1), TrackKind::XLine);
+        let (fusion, jit, hm, pid) = (
+            b.intern("fusion"),
+            b.intern("jit_f"),
+            b.intern("hlo_module"),
+            b.intern("program_id"),
+        );
+        b.args.begin();
+        b.args.push(hm, ArgValue::Str(jit));
+        b.args.push(pid, ArgValue::I64(9));
+        let a = b.args.finish();
+        b.add_slice(gt, 0, 10, fusion, StrId::EMPTY, a, 0);
+        b.add_slice(gt, 20, 30, fusion, StrId::EMPTY, a, 0);
+        b.add_slice(gt, 60, 5, fusion, StrId::EMPTY, ArgsRef::NONE, 0);
+        b.add_slice(ht, 0, 7, fusion, StrId::EMPTY, a, 0);
+        b.add_aggregated(gt, jit, 4, 100);
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let t = compute(
+            &c,
+            &StatsOptions {
+                unified: true,
+                ..Default::default()
+            },
+        );
+        let r = row(&t, "jit_f(9-None)");
+        assert_eq!(
+            (r.count, r.total_ps, r.min_ps, r.max_ps),
+            (2, 40, Some(10), Some(30))
+        );
+        assert_eq!(row(&t, "fusion(None-None)").count, 1);
+        // host events keep their name
+        assert_eq!(row(&t, "fusion").total_ps, 7);
+        // aggregated: occurrences and total, no min/max
+        let r = row(&t, "jit_f(None-None)");
+        assert_eq!(
+            (r.count, r.total_ps, r.self_ps, r.min_ps),
+            (4, 100, 100, None)
+        );
+        // without --unified the aggregated row merges with nothing and keeps its name
+        let t = compute(&c, &StatsOptions::default());
+        assert_eq!(row(&t, "jit_f").count, 4);
+        assert_eq!(row(&t, "fusion").count, 4);
+        // a --cat filter leaves aggregated (category-less) events out
+        let t = compute(
+            &c,
+            &StatsOptions {
+                cats: Some(vec!["other".into()]),
+                ..Default::default()
+            },
+        );
+        assert!(t.rows.iter().all(|r| r.name != "jit_f"));
+        assert_eq!(row(&t, "fusion").count, 4);
+    }
+
     proptest! {
         /// Self time of every name equals a brute-force computation: for each event, its duration
         /// minus the durations of the events whose torch parent it is (found by an O(n²) search

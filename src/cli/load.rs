@@ -9,7 +9,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Loads every capture with `threads` workers and maps each result with `f`; results keep the
-/// order of `caps`. A loader panic becomes a load error instead of aborting the other captures.
+/// order of `caps`. A capture whose file fails is loaded from its first working alternate (with a
+/// warning). A loader panic becomes a load error instead of aborting the other captures.
 pub fn map_loaded<T, F>(caps: &[&CaptureFile], threads: usize, f: F) -> Vec<T>
 where
     T: Send,
@@ -24,14 +25,16 @@ where
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(cap) = caps.get(i) else { break };
-                    let loaded = catch_unwind(AssertUnwindSafe(|| cap.load(&Progress::default())))
-                        .unwrap_or_else(|_| {
-                            Err(LoadError::new(
-                                &cap.path,
-                                None,
-                                "internal error: the loader panicked (please report this file)",
-                            ))
-                        });
+                    let loaded = catch_unwind(AssertUnwindSafe(|| {
+                        cap.load_or_alternate(&Progress::default())
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(LoadError::new(
+                            &cap.path,
+                            None,
+                            "internal error: the loader panicked (please report this file)",
+                        ))
+                    });
                     let r = f(cap, loaded);
                     if let Ok(mut v) = out.lock()
                         && let Some(slot) = v.get_mut(i)

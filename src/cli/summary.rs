@@ -69,6 +69,9 @@ pub struct CaptureSummary {
     /// Processes / planes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<u64>,
+    /// Processes / planes without any track (e.g. idle GPUs, `/host:metadata`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_processes: Option<Vec<String>>,
     /// Tracks in display order (process sort index, then track sort index).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracks: Option<Vec<TrackSummary>>,
@@ -99,6 +102,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         events: None,
         slices: None,
         processes: None,
+        empty_processes: None,
         tracks: None,
         warnings: None,
     }
@@ -122,6 +126,18 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
     out.events = Some(c.event_count());
     out.slices = Some(c.slices.len() as u64);
     out.processes = Some(c.processes.len() as u64);
+    let mut has_track = vec![false; c.processes.len()];
+    for tr in &c.tracks {
+        if let Some(h) = has_track.get_mut(tr.process as usize) {
+            *h = true;
+        }
+    }
+    out.empty_processes = Some(
+        (0..c.processes.len())
+            .filter(|&p| !has_track[p])
+            .map(|p| c.process_name(p as u32))
+            .collect(),
+    );
     let mut agg_per_track = vec![0u64; c.tracks.len()];
     for a in &c.aggregated {
         if let Some(n) = agg_per_track.get_mut(a.track as usize) {
@@ -147,9 +163,17 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
                 let instants = u64::from(tr.instants.1.saturating_sub(tr.instants.0));
                 let id = c.track_stable_name(t as u32);
                 let name = c.track_name(t as u32);
+                let process = c.process_name(tr.process);
+                let or_unnamed = |s: String| {
+                    if s.is_empty() {
+                        "(unnamed)".to_string()
+                    } else {
+                        s
+                    }
+                };
                 TrackSummary {
-                    process: c.process_name(tr.process),
-                    name: if name.is_empty() { id.clone() } else { name },
+                    process: or_unnamed(process),
+                    name: or_unnamed(name),
                     id,
                     kind: tr.kind.name(),
                     events: slices + instants + samples + agg_per_track[t],
@@ -248,6 +272,12 @@ pub fn render_text(s: &CaptureSummary) -> String {
             ],
             &rows,
         ));
+    }
+    if let Some(e) = &s.empty_processes
+        && !e.is_empty()
+    {
+        let names: Vec<String> = e.iter().map(|n| clean(n).into_owned()).collect();
+        o.push_str(&format!("   no tracks: {}\n", names.join(", ")));
     }
     match &s.warnings {
         Some(w) if !w.is_empty() => {

@@ -27,13 +27,19 @@ fn is_unsafe(ch: char) -> bool {
     ch.is_control() || matches!(ch, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+/// Cuts `s` to at most `max` characters, marking the cut with `…`; long names keep their last
+/// characters too (unified names end in `(program-scope)`).
 pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
-    if s.chars().count() <= max {
+    let n = s.chars().count();
+    if n <= max {
         return Cow::Borrowed(s);
     }
-    let keep: String = s.chars().take(max.saturating_sub(1)).collect();
-    Cow::Owned(keep + "…")
+    let tail = if max >= 40 { max / 4 } else { 0 };
+    let head = max.saturating_sub(1 + tail);
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    Cow::Owned(out)
 }
 
 /// A duration in ps as a short human string (`812 ps`, `1.250 µs`, `12.345 ms`, `3.210 s`).
@@ -128,6 +134,10 @@ mod tests {
         assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
+        let long: String = ('a'..='z').cycle().take(100).collect();
+        let f = fit(&long, 40);
+        assert_eq!(f.chars().count(), 40);
+        assert!(f.starts_with("abcdefghijklmnopqrstuvwxyzabc") && f.ends_with("opqrstuv"));
         assert_eq!(dur(1.5e9), "1.500 ms");
         assert_eq!(dur(999.0), "999 ps");
         assert_eq!(bytes(2048), "2.0 KiB");

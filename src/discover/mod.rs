@@ -93,13 +93,49 @@ impl CaptureFile {
 
     /// Loads the capture with the loader its format needs.
     pub fn load(&self, progress: &Progress) -> Result<Capture, LoadError> {
-        match self.format {
-            Format::XPlane => formats::xplane::load(&self.path, self.source_info(), progress),
-            _ if formats::format_of(&self.path).is_some() => {
-                formats::load(&self.path, self.source_info(), progress)
+        self.load_file(&self.path, self.format, progress)
+    }
+
+    /// Loads the capture; when the preferred file fails and alternates exist (an XPlane with its
+    /// JSON exports), loads the first alternate that works instead and says so in a
+    /// `fallback_alternate` warning. The error of the preferred file is returned when all fail.
+    pub fn load_or_alternate(&self, progress: &Progress) -> Result<Capture, LoadError> {
+        let err = match self.load(progress) {
+            Ok(c) => return Ok(c),
+            Err(e) => e,
+        };
+        for alt in &self.alternates {
+            if let Ok(mut c) = self.load_file(alt, Format::XProfJson, progress) {
+                c.warnings.push(crate::model::Warning {
+                    kind: "fallback_alternate",
+                    count: 1,
+                    message: format!(
+                        "{err}; loaded {} instead (same capture, may be truncated to 1M events)",
+                        alt.display()
+                    ),
+                });
+                return Ok(c);
             }
+        }
+        Err(err)
+    }
+
+    fn load_file(
+        &self,
+        path: &Path,
+        format: Format,
+        progress: &Progress,
+    ) -> Result<Capture, LoadError> {
+        let mut source = self.source_info();
+        source.path = path.to_path_buf();
+        if let Ok(m) = std::fs::metadata(path) {
+            source.file_bytes = m.len();
+        }
+        match format {
+            Format::XPlane => formats::xplane::load(path, source, progress),
+            _ if formats::format_of(path).is_some() => formats::load(path, source, progress),
             // A sniffed Chrome trace with an unusual extension.
-            _ => formats::chrome::load(&self.path, self.source_info(), progress),
+            _ => formats::chrome::load(path, source, progress),
         }
     }
 }

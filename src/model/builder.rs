@@ -189,6 +189,19 @@ impl CaptureBuilder {
         self.tracks.len()
     }
 
+    /// Reserves room for `n` more slices (loaders that know their event count up front).
+    pub fn reserve_slices(&mut self, n: usize) {
+        self.s_track.reserve_exact(n);
+        self.s.start.reserve_exact(n);
+        self.s.dur.reserve_exact(n);
+        self.s.name.reserve_exact(n);
+        self.s.cat.reserve_exact(n);
+        self.s.kind.reserve_exact(n);
+        self.s.args.reserve_exact(n);
+        self.s.corr.reserve_exact(n);
+        self.s.flags.reserve_exact(n);
+    }
+
     /// Number of slices so far (progress reporting).
     pub fn slice_count(&self) -> usize {
         self.s.start.len()
@@ -472,7 +485,15 @@ impl CaptureBuilder {
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
-        {
+        // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
+        let presorted = {
+            let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
+            (1..n).all(|i| {
+                (tr[i - 1], st[i - 1]) < (tr[i], st[i])
+                    || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
+            })
+        };
+        if !presorted {
             let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
             order.sort_unstable_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
@@ -571,7 +592,20 @@ impl CaptureBuilder {
 
         // Flows: group points by (cat, id) in file order; link consecutive points.
         let mut fp = std::mem::take(&mut self.flow_points);
-        fp.sort_by_key(|p| (p.cat, p.id, p.seq));
+        // Order each flow's points by time (files may list the `f` before its `s`, e.g. Kineto
+        // writes GPU events first), then start before step before finish, then file order.
+        let point_time = |e: FlowEnd| -> Ps {
+            match e {
+                FlowEnd::Slice(raw) => self
+                    .s
+                    .start
+                    .get(map_raw(raw) as usize)
+                    .copied()
+                    .unwrap_or(0),
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            }
+        };
+        fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
         let mut unresolved = 0u64;
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {

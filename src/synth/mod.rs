@@ -2,3 +2,4 @@
 
 pub mod kineto;
 pub mod slices;
+pub mod xplane;

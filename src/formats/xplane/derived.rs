@@ -230,7 +230,11 @@ impl LineBuilder {
         new0
     }
 
-    fn finish(self) -> DerivedLine {
+    /// The line, events sorted by (start asc, duration desc): events of overlapping streams
+    /// start new events out of order.
+    fn finish(mut self) -> DerivedLine {
+        self.events
+            .sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
         DerivedLine {
             kind: self.kind,
             events: self.events,

@@ -123,6 +123,8 @@ impl<'p> Decoder<'p> {
         if self.origin_ns != 0 {
             self.b.origin_epoch_ns = Some(self.origin_ns);
         }
+        self.b
+            .reserve_slices(usize::try_from(space.event_count()).unwrap_or(0));
         for (i, p) in space.planes.iter().enumerate() {
             self.plane(i, p)?;
         }

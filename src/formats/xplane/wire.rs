@@ -70,6 +70,23 @@ impl<'a> Reader<'a> {
             self.pos += 1;
             return Ok(u64::from(b));
         }
+        // Fast path: at least 10 bytes left, no bounds checks in the loop.
+        if let Some(w) = self.data.get(self.pos..self.pos + 10)
+            && let Ok(w) = <&[u8; 10]>::try_from(w)
+        {
+            let mut v = 0u64;
+            for (i, &b) in w.iter().enumerate().take(9) {
+                v |= u64::from(b & 0x7f) << (7 * i);
+                if b < 0x80 {
+                    self.pos += i + 1;
+                    return Ok(v);
+                }
+            }
+            if w[9] <= 1 {
+                self.pos += 10;
+                return Ok(v | (u64::from(w[9]) << 63));
+            }
+        }
         self.varint_slow()
     }
 

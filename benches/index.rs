@@ -1,0 +1,244 @@
+//! Interval index benchmark on generated nested stacks (`synth::slices`).
+//!
+//! `cargo bench --bench index` (10 M slices; `TRACETUI_BENCH_SLICES=1000000` for a quick run).
+//! Prints model build (`CaptureBuilder::finish`) and index build times, bytes per slice, and the
+//! cost of every query the UI makes per frame or per key press. Figures go in `docs/index.md`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use tracetui::index::{CaptureIndex, Cell};
+use tracetui::model::{Capture, Format, Ps, SourceInfo, StrId};
+use tracetui::synth::slices::{Rng, SliceSpec, nested_builder};
+
+const COLS: usize = 200;
+const LANES: usize = 40;
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn fmt(d: Duration) -> String {
+    let ns = d.as_nanos() as f64;
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// Mean and best time per call of `f` over `iters` calls (after one warm-up call).
+fn time<F: FnMut(usize)>(iters: usize, mut f: F) -> (Duration, Duration) {
+    f(0);
+    let mut best = Duration::MAX;
+    let all = Instant::now();
+    for i in 0..iters {
+        let t = Instant::now();
+        f(i);
+        best = best.min(t.elapsed());
+    }
+    (all.elapsed() / iters as u32, best)
+}
+
+/// The 40 lanes drawn: every lane of the first tracks, in order.
+fn visible_lanes(idx: &CaptureIndex, cap: &Capture) -> Vec<(u32, usize)> {
+    (0..cap.tracks.len() as u32)
+        .flat_map(|t| (0..idx.lane_count(t)).map(move |l| (t, l)))
+        .take(LANES)
+        .collect()
+}
+
+fn frame(idx: &CaptureIndex, cap: &Capture, lanes: &[(u32, usize)], t0: Ps, t1: Ps) -> u64 {
+    let mut out = [Cell::EMPTY; COLS];
+    let mut acc = 0u64;
+    for &(t, l) in lanes {
+        idx.lod(cap, t, l, t0, t1, &mut out);
+        acc += out.iter().map(|c| u64::from(c.count)).sum::<u64>();
+    }
+    acc
+}
+
+/// The previous (naive) LOD: per column, a window then a scan of every slice in it.
+fn naive_frame(idx: &CaptureIndex, cap: &Capture, lanes: &[(u32, usize)], t0: Ps, t1: Ps) -> u64 {
+    let s = &cap.slices;
+    let mut acc = 0u64;
+    for &(t, l) in lanes {
+        for k in 0..COLS {
+            let a = tracetui::index::column_edge(t0, t1, COLS, k);
+            let b = tracetui::index::column_edge(t0, t1, COLS, k + 1).max(a + 1);
+            let (mut best, mut busy) = (-1, 0);
+            for &id in idx.window(cap, t, l, a, b) {
+                let i = id as usize;
+                best = best.max(s.dur[i]);
+                busy += s.end(i).min(b) - s.start[i].max(a);
+                acc += 1;
+            }
+            acc = acc.wrapping_add((best ^ busy) as u64 & 1);
+        }
+    }
+    acc
+}
+
+fn main() {
+    let n: usize = std::env::var("TRACETUI_BENCH_SLICES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
+    let spec = SliceSpec {
+        slices: n,
+        ..SliceSpec::default()
+    };
+    println!("index bench: {spec:?}");
+    let t = Instant::now();
+    let b = nested_builder(&spec);
+    println!("generate (add_slice × n)        {}", fmt(t.elapsed()));
+    let rss0 = peak_rss_mb();
+    let t = Instant::now();
+    let cap = b.finish(SourceInfo::default(), Format::Chrome);
+    println!(
+        "CaptureBuilder::finish          {}   (peak RSS {:.0} MB before, {:.0} MB after)",
+        fmt(t.elapsed()),
+        rss0,
+        peak_rss_mb()
+    );
+    let lanes_total: usize = cap.tracks.iter().map(|t| t.lanes as usize).sum();
+    let depth = cap.tracks.iter().map(|t| t.max_depth).max().unwrap_or(0);
+    println!(
+        "capture: {} slices, {} tracks, {} lanes, max depth {}, span {:.3} s, model {:.1} B/slice",
+        cap.slices.len(),
+        cap.tracks.len(),
+        lanes_total,
+        depth,
+        (cap.span.1 - cap.span.0) as f64 / 1e12,
+        cap.heap_bytes() as f64 / n as f64
+    );
+
+    let mut best_build = Duration::MAX;
+    let mut idx = CaptureIndex::default();
+    for _ in 0..3 {
+        drop(idx);
+        let t = Instant::now();
+        idx = CaptureIndex::build(&cap);
+        best_build = best_build.min(t.elapsed());
+    }
+    println!(
+        "CaptureIndex::build             {}   (best of 3; {:.1} B/slice, {:.0} MB; peak RSS {:.0} MB)",
+        fmt(best_build),
+        idx.heap_bytes() as f64 / n as f64,
+        idx.heap_bytes() as f64 / 1e6,
+        peak_rss_mb()
+    );
+
+    let lanes = visible_lanes(&idx, &cap);
+    let (lo, hi) = cap.span;
+    let mut rng = Rng::new(1);
+    println!("LOD frame: {COLS} columns × {} lanes", lanes.len());
+    let (m, b) = time(30, |_| {
+        black_box(frame(&idx, &cap, &lanes, lo, hi));
+    });
+    println!(
+        "  zoomed out (whole capture)    mean {}  best {}",
+        fmt(m),
+        fmt(b)
+    );
+    let zooms: [(&str, Ps); 3] = [
+        ("mid zoom (100 µs/col)", 100_000_000),
+        ("1 ms/col", 1_000_000_000),
+        ("1 µs/col", 1_000_000),
+    ];
+    for (name, per_col) in zooms {
+        let w = per_col * COLS as Ps;
+        let starts: Vec<Ps> = (0..200).map(|_| rng.range(lo, hi - w)).collect();
+        let (m, b) = time(starts.len(), |i| {
+            black_box(frame(&idx, &cap, &lanes, starts[i], starts[i] + w));
+        });
+        println!("  {name:<29} mean {}  best {}", fmt(m), fmt(b));
+    }
+    let (m, _) = time(3, |_| {
+        black_box(naive_frame(&idx, &cap, &lanes, lo, hi));
+    });
+    println!("  previous naive LOD, zoomed out mean {}", fmt(m));
+
+    let q: Vec<(u32, usize, Ps)> = (0..100_000)
+        .map(|_| {
+            let (t, l) = lanes[rng.range(0, lanes.len() as i64) as usize];
+            (t, l, rng.range(lo, hi))
+        })
+        .collect();
+    let t = Instant::now();
+    let mut hits = 0usize;
+    for &(tr, l, x) in &q {
+        hits += usize::from(idx.slice_at(&cap, tr, l, x).is_some());
+    }
+    println!(
+        "slice_at                        {} per call ({hits} hits / {})",
+        fmt(t.elapsed() / q.len() as u32),
+        q.len()
+    );
+    let t = Instant::now();
+    let mut k = 0usize;
+    for &(tr, l, x) in &q {
+        k += idx.window(&cap, tr, l, x, x + 1_000_000_000).len();
+    }
+    println!(
+        "window (1 ms)                   {} per call (avg {:.1} slices)",
+        fmt(t.elapsed() / q.len() as u32),
+        k as f64 / q.len() as f64
+    );
+    let t = Instant::now();
+    let mut acc = 0i64;
+    for &(tr, _, x) in &q {
+        acc = acc.wrapping_add(idx.busy_time(&cap, tr, x, x + (hi - x) / 3));
+    }
+    black_box(acc);
+    println!(
+        "busy_time (track, random range) {} per call",
+        fmt(t.elapsed() / q.len() as u32)
+    );
+    let ids: Vec<u32> = (0..100_000)
+        .map(|_| rng.range(0, n as i64) as u32)
+        .collect();
+    let t = Instant::now();
+    for &id in &ids {
+        black_box(idx.next_on_lane(&cap, id));
+    }
+    println!(
+        "next_on_lane                    {} per call",
+        fmt(t.elapsed() / ids.len() as u32)
+    );
+    let t = Instant::now();
+    let mut kids = 0;
+    for &id in &ids {
+        kids += idx.children(&cap, id).len();
+    }
+    println!(
+        "children                        {} per call (avg {:.2})",
+        fmt(t.elapsed() / ids.len() as u32),
+        kids as f64 / ids.len() as f64
+    );
+    let names = cap.strings.len() as i64;
+    let t = Instant::now();
+    let mut found = 0usize;
+    for &(_, _, x) in &q {
+        let occ = idx.occurrences(StrId(rng.range(1, names) as u32));
+        // "Next occurrence after t": a binary search over the posting list.
+        let p = occ.partition_point(|&id| cap.slices.start[id as usize] < x);
+        found += usize::from(p < occ.len());
+    }
+    println!(
+        "occurrences + next after t      {} per call ({found} found)",
+        fmt(t.elapsed() / q.len() as u32)
+    );
+    println!("peak RSS {:.0} MB", peak_rss_mb());
+}

@@ -1,0 +1,111 @@
+//! XPlane decode benchmark: a synthetic 8 M-event XSpace (generated once under
+//! `target/bench-data/`) decoded into the model. Prints MB/s and peak anonymous memory
+//! (RssAnon sampled from `/proc/self/status` every 2 ms) relative to the file size.
+//!
+//! `cargo bench --bench xplane_decode` (env `XPLANE_BENCH_EVENTS_PER_LINE` to resize).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tracetui::formats::{Progress, xplane};
+use tracetui::model::SourceInfo;
+use tracetui::synth::xplane::{XPlaneSynth, write_xspace};
+
+fn rss_anon_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("RssAnon:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time of the calling thread in ns (`/proc/thread-self/schedstat`): insensitive to other
+/// processes competing for the 2 cores.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn main() {
+    let per_line: u64 = std::env::var("XPLANE_BENCH_EVENTS_PER_LINE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let cfg = XPlaneSynth {
+        events_per_line: per_line,
+        ..XPlaneSynth::default()
+    };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).expect("bench-data dir");
+    let path = dir.join(format!("synth_{}ev.xplane.pb", cfg.event_count()));
+    if !path.exists() {
+        let t = Instant::now();
+        let tmp = path.with_extension("tmp");
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).expect("create"));
+        write_xspace(&cfg, &mut w).expect("write synthetic xspace");
+        drop(w);
+        std::fs::rename(&tmp, &path).expect("rename");
+        println!("generated {} in {:.2?}", path.display(), t.elapsed());
+    }
+    let size = std::fs::metadata(&path).expect("stat").len();
+    // Warm the page cache.
+    let _ = std::fs::read(&path).map(|v| v.len());
+    println!(
+        "file {} : {:.1} MB, {} events",
+        path.display(),
+        size as f64 / 1e6,
+        cfg.event_count()
+    );
+    let runs: u32 = std::env::var("XPLANE_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut best = f64::MAX;
+    for run in 0..runs {
+        let base = rss_anon_kib();
+        let peak = Arc::new(AtomicU64::new(base));
+        let stop = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let (peak, stop) = (peak.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    peak.fetch_max(rss_anon_kib(), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            })
+        };
+        let t = Instant::now();
+        let cpu0 = thread_cpu_ns();
+        let cap = xplane::load(&path, SourceInfo::default(), &Progress::default())
+            .expect("decode synthetic file");
+        let secs = t.elapsed().as_secs_f64();
+        let cpu = (thread_cpu_ns() - cpu0) as f64 / 1e9;
+        peak.fetch_max(rss_anon_kib(), Ordering::Relaxed);
+        stop.store(true, Ordering::Relaxed);
+        let _ = sampler.join();
+        let peak_b = (peak.load(Ordering::Relaxed).saturating_sub(base)) * 1024;
+        best = best.min(cpu);
+        println!(
+            "run {run}: wall {:.3} s ({:.0} MB/s), thread CPU {:.3} s ({:.0} MB/s), {:.1} M events/s, {} slices, peak anon +{:.0} MB ({:.2}x file), model heap {:.0} MB",
+            secs,
+            size as f64 / 1e6 / secs,
+            cpu,
+            size as f64 / 1e6 / cpu,
+            cfg.event_count() as f64 / 1e6 / cpu,
+            cap.slices.len(),
+            peak_b as f64 / 1e6,
+            peak_b as f64 / size as f64,
+            cap.heap_bytes() as f64 / 1e6,
+        );
+        drop(cap);
+    }
+    println!(
+        "best thread CPU: {:.3} s = {:.0} MB/s",
+        best,
+        size as f64 / 1e6 / best
+    );
+}
