@@ -6,11 +6,63 @@ use crate::model::{ArgValue, ArgsRef, Interner, StrId};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt::{self, Write as _};
 
+/// A direct-mapped cache in front of the interner: a fingerprint of a string's length and a few
+/// of its bytes picks a slot; a hit is confirmed by comparing with the interned text. Saves hashing
+/// long names (kernel signatures, call stacks) in full for every event.
+pub struct StrCache {
+    slots: Vec<(u64, StrId)>,
+}
+
+const CACHE_BITS: u32 = 12;
+
+impl Default for StrCache {
+    fn default() -> Self {
+        StrCache {
+            slots: vec![(0, StrId::EMPTY); 1 << CACHE_BITS],
+        }
+    }
+}
+
+#[inline]
+fn word(b: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    let n = b.len().min(8);
+    x[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(x)
+}
+
+impl StrCache {
+    /// Interns `s` through the cache.
+    #[inline]
+    pub fn intern(&mut self, strings: &mut Interner, s: &str) -> StrId {
+        let b = s.as_bytes();
+        let n = b.len();
+        let head = word(b);
+        let tail = word(&b[n.saturating_sub(8)..]);
+        let mid = word(&b[n / 2..]);
+        let fp = (head ^ tail.rotate_left(23) ^ mid.rotate_left(41) ^ (n as u64).rotate_left(7))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            | 1;
+        let k = (fp >> (64 - CACHE_BITS)) as usize;
+        if let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == fp && strings.get(slot.1) == s {
+                return slot.1;
+            }
+            let id = strings.intern(s);
+            *slot = (fp, id);
+            return id;
+        }
+        strings.intern(s)
+    }
+}
+
 /// Interns a string value (borrowed or from serde's scratch buffer); numbers, bools and null
 /// become their JSON text. Reports the string's address to the loader for progress.
 pub struct StrSeed<'a> {
     /// Destination table.
     pub strings: &'a mut Interner,
+    /// Look-up cache.
+    pub cache: &'a mut StrCache,
     /// Set to the address of a borrowed string (progress offsets on mapped input).
     pub at: &'a mut usize,
 }
@@ -29,10 +81,10 @@ impl<'de> Visitor<'de> for StrSeed<'_> {
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<StrId, E> {
         *self.at = v.as_ptr() as usize;
-        Ok(self.strings.intern(v))
+        Ok(self.cache.intern(self.strings, v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<StrId, E> {
-        Ok(self.strings.intern(v))
+        Ok(self.cache.intern(self.strings, v))
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<StrId, E> {
         Ok(self.strings.intern_lossy(v))
@@ -76,6 +128,42 @@ impl<'de> Visitor<'de> for StrSeed<'_> {
         let mut buf = String::new();
         write_map(&mut buf, a)?;
         Ok(self.strings.intern(&buf))
+    }
+}
+
+/// Interns an `args` key through a one-entry cache per key position: Kineto writes the same keys
+/// in the same order for every event of a kind, so most keys are a short compare, not a hash.
+pub struct CachedKeySeed<'a> {
+    /// Destination table.
+    pub strings: &'a mut Interner,
+    /// The cache slot of this key position.
+    pub slot: &'a mut StrId,
+}
+
+impl<'de> DeserializeSeed<'de> for CachedKeySeed<'_> {
+    type Value = StrId;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<StrId, D::Error> {
+        // Raw bytes: serde_json skips UTF-8 validation; only a cache miss validates (lossily).
+        d.deserialize_bytes(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CachedKeySeed<'_> {
+    type Value = StrId;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<StrId, E> {
+        if self.strings.get(*self.slot).as_bytes() == v {
+            return Ok(*self.slot);
+        }
+        let id = self.strings.intern_lossy(v);
+        *self.slot = id;
+        Ok(id)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<StrId, E> {
+        self.visit_bytes(v.as_bytes())
     }
 }
 
@@ -234,6 +322,8 @@ impl<'de> Visitor<'de> for JsonText<'_> {
 pub struct ValueSeed<'a> {
     /// Destination table.
     pub strings: &'a mut Interner,
+    /// Look-up cache.
+    pub cache: &'a mut StrCache,
     /// Reusable text buffer for arrays/objects.
     pub scratch: &'a mut String,
 }
@@ -251,7 +341,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         f.write_str("an arg value")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<ArgValue, E> {
-        Ok(ArgValue::Str(self.strings.intern(v)))
+        Ok(ArgValue::Str(self.cache.intern(self.strings, v)))
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<ArgValue, E> {
         Ok(ArgValue::Str(self.strings.intern_lossy(v)))
@@ -286,12 +376,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             .is_some()
         {}
         self.scratch.push(']');
-        Ok(ArgValue::Json(self.strings.intern(self.scratch)))
+        Ok(ArgValue::Json(
+            self.cache.intern(self.strings, self.scratch),
+        ))
     }
     fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ArgValue, A::Error> {
         self.scratch.clear();
         write_map(self.scratch, a)?;
-        Ok(ArgValue::Json(self.strings.intern(self.scratch)))
+        Ok(ArgValue::Json(
+            self.cache.intern(self.strings, self.scratch),
+        ))
     }
 }
 
@@ -333,13 +427,24 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ArgsRef, A::Error> {
         let ld = self.ld;
         ld.b.args.begin();
-        let mut at = 0usize;
-        while let Some(k) = a.next_key_seed(StrSeed {
-            strings: &mut ld.b.strings,
-            at: &mut at,
-        })? {
+        let mut pos = 0usize;
+        let mut spare = StrId::EMPTY;
+        loop {
+            let slot = match ld.key_cache.get_mut(pos) {
+                Some(s) => s,
+                None => &mut spare,
+            };
+            pos += 1;
+            let Some(k) = a.next_key_seed(CachedKeySeed {
+                strings: &mut ld.b.strings,
+                slot,
+            })?
+            else {
+                break;
+            };
             let v = a.next_value_seed(ValueSeed {
                 strings: &mut ld.b.strings,
+                cache: &mut ld.cache,
                 scratch: &mut ld.scratch,
             })?;
             if k == ld.k.correlation {

@@ -89,6 +89,10 @@ pub struct Loader<'p> {
     pub k: Keys,
     /// Reusable text buffer (compact JSON of nested arg values).
     pub scratch: String,
+    /// Interning cache for names, categories and string values.
+    pub cache: super::args::StrCache,
+    /// Last key seen at each position of an `args` object (see `CachedKeySeed`).
+    pub key_cache: [StrId; 32],
     /// Reusable buffer for counter series names.
     name_buf: String,
     /// Reusable buffer for counter values.
@@ -152,6 +156,8 @@ impl<'p> Loader<'p> {
             b,
             k,
             scratch: String::new(),
+            cache: super::args::StrCache::default(),
+            key_cache: [StrId::EMPTY; 32],
             name_buf: String::new(),
             counter_buf: Vec::new(),
             events: 0,

@@ -8,8 +8,10 @@
 
 pub mod args;
 pub mod event;
+pub mod inflate;
 pub mod recover;
 pub mod seed;
+pub mod spill;
 pub mod time;
 
 use super::{LoadError, Progress};
@@ -46,6 +48,29 @@ pub fn load(
     let hint = format_from_name(path);
     if gz {
         progress.bytes_total.store(0, Ordering::Relaxed);
+        // Fast path: inflate into an unlinked temporary file and parse the mapped text (page
+        // cache, not anonymous memory); streaming through serde_json's reader is ~2.5x slower.
+        if let Ok(sp) = spill::inflate_to_temp(path, progress) {
+            if progress.cancelled() {
+                return Err(LoadError::new(path, None, seed::CANCELLED));
+            }
+            progress.bytes_total.store(sp.len, Ordering::Relaxed);
+            // SAFETY: the temporary file is private to this process (unlinked) and not resized.
+            if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
+                let mut cap = parse_slice(path, &m, source, hint, progress)?;
+                if let Some(e) = sp.error {
+                    cap.warnings.push(crate::model::Warning {
+                        kind: "gzip_error",
+                        count: 1,
+                        message: format!(
+                            "gzip stream ends or is corrupt after {} uncompressed bytes ({e}): loaded what came before",
+                            sp.len
+                        ),
+                    });
+                }
+                return Ok(cap);
+            }
+        }
         let open = || -> io::Result<Box<dyn Read>> {
             let f = File::open(path)?;
             Ok(Box::new(flate2::read::MultiGzDecoder::new(
@@ -163,7 +188,12 @@ fn settle(
     if ld.cancelled {
         return Err(LoadError::new(path, None, seed::CANCELLED));
     }
-    match e.classify() {
+    // A token cut by the end of the input (`12.`, `tr`) is a syntax error at EOF: a truncation.
+    let mut class = e.classify();
+    if class == C::Syntax && offset(&e) + 1 >= total {
+        class = C::Eof;
+    }
+    match class {
         C::Eof => {
             if ld.saw_events {
                 let n = ld.events;

@@ -64,6 +64,7 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
         let mut at = 0usize;
         while let Some(k) = a.next_key_seed(StrSeed {
             strings: &mut ld.b.strings,
+            cache: &mut ld.cache,
             at: &mut at,
         })? {
             if k == ld.k.trace_events {
@@ -75,6 +76,7 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
             } else {
                 let v = a.next_value_seed(ValueSeed {
                     strings: &mut ld.b.strings,
+                    cache: &mut ld.cache,
                     scratch: &mut ld.scratch,
                 })?;
                 ld.top_key(k, v);
@@ -151,12 +153,14 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                 Field::Name => {
                     ev.name = a.next_value_seed(StrSeed {
                         strings: &mut ld.b.strings,
+                        cache: &mut ld.cache,
                         at: &mut ld.last_str_addr,
                     })?
                 }
                 Field::Cat => {
                     ev.cat = a.next_value_seed(StrSeed {
                         strings: &mut ld.b.strings,
+                        cache: &mut ld.cache,
                         at: &mut ld.last_str_addr,
                     })?
                 }

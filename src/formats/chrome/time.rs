@@ -19,6 +19,9 @@ pub fn us_text_to_ns(text: &str) -> Option<i64> {
 /// Like [`us_text_to_ns`] but to picoseconds (six fraction digits kept: XProf writes ps as µs),
 /// as an i128 because absolute epoch µs do not fit i64 picoseconds.
 pub fn us_text_to_ps(text: &str) -> Option<i128> {
+    if let Some(v) = fast_ps(text.as_bytes()) {
+        return Some(v);
+    }
     let t = text.trim();
     let t = t
         .strip_prefix('"')
@@ -109,6 +112,45 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
         v = if 2 * r >= p { q + 1 } else { q };
     }
     Some(if neg { -v } else { v })
+}
+
+/// Fast path for the common `123` / `123.456` forms (≤ 17 integer and ≤ 6 fraction digits).
+#[inline]
+fn fast_ps(b: &[u8]) -> Option<i128> {
+    let mut i = 0;
+    let mut int: u64 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        int = int * 10 + u64::from(b[i] - b'0');
+        i += 1;
+        if i > 17 {
+            return None;
+        }
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut frac: u64 = 0;
+    let mut k = 0;
+    if i < b.len() {
+        if b[i] != b'.' {
+            return None;
+        }
+        i += 1;
+        while i < b.len() {
+            let c = b[i];
+            if !c.is_ascii_digit() || k == 6 {
+                return None;
+            }
+            frac = frac * 10 + u64::from(c - b'0');
+            k += 1;
+            i += 1;
+        }
+        if k == 0 {
+            return None;
+        }
+    }
+    const POW: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    Some(i128::from(int) * 1_000_000 + i128::from(frac * POW[k]))
 }
 
 #[cfg(test)]
