@@ -64,6 +64,40 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
+    // Floor: the first-pass wire walk alone (planes, lines, event lengths).
+    {
+        let bytes = std::fs::read(&path).expect("read");
+        let cpu0 = thread_cpu_ns();
+        let counts = xplane::line_event_counts(&bytes).expect("walk");
+        let cpu = (thread_cpu_ns() - cpu0) as f64 / 1e9;
+        println!(
+            "scan only (line_event_counts): {:.3} s thread CPU = {:.0} MB/s, {} lines",
+            cpu,
+            size as f64 / 1e6 / cpu,
+            counts.len()
+        );
+    }
+    // Phases: first-pass scan, event walk into the builder (incl. derived lines), finish.
+    {
+        let bytes = std::fs::read(&path).expect("read");
+        let progress = Progress::default();
+        let c0 = thread_cpu_ns();
+        let space = xplane::scan::scan_space(&bytes).expect("scan");
+        let c1 = thread_cpu_ns();
+        let b = xplane::plane::Decoder::new(&progress, 0)
+            .run(&space)
+            .expect("decode");
+        let c2 = thread_cpu_ns();
+        let cap = b.finish(SourceInfo::default(), tracetui::model::Format::XPlane);
+        let c3 = thread_cpu_ns();
+        println!(
+            "phases (thread CPU): scan {:.3} s, walk+derive into builder {:.3} s, finish {:.3} s ({} slices)",
+            (c1 - c0) as f64 / 1e9,
+            (c2 - c1) as f64 / 1e9,
+            (c3 - c2) as f64 / 1e9,
+            cap.slices.len()
+        );
+    }
     let mut best = f64::MAX;
     for run in 0..runs {
         let base = rss_anon_kib();

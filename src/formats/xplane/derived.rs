@@ -261,6 +261,7 @@ pub fn derive_device_lines(
     strings: &mut Interner,
     step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
+    // Stable sort: adaptive on the few presorted runs (one per stream line) it gets.
     events.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
     let mut steps = LineBuilder::new(DerivedKind::Steps);
     let mut modules = LineBuilder::new(DerivedKind::XlaModules);
@@ -270,6 +271,9 @@ pub fn derive_device_lines(
     let mut source = LineBuilder::new(DerivedKind::Source);
     let mut group_names: FxHashMap<i64, StrId> = FxHashMap::default();
     let mut levels: Vec<(StrId, DerivedEvent)> = Vec::new();
+    // Split names cached per interned op string (no per-event allocation).
+    let mut op_levels: FxHashMap<StrId, Vec<StrId>> = FxHashMap::default();
+    let mut tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)> = FxHashMap::default();
     let mut buf = String::new();
     for e in events.iter() {
         let base = DerivedEvent {
@@ -315,28 +319,43 @@ pub fn derive_device_lines(
             }
         }
         if e.hlo_op != StrId::EMPTY {
+            let parts = op_levels.entry(e.hlo_op).or_insert_with(|| {
+                let full = strings.get(e.hlo_op).to_string();
+                full.split("::")
+                    .filter(|p| !p.is_empty())
+                    .map(|p| strings.intern(p))
+                    .collect()
+            });
             levels.clear();
-            let full = strings.get(e.hlo_op).to_string();
-            for part in full.split("::").filter(|p| !p.is_empty()) {
-                let id = strings.intern(part);
-                levels.push((id, DerivedEvent { name: id, ..base }));
-            }
+            levels.extend(
+                parts
+                    .iter()
+                    .map(|&id| (id, DerivedEvent { name: id, ..base })),
+            );
             ops.expand_or_add_levels(&levels, StrId::EMPTY, true);
         }
         if e.tf_op != StrId::EMPTY {
-            let full = strings.get(e.tf_op).to_string();
-            let (name, ty) = parse_tf_op(&full);
+            let (scopes, ty) = tf_ops.entry(e.tf_op).or_insert_with(|| {
+                let full = strings.get(e.tf_op).to_string();
+                let (name, ty) = parse_tf_op(&full);
+                let mut parts: Vec<StrId> = name
+                    .split('/')
+                    .filter(|p| !p.is_empty())
+                    .map(|p| strings.intern(p))
+                    .collect();
+                parts.pop();
+                (parts, strings.intern(ty))
+            });
+            let ty = *ty;
             levels.clear();
-            let mut parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-            parts.pop();
-            for part in parts {
-                let id = strings.intern(part);
-                levels.push((id, DerivedEvent { name: id, ..base }));
-            }
+            levels.extend(
+                scopes
+                    .iter()
+                    .map(|&id| (id, DerivedEvent { name: id, ..base })),
+            );
             if scope.expand_or_add_levels(&levels, e.name, true) {
                 fw.reset_from(0);
             }
-            let ty = strings.intern(ty);
             let ev = DerivedEvent {
                 name: ty,
                 long_name: if ty == e.tf_op { StrId::EMPTY } else { e.tf_op },

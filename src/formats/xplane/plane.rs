@@ -13,6 +13,9 @@ use crate::model::{
 use prost::Message;
 use rustc_hash::FxHashMap;
 
+/// Largest |time| or duration kept (ps, ≈ 26 days): sums of two stay far from i64 overflow.
+const TIME_LIMIT: i64 = 1 << 61;
+
 /// Kind of process for a plane name.
 pub fn plane_kind(name: &str) -> ProcessKind {
     if name.starts_with("/device:GPU:") {
@@ -56,6 +59,7 @@ pub struct Decoder<'p> {
     pub b: CaptureBuilder,
     progress: &'p Progress,
     events_done: u64,
+    events_total: u64,
     origin_ns: i64,
     meta: Vec<(StrId, ArgValue)>,
     flows: Vec<(u64, u8, Ps, u32)>,
@@ -63,7 +67,6 @@ pub struct Decoder<'p> {
     step_names: FxHashMap<i64, StrId>,
     /// GPU ordinal → (process, has a Launch Stats line already).
     gpus: FxHashMap<i64, (u32, bool)>,
-    pending: Vec<(u32, Vec<DevEvent>)>,
     cat_kernel: StrId,
     cat_memcpy: StrId,
     cat_memset: StrId,
@@ -103,13 +106,13 @@ impl<'p> Decoder<'p> {
             b,
             progress,
             events_done: 0,
+            events_total: 0,
             origin_ns,
             meta: Vec::new(),
             flows: Vec::new(),
             launches: Vec::new(),
             step_names: FxHashMap::default(),
             gpus: FxHashMap::default(),
-            pending: Vec::new(),
             cat_kernel,
             cat_memcpy,
             cat_memset,
@@ -123,8 +126,9 @@ impl<'p> Decoder<'p> {
         if self.origin_ns != 0 {
             self.b.origin_epoch_ns = Some(self.origin_ns);
         }
+        self.events_total = space.event_count();
         self.b
-            .reserve_slices(usize::try_from(space.event_count()).unwrap_or(0));
+            .reserve_slices(usize::try_from(self.events_total).unwrap_or(0));
         for (i, p) in space.planes.iter().enumerate() {
             self.plane(i, p)?;
         }
@@ -154,8 +158,12 @@ impl<'p> Decoder<'p> {
             self.b.args.push(k, v);
         }
         self.b.metadata = self.b.args.finish();
-        self.progress
-            .update(self.progress.bytes_total_hint(), self.events_done);
+        self.progress.update(
+            self.progress
+                .bytes_total
+                .load(std::sync::atomic::Ordering::Relaxed),
+            self.events_done,
+        );
         Ok(self.b)
     }
 
@@ -199,7 +207,11 @@ impl<'p> Decoder<'p> {
                 && self.b.strings.get(sname) == "profile_start_time"
                 && let Some(t) = stats::raw_of(&st).as_int()
             {
-                self.b.origin_epoch_ns = Some(t.saturating_add(self.origin_ns));
+                // Relative timestamps: time 0 is the session start. Epoch timestamps already
+                // fixed the origin.
+                if self.origin_ns == 0 {
+                    self.b.origin_epoch_ns = Some(t);
+                }
             }
             self.meta.push((key, v));
         }
@@ -274,6 +286,11 @@ impl<'p> Decoder<'p> {
         }
         let collect_dev = kind == ProcessKind::Gpu && !has_derived;
         let mut dev = Vec::new();
+        if collect_dev {
+            dev.reserve(
+                usize::try_from(p.lines.iter().map(|l| l.events).sum::<u64>()).unwrap_or(0),
+            );
+        }
         for (li, lh) in p.lines.iter().enumerate() {
             let title = self.b.strings.intern_lossy(lh.title());
             let is_derived = derived::is_derived_line(lh.key(), self.b.strings.get(title));
@@ -293,7 +310,21 @@ impl<'p> Decoder<'p> {
             self.line(lh, t, kind, &table, &metas, dev_out)?;
         }
         if collect_dev && !dev.is_empty() {
-            self.pending.push((proc_, dev));
+            // Derive now so the records of one plane at a time are alive; step names come
+            // from the planes read so far (host planes precede device planes in practice).
+            let lines =
+                derived::derive_device_lines(&mut dev, &mut self.b.strings, &self.step_names);
+            drop(dev);
+            // Room for the derived slices and the raw events still to come: one exact
+            // reallocation instead of doubling.
+            let later = self.events_total.saturating_sub(self.events_done);
+            self.b.reserve_slices(
+                lines.iter().map(|l| l.events.len()).sum::<usize>()
+                    + usize::try_from(later).unwrap_or(0),
+            );
+            for l in &lines {
+                self.push_derived(proc_, l);
+            }
         }
         Ok(())
     }
@@ -400,7 +431,18 @@ impl<'p> Decoder<'p> {
             } else {
                 StrId::EMPTY
             };
-            let start = base_ps.saturating_add(off);
+            let mut start = base_ps.saturating_add(off);
+            if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
+                start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
+                dur = dur.min(TIME_LIMIT);
+                self.b.warn(
+                    "time_out_of_range",
+                    format!(
+                        "event time beyond ±2^61 ps clamped (near byte {})",
+                        er.offset()
+                    ),
+                );
+            }
             let raw = self.b.add_slice(track, start, dur, m.name, cat, args, corr);
             if let Some(fv) = flow {
                 let phase = match fv & 3 {
@@ -425,7 +467,9 @@ impl<'p> Decoder<'p> {
                     dur,
                 });
             }
-            if let Some(dev) = dev.as_deref_mut() {
+            if let Some(dev) = dev.as_deref_mut()
+                && (kernel || group.is_some())
+            {
                 let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
                 dev.push(DevEvent {
                     start,
@@ -484,15 +528,6 @@ impl<'p> Decoder<'p> {
     }
 
     fn finish_derived(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        for (proc_, mut evs) in pending {
-            let lines =
-                derived::derive_device_lines(&mut evs, &mut self.b.strings, &self.step_names);
-            drop(evs);
-            for l in &lines {
-                self.push_derived(proc_, l);
-            }
-        }
         let launches = std::mem::take(&mut self.launches);
         if !launches.is_empty() {
             let per_dev =
@@ -521,15 +556,5 @@ impl<'p> Decoder<'p> {
             };
             self.b.flow_slice(phase, id, self.cat_flow, raw);
         }
-    }
-}
-
-trait TotalHint {
-    fn bytes_total_hint(&self) -> u64;
-}
-
-impl TotalHint for Progress {
-    fn bytes_total_hint(&self) -> u64 {
-        self.bytes_total.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
