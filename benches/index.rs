@@ -6,7 +6,8 @@
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use tracetui::index::{CaptureIndex, Cell};
+use tracetui::index::postings::Postings;
+use tracetui::index::{CaptureIndex, Cell, TrackIndex};
 use tracetui::model::{Capture, Format, Ps, SourceInfo, StrId};
 use tracetui::synth::slices::{Rng, SliceSpec, nested_builder};
 
@@ -38,17 +39,41 @@ fn fmt(d: Duration) -> String {
     }
 }
 
-/// Mean and best time per call of `f` over `iters` calls (after one warm-up call).
-fn time<F: FnMut(usize)>(iters: usize, mut f: F) -> (Duration, Duration) {
+/// On-CPU time of this thread (excludes time preempted by other processes on a busy machine).
+fn cpu_time() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// Mean wall, best wall and mean on-CPU time per call of `f` over `iters` calls (after one
+/// warm-up call).
+fn time<F: FnMut(usize)>(iters: usize, mut f: F) -> (Duration, Duration, Duration) {
     f(0);
     let mut best = Duration::MAX;
     let all = Instant::now();
+    let cpu = cpu_time();
     for i in 0..iters {
         let t = Instant::now();
         f(i);
         best = best.min(t.elapsed());
     }
-    (all.elapsed() / iters as u32, best)
+    let cpu = cpu_time().saturating_sub(cpu);
+    (all.elapsed() / iters as u32, best, cpu / iters as u32)
+}
+
+/// Per-call wall and on-CPU time of `n` calls of `f`.
+fn per_call<F: FnMut(usize)>(n: usize, mut f: F) -> String {
+    let (t, c) = (Instant::now(), cpu_time());
+    for i in 0..n {
+        f(i);
+    }
+    let (w, c) = (
+        t.elapsed() / n as u32,
+        cpu_time().saturating_sub(c) / n as u32,
+    );
+    format!("{} per call (on-CPU {})", fmt(w), fmt(c))
 }
 
 /// The 40 lanes drawn: every lane of the first tracks, in order.
@@ -104,11 +129,12 @@ fn main() {
     let b = nested_builder(&spec);
     println!("generate (add_slice × n)        {}", fmt(t.elapsed()));
     let rss0 = peak_rss_mb();
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu_time());
     let cap = b.finish(SourceInfo::default(), Format::Chrome);
     println!(
-        "CaptureBuilder::finish          {}   (peak RSS {:.0} MB before, {:.0} MB after)",
+        "CaptureBuilder::finish          {} (on-CPU {}; peak RSS {:.0} MB before, {:.0} MB after)",
         fmt(t.elapsed()),
+        fmt(cpu_time().saturating_sub(c)),
         rss0,
         peak_rss_mb()
     );
@@ -133,24 +159,53 @@ fn main() {
         best_build = best_build.min(t.elapsed());
     }
     println!(
-        "CaptureIndex::build             {}   (best of 3; {:.1} B/slice, {:.0} MB; peak RSS {:.0} MB)",
+        "CaptureIndex::build             {} (best of 3, 2 threads; {:.1} B/slice, {:.0} MB; peak RSS {:.0} MB)",
         fmt(best_build),
         idx.heap_bytes() as f64 / n as f64,
         idx.heap_bytes() as f64 / 1e6,
         peak_rss_mb()
     );
 
+    let t = Instant::now();
+    let tracks: Vec<TrackIndex> = cap
+        .tracks
+        .iter()
+        .map(|t| TrackIndex::build(&cap.slices, t))
+        .collect();
+    let lanes_t = t.elapsed();
+    let t = Instant::now();
+    let post = Postings::build(&cap.slices, cap.strings.len());
+    println!(
+        "  parts, one thread each: lanes {}  postings {}",
+        fmt(lanes_t),
+        fmt(t.elapsed())
+    );
+    drop((tracks, post));
     let lanes = visible_lanes(&idx, &cap);
     let (lo, hi) = cap.span;
     let mut rng = Rng::new(1);
     println!("LOD frame: {COLS} columns × {} lanes", lanes.len());
-    let (m, b) = time(30, |_| {
+    if std::env::var("TRACETUI_BENCH_PROFILE_LOD").is_ok() {
+        // For `perf record`: only the zoomed-out frame, many times.
+        let (m, b, c) = time(2000, |_| {
+            black_box(frame(&idx, &cap, &lanes, lo, hi));
+        });
+        println!(
+            "  zoomed out ×2000 mean {} best {} on-CPU {}",
+            fmt(m),
+            fmt(b),
+            fmt(c)
+        );
+        return;
+    }
+    let (m, b, c) = time(30, |_| {
         black_box(frame(&idx, &cap, &lanes, lo, hi));
     });
     println!(
-        "  zoomed out (whole capture)    mean {}  best {}",
+        "  zoomed out (whole capture)    mean {}  best {}  on-CPU {}",
         fmt(m),
-        fmt(b)
+        fmt(b),
+        fmt(c)
     );
     let zooms: [(&str, Ps); 3] = [
         ("mid zoom (100 µs/col)", 100_000_000),
@@ -160,15 +215,24 @@ fn main() {
     for (name, per_col) in zooms {
         let w = per_col * COLS as Ps;
         let starts: Vec<Ps> = (0..200).map(|_| rng.range(lo, hi - w)).collect();
-        let (m, b) = time(starts.len(), |i| {
+        let (m, b, c) = time(starts.len(), |i| {
             black_box(frame(&idx, &cap, &lanes, starts[i], starts[i] + w));
         });
-        println!("  {name:<29} mean {}  best {}", fmt(m), fmt(b));
+        println!(
+            "  {name:<29} mean {}  best {}  on-CPU {}",
+            fmt(m),
+            fmt(b),
+            fmt(c)
+        );
     }
-    let (m, _) = time(3, |_| {
+    let (m, _, c) = time(3, |_| {
         black_box(naive_frame(&idx, &cap, &lanes, lo, hi));
     });
-    println!("  previous naive LOD, zoomed out mean {}", fmt(m));
+    println!(
+        "  previous naive LOD, zoomed out mean {}  on-CPU {}",
+        fmt(m),
+        fmt(c)
+    );
 
     let q: Vec<(u32, usize, Ps)> = (0..100_000)
         .map(|_| {
@@ -176,69 +240,55 @@ fn main() {
             (t, l, rng.range(lo, hi))
         })
         .collect();
-    let t = Instant::now();
-    let mut hits = 0usize;
-    for &(tr, l, x) in &q {
-        hits += usize::from(idx.slice_at(&cap, tr, l, x).is_some());
-    }
-    println!(
-        "slice_at                        {} per call ({hits} hits / {})",
-        fmt(t.elapsed() / q.len() as u32),
-        q.len()
-    );
-    let t = Instant::now();
-    let mut k = 0usize;
-    for &(tr, l, x) in &q {
-        k += idx.window(&cap, tr, l, x, x + 1_000_000_000).len();
-    }
-    println!(
-        "window (1 ms)                   {} per call (avg {:.1} slices)",
-        fmt(t.elapsed() / q.len() as u32),
-        k as f64 / q.len() as f64
-    );
-    let t = Instant::now();
-    let mut acc = 0i64;
-    for &(tr, _, x) in &q {
-        acc = acc.wrapping_add(idx.busy_time(&cap, tr, x, x + (hi - x) / 3));
-    }
-    black_box(acc);
-    println!(
-        "busy_time (track, random range) {} per call",
-        fmt(t.elapsed() / q.len() as u32)
-    );
-    let ids: Vec<u32> = (0..100_000)
+    let names: Vec<StrId> = (0..q.len())
+        .map(|_| StrId(rng.range(1, cap.strings.len() as i64) as u32))
+        .collect();
+    let ids: Vec<u32> = (0..q.len())
         .map(|_| rng.range(0, n as i64) as u32)
         .collect();
-    let t = Instant::now();
-    for &id in &ids {
-        black_box(idx.next_on_lane(&cap, id));
-    }
+    let mut acc = 0u64;
+    let r = per_call(q.len(), |i| {
+        let (tr, l, x) = q[i];
+        acc += u64::from(idx.slice_at(&cap, tr, l, x).is_some());
+    });
     println!(
-        "next_on_lane                    {} per call",
-        fmt(t.elapsed() / ids.len() as u32)
+        "slice_at                        {r} ({acc} hits / {})",
+        q.len()
     );
-    let t = Instant::now();
-    let mut kids = 0;
-    for &id in &ids {
-        kids += idx.children(&cap, id).len();
-    }
+    acc = 0;
+    let r = per_call(q.len(), |i| {
+        let (tr, l, x) = q[i];
+        acc += idx.window(&cap, tr, l, x, x + 1_000_000_000).len() as u64;
+    });
     println!(
-        "children                        {} per call (avg {:.2})",
-        fmt(t.elapsed() / ids.len() as u32),
-        kids as f64 / ids.len() as f64
+        "window (1 ms)                   {r} (avg {:.1} slices)",
+        acc as f64 / q.len() as f64
     );
-    let names = cap.strings.len() as i64;
-    let t = Instant::now();
-    let mut found = 0usize;
-    for &(_, _, x) in &q {
-        let occ = idx.occurrences(StrId(rng.range(1, names) as u32));
+    let r = per_call(q.len(), |i| {
+        let (tr, _, x) = q[i];
+        black_box(idx.busy_time(&cap, tr, x, x + (hi - x) / 3));
+    });
+    println!("busy_time (track, random range) {r}");
+    let r = per_call(ids.len(), |i| {
+        black_box(idx.next_on_lane(&cap, ids[i]));
+    });
+    println!("next_on_lane                    {r}");
+    acc = 0;
+    let r = per_call(ids.len(), |i| {
+        acc += idx.children(&cap, ids[i]).len() as u64;
+    });
+    println!(
+        "children                        {r} (avg {:.2})",
+        acc as f64 / ids.len() as f64
+    );
+    acc = 0;
+    let r = per_call(q.len(), |i| {
+        let occ = idx.occurrences(names[i]);
         // "Next occurrence after t": a binary search over the posting list.
+        let x = q[i].2;
         let p = occ.partition_point(|&id| cap.slices.start[id as usize] < x);
-        found += usize::from(p < occ.len());
-    }
-    println!(
-        "occurrences + next after t      {} per call ({found} found)",
-        fmt(t.elapsed() / q.len() as u32)
-    );
+        acc += u64::from(p < occ.len());
+    });
+    println!("occurrences + next after t      {r} ({acc} found)");
     println!("peak RSS {:.0} MB", peak_rss_mb());
 }

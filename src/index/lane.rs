@@ -37,6 +37,7 @@ impl Lane {
 
     /// Builds the mipmap once every slice was pushed.
     pub(crate) fn seal(&mut self) {
+        self.runs.seal();
         self.mipmap = Mipmap::build(&self.runs);
     }
 
@@ -64,9 +65,16 @@ impl Lane {
         self.runs.rank(t)
     }
 
-    /// Position of slice `id` within the lane.
+    /// Position of slice `id` (starting at `start`) within the lane: a rank by start, then a
+    /// short step over equal starts (zero-length slices); a binary search over ids otherwise.
     #[inline]
-    pub fn position(&self, id: u32) -> Option<usize> {
+    pub fn position(&self, id: u32, start: Ps) -> Option<usize> {
+        let p = self.runs.rank(start);
+        for q in p..(p + 4).min(self.ids.len()) {
+            if self.ids[q] == id {
+                return Some(q);
+            }
+        }
         self.ids.binary_search(&id).ok()
     }
 
@@ -88,28 +96,67 @@ impl Lane {
         }
     }
 
-    /// Level of detail over `[t0, t1)` split into `out.len()` columns: O(columns × (log + BLOCK)),
-    /// searching each column edge from the previous one.
+    /// Ranks of ascending edges `ts`: when they are dense in slices (few per edge, zoomed in) each
+    /// is searched from the previous one's answer; when sparse (zoomed out) all descend the
+    /// directory together ([`Runs::rank_many`]).
+    fn ranks(&self, ts: &[Ps], out: &mut [usize]) {
+        let (Some(&first), Some(&last)) = (ts.first(), ts.last()) else {
+            return;
+        };
+        let r0 = self.runs.rank(first);
+        let r1 = self.runs.rank(last);
+        if r1 >= r0 && r1 - r0 <= ts.len() * 8 {
+            let mut h = r0;
+            for (o, &t) in out.iter_mut().zip(ts) {
+                h = self.runs.rank_from(t, h);
+                *o = h;
+            }
+        } else {
+            self.runs.rank_many(ts, out);
+        }
+    }
+
+    /// Level of detail over `[t0, t1)` split into `out.len()` columns:
+    /// O(columns × log n) with O(1) mipmap work per cell. Columns are processed in chunks: first
+    /// the ranks of all their edges (searches interleaved level by level), then the cells, whose
+    /// look-ups are independent of each other, so memory latency overlaps.
     pub fn lod(&self, t0: Ps, t1: Ps, out: &mut [Cell]) {
+        const CHUNK: usize = 128;
         let cols = out.len();
         if self.ids.is_empty() {
             out.fill(Cell::EMPTY);
             return;
         }
-        let (mut ra, mut rb) = (0usize, 0usize);
-        let mut prev_b: Option<Ps> = None;
-        for (k, cell) in out.iter_mut().enumerate() {
-            let a = column_edge(t0, t1, cols, k);
-            let b = column_edge(t0, t1, cols, k + 1).max(a.saturating_add(1));
-            ra = if prev_b == Some(a) {
-                rb
+        // When every column is at least 1 ps wide, column k ends where column k + 1 starts.
+        let shared = i128::from(t1) - i128::from(t0) >= cols as i128;
+        let mut a = [0 as Ps; CHUNK + 1];
+        let mut b = [0 as Ps; CHUNK];
+        let mut ra = [0usize; CHUNK + 1];
+        let mut rb = [0usize; CHUNK];
+        for (c, cells) in out.chunks_mut(CHUNK).enumerate() {
+            let k0 = c * CHUNK;
+            let m = cells.len();
+            for (i, e) in a[..=m].iter_mut().enumerate() {
+                *e = column_edge(t0, t1, cols, k0 + i);
+            }
+            if shared {
+                self.ranks(&a[..=m], &mut ra);
             } else {
-                self.runs.rank_from(a, ra)
-            };
-            rb = self.runs.rank_from(b, rb.max(ra));
-            prev_b = Some(b);
-            let lo = self.runs.first_overlapping(a, ra);
-            *cell = self.cell(lo, rb, a, b);
+                for (i, e) in b[..m].iter_mut().enumerate() {
+                    *e = a[i + 1].max(a[i].saturating_add(1));
+                }
+                self.ranks(&a[..m], &mut ra);
+                self.ranks(&b[..m], &mut rb);
+            }
+            for (i, cell) in cells.iter_mut().enumerate() {
+                let (bi, rbi) = if shared {
+                    (a[i + 1], ra[i + 1])
+                } else {
+                    (b[i], rb[i])
+                };
+                let lo = self.runs.first_overlapping(a[i], ra[i]);
+                *cell = self.cell(lo, rbi, a[i], bi);
+            }
         }
     }
 

@@ -1,35 +1,35 @@
 //! Range "longest slice" queries over one lane: a block mipmap.
 //!
-//! The lane is cut into blocks of [`BLOCK`] slices. Level 0 holds the position of the longest
-//! slice of every block; level `k` holds, for every run of `2^k` consecutive blocks starting at
-//! each block, the position of the longest slice in that run (an overlapping mipmap, also known as
-//! a sparse table). A query over positions `[lo, hi)` scans the at most `2 × (BLOCK - 1)` slices in
-//! the partial blocks at both ends and reads two (overlapping) level entries for the full blocks in
-//! between: O(BLOCK) work, independent of the lane length and of the zoom level.
+//! The lane is cut into blocks of [`BLOCK`] slices. Within a block, every position stores (as a
+//! one-byte offset) the longest slice from the block start up to it and from it to the block end.
+//! Across blocks, level `k` holds, for every run of `2^k` consecutive blocks starting at each
+//! block, the position of the longest slice in that run (an overlapping mipmap, also known as a
+//! sparse table). A query over positions `[lo, hi)` reads the suffix entry of `lo`, the prefix
+//! entry of `hi - 1` and two (overlapping) level entries for the full blocks in between: O(1) and
+//! a handful of cache lines whatever the zoom level. A range inside one block is scanned
+//! (at most [`BLOCK`] slices).
 //!
-//! Entries are `u32` positions into the lane; durations are read back from the lane's prefix sums.
-//! Memory: about `log2(len / BLOCK) × 4 / BLOCK` bytes per slice (≈ 2 B/slice for a 1 M-slice lane).
-//! Ties go to the earliest position.
+//! Level entries are `u32` positions into the lane; durations are read back from the lane's
+//! prefix sums. Memory: 2 B/slice of offsets plus about `log2(len / BLOCK) × 4 / BLOCK` B/slice
+//! of levels (≈ 2.9 B/slice for a 1 M-slice lane). Ties go to the earliest position.
 
 use super::runs::Runs;
 
-/// Slices per block (power of two).
-pub const BLOCK: usize = 32;
+/// Slices per block (power of two, at most 256 so offsets fit a byte).
+pub const BLOCK: usize = 64;
 const SHIFT: u32 = BLOCK.trailing_zeros();
 
 /// Longest-slice summary of one lane.
 #[derive(Clone, Debug, Default)]
 pub struct Mipmap {
-    /// Number of blocks.
+    /// Number of full blocks.
     blocks: usize,
     /// Levels laid out one after another; level `k` has `blocks - 2^k + 1` entries.
     table: Vec<u32>,
-}
-
-/// Whether `(dq, q)` beats `(dp, p)`: longer first, then earlier.
-#[inline]
-fn beats(dq: i64, q: usize, dp: i64, p: usize) -> bool {
-    dq > dp || (dq == dp && q < p)
+    /// Per position: offset in its block of the longest slice from the block start to it.
+    prefix: Vec<u8>,
+    /// Per position: offset in its block of the longest slice from it to the block end.
+    suffix: Vec<u8>,
 }
 
 #[inline]
@@ -45,22 +45,38 @@ impl Mipmap {
         if blocks < 2 {
             return Mipmap::default();
         }
+        let mut prefix = vec![0u8; n];
+        let mut suffix = vec![0u8; n];
         let levels = usize::BITS - blocks.leading_zeros();
         let total = level_offset(blocks, levels);
         let mut table = Vec::with_capacity(total);
         // Durations of the current level's winners, to avoid re-reading them from the lane.
         let mut durs: Vec<i64> = Vec::with_capacity(blocks);
-        for b in 0..blocks {
-            let (mut best, mut bd) = (b << SHIFT, runs.dur(b << SHIFT));
-            for p in (b << SHIFT) + 1..(b + 1) << SHIFT {
-                let d = runs.dur(p);
+        for b in 0..n.div_ceil(BLOCK) {
+            let base = b << SHIFT;
+            let end = (base + BLOCK).min(n);
+            let (mut best, mut bd) = (0usize, i64::MIN);
+            for (o, slot) in prefix[base..end].iter_mut().enumerate() {
+                let d = runs.dur(base + o);
                 if d > bd {
-                    best = p;
+                    best = o;
                     bd = d;
                 }
+                *slot = best as u8;
             }
-            table.push(best as u32);
-            durs.push(bd);
+            if b < blocks {
+                table.push((base + best) as u32);
+                durs.push(bd);
+            }
+            let (mut best, mut bd) = (0usize, i64::MIN);
+            for (o, slot) in suffix[base..end].iter_mut().enumerate().rev() {
+                let d = runs.dur(base + o);
+                if d >= bd {
+                    best = o;
+                    bd = d;
+                }
+                *slot = best as u8;
+            }
         }
         for k in 1..levels {
             let prev = level_offset(blocks, k - 1);
@@ -79,61 +95,65 @@ impl Mipmap {
             durs.truncate(len);
         }
         debug_assert_eq!(table.len(), total);
-        Mipmap { blocks, table }
+        Mipmap {
+            blocks,
+            table,
+            prefix,
+            suffix,
+        }
     }
 
     /// Position of the longest slice in `[lo, hi)` (ties: earliest); `hi > lo`, `hi <= runs.len()`.
     #[inline]
     pub fn argmax(&self, runs: &Runs, lo: usize, hi: usize) -> usize {
-        let first_full = (lo + BLOCK - 1) >> SHIFT;
-        let end_full = (hi >> SHIFT).min(self.blocks);
-        if first_full >= end_full {
-            return scan(runs, lo + 1, hi, lo, runs.dur(lo)).0;
+        let (bl, bh) = (lo >> SHIFT, (hi - 1) >> SHIFT);
+        if bl == bh || self.prefix.is_empty() {
+            return scan(runs, lo, hi);
         }
-        // Full blocks [first_full, end_full): two overlapping level entries.
-        let r = end_full - first_full;
-        let k = usize::BITS - 1 - r.leading_zeros();
-        let off = level_offset(self.blocks, k);
-        let p = self.table[off + first_full] as usize;
-        let q = self.table[off + end_full - (1usize << k)] as usize;
-        let (dp, dq) = (runs.dur(p), runs.dur(q));
-        let (mut best, mut bd) = if dq > dp { (q, dq) } else { (p, dp) };
-        // Partial blocks: before (earlier, wins ties) and after (later, loses ties).
-        let head_end = first_full << SHIFT;
-        if lo < head_end {
-            let (h, hd) = scan(runs, lo + 1, head_end, lo, runs.dur(lo));
-            if hd >= bd {
-                best = h;
-                bd = hd;
+        // Head: [lo, end of its block); earliest, so it wins ties.
+        let mut best = (bl << SHIFT) + self.suffix[lo] as usize;
+        let mut bd = runs.dur(best);
+        // Full blocks strictly between: two overlapping level entries.
+        if bl + 1 < bh {
+            let (f, e) = (bl + 1, bh.min(self.blocks));
+            let r = e - f;
+            let k = usize::BITS - 1 - r.leading_zeros();
+            let off = level_offset(self.blocks, k);
+            let p = self.table[off + f] as usize;
+            let q = self.table[off + e - (1usize << k)] as usize;
+            let (dp, dq) = (runs.dur(p), runs.dur(q));
+            let (m, md) = if dq > dp { (q, dq) } else { (p, dp) };
+            if md > bd {
+                best = m;
+                bd = md;
             }
         }
-        let tail = end_full << SHIFT;
-        if tail < hi {
-            let (t, td) = scan(runs, tail + 1, hi, tail, runs.dur(tail));
-            if beats(td, t, bd, best) {
-                best = t;
-            }
+        // Tail: [start of its block, hi); latest, so it loses ties.
+        let t = (bh << SHIFT) + self.prefix[hi - 1] as usize;
+        if runs.dur(t) > bd {
+            best = t;
         }
         best
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.table.capacity() * 4
+        self.table.capacity() * 4 + self.prefix.capacity() + self.suffix.capacity()
     }
 }
 
-/// Longest of `[from, to)` against a current best `(best, bd)` that precedes them.
+/// Longest of `[lo, hi)`, earliest on ties.
 #[inline]
-fn scan(runs: &Runs, from: usize, to: usize, mut best: usize, mut bd: i64) -> (usize, i64) {
-    for p in from..to {
+fn scan(runs: &Runs, lo: usize, hi: usize) -> usize {
+    let (mut best, mut bd) = (lo, runs.dur(lo));
+    for p in lo + 1..hi {
         let d = runs.dur(p);
         if d > bd {
             best = p;
             bd = d;
         }
     }
-    (best, bd)
+    best
 }
 
 #[cfg(test)]

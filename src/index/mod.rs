@@ -21,6 +21,7 @@ pub use track::TrackIndex;
 
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
 use postings::Postings;
+use std::sync::Mutex;
 
 /// Summary of one lane within one screen column `[a, b)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,19 +68,53 @@ pub fn column_edge(t0: Ps, t1: Ps, cols: usize, k: usize) -> Ps {
 }
 
 impl CaptureIndex {
-    /// Builds the index for `cap`: lanes (with prefix sums and mipmaps) on this thread, posting
-    /// lists on a second one. O(n log n) worst case, O(n) for names seen on one track only.
+    /// Builds the index for `cap` on two threads: one scatters slices into posting lists while
+    /// the other builds lanes (with prefix sums, directories and mipmaps); then both sort posting
+    /// lists, taking chunks of names from a shared queue. O(n) plus the merge of names that occur
+    /// on several tracks.
     pub fn build(cap: &Capture) -> CaptureIndex {
         let s = &cap.slices;
         let names = cap.strings.len();
-        std::thread::scope(|scope| {
-            let postings = scope.spawn(|| Postings::build(s, names));
-            let tracks = cap.tracks.iter().map(|t| TrackIndex::build(s, t)).collect();
-            let postings = postings
-                .join()
-                .unwrap_or_else(|_| Postings::build(s, names));
-            CaptureIndex { tracks, postings }
-        })
+        let mut offsets: Vec<u32> = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
+        // Jobs: (name offsets, first name, its ids), sorted by whichever thread is free.
+        type Job<'a> = (&'a [u32], usize, &'a mut [u32]);
+        let queue: Mutex<Vec<Job>> = Mutex::new(Vec::new());
+        let drain = || {
+            let mut keyed = Vec::new();
+            loop {
+                let job = queue.lock().ok().and_then(|mut q| q.pop());
+                let Some((offsets, first, chunk)) = job else {
+                    break;
+                };
+                Postings::sort_chunk(s, offsets, first, chunk, &mut keyed);
+            }
+        };
+        let tracks = std::thread::scope(|scope| {
+            let (offsets, ids, queue, drain) = (&mut offsets, &mut ids, &queue, &drain);
+            let helper = scope.spawn(move || {
+                let (o, i) = Postings::scatter(s, names);
+                *offsets = o;
+                *ids = i;
+                let offsets: &[u32] = offsets;
+                let jobs = Postings::chunks(offsets, ids, 64);
+                if let Ok(mut q) = queue.lock() {
+                    q.extend(jobs.into_iter().map(|(first, c)| (offsets, first, c)));
+                }
+                drain();
+            });
+            let tracks: Vec<TrackIndex> =
+                cap.tracks.iter().map(|t| TrackIndex::build(s, t)).collect();
+            drain();
+            if let Err(e) = helper.join() {
+                std::panic::resume_unwind(e);
+            }
+            tracks
+        });
+        CaptureIndex {
+            tracks,
+            postings: Postings::from_parts(offsets, ids),
+        }
     }
 
     /// Number of lanes of `track`.
@@ -123,7 +158,8 @@ impl CaptureIndex {
         }
         let track = cap.track_of(id);
         let lane = cap.slices.lane[id as usize] as usize;
-        let pos = self.lane_index(track, lane)?.position(id)?;
+        let start = cap.slices.start[id as usize];
+        let pos = self.lane_index(track, lane)?.position(id, start)?;
         Some((track, lane, pos))
     }
 

@@ -13,10 +13,23 @@ pub struct Postings {
 }
 
 impl Postings {
-    /// Builds the lists for `names` distinct names: a counting sort by name (ids stay ascending,
-    /// i.e. one time-sorted run per track), then a run-aware stable sort by start where a list
-    /// spans several tracks.
+    /// Builds the lists for `names` distinct names on this thread (see [`Postings::scatter`]
+    /// and [`Postings::sort_chunk`]).
     pub fn build(s: &Slices, names: usize) -> Postings {
+        let (offsets, mut ids) = Postings::scatter(s, names);
+        let mut keyed = Vec::new();
+        Postings::sort_chunk(s, &offsets, 0, &mut ids, &mut keyed);
+        Postings { offsets, ids }
+    }
+
+    /// Assembles finished parts.
+    pub fn from_parts(offsets: Vec<u32>, ids: Vec<u32>) -> Postings {
+        Postings { offsets, ids }
+    }
+
+    /// Counting sort by name: per-name offsets and the ids grouped by name, each group ascending
+    /// by id (one time-sorted run per track).
+    pub fn scatter(s: &Slices, names: usize) -> (Vec<u32>, Vec<u32>) {
         let n = s.len();
         let names = names.max(s.name.iter().map(|x| x.index() + 1).max().unwrap_or(0));
         let mut offsets = vec![0u32; names + 1];
@@ -33,10 +46,55 @@ impl Postings {
             ids[*f as usize] = id as u32;
             *f += 1;
         }
-        drop(fill);
-        let mut keyed: Vec<(i64, u32)> = Vec::new();
-        for w in offsets.windows(2) {
-            let list = &mut ids[w[0] as usize..w[1] as usize];
+        (offsets, ids)
+    }
+
+    /// Splits scattered `ids` into about `parts` chunks of whole names: (first name, ids).
+    pub fn chunks<'a>(
+        offsets: &[u32],
+        ids: &'a mut [u32],
+        parts: usize,
+    ) -> Vec<(usize, &'a mut [u32])> {
+        let target = (ids.len() / parts.max(1)).max(1);
+        let mut out = Vec::new();
+        let mut rest = ids;
+        let (mut first, mut taken) = (0usize, 0usize);
+        let names = offsets.len().saturating_sub(1);
+        let mut name = 0;
+        while name < names {
+            let mut end = name;
+            while end < names && (offsets[end + 1] as usize - taken) < target {
+                end += 1;
+            }
+            let end = (end + 1).min(names);
+            let len = offsets[end] as usize - taken;
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            out.push((first, head));
+            rest = tail;
+            taken += len;
+            first = end;
+            name = end;
+        }
+        out
+    }
+
+    /// Orders every list of a chunk (names from `first`, ids `chunk`) by (start, id): lists on
+    /// one track are already sorted; others are several sorted runs, which the stable sort merges.
+    pub fn sort_chunk(
+        s: &Slices,
+        offsets: &[u32],
+        first: usize,
+        chunk: &mut [u32],
+        keyed: &mut Vec<(i64, u32)>,
+    ) {
+        let base = offsets.get(first).copied().unwrap_or(0) as usize;
+        let mut name = first;
+        let mut pos = 0usize;
+        while pos < chunk.len() && name + 1 < offsets.len() {
+            let end = (offsets[name + 1] as usize - base).min(chunk.len());
+            let list = &mut chunk[pos..end];
+            name += 1;
+            pos = end;
             if list
                 .windows(2)
                 .all(|p| s.start[p[0] as usize] <= s.start[p[1] as usize])
@@ -50,7 +108,6 @@ impl Postings {
                 *dst = i;
             }
         }
-        Postings { offsets, ids }
     }
 
     /// Slices named `name`, ordered by (start, id).

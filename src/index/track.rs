@@ -51,7 +51,11 @@ impl TrackIndex {
         let busy = match roots[..] {
             [] => Busy::Idle,
             [l] => Busy::Lane(l),
-            _ => Busy::Union(union_of_roots(s, lo, hi)),
+            _ => {
+                let mut u = union_of_roots(s, lo, hi);
+                u.seal();
+                Busy::Union(u)
+            }
         };
         TrackIndex { lanes, busy }
     }
