@@ -186,3 +186,31 @@ fn unreadable_file_is_reported_with_its_name() {
     assert_eq!(code, 1);
     assert!(err.contains("locked.pt.trace.json"), "{err}");
 }
+
+/// Works as root too: a dangling symlink and a self-referencing one named like captures cannot be
+/// read; they are reported by name and the readable capture is still summarized.
+#[cfg(unix)]
+#[test]
+fn unreadable_entries_reported_others_loaded() {
+    let d = tempfile::tempdir().expect("tempdir");
+    fs::copy(good_trace(), d.path().join("w.1.pt.trace.json.gz")).expect("copy");
+    std::os::unix::fs::symlink(d.path().join("gone"), d.path().join("w.2.pt.trace.json"))
+        .expect("symlink");
+    let selfref = d.path().join("w.3.pt.trace.json");
+    std::os::unix::fs::symlink(&selfref, &selfref).expect("symlink");
+    let (code, out, err) = run([OsStr::new("summary"), d.path().as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("w.1.pt.trace.json.gz"), "{out}");
+    for name in ["w.2.pt.trace.json", "w.3.pt.trace.json"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("tracetui: warning:") && l.contains(name)),
+            "{err}"
+        );
+    }
+    // the same files given directly: one-line error, exit 1
+    let (code, _, err) = run([OsStr::new("stats"), selfref.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("w.3.pt.trace.json"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
