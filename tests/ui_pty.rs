@@ -131,6 +131,16 @@ fn file_opens_keys_work_and_q_restores_the_terminal() {
     assert!(screen.contains(" · self "), "nothing selected:\n{screen}");
     assert!(!screen.contains("any key closes"), "{screen}");
     s.press("w");
+    // Resize to 80 columns: the layout shrinks (short key hints, narrow gutter).
+    s.master
+        .resize(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    s.wait_for("j/k h/l");
     let out = s.quit();
     let needle = b"\x1b[?1049l";
     assert!(
