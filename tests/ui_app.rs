@@ -271,3 +271,25 @@ fn sample_captures_open_through_the_loader() {
     }
     snap("sample_160x48_second", &app);
 }
+
+#[test]
+fn esc_cancels_a_running_load_and_late_results_are_dropped() {
+    let caps = catalog::scan(std::path::Path::new("assets/sample")).unwrap();
+    let (mut app, _) = App::new(caps, (80, 24), ColorMode::None);
+    let cmds = app.update(code(KeyCode::Enter));
+    let Some(Cmd::Load { generation, .. }) = cmds.into_iter().next() else {
+        panic!("no load")
+    };
+    assert!(app.loading());
+    let cmds = app.update(code(KeyCode::Esc));
+    assert!(matches!(cmds.as_slice(), [Cmd::Cancel(_)]));
+    assert_eq!(app.screen, Screen::Picker);
+    assert!(!app.loading());
+    // The cancelled job's result arrives late: ignored.
+    app.update(Msg::Load(LoadDone {
+        generation,
+        entry: 0,
+        result: Err("cancelled".into()),
+    }));
+    assert!(matches!(app.entries[0].state, EntryState::Idle));
+}

@@ -699,6 +699,19 @@ impl App {
             KeyCode::Char('q') => return vec![Cmd::Quit],
             KeyCode::Char('?') => self.help = true,
             KeyCode::Esc => {
+                let loading = self.current.and_then(|i| match &self.entries[i].state {
+                    EntryState::Loading(p) => Some((i, p.clone())),
+                    _ => None,
+                });
+                if let Some((i, p)) = loading {
+                    // Cancel the running load; a later Enter starts it again.
+                    self.entries[i].state = EntryState::Idle;
+                    self.generation += 1;
+                    self.current = None;
+                    self.screen = Screen::Picker;
+                    self.notice = Some("load cancelled".into());
+                    return vec![Cmd::Cancel(p)];
+                }
                 if self.mark != Mark::None {
                     self.mark = Mark::None;
                 } else if self.selected.is_some() {
