@@ -427,8 +427,8 @@ impl App {
         let mut w = (t1 - t0).clamp(min_w, max_w);
         let mid = t0 + (t1 - t0) / 2;
         let mut s = mid - w / 2;
-        let lo = a - w / 2;
-        let hi = b + w / 2;
+        let lo = a.saturating_sub(w / 2);
+        let hi = b.saturating_add(w / 2);
         if s < lo {
             s = lo;
         }
@@ -759,6 +759,9 @@ impl App {
                 let fwd = k.code == KeyCode::Tab;
                 let cur = self.rows.get(self.cursor).and_then(|r| r.track());
                 let n = self.rows.len();
+                if n == 0 {
+                    return Vec::new();
+                }
                 let mut i = self.cursor;
                 for _ in 0..n {
                     i = if fwd { (i + 1) % n } else { (i + n - 1) % n };
