@@ -293,3 +293,46 @@ fn esc_cancels_a_running_load_and_late_results_are_dropped() {
     }));
     assert!(matches!(app.entries[0].state, EntryState::Idle));
 }
+
+#[test]
+fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut app = demo_app(120, 40);
+    let lanes = app.areas().lanes;
+    let ev = |kind, column, row| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let w = app.t1 - app.t0;
+    let col = lanes.x + lanes.width / 4;
+    let at = |app: &App| {
+        let k = usize::from(col - lanes.x);
+        tracetui::index::column_edge(app.t0, app.t1, lanes.width as usize, k)
+    };
+    let before = at(&app);
+    app.update(ev(MouseEventKind::ScrollUp, col, lanes.y));
+    assert!(app.t1 - app.t0 < w);
+    // The time under the pointer stays within a column of where it was.
+    let col_w = (app.t1 - app.t0) / i64::from(lanes.width);
+    assert!(
+        (at(&app) - before).abs() <= col_w * 2,
+        "{} vs {}",
+        at(&app),
+        before
+    );
+    app.update(key('0'));
+    // Click the first lane of the CPU thread (row 1 of the body), left quarter.
+    app.update(ev(
+        MouseEventKind::Down(MouseButton::Left),
+        col,
+        lanes.y + 1,
+    ));
+    assert_eq!(app.cursor, 1);
+    let sel = app.selected.expect("click selects");
+    let l = app.loaded().unwrap().clone();
+    assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));
+}

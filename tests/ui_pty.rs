@@ -147,6 +147,11 @@ fn file_opens_keys_work_and_q_restores_the_terminal() {
         out.windows(needle.len()).any(|w| w == needle),
         "alternate screen not left"
     );
+    let mouse_off = b"\x1b[?1000l";
+    assert!(
+        out.windows(mouse_off.len()).any(|w| w == mouse_off),
+        "mouse capture not turned off"
+    );
 }
 
 #[test]

@@ -6,7 +6,9 @@ use super::layout::{self, Areas};
 use super::loader::{LoadDone, Loaded};
 use crate::formats::Progress;
 use crate::model::{Ps, StrId, TrackKind};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::Rect;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
@@ -16,6 +18,8 @@ use std::sync::Arc;
 pub enum Msg {
     /// A key press.
     Key(KeyEvent),
+    /// A mouse click or wheel turn (wheel zooms at the pointer, click selects).
+    Mouse(MouseEvent),
     /// The terminal was resized to (columns, rows).
     Resize(u16, u16),
     /// Periodic redraw while loading (progress bar).
@@ -251,6 +255,12 @@ impl App {
                 Vec::new()
             }
             Msg::Tick => Vec::new(),
+            Msg::Mouse(m) => {
+                if self.screen == Screen::Timeline && !self.help {
+                    self.mouse(m);
+                }
+                Vec::new()
+            }
             Msg::Load(done) => self.on_load(done),
             Msg::Key(k) if k.kind == KeyEventKind::Release => Vec::new(),
             Msg::Key(k) => {
@@ -692,6 +702,62 @@ impl App {
         }
         busy.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         MarkStats { slices, busy }
+    }
+
+    fn mouse(&mut self, m: MouseEvent) {
+        let Some(l) = self.loaded().cloned() else {
+            return;
+        };
+        let lanes = self.areas().lanes;
+        if m.column < lanes.x || m.column >= lanes.right() || lanes.width == 0 {
+            return;
+        }
+        let k = usize::from(m.column - lanes.x);
+        let cols = lanes.width as usize;
+        let a = crate::index::column_edge(self.t0, self.t1, cols, k);
+        let b = crate::index::column_edge(self.t0, self.t1, cols, k + 1).max(a + 1);
+        let t = a + (b - a) / 2;
+        match m.kind {
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+                // Zoom keeping the time under the pointer in place.
+                let (num, den) = if m.kind == MouseEventKind::ScrollUp {
+                    (1, 2)
+                } else {
+                    (2, 1)
+                };
+                let w = i128::from(self.t1 - self.t0);
+                let left = (i128::from(t - self.t0) * num / den) as Ps;
+                let nw = (w * num / den) as Ps;
+                self.set_window(t - left, t - left + nw.max(1));
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                if m.row < lanes.y || m.row >= lanes.bottom() {
+                    return;
+                }
+                let r = self.scroll + usize::from(m.row - lanes.y);
+                if r >= self.rows.len() {
+                    return;
+                }
+                self.cursor = r;
+                if let Row::Lane { track, lane } = self.rows[r] {
+                    // The slice under the pointer, else the longest in that column.
+                    let ln = lane as usize;
+                    let hit = l.index.slice_at(&l.cap, track, ln, t).or_else(|| {
+                        let mut c = [crate::index::Cell::EMPTY];
+                        l.index.lod(&l.cap, track, ln, a, b, &mut c);
+                        (c[0].count > 0).then_some(c[0].longest)
+                    });
+                    match hit {
+                        Some(id) => {
+                            self.selected = Some(id);
+                            self.partner_ix = 0;
+                        }
+                        None => self.selected = None,
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     fn timeline_key(&mut self, k: KeyEvent) -> Vec<Cmd> {
