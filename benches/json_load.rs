@@ -2,7 +2,8 @@
 //!
 //! `TRACETUI_BENCH_MB` (default 1024) sets the uncompressed size of the generated Kineto-shaped
 //! trace, written once into `target/bench-data/` and reused. `TRACETUI_BENCH_RUNS` (default 2)
-//! repeats each measurement; the best time is printed. Run: `cargo bench --bench json_load`.
+//! repeats each measurement; the best time is printed. `TRACETUI_BENCH_ONLY=plain|gz|gz-stream`
+//! runs one case (`gz-stream`: the streaming fallback of `.gz` loading). Run: `cargo bench --bench json_load`.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -109,7 +110,13 @@ fn generate(dir: &Path, mb: u64) -> (PathBuf, PathBuf) {
     (plain, gz)
 }
 
-fn measure(label: &str, path: &Path, json_bytes: u64, runs: u32) {
+type Loader = fn(
+    &Path,
+    SourceInfo,
+    &Progress,
+) -> Result<tracetui::model::Capture, tracetui::formats::LoadError>;
+
+fn measure(label: &str, load: Loader, path: &Path, json_bytes: u64, runs: u32) {
     let mut best = f64::MAX;
     let mut best_cpu = f64::MAX;
     let mut peak_delta = 0u64;
@@ -120,7 +127,7 @@ fn measure(label: &str, path: &Path, json_bytes: u64, runs: u32) {
         let t = Instant::now();
         let c0 = cpu_secs();
         let progress = Progress::default();
-        let cap = chrome::load(path, SourceInfo::default(), &progress).expect("load");
+        let cap = load(path, SourceInfo::default(), &progress).expect("load");
         let secs = t.elapsed().as_secs_f64();
         best_cpu = best_cpu.min(cpu_secs() - c0);
         let peak = sampler.finish();
@@ -173,9 +180,18 @@ fn main() {
         gz_bytes as f64 / 1e6
     );
     if only.is_empty() || only == "plain" {
-        measure("plain", &plain, json_bytes, runs);
+        measure("plain", chrome::load, &plain, json_bytes, runs);
     }
     if only.is_empty() || only == "gz" {
-        measure("gz", &gz, json_bytes, runs);
+        measure("gz", chrome::load, &gz, json_bytes, runs);
+    }
+    if only == "gz-stream" {
+        measure(
+            "gz-stream",
+            chrome::load_gz_streaming,
+            &gz,
+            json_bytes,
+            runs,
+        );
     }
 }

@@ -196,3 +196,26 @@ fn truncated_gzip_file_keeps_a_prefix() {
     assert!(c.warnings.iter().any(|w| w.kind == "gzip_error"));
     assert!(c.warnings.iter().any(|w| w.kind == "truncated"));
 }
+
+#[test]
+fn gzip_streaming_fallback_matches() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/chrome/worker0.torch-cpu-cnn.pt.trace.json.gz");
+    let a = chrome::load_gz_streaming(&src, SourceInfo::default(), &Progress::default()).unwrap();
+    let b = fixture("worker0.torch-cpu-cnn.pt.trace.json.gz");
+    assert_eq!(a.slices.start, b.slices.start);
+    assert_eq!(a.slices.dur, b.slices.dur);
+    assert_eq!(a.flows.len(), 24);
+    assert_eq!(a.origin_epoch_ns, b.origin_epoch_ns);
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.pt.trace.json.gz");
+    std::fs::write(&p, &bytes[..bytes.len() / 3]).unwrap();
+    let c = chrome::load_gz_streaming(&p, SourceInfo::default(), &Progress::default()).unwrap();
+    assert!(
+        c.slices.len() > 50 && c.slices.len() < 1887,
+        "{}",
+        c.slices.len()
+    );
+    assert!(c.warnings.iter().any(|w| w.kind == "truncated"));
+}

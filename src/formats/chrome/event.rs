@@ -62,7 +62,8 @@ impl RawEvent {
     }
 }
 
-/// Interned keys the loader compares against.
+/// Interned keys the loader compares against (named after the JSON keys/values they hold).
+#[allow(missing_docs)]
 pub struct Keys {
     pub trace_events: StrId,
     pub system_trace_events: StrId,
@@ -71,12 +72,13 @@ pub struct Keys {
     pub labels: StrId,
     pub sort_index: StrId,
     pub base_time: StrId,
-    pub display_time_unit: StrId,
     pub record_window_end: StrId,
 }
 
 /// Seven days in ps: longer durations are CUPTI overflow garbage (kept, warned).
 const MAX_PLAUSIBLE_DUR_PS: i128 = 7 * 24 * 3600 * 1_000_000_000_000;
+/// Largest |time| or |duration| accepted, in ps (2^62 ≈ 53 days).
+const MAX_ABS_PS: u64 = 1 << 62;
 /// Timestamps beyond this magnitude (≈ 11.6 days in ps) are rebased on the first event so that
 /// picoseconds stay far from the i64 limit.
 const REBASE_ABOVE_PS: i128 = 1_000_000_000_000_000_000;
@@ -149,7 +151,6 @@ impl<'p> Loader<'p> {
             labels: b.intern("labels"),
             sort_index: b.intern("sort_index"),
             base_time: b.intern("baseTimeNanoseconds"),
-            display_time_unit: b.intern("displayTimeUnit"),
             record_window_end: b.intern("Record Window End"),
         };
         Loader {
@@ -227,7 +228,7 @@ impl<'p> Loader<'p> {
         if matches!(ks, "schemaVersion" | "deviceProperties" | "distributedInfo") {
             self.kineto_hint = true;
         }
-        let _ = self.k.display_time_unit; // display-only: kept as metadata, never rescales
+        // `displayTimeUnit` is display-only: kept as metadata, never rescales.
         self.meta.push((k, v));
     }
 
@@ -270,9 +271,10 @@ impl<'p> Loader<'p> {
                 s
             }
         };
+        // |ps| < 2^62 keeps every later `a - b` and `start + dur` inside i64.
         match i64::try_from(raw - shift) {
-            Ok(p) => Some(p),
-            Err(_) => {
+            Ok(p) if p.unsigned_abs() < MAX_ABS_PS => Some(p),
+            _ => {
                 self.out_of_range += 1;
                 None
             }
@@ -390,9 +392,12 @@ impl<'p> Loader<'p> {
         if dur > MAX_PLAUSIBLE_DUR_PS {
             self.long_durs += 1;
         }
-        let Ok(dur) = i64::try_from(dur) else {
-            self.out_of_range += 1;
-            return;
+        let dur = match i64::try_from(dur) {
+            Ok(d) if d.unsigned_abs() < MAX_ABS_PS => d,
+            _ => {
+                self.out_of_range += 1;
+                return;
+            }
         };
         let cat = self.category(ev.cat);
         let t = self.thread_track(ev.pid, ev.tid, cat.is_device());
@@ -633,7 +638,7 @@ impl<'p> Loader<'p> {
         }
         if let Some(end) = self.record_window_end
             && self.min_ts != Ps::MAX
-            && end - self.min_ts > 24 * 3600 * 1_000_000_000_000
+            && end.saturating_sub(self.min_ts) > 24 * 3600 * 1_000_000_000_000
         {
             self.b.warn(
                 "implausible_record_window_end",

@@ -107,3 +107,45 @@ impl Drop for Pipelined {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Failing {
+        left: usize,
+    }
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("boom"));
+            }
+            let n = buf.len().min(self.left).min(1000);
+            buf[..n].fill(b'x');
+            self.left -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn passes_all_bytes_through_in_order() {
+        let data: Vec<u8> = (0..3_500_000u32).map(|i| (i % 251) as u8).collect();
+        let mut out = Vec::new();
+        Pipelined::spawn(io::Cursor::new(data.clone()))
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn forwards_errors_after_the_data() {
+        let mut p = Pipelined::spawn(Failing { left: 2_500_000 });
+        let mut out = Vec::new();
+        let e = p.read_to_end(&mut out).unwrap_err();
+        assert_eq!(e.to_string(), "boom");
+        assert_eq!(out.len(), 2_500_000);
+        // Dropping early never hangs.
+        drop(Pipelined::spawn(io::repeat(0).take(50_000_000)));
+    }
+}

@@ -6,12 +6,12 @@
 //! memory-mapped; `.gz` files are inflated as a stream. Truncated files keep every complete event;
 //! known writer defects get a second-chance parse ([`recover`]). See `docs/json-loader.md`.
 
-pub mod args;
-pub mod event;
-pub mod inflate;
+mod args;
+mod event;
+mod inflate;
 pub mod recover;
-pub mod seed;
-pub mod spill;
+mod seed;
+mod spill;
 pub mod time;
 
 use super::{LoadError, Progress};
@@ -71,13 +71,7 @@ pub fn load(
                 return Ok(cap);
             }
         }
-        let open = || -> io::Result<Box<dyn Read>> {
-            let f = File::open(path)?;
-            Ok(Box::new(flate2::read::MultiGzDecoder::new(
-                BufReader::with_capacity(1 << 16, f),
-            )))
-        };
-        return parse_stream(path, &open, source, hint, progress);
+        return stream_gz(path, source, hint, progress);
     }
     progress.bytes_total.store(len, Ordering::Relaxed);
     // SAFETY: the map is read-only and lives only during parsing; a file truncated concurrently
@@ -90,6 +84,32 @@ pub fn load(
             parse_slice(path, &v, source, hint, progress)
         }
     }
+}
+
+/// Loads a `.gz` file by streaming it through serde_json's reader (the fallback used when no
+/// temporary file can be written); public for the benchmark.
+#[doc(hidden)]
+pub fn load_gz_streaming(
+    path: &Path,
+    source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    stream_gz(path, source, format_from_name(path), progress)
+}
+
+/// Streams a `.gz` file, inflating on a second thread.
+fn stream_gz(
+    path: &Path,
+    source: SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let open = || -> io::Result<Box<dyn Read>> {
+        let f = File::open(path)?;
+        let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, f));
+        Ok(Box::new(inflate::Pipelined::spawn(gz)))
+    };
+    parse_stream(path, &open, source, hint, progress)
 }
 
 /// Loads a capture from bytes in memory (plain JSON, or gzip when the bytes start with its magic).

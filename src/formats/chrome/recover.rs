@@ -68,8 +68,7 @@ pub fn repair(input: &[u8]) -> Option<(Vec<u8>, Repairs)> {
                                         .filter(|s| *s == b"\\u")
                                         .and_then(|_| input.get(i + 8..))
                                         .and_then(hex4);
-                                    if let Some(l) = low.filter(|l| (0xDC00..0xE000).contains(l)) {
-                                        let _ = l;
+                                    if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
                                         out.extend_from_slice(&input[i..i + 12]);
                                         i += 12;
                                     } else {

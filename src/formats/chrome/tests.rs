@@ -324,3 +324,66 @@ fn gzip_stream_and_truncated_gzip() {
     assert!(!c.slices.is_empty() && c.slices.len() < 3000);
     assert!(warning(&c, "truncated").is_some(), "{:?}", c.warnings);
 }
+
+#[test]
+fn repair_works_on_gzip_stream_too() {
+    use std::io::Write;
+    let text = b"[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"v\":N/A}},\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1}]";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text).unwrap();
+    let gz = gz.finish().unwrap();
+    let c = load_bytes(&gz, SourceInfo::default(), &Progress::default()).unwrap();
+    assert_eq!(names(&c), vec!["a", "b"]);
+    assert!(warning(&c, "repaired").is_some());
+}
+
+#[test]
+fn legacy_kineto_2021_shapes() {
+    let c = load(
+        r#"{"schemaVersion":1,"traceEvents":[
+            {"ph":"X","cat":"Operator","name":"aten::mm","pid":25738,"tid":"25738","ts":1623142623531625,"dur":20,"args":{"external id":5}},
+            {"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":25738,"tid":"25738","ts":1623142623531630,"dur":5,"args":{"correlation":9,"external id":5}},
+            {"ph":"X","cat":"Kernel","name":"sgemm","pid":0,"tid":"stream 7","ts":1623142623531650,"dur":10,"args":{"correlation":9,"external id":5,"stream":7}},
+            {"ph":"s","cat":"async","id":9,"pid":25738,"tid":25738,"ts":1623142623531630},
+            {"ph":"f","cat":"async","id":9,"pid":0,"tid":"stream 7","ts":1623142623531650,"bp":"e"}]}"#,
+    );
+    assert_eq!(c.format, Some(Format::Kineto));
+    assert_eq!(c.origin_epoch_ns, Some(1_623_142_623_531_625_000));
+    let host = c
+        .processes
+        .iter()
+        .position(|p| p.key == Key::Int(25738))
+        .unwrap();
+    // String tid "25738" and int 25738 are one thread.
+    assert_eq!(
+        c.tracks
+            .iter()
+            .filter(|t| t.process as usize == host)
+            .count(),
+        1
+    );
+    let k = names(&c).iter().position(|n| *n == "sgemm").unwrap();
+    assert_eq!(c.slices.kind[k], Category::Kernel);
+    assert_eq!(c.slices.corr[k], 9);
+    let tr = &c.tracks[c.track_of(k as u32) as usize];
+    assert_eq!(tr.kind, TrackKind::GpuStream);
+    assert_eq!(c.flows.len(), 1);
+    assert_eq!(c.slice_name(c.flows[0].from), "cudaLaunchKernel");
+    assert_eq!(c.slice_name(c.flows[0].to), "sgemm");
+}
+
+#[test]
+fn extreme_times_are_skipped_not_overflowed() {
+    let c = load(
+        r#"[{"ph":"X","name":"c","pid":1,"tid":1,"ts":2,"dur":1},
+            {"ph":"B","name":"a","pid":1,"tid":1,"ts":-5000000000000},
+            {"ph":"E","pid":1,"tid":1,"ts":5000000000000},
+            {"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":9e30}]"#,
+    );
+    assert_eq!(names(&c), vec!["c"]);
+    assert_eq!(
+        warning(&c, "timestamp_out_of_range").map(|w| w.count),
+        Some(2)
+    );
+    assert_eq!(warning(&c, "bad_timestamp").map(|w| w.count), Some(1));
+}

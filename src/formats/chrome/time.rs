@@ -51,7 +51,7 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
         if mant < limit {
             mant = mant * 10 + i128::from(b[i] - b'0');
         } else {
-            exp10 += 1;
+            exp10 = exp10.saturating_add(1);
         }
         digits += 1;
         i += 1;
@@ -61,7 +61,7 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
         while i < b.len() && b[i].is_ascii_digit() {
             if mant < limit {
                 mant = mant * 10 + i128::from(b[i] - b'0');
-                exp10 -= 1;
+                exp10 = exp10.saturating_sub(1);
             }
             digits += 1;
             i += 1;
