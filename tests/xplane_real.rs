@@ -157,6 +157,16 @@ fn tf_gpu_counts_and_derived_lines() {
 }
 
 #[test]
+fn formats_load_dispatches_gzipped_xplane() {
+    let path = fixture("tf_bert_gpu.xplane.pb.gz");
+    let c = tracetui::formats::load(&path, SourceInfo::default(), &Progress::default())
+        .expect("loads through formats::load");
+    assert_eq!(c.format, Some(tracetui::model::Format::XPlane));
+    assert_eq!(c.source.path, path);
+    assert!(c.source.file_bytes > 0);
+}
+
+#[test]
 fn corrupted_xplane_fails_with_offset() {
     let path = fixture("tpu_inference_2.corrupted.head64k.xplane.pb");
     let e = xplane::load(&path, SourceInfo::default(), &Progress::default())

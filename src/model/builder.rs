@@ -484,8 +484,8 @@ impl CaptureBuilder {
 
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
+        // Loaders usually push in order: skip the O(n log n) sort (and the 4 B/slice order
+        // vector) when nothing is out of place.
         let presorted = {
             let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
             (1..n).all(|i| {
@@ -493,7 +493,9 @@ impl CaptureBuilder {
                     || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
             })
         };
+        let mut order: Vec<u32> = Vec::new();
         if !presorted {
+            order = (0..n as u32).collect();
             let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
             order.sort_unstable_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
@@ -545,6 +547,9 @@ impl CaptureBuilder {
             }
             self.tracks[t].slices = (lo as u32, i as u32);
         }
+        // The per-slice track column is not needed past this point: free it before the
+        // nesting columns are allocated (lowers the peak).
+        self.s_track = Vec::new();
         self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];
         self.s.parent = vec![NO_SLICE; n];

@@ -128,9 +128,10 @@ pub struct DerivedEvent {
     pub long_name: StrId,
     /// Group id (step) it belongs to.
     pub group: Option<i64>,
-    /// Extra integer stats (Launch Stats): `num_launches`, `max_launch_time_us`, `avg_launch_time_us`.
-    pub launch: Option<(u64, f64, f64)>,
 }
+
+/// `Launch Stats` values of one event: `num_launches`, `max_launch_time_us`, `avg_launch_time_us`.
+pub type LaunchValues = (u64, f64, f64);
 
 /// One derived line with its events in start order.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,6 +140,8 @@ pub struct DerivedLine {
     pub kind: DerivedKind,
     /// Its events.
     pub events: Vec<DerivedEvent>,
+    /// For `Launch Stats` lines, the values of each event (parallel to `events`); else empty.
+    pub launch: Vec<LaunchValues>,
 }
 
 #[derive(Clone, Debug)]
@@ -238,6 +241,7 @@ impl LineBuilder {
         DerivedLine {
             kind: self.kind,
             events: self.events,
+            launch: Vec::new(),
         }
     }
 }
@@ -282,7 +286,6 @@ pub fn derive_device_lines(
             name: StrId::EMPTY,
             long_name: StrId::EMPTY,
             group: e.group,
-            launch: None,
         };
         if let Some(g) = e.group {
             let name = *group_names.entry(g).or_insert_with(|| {
@@ -438,18 +441,34 @@ pub fn derive_launch_stats(
             name,
             long_name: StrId::EMPTY,
             group: Some(group),
-            launch: Some((a.n, a.max as f64 / 1e6, avg)),
         };
+        let vals = (a.n, a.max as f64 / 1e6, avg);
         match out.last_mut() {
-            Some((d, line)) if *d == dev => line.events.push(ev),
+            Some((d, line)) if *d == dev => {
+                line.events.push(ev);
+                line.launch.push(vals);
+            }
             _ => out.push((
                 dev,
                 DerivedLine {
                     kind: DerivedKind::LaunchStats,
                     events: vec![ev],
+                    launch: vec![vals],
                 },
             )),
         }
+    }
+    // Start order within each line (the builder then needs no sort).
+    for (_, line) in &mut out {
+        let mut pairs: Vec<(DerivedEvent, LaunchValues)> = line
+            .events
+            .iter()
+            .copied()
+            .zip(line.launch.iter().copied())
+            .collect();
+        pairs.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.dur.cmp(&a.0.dur)));
+        line.events = pairs.iter().map(|p| p.0).collect();
+        line.launch = pairs.iter().map(|p| p.1).collect();
     }
     out
 }
@@ -597,7 +616,7 @@ mod tests {
         assert_eq!(*d, 0);
         let e = line.events[0];
         assert_eq!((e.start, e.dur), (100, 9_000_000 - 100));
-        assert_eq!(e.launch, Some((2, 4.0, 3.0)));
+        assert_eq!(line.launch[0], (2, 4.0, 3.0));
         assert_eq!(s.get(e.name), "Launch Stats for 7");
         assert!(is_derived_line(DERIVED_MIN + 3, "x"));
         assert!(is_derived_line(5, "TensorFlow Ops"));

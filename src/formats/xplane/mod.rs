@@ -76,9 +76,12 @@ pub fn load_bytes(
     progress
         .bytes_total
         .store(bytes.len() as u64, Ordering::Relaxed);
-    let to_err = |e: wire::WireError| LoadError::new(&path, Some(e.offset), e.message);
+    let to_err = |e: Box<wire::WireError>| LoadError::new(&path, Some(e.offset), e.message);
     let space = scan::scan_space(bytes).map_err(to_err)?;
-    if space.planes.is_empty() && !bytes.is_empty() {
+    if bytes.is_empty() {
+        return Err(LoadError::new(&path, Some(0), "empty file: no XSpace"));
+    }
+    if space.planes.is_empty() {
         return Err(LoadError::new(
             &path,
             Some(0),

@@ -74,12 +74,12 @@ pub struct Decoder<'p> {
     k_long_name: StrId,
 }
 
-fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> WireError {
+fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
     WireError::new(r.base(), format!("{what}: {e}"))
 }
 
 /// Reads a map entry `{1: int64 key, 2: message}`: returns the key and the value's reader.
-fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), WireError> {
+fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), Box<WireError>> {
     let mut key = 0i64;
     let mut val = Reader::new(&[], r.offset());
     while !r.is_empty() {
@@ -122,7 +122,7 @@ impl<'p> Decoder<'p> {
     }
 
     /// Decodes the whole space into the builder.
-    pub fn run(mut self, space: &SpaceScan<'_>) -> Result<CaptureBuilder, WireError> {
+    pub fn run(mut self, space: &SpaceScan<'_>) -> Result<CaptureBuilder, Box<WireError>> {
         if self.origin_ns != 0 {
             self.b.origin_epoch_ns = Some(self.origin_ns);
         }
@@ -167,7 +167,7 @@ impl<'p> Decoder<'p> {
         Ok(self.b)
     }
 
-    fn stat_table(&mut self, p: &PlaneScan<'_>) -> Result<StatTable, WireError> {
+    fn stat_table(&mut self, p: &PlaneScan<'_>) -> Result<StatTable, Box<WireError>> {
         let mut pairs = Vec::with_capacity(p.stat_metadata.len());
         for &e in &p.stat_metadata {
             let (key, v) = map_entry(e)?;
@@ -177,7 +177,7 @@ impl<'p> Decoder<'p> {
         Ok(StatTable::new(pairs, &self.b.strings))
     }
 
-    fn plane(&mut self, index: usize, p: &PlaneScan<'_>) -> Result<(), WireError> {
+    fn plane(&mut self, index: usize, p: &PlaneScan<'_>) -> Result<(), Box<WireError>> {
         let pname = self.b.strings.intern_lossy(p.name);
         let name = self.b.strings.get(pname).to_string();
         let kind = plane_kind(&name);
@@ -337,7 +337,7 @@ impl<'p> Decoder<'p> {
         table: &StatTable,
         metas: &IdTable<EvMeta>,
         mut dev: Option<&mut Vec<DevEvent>>,
-    ) -> Result<(), WireError> {
+    ) -> Result<(), Box<WireError>> {
         let base_ps = lh
             .timestamp_ns
             .saturating_sub(self.origin_ns)
@@ -503,7 +503,7 @@ impl<'p> Decoder<'p> {
         let k_n = self.b.intern("num_launches");
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
-        for e in &line.events {
+        for (i, e) in line.events.iter().enumerate() {
             self.b.args.begin();
             if let Some(g) = e.group {
                 self.b.args.push(k_group, ArgValue::I64(g));
@@ -516,7 +516,7 @@ impl<'p> Decoder<'p> {
                 };
                 self.b.args.push(k, ArgValue::Str(e.long_name));
             }
-            if let Some((n, mx, avg)) = e.launch {
+            if let Some(&(n, mx, avg)) = line.launch.get(i) {
                 self.b.args.push(k_n, ArgValue::U64(n));
                 self.b.args.push(k_max, ArgValue::F64(mx));
                 self.b.args.push(k_avg, ArgValue::F64(avg));

@@ -96,7 +96,7 @@ impl SpaceScan<'_> {
 }
 
 /// Scans the top level of an XSpace.
-pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, WireError> {
+pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
     let mut r = Reader::new(bytes, 0);
     let mut s = SpaceScan::default();
     while !r.is_empty() {
@@ -114,7 +114,7 @@ pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, WireError> {
     Ok(s)
 }
 
-fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, WireError> {
+fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, Box<WireError>> {
     let mut p = PlaneScan::default();
     while !r.is_empty() {
         let (f, wt) = r.key()?;
@@ -137,7 +137,7 @@ fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, WireError> {
     Ok(p)
 }
 
-fn scan_line(r: Reader<'_>) -> Result<LineHead<'_>, WireError> {
+fn scan_line(r: Reader<'_>) -> Result<LineHead<'_>, Box<WireError>> {
     let mut h = LineHead {
         r,
         id: 0,

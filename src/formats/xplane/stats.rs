@@ -178,7 +178,7 @@ impl RawValue<'_> {
 
 /// Reads one XStat message from the wire: `(metadata_id, value)`. Unknown fields are skipped.
 #[inline]
-pub fn read_stat<'a>(mut r: Reader<'a>) -> Result<(i64, RawValue<'a>), WireError> {
+pub fn read_stat<'a>(mut r: Reader<'a>) -> Result<(i64, RawValue<'a>), Box<WireError>> {
     let mut mid = 0i64;
     let mut val = RawValue::None;
     while !r.is_empty() {

@@ -11,12 +11,13 @@ pub struct WireError {
 }
 
 impl WireError {
-    /// A new error.
-    pub fn new(offset: usize, message: impl Into<String>) -> Self {
-        WireError {
+    /// A new error, boxed: keeps `Result<u64, Box<WireError>>` register-sized on the hot path.
+    #[cold]
+    pub fn new(offset: usize, message: impl Into<String>) -> Box<Self> {
+        Box::new(WireError {
             offset: offset as u64,
             message: message.into(),
-        }
+        })
     }
 }
 
@@ -57,13 +58,14 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at the current position.
-    pub fn err(&self, message: impl Into<String>) -> WireError {
+    #[cold]
+    pub fn err(&self, message: impl Into<String>) -> Box<WireError> {
         WireError::new(self.offset(), message)
     }
 
     /// Reads a varint (up to 10 bytes; the 10th may only carry bit 63).
-    #[inline]
-    pub fn varint(&mut self) -> Result<u64, WireError> {
+    #[inline(always)]
+    pub fn varint(&mut self) -> Result<u64, Box<WireError>> {
         if let Some(&b) = self.data.get(self.pos)
             && b < 0x80
         {
@@ -92,7 +94,7 @@ impl<'a> Reader<'a> {
 
     #[cold]
     #[inline(never)]
-    fn varint_slow(&mut self) -> Result<u64, WireError> {
+    fn varint_slow(&mut self) -> Result<u64, Box<WireError>> {
         let start = self.pos;
         let mut v = 0u64;
         for i in 0..10 {
@@ -121,8 +123,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a field key: `(field number, wire type)`. Rejects wire types 3, 4, 6, 7 and field 0.
-    #[inline]
-    pub fn key(&mut self) -> Result<(u32, u8), WireError> {
+    #[inline(always)]
+    pub fn key(&mut self) -> Result<(u32, u8), Box<WireError>> {
         let at = self.pos;
         let k = self.varint()?;
         let wt = (k & 7) as u8;
@@ -145,8 +147,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a length-delimited payload and returns a reader over it.
-    #[inline]
-    pub fn sub(&mut self) -> Result<Reader<'a>, WireError> {
+    #[inline(always)]
+    pub fn sub(&mut self) -> Result<Reader<'a>, Box<WireError>> {
         let at = self.pos;
         let len = self.varint()?;
         let rest = self.data.len() - self.pos;
@@ -170,13 +172,13 @@ impl<'a> Reader<'a> {
 
     /// Reads a length-delimited payload as raw bytes.
     #[inline]
-    pub fn bytes(&mut self) -> Result<&'a [u8], WireError> {
+    pub fn bytes(&mut self) -> Result<&'a [u8], Box<WireError>> {
         Ok(self.sub()?.data)
     }
 
     /// Reads 8 little-endian bytes.
     #[inline]
-    pub fn fixed64(&mut self) -> Result<u64, WireError> {
+    pub fn fixed64(&mut self) -> Result<u64, Box<WireError>> {
         match self.data.get(self.pos..self.pos + 8) {
             Some(b) => {
                 self.pos += 8;
@@ -190,7 +192,7 @@ impl<'a> Reader<'a> {
 
     /// Reads a scalar of wire type VARINT or I64 as u64 (I32 too); other types are an error.
     #[inline]
-    pub fn scalar(&mut self, wt: u8) -> Result<u64, WireError> {
+    pub fn scalar(&mut self, wt: u8) -> Result<u64, Box<WireError>> {
         match wt {
             VARINT => self.varint(),
             I64 => self.fixed64(),
@@ -201,7 +203,7 @@ impl<'a> Reader<'a> {
 
     /// Reads 4 little-endian bytes.
     #[inline]
-    pub fn fixed32(&mut self) -> Result<u32, WireError> {
+    pub fn fixed32(&mut self) -> Result<u32, Box<WireError>> {
         match self.data.get(self.pos..self.pos + 4) {
             Some(b) => {
                 self.pos += 4;
@@ -215,7 +217,7 @@ impl<'a> Reader<'a> {
 
     /// Skips one field value of wire type `wt`.
     #[inline]
-    pub fn skip(&mut self, wt: u8) -> Result<(), WireError> {
+    pub fn skip(&mut self, wt: u8) -> Result<(), Box<WireError>> {
         match wt {
             VARINT => self.varint().map(|_| ()),
             I64 => self.fixed64().map(|_| ()),
@@ -238,7 +240,11 @@ impl<'a> Reader<'a> {
 
 /// Reads a LEN field expected to hold a message, or reports a wrong wire type.
 #[inline]
-pub fn expect_len<'a>(r: &mut Reader<'a>, wt: u8, what: &str) -> Result<Reader<'a>, WireError> {
+pub fn expect_len<'a>(
+    r: &mut Reader<'a>,
+    wt: u8,
+    what: &str,
+) -> Result<Reader<'a>, Box<WireError>> {
     if wt != LEN {
         return Err(r.err(format!(
             "{what}: expected a length-delimited field, found wire type {wt}"
