@@ -47,6 +47,21 @@ fn cpu_time() -> Duration {
         .map_or(Duration::ZERO, Duration::from_nanos)
 }
 
+/// CPU time of the whole process, all threads (10 ms resolution).
+fn process_cpu() -> Duration {
+    let tick = 10_000_000u64; // USER_HZ = 100 on Linux
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let u: u64 = f.get(11)?.parse().ok()?;
+            let k: u64 = f.get(12)?.parse().ok()?;
+            Some(Duration::from_nanos((u + k) * tick))
+        })
+        .unwrap_or(Duration::ZERO)
+}
+
 /// Mean wall, best wall and mean on-CPU time per call of `f` over `iters` calls (after one
 /// warm-up call).
 fn time<F: FnMut(usize)>(iters: usize, mut f: F) -> (Duration, Duration, Duration) {
@@ -152,6 +167,7 @@ fn main() {
 
     let mut best_build = Duration::MAX;
     let mut idx = CaptureIndex::default();
+    let cpu0 = process_cpu();
     for _ in 0..3 {
         drop(idx);
         let t = Instant::now();
@@ -159,26 +175,29 @@ fn main() {
         best_build = best_build.min(t.elapsed());
     }
     println!(
-        "CaptureIndex::build             {} (best of 3, 2 threads; {:.1} B/slice, {:.0} MB; peak RSS {:.0} MB)",
+        "CaptureIndex::build             {} (best of 3, 2 threads; CPU {} per build; {:.1} B/slice, {:.0} MB; peak RSS {:.0} MB)",
         fmt(best_build),
+        fmt(process_cpu().saturating_sub(cpu0) / 3),
         idx.heap_bytes() as f64 / n as f64,
         idx.heap_bytes() as f64 / 1e6,
         peak_rss_mb()
     );
 
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu_time());
     let tracks: Vec<TrackIndex> = cap
         .tracks
         .iter()
         .map(|t| TrackIndex::build(&cap.slices, t))
         .collect();
-    let lanes_t = t.elapsed();
-    let t = Instant::now();
+    let (lanes_t, lanes_c) = (t.elapsed(), cpu_time().saturating_sub(c));
+    let (t, c) = (Instant::now(), cpu_time());
     let post = Postings::build(&cap.slices, cap.strings.len());
     println!(
-        "  parts, one thread each: lanes {}  postings {}",
+        "  parts, one thread: lanes {} (on-CPU {})  postings {} (on-CPU {})",
         fmt(lanes_t),
-        fmt(t.elapsed())
+        fmt(lanes_c),
+        fmt(t.elapsed()),
+        fmt(cpu_time().saturating_sub(c))
     );
     drop((tracks, post));
     let lanes = visible_lanes(&idx, &cap);

@@ -1,7 +1,7 @@
 //! One lane of one track: its slices in time order with their times, and the longest-slice
 //! mipmap. Within a lane slices never overlap, so starts and ends are both sorted.
 
-use super::mipmap::Mipmap;
+use super::mipmap::{Mipmap, pick};
 use super::runs::Runs;
 use super::{Cell, column_edge};
 use crate::model::Ps;
@@ -78,24 +78,6 @@ impl Lane {
         self.ids.binary_search(&id).ok()
     }
 
-    /// Summary of the slices overlapping `[a, b)` given their positions `[lo, hi)`.
-    #[inline]
-    fn cell(&self, lo: usize, hi: usize, a: Ps, b: Ps) -> Cell {
-        if hi <= lo {
-            return Cell::EMPTY;
-        }
-        let best = if hi - lo == 1 {
-            lo
-        } else {
-            self.mipmap.argmax(&self.runs, lo, hi)
-        };
-        Cell {
-            count: (hi - lo) as u32,
-            longest: self.ids[best],
-            busy: self.runs.clipped_sum(lo, hi, a, b),
-        }
-    }
-
     /// Ranks of ascending edges `ts`: when they are dense in slices (few per edge, zoomed in) each
     /// is searched from the previous one's answer; when sparse (zoomed out) all descend the
     /// directory together ([`Runs::rank_many`]).
@@ -148,14 +130,44 @@ impl Lane {
                 self.ranks(&a[..m], &mut ra);
                 self.ranks(&b[..m], &mut rb);
             }
+            // Three passes over the chunk, each with independent look-ups: positions and
+            // mipmap candidates, then candidate durations, then ids and busy time.
+            let mut lo = [0usize; CHUNK];
+            let mut cand = [[0usize; 4]; CHUNK];
+            for i in 0..m {
+                let rbi = if shared { ra[i + 1] } else { rb[i] };
+                let l = self.runs.first_overlapping(a[i], ra[i]);
+                lo[i] = l;
+                cand[i] = if rbi > l + 1 {
+                    self.mipmap.candidates(&self.runs, l, rbi)
+                } else {
+                    // Empty (no duration is read) or a single slice.
+                    [usize::MAX; 4]
+                };
+            }
+            for (c, &l) in cand[..m].iter_mut().zip(&lo[..m]) {
+                c[0] = if c[0] == usize::MAX {
+                    l
+                } else {
+                    pick(&self.runs, *c)
+                };
+            }
             for (i, cell) in cells.iter_mut().enumerate() {
                 let (bi, rbi) = if shared {
                     (a[i + 1], ra[i + 1])
                 } else {
                     (b[i], rb[i])
                 };
-                let lo = self.runs.first_overlapping(a[i], ra[i]);
-                *cell = self.cell(lo, rbi, a[i], bi);
+                let l = lo[i];
+                *cell = if rbi <= l {
+                    Cell::EMPTY
+                } else {
+                    Cell {
+                        count: (rbi - l) as u32,
+                        longest: self.ids[cand[i][0]],
+                        busy: self.runs.clipped_sum(l, rbi, a[i], bi),
+                    }
+                };
             }
         }
     }

@@ -106,14 +106,22 @@ impl Mipmap {
     /// Position of the longest slice in `[lo, hi)` (ties: earliest); `hi > lo`, `hi <= runs.len()`.
     #[inline]
     pub fn argmax(&self, runs: &Runs, lo: usize, hi: usize) -> usize {
+        pick(runs, self.candidates(runs, lo, hi))
+    }
+
+    /// Up to four candidate positions for the longest slice in `[lo, hi)`, in position order
+    /// (head block suffix, two level entries, tail block prefix); [`pick`] chooses among them.
+    /// Split from the choice so a caller can gather candidates for many ranges before reading
+    /// their durations, letting the cache misses overlap.
+    #[inline]
+    pub fn candidates(&self, runs: &Runs, lo: usize, hi: usize) -> [usize; 4] {
         let (bl, bh) = (lo >> SHIFT, (hi - 1) >> SHIFT);
         if bl == bh || self.prefix.is_empty() {
-            return scan(runs, lo, hi);
+            let b = scan(runs, lo, hi);
+            return [b; 4];
         }
-        // Head: [lo, end of its block); earliest, so it wins ties.
-        let mut best = (bl << SHIFT) + self.suffix[lo] as usize;
-        let mut bd = runs.dur(best);
-        // Full blocks strictly between: two overlapping level entries.
+        let head = (bl << SHIFT) + self.suffix[lo] as usize;
+        let tail = (bh << SHIFT) + self.prefix[hi - 1] as usize;
         if bl + 1 < bh {
             let (f, e) = (bl + 1, bh.min(self.blocks));
             let r = e - f;
@@ -121,25 +129,31 @@ impl Mipmap {
             let off = level_offset(self.blocks, k);
             let p = self.table[off + f] as usize;
             let q = self.table[off + e - (1usize << k)] as usize;
-            let (dp, dq) = (runs.dur(p), runs.dur(q));
-            let (m, md) = if dq > dp { (q, dq) } else { (p, dp) };
-            if md > bd {
-                best = m;
-                bd = md;
-            }
+            [head, p, q, tail]
+        } else {
+            [head, head, head, tail]
         }
-        // Tail: [start of its block, hi); latest, so it loses ties.
-        let t = (bh << SHIFT) + self.prefix[hi - 1] as usize;
-        if runs.dur(t) > bd {
-            best = t;
-        }
-        best
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.table.capacity() * 4 + self.prefix.capacity() + self.suffix.capacity()
     }
+}
+
+/// The longest of candidates given in position order, earliest on ties.
+#[inline]
+pub fn pick(runs: &Runs, c: [usize; 4]) -> usize {
+    let mut best = c[0];
+    let mut bd = runs.dur(best);
+    for &p in &c[1..] {
+        let d = runs.dur(p);
+        if d > bd {
+            best = p;
+            bd = d;
+        }
+    }
+    best
 }
 
 /// Longest of `[lo, hi)`, earliest on ties.

@@ -124,3 +124,26 @@ impl Postings {
         (self.offsets.capacity() + self.ids.capacity()) * 4
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_whole_names_exactly() {
+        // Names 0..6 with list lengths 0, 3, 0, 5, 1, 0.
+        let offsets = [0u32, 0, 3, 3, 8, 9, 9];
+        for parts in [1, 2, 3, 5, 9, 100] {
+            let mut ids: Vec<u32> = (0..9).collect();
+            let chunks = Postings::chunks(&offsets, &mut ids, parts);
+            let mut next = 0usize;
+            for (first, c) in &chunks {
+                assert_eq!(offsets[*first] as usize, next, "parts={parts}");
+                next += c.len();
+                // Every chunk ends on a name boundary.
+                assert!(offsets.contains(&(next as u32)));
+            }
+            assert_eq!(next, 9, "parts={parts}");
+        }
+    }
+}
