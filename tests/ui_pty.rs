@@ -140,7 +140,18 @@ fn file_opens_keys_work_and_q_restores_the_terminal() {
             pixel_height: 0,
         })
         .unwrap();
-    s.wait_for("j/k h/l");
+    let t = Instant::now();
+    loop {
+        let screen = s.screen();
+        if screen.contains("tracetui") && screen.lines().all(|l| l.chars().count() <= 80) {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "not redrawn at 80 columns:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let out = s.quit();
     let needle = b"\x1b[?1049l";
     assert!(

@@ -880,6 +880,10 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     }
     let mut rows = Vec::new();
     for p in procs {
+        if by_proc[p as usize].is_empty() {
+            // Metadata-only processes have nothing to draw.
+            continue;
+        }
         rows.push(Row::Process(p));
         if collapsed.contains(&p) {
             continue;
