@@ -336,3 +336,42 @@ fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
     let l = app.loaded().unwrap().clone();
     assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));
 }
+
+#[test]
+fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run1");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::write(run.join("bad.pt.trace.json"), b"not a trace at all").unwrap();
+    std::fs::copy(
+        "assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz",
+        run.join("good.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let caps = catalog::scan(dir.path()).unwrap();
+    assert_eq!(caps.len(), 2, "{caps:?}");
+    let (mut app, cmds) = App::new(caps, (100, 30), ColorMode::None);
+    assert!(cmds.is_empty());
+    let bad = app
+        .entries
+        .iter()
+        .position(|e| e.capture.source.path.ends_with("bad.pt.trace.json"))
+        .unwrap();
+    app.picker = bad;
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert!(matches!(app.entries[bad].state, EntryState::Failed(_)));
+    assert_eq!(app.screen, Screen::Picker);
+    let s = screen(&app);
+    assert!(
+        s.contains("error:") && s.contains("bad.pt.trace.json"),
+        "{s}"
+    );
+    let good = 1 - bad;
+    app.picker = good;
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert!(matches!(app.entries[good].state, EntryState::Ready(_)));
+    assert_eq!(app.screen, Screen::Timeline);
+    assert!(!app.rows.is_empty());
+}
