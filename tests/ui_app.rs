@@ -271,3 +271,107 @@ fn sample_captures_open_through_the_loader() {
     }
     snap("sample_160x48_second", &app);
 }
+
+#[test]
+fn esc_cancels_a_running_load_and_late_results_are_dropped() {
+    let caps = catalog::scan(std::path::Path::new("assets/sample")).unwrap();
+    let (mut app, _) = App::new(caps, (80, 24), ColorMode::None);
+    let cmds = app.update(code(KeyCode::Enter));
+    let Some(Cmd::Load { generation, .. }) = cmds.into_iter().next() else {
+        panic!("no load")
+    };
+    assert!(app.loading());
+    let cmds = app.update(code(KeyCode::Esc));
+    assert!(matches!(cmds.as_slice(), [Cmd::Cancel(_)]));
+    assert_eq!(app.screen, Screen::Picker);
+    assert!(!app.loading());
+    // The cancelled job's result arrives late: ignored.
+    app.update(Msg::Load(LoadDone {
+        generation,
+        entry: 0,
+        result: Err("cancelled".into()),
+    }));
+    assert!(matches!(app.entries[0].state, EntryState::Idle));
+}
+
+#[test]
+fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut app = demo_app(120, 40);
+    let lanes = app.areas().lanes;
+    let ev = |kind, column, row| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let w = app.t1 - app.t0;
+    let col = lanes.x + lanes.width / 4;
+    let at = |app: &App| {
+        let k = usize::from(col - lanes.x);
+        tracetui::index::column_edge(app.t0, app.t1, lanes.width as usize, k)
+    };
+    let before = at(&app);
+    app.update(ev(MouseEventKind::ScrollUp, col, lanes.y));
+    assert!(app.t1 - app.t0 < w);
+    // The time under the pointer stays within a column of where it was.
+    let col_w = (app.t1 - app.t0) / i64::from(lanes.width);
+    assert!(
+        (at(&app) - before).abs() <= col_w * 2,
+        "{} vs {}",
+        at(&app),
+        before
+    );
+    app.update(key('0'));
+    // Click the first lane of the CPU thread (row 1 of the body), left quarter.
+    app.update(ev(
+        MouseEventKind::Down(MouseButton::Left),
+        col,
+        lanes.y + 1,
+    ));
+    assert_eq!(app.cursor, 1);
+    let sel = app.selected.expect("click selects");
+    let l = app.loaded().unwrap().clone();
+    assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));
+}
+
+#[test]
+fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run1");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::write(run.join("bad.pt.trace.json"), b"not a trace at all").unwrap();
+    std::fs::copy(
+        "assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz",
+        run.join("good.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let caps = catalog::scan(dir.path()).unwrap();
+    assert_eq!(caps.len(), 2, "{caps:?}");
+    let (mut app, cmds) = App::new(caps, (100, 30), ColorMode::None);
+    assert!(cmds.is_empty());
+    let bad = app
+        .entries
+        .iter()
+        .position(|e| e.capture.source.path.ends_with("bad.pt.trace.json"))
+        .unwrap();
+    app.picker = bad;
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert!(matches!(app.entries[bad].state, EntryState::Failed(_)));
+    assert_eq!(app.screen, Screen::Picker);
+    let s = screen(&app);
+    assert!(
+        s.contains("error:") && s.contains("bad.pt.trace.json"),
+        "{s}"
+    );
+    let good = 1 - bad;
+    app.picker = good;
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert!(matches!(app.entries[good].state, EntryState::Ready(_)));
+    assert_eq!(app.screen, Screen::Timeline);
+    assert!(!app.rows.is_empty());
+}

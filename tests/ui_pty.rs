@@ -131,11 +131,37 @@ fn file_opens_keys_work_and_q_restores_the_terminal() {
     assert!(screen.contains(" · self "), "nothing selected:\n{screen}");
     assert!(!screen.contains("any key closes"), "{screen}");
     s.press("w");
+    // Resize to 80 columns: the layout shrinks (short key hints, narrow gutter).
+    s.master
+        .resize(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let t = Instant::now();
+    loop {
+        let screen = s.screen();
+        if screen.contains("tracetui") && screen.lines().all(|l| l.chars().count() <= 80) {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "not redrawn at 80 columns:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let out = s.quit();
     let needle = b"\x1b[?1049l";
     assert!(
         out.windows(needle.len()).any(|w| w == needle),
         "alternate screen not left"
+    );
+    let mouse_off = b"\x1b[?1000l";
+    assert!(
+        out.windows(mouse_off.len()).any(|w| w == mouse_off),
+        "mouse capture not turned off"
     );
 }
 

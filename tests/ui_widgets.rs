@@ -118,3 +118,61 @@ fn details_show_self_time_and_breadcrumb() {
     );
     assert!(text.iter().any(|t| t == "outer › alpha"), "{text:?}");
 }
+
+mod never_drops {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Every column that some slice of a lane overlaps draws a non-blank cell (brute force).
+        #[test]
+        fn every_occupied_column_draws_something(
+            slices in prop::collection::vec((0i64..10_000, 0i64..500), 1..60),
+            t0 in -1_000i64..9_000,
+            w in 1i64..20_000,
+            cols in 1u16..120,
+        ) {
+            let mut b = CaptureBuilder::new();
+            let p = b.process(Key::Int(1));
+            let t = b.track(p, Key::Int(1), TrackKind::Thread);
+            let n = b.intern("x");
+            for (s, d) in &slices {
+                b.add_slice(t, *s, *d, n, StrIdEmpty::E, Default::default(), 0);
+            }
+            let l = Loaded::new(b.finish(SourceInfo::default(), Format::Chrome), Instant::now());
+            let lanes = l.index.lane_count(0);
+            let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (cols + 20, 10), ColorMode::None);
+            app.t0 = t0;
+            app.t1 = t0 + w;
+            app.rows = (0..lanes as u16).map(|lane| Row::Lane { track: 0, lane }).collect();
+            let area = Rect::new(0, 0, cols, lanes as u16);
+            let mut buf = Buffer::empty(area);
+            Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+            let s = &l.cap.slices;
+            for lane in 0..lanes {
+                for k in 0..cols as usize {
+                    let a = tracetui::index::column_edge(app.t0, app.t1, cols as usize, k);
+                    let bb = tracetui::index::column_edge(app.t0, app.t1, cols as usize, k + 1).max(a + 1);
+                    let occupied = (0..s.len()).any(|i| {
+                        s.lane[i] as usize == lane
+                            && ((s.start[i] < bb && s.end(i) > a)
+                                || (s.dur[i] == 0 && s.start[i] >= a && s.start[i] < bb))
+                    });
+                    let sym = buf[(k as u16, lane as u16)].symbol().to_string();
+                    if occupied {
+                        prop_assert!(sym != " ", "lane {} col {} blank", lane, k);
+                    } else {
+                        prop_assert_eq!(sym, " ", "lane {} col {} drawn but empty", lane, k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The empty category id.
+    struct StrIdEmpty;
+    impl StrIdEmpty {
+        const E: tracetui::model::StrId = tracetui::model::StrId::EMPTY;
+    }
+}

@@ -6,7 +6,9 @@ use super::layout::{self, Areas};
 use super::loader::{LoadDone, Loaded};
 use crate::formats::Progress;
 use crate::model::{Ps, StrId, TrackKind};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::Rect;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
@@ -16,6 +18,8 @@ use std::sync::Arc;
 pub enum Msg {
     /// A key press.
     Key(KeyEvent),
+    /// A mouse click or wheel turn (wheel zooms at the pointer, click selects).
+    Mouse(MouseEvent),
     /// The terminal was resized to (columns, rows).
     Resize(u16, u16),
     /// Periodic redraw while loading (progress bar).
@@ -251,6 +255,12 @@ impl App {
                 Vec::new()
             }
             Msg::Tick => Vec::new(),
+            Msg::Mouse(m) => {
+                if self.screen == Screen::Timeline && !self.help {
+                    self.mouse(m);
+                }
+                Vec::new()
+            }
             Msg::Load(done) => self.on_load(done),
             Msg::Key(k) if k.kind == KeyEventKind::Release => Vec::new(),
             Msg::Key(k) => {
@@ -427,8 +437,8 @@ impl App {
         let mut w = (t1 - t0).clamp(min_w, max_w);
         let mid = t0 + (t1 - t0) / 2;
         let mut s = mid - w / 2;
-        let lo = a - w / 2;
-        let hi = b + w / 2;
+        let lo = a.saturating_sub(w / 2);
+        let hi = b.saturating_add(w / 2);
         if s < lo {
             s = lo;
         }
@@ -694,11 +704,80 @@ impl App {
         MarkStats { slices, busy }
     }
 
+    fn mouse(&mut self, m: MouseEvent) {
+        let Some(l) = self.loaded().cloned() else {
+            return;
+        };
+        let lanes = self.areas().lanes;
+        if m.column < lanes.x || m.column >= lanes.right() || lanes.width == 0 {
+            return;
+        }
+        let k = usize::from(m.column - lanes.x);
+        let cols = lanes.width as usize;
+        let a = crate::index::column_edge(self.t0, self.t1, cols, k);
+        let b = crate::index::column_edge(self.t0, self.t1, cols, k + 1).max(a + 1);
+        let t = a + (b - a) / 2;
+        match m.kind {
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+                // Zoom keeping the time under the pointer in place.
+                let (num, den) = if m.kind == MouseEventKind::ScrollUp {
+                    (1, 2)
+                } else {
+                    (2, 1)
+                };
+                let w = i128::from(self.t1 - self.t0);
+                let left = (i128::from(t - self.t0) * num / den) as Ps;
+                let nw = (w * num / den) as Ps;
+                self.set_window(t - left, t - left + nw.max(1));
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                if m.row < lanes.y || m.row >= lanes.bottom() {
+                    return;
+                }
+                let r = self.scroll + usize::from(m.row - lanes.y);
+                if r >= self.rows.len() {
+                    return;
+                }
+                self.cursor = r;
+                if let Row::Lane { track, lane } = self.rows[r] {
+                    // The slice under the pointer, else the longest in that column.
+                    let ln = lane as usize;
+                    let hit = l.index.slice_at(&l.cap, track, ln, t).or_else(|| {
+                        let mut c = [crate::index::Cell::EMPTY];
+                        l.index.lod(&l.cap, track, ln, a, b, &mut c);
+                        (c[0].count > 0).then_some(c[0].longest)
+                    });
+                    match hit {
+                        Some(id) => {
+                            self.selected = Some(id);
+                            self.partner_ix = 0;
+                        }
+                        None => self.selected = None,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn timeline_key(&mut self, k: KeyEvent) -> Vec<Cmd> {
         match k.code {
             KeyCode::Char('q') => return vec![Cmd::Quit],
             KeyCode::Char('?') => self.help = true,
             KeyCode::Esc => {
+                let loading = self.current.and_then(|i| match &self.entries[i].state {
+                    EntryState::Loading(p) => Some((i, p.clone())),
+                    _ => None,
+                });
+                if let Some((i, p)) = loading {
+                    // Cancel the running load; a later Enter starts it again.
+                    self.entries[i].state = EntryState::Idle;
+                    self.generation += 1;
+                    self.current = None;
+                    self.screen = Screen::Picker;
+                    self.notice = Some("load cancelled".into());
+                    return vec![Cmd::Cancel(p)];
+                }
                 if self.mark != Mark::None {
                     self.mark = Mark::None;
                 } else if self.selected.is_some() {
@@ -746,6 +825,9 @@ impl App {
                 let fwd = k.code == KeyCode::Tab;
                 let cur = self.rows.get(self.cursor).and_then(|r| r.track());
                 let n = self.rows.len();
+                if n == 0 {
+                    return Vec::new();
+                }
                 let mut i = self.cursor;
                 for _ in 0..n {
                     i = if fwd { (i + 1) % n } else { (i + n - 1) % n };
@@ -798,6 +880,10 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     }
     let mut rows = Vec::new();
     for p in procs {
+        if by_proc[p as usize].is_empty() {
+            // Metadata-only processes have nothing to draw.
+            continue;
+        }
         rows.push(Row::Process(p));
         if collapsed.contains(&p) {
             continue;

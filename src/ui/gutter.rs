@@ -31,6 +31,13 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 if name.trim().is_empty() {
                     name = cap.process_stable_name(p);
                 }
+                if name.trim().is_empty() {
+                    name = "(unnamed process)".into();
+                }
+                let label = cap.strings.get(cap.processes[p as usize].label);
+                if !label.is_empty() {
+                    name = format!("{name} · {label}");
+                }
                 let folded = app.collapsed.contains(&p);
                 let n = cap.tracks.iter().filter(|t| t.process == p).count();
                 if folded {

@@ -30,7 +30,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("c", "colour by name / by category"),
     (
         "Esc",
-        "close popup, clear mark/selection, back to the picker",
+        "cancel load, close popup, clear mark/selection, picker",
     ),
     ("?", "this help"),
     ("q / Ctrl-C", "quit"),

@@ -25,7 +25,7 @@ pub mod timeline;
 use app::{App, Cmd, Msg};
 use colors::ColorMode;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::event::{self, Event, KeyEventKind, MouseEventKind};
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
@@ -56,6 +56,12 @@ fn event_loop(
                 let msg = match event::read() {
                     Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Msg::Key(k),
                     Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                    Ok(Event::Mouse(m)) => match m.kind {
+                        MouseEventKind::Down(_)
+                        | MouseEventKind::ScrollUp
+                        | MouseEventKind::ScrollDown => Msg::Mouse(m),
+                        _ => continue,
+                    },
                     Ok(_) => continue,
                     Err(_) => break,
                 };

@@ -83,12 +83,12 @@ pub fn tick_step(t0: Ps, t1: Ps, cols: usize) -> (Ps, (Ps, &'static str), usize)
         if spacing >= label.max(8) || step > w {
             return (step, unit, dec);
         }
-        step = match k % 3 {
-            0 => step * 2,
-            1 => step / 2 * 5,
-            _ => step * 2,
+        let grown = match k % 3 {
+            1 => (step / 2).checked_mul(5),
+            _ => step.checked_mul(2),
         };
         k += 1;
+        step = grown.unwrap_or(0);
         if step <= 0 || k > 60 {
             return (w, unit, decimals(w, unit.0));
         }
@@ -166,6 +166,21 @@ mod tests {
             format_in(1_204_000_000_000 + step, unit, dec).len(),
             "1.206 s".len()
         );
+    }
+
+    #[test]
+    fn extreme_windows_do_not_panic() {
+        for (t0, t1) in [
+            (i64::MIN / 2, i64::MAX / 2),
+            (0, 1),
+            (-5, 5),
+            (0, i64::MAX / 3),
+        ] {
+            let (step, _, _) = tick_step(t0, t1, 200);
+            assert!(step > 0);
+            let mut buf = Buffer::empty(Rect::new(0, 0, 200, 1));
+            draw(&mut buf, Rect::new(0, 0, 200, 1), t0, t1, &Mark::None);
+        }
     }
 
     #[test]

@@ -138,8 +138,9 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             Style::default(),
         );
     } else if !middle.is_empty() {
-        // Small terminal: the notice wins over the hints.
-        let m = text::fit(&middle, w.saturating_sub(rw + 1));
+        // Small terminal: the notice wins over the hints, but `? help` stays.
+        let m = format!("? help  {middle}");
+        let m = text::fit(&m, w.saturating_sub(rw + 1));
         buf.set_stringn(area.x, area.y, " ".repeat(w), w, Style::default());
         buf.set_stringn(area.x, area.y, &*m, w, Style::default());
     }

@@ -149,6 +149,9 @@ impl Timeline<'_> {
                         .index
                         .lod(&self.l.cap, track, lane as usize, app.t0, app.t1, cells);
                     self.draw_lane(buf, area.x, y, track, lane as usize, cells);
+                    if lane == 0 {
+                        self.draw_instants(buf, area.x, y, cols, track);
+                    }
                 }
                 Row::Counter(track) => self.draw_counter(buf, area.x, y, cols, track),
             }
@@ -258,6 +261,37 @@ impl Timeline<'_> {
         let shown = text::fit(&name, room);
         let style = self.decorate(id, colors::label_style(mode, self.slot(id)));
         buf.set_stringn(x, y, &*shown, room, style);
+    }
+
+    /// Instant events of a track as `╻` marks in otherwise empty cells of its first lane.
+    fn draw_instants(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, track: u32) {
+        let app = self.app;
+        let cap = &self.l.cap;
+        let Some(tr) = cap.tracks.get(track as usize) else {
+            return;
+        };
+        let (lo, hi) = (tr.instants.0 as usize, tr.instants.1 as usize);
+        let Some(ts) = cap.instants.ts.get(lo..hi) else {
+            return;
+        };
+        if ts.is_empty() {
+            return;
+        }
+        for k in 0..cols {
+            let a = column_edge(app.t0, app.t1, cols, k);
+            let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let i = ts.partition_point(|&t| t < a);
+            if i < ts.len() && ts[i] < b {
+                let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
+                    continue;
+                };
+                if c.symbol() == " " {
+                    let name = cap.strings.get(cap.instants.name[lo + i]);
+                    c.set_symbol("╻")
+                        .set_style(colors::edge_style(app.mode, colors::name_slot(name)));
+                }
+            }
+        }
     }
 
     fn draw_counter(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, track: u32) {
