@@ -249,9 +249,39 @@ fn demo_snapshots() {
     snap("demo_160x48_help", &app);
 }
 
+/// A copy of `assets/sample` with fixed file times (the JAX run newer than the PyTorch run), so the
+/// picker's newest-first order does not depend on when the repository was checked out.
+fn sample_dir() -> tempfile::TempDir {
+    fn copy(from: &std::path::Path, to: &std::path::Path, t: std::time::SystemTime) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dst = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &dst, t);
+            } else {
+                std::fs::copy(e.path(), &dst).unwrap();
+                let f = std::fs::File::options().write(true).open(&dst).unwrap();
+                f.set_modified(t).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_000_000);
+    let src = std::path::Path::new("assets/sample");
+    copy(&src.join("torch-cnn"), &dir.path().join("torch-cnn"), t0);
+    copy(
+        &src.join("jax-mlp"),
+        &dir.path().join("jax-mlp"),
+        t0 + std::time::Duration::from_secs(3600),
+    );
+    dir
+}
+
 #[test]
 fn sample_captures_open_through_the_loader() {
-    let caps = catalog::scan(std::path::Path::new("assets/sample")).unwrap();
+    let sample = sample_dir();
+    let caps = catalog::scan(sample.path()).unwrap();
     assert!(caps.len() >= 2, "{caps:?}");
     let (mut app, cmds) = App::new(caps, (80, 24), ColorMode::None);
     assert!(cmds.is_empty());
