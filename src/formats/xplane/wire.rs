@@ -89,12 +89,13 @@ impl<'a> Reader<'a> {
                 return Ok(v | (u64::from(w[9]) << 63));
             }
         }
-        self.varint_slow()
+        self.varint_tail()
     }
 
-    #[cold]
+    /// A multi-byte varint with fewer than 10 bytes left (the last field of a message): one
+    /// bounds-checked pass, not cold (every stat value ends its message).
     #[inline(never)]
-    fn varint_slow(&mut self) -> Result<u64, Box<WireError>> {
+    fn varint_tail(&mut self) -> Result<u64, Box<WireError>> {
         let start = self.pos;
         let mut v = 0u64;
         for i in 0..10 {
@@ -177,7 +178,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads 8 little-endian bytes.
-    #[inline]
+    #[inline(always)]
     pub fn fixed64(&mut self) -> Result<u64, Box<WireError>> {
         match self.data.get(self.pos..self.pos + 8) {
             Some(b) => {
@@ -191,7 +192,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a scalar of wire type VARINT or I64 as u64 (I32 too); other types are an error.
-    #[inline]
+    #[inline(always)]
     pub fn scalar(&mut self, wt: u8) -> Result<u64, Box<WireError>> {
         match wt {
             VARINT => self.varint(),
