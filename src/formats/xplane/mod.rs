@@ -3,6 +3,7 @@
 //! streamed from the wire straight into the [`CaptureBuilder`](crate::model::CaptureBuilder)
 //! (see `docs/xplane.md`).
 
+pub mod dedup;
 pub mod derived;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
