@@ -5,13 +5,13 @@
 //! readers is unchanged (own stats, then the shared ones, then the metadata's).
 
 use crate::model::{ArgValue, ArgsArena, ArgsRef, StrId};
-use rustc_hash::{FxHashMap, FxHasher};
-use std::hash::Hasher;
+use rustc_hash::FxHashMap;
 
 /// One arg as a comparable, hashable record (floats by bit pattern: `-0.0` ≠ `0.0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Entry(u32, u8, u64);
 
+#[inline(always)]
 fn entry(k: StrId, v: ArgValue) -> Entry {
     let (tag, bits) = match v {
         ArgValue::Null => (0, 0),
@@ -24,6 +24,12 @@ fn entry(k: StrId, v: ArgValue) -> Entry {
         ArgValue::Bytes(n) => (7, n),
     };
     Entry(k.0, tag, bits)
+}
+
+/// One Fx-style hashing step (the map hashes the result again).
+#[inline(always)]
+fn mix(h: u64, w: u64) -> u64 {
+    (h.rotate_left(5) ^ w).wrapping_mul(0xf135_7aea_2e62_a9c5)
 }
 
 /// Lookups between hit-rate checks.
@@ -50,6 +56,8 @@ pub struct Dedup {
     lookups: u32,
     hits: u32,
     off: bool,
+    /// The last block looked up: consecutive events often share their values.
+    last: Option<(u64, Known)>,
     /// Blocks reused instead of written (for the benchmark and tests).
     pub reused: u64,
 }
@@ -62,6 +70,7 @@ impl Dedup {
         self.lookups = 0;
         self.hits = 0;
         self.off = false;
+        self.last = None;
     }
 
     /// The block holding `args` followed by `inherit`'s entries: a remembered one when the
@@ -76,17 +85,18 @@ impl Dedup {
             return write(arena, args, inherit);
         }
         self.scratch.clear();
-        self.scratch.extend(args.iter().map(|&(k, v)| entry(k, v)));
-        let mut h = FxHasher::default();
-        h.write_u32(inherit.0);
-        for e in &self.scratch {
-            h.write_u32(e.0);
-            h.write_u8(e.1);
-            h.write_u64(e.2);
+        let mut h = u64::from(inherit.0);
+        for &(k, v) in args {
+            let e = entry(k, v);
+            h = mix(mix(h, (u64::from(e.0) << 8) | u64::from(e.1)), e.2);
+            self.scratch.push(e);
         }
-        let h = h.finish();
         self.lookups += 1;
-        if let Some(k) = self.map.get(&h)
+        let found = match self.last {
+            Some((lh, k)) if lh == h => Some(k),
+            _ => self.map.get(&h).copied(),
+        };
+        if let Some(k) = found
             && k.inherit == inherit
             && self
                 .entries
@@ -95,6 +105,7 @@ impl Dedup {
         {
             self.hits += 1;
             self.reused += 1;
+            self.last = Some((h, k));
             return k.block;
         }
         let block = write(arena, args, inherit);
@@ -107,10 +118,12 @@ impl Dedup {
             };
             self.entries.extend_from_slice(&self.scratch);
             self.map.insert(h, known);
+            self.last = Some((h, known));
         }
         if self.lookups >= WINDOW {
             if self.hits < self.lookups / 4 {
                 self.off = true;
+                self.last = None;
                 self.map = FxHashMap::default();
                 self.entries = Vec::new();
             }

@@ -75,8 +75,10 @@ pub struct Decoder<'p> {
     k_long_name: StrId,
     /// The stats of the event being read.
     stat_buf: Vec<(StrId, ArgValue)>,
-    /// Shared args blocks of the current plane.
+    /// Shared args blocks of the current plane's events.
     dedup: Dedup,
+    /// Shared args blocks of derived events (reset with `dedup`).
+    dedup_derived: Dedup,
 }
 
 fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
@@ -125,6 +127,7 @@ impl<'p> Decoder<'p> {
             k_long_name,
             stat_buf: Vec::new(),
             dedup: Dedup::default(),
+            dedup_derived: Dedup::default(),
         }
     }
 
@@ -199,6 +202,7 @@ impl<'p> Decoder<'p> {
         }
         let table = self.stat_table(p)?;
         self.dedup.reset();
+        self.dedup_derived.reset();
 
         // Plane stats → capture metadata.
         for &sr in &p.stats {
@@ -532,9 +536,9 @@ impl<'p> Decoder<'p> {
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
         for (i, e) in line.events.iter().enumerate() {
-            self.b.args.begin();
+            self.stat_buf.clear();
             if let Some(g) = e.group {
-                self.b.args.push(k_group, ArgValue::I64(g));
+                self.stat_buf.push((k_group, ArgValue::I64(g)));
             }
             if e.long_name != StrId::EMPTY {
                 let k = if kind == DerivedKind::Steps {
@@ -542,14 +546,20 @@ impl<'p> Decoder<'p> {
                 } else {
                     self.k_long_name
                 };
-                self.b.args.push(k, ArgValue::Str(e.long_name));
+                self.stat_buf.push((k, ArgValue::Str(e.long_name)));
             }
             if let Some(&(n, mx, avg)) = line.launch.get(i) {
-                self.b.args.push(k_n, ArgValue::U64(n));
-                self.b.args.push(k_max, ArgValue::F64(mx));
-                self.b.args.push(k_avg, ArgValue::F64(avg));
+                self.stat_buf.push((k_n, ArgValue::U64(n)));
+                self.stat_buf.push((k_max, ArgValue::F64(mx)));
+                self.stat_buf.push((k_avg, ArgValue::F64(avg)));
             }
-            let args = self.b.args.finish();
+            // Derived events of one op / module / step share their args.
+            let args = if self.stat_buf.is_empty() {
+                ArgsRef::NONE
+            } else {
+                self.dedup_derived
+                    .block(&mut self.b.args, &self.stat_buf, ArgsRef::NONE)
+            };
             self.b
                 .add_slice(t, e.start, e.dur, e.name, StrId::EMPTY, args, 0);
         }

@@ -240,7 +240,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Reads a LEN field expected to hold a message, or reports a wrong wire type.
-#[inline]
+#[inline(always)]
 pub fn expect_len<'a>(
     r: &mut Reader<'a>,
     wt: u8,
