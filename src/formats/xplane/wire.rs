@@ -30,6 +30,9 @@ pub const LEN: u8 = 2;
 /// Fixed 4 bytes.
 pub const I32: u8 = 5;
 
+/// Bit set of the accepted wire types (VARINT, I64, LEN, I32).
+const KEY_TYPES: u8 = (1 << VARINT) | (1 << I64) | (1 << LEN) | (1 << I32);
+
 /// A cursor over one message's bytes; `base` is the absolute offset of `data[0]`.
 #[derive(Clone, Copy, Debug)]
 pub struct Reader<'a> {
@@ -126,6 +129,14 @@ impl<'a> Reader<'a> {
     /// Reads a field key: `(field number, wire type)`. Rejects wire types 3, 4, 6, 7 and field 0.
     #[inline(always)]
     pub fn key(&mut self) -> Result<(u32, u8), Box<WireError>> {
+        // Fast path: a one-byte key (fields 1..=15) of wire type VARINT, I64, LEN or I32.
+        if let Some(&b) = self.data.get(self.pos)
+            && (8..0x80).contains(&b)
+            && (1u8 << (b & 7)) & KEY_TYPES != 0
+        {
+            self.pos += 1;
+            return Ok((u32::from(b >> 3), b & 7));
+        }
         let at = self.pos;
         let k = self.varint()?;
         let wt = (k & 7) as u8;
