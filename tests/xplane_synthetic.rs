@@ -581,3 +581,47 @@ fn extreme_times_are_clamped_with_a_warning() {
     assert!(c.warnings.iter().any(|w| w.kind == "time_out_of_range"));
     assert!(c.slices.dur.iter().all(|&d| d >= 0));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Shared args blocks (repeated stat values after the last correlation id) read back exactly
+    /// as each event's own stats in file order, then its metadata's.
+    #[test]
+    fn shared_args_blocks_read_back_in_file_order(
+        events in prop::collection::vec(
+            (1i64..=2, prop::collection::vec((0usize..4, 0i64..3), 0..5)),
+            1..60,
+        ),
+    ) {
+        // stat metadata: 1 correlation_id, 2 a, 3 b, 4 flow
+        let names = [(1, "correlation_id"), (2, "a"), (3, "b"), (4, "flow")];
+        let mut p = plane("/host:CPU", &names, &[(1, "e1", ""), (2, "e2", "")]);
+        if let Some(m) = p.event_metadata.get_mut(&2) {
+            m.stats.push(stat(3, x_stat::Value::Int64Value(7)));
+        }
+        let mut want = Vec::new();
+        let mut evs = Vec::new();
+        for (i, (mid, stats)) in events.iter().enumerate() {
+            let mut st = Vec::new();
+            let mut w = Vec::new();
+            for (j, &(k, v)) in stats.iter().enumerate() {
+                // correlation ids and flows unique per event, the others repeat
+                let v = if k == 0 || k == 3 { (i * 10 + j) as i64 + 1 } else { v };
+                st.push(stat(k as i64 + 1, x_stat::Value::Int64Value(v)));
+                w.push((names[k].1.to_string(), v.to_string()));
+            }
+            if *mid == 2 {
+                w.push(("b".to_string(), "7".to_string()));
+            }
+            want.push(w);
+            evs.push(ev(*mid, i as i64 * 1000, 10, st));
+        }
+        p.lines.push(line(1, "l", 0, evs));
+        let space = XSpace { planes: vec![p], ..XSpace::default() };
+        let c = decode(&space);
+        prop_assert_eq!(c.slices.len(), want.len());
+        for (i, w) in want.iter().enumerate() {
+            prop_assert_eq!(&args_of(&c, i), w, "slice {}", i);
+        }
+    }
+}

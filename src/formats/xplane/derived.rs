@@ -40,8 +40,10 @@ pub struct DevEvent {
     pub dur: Ps,
     /// Low-level (kernel) name.
     pub name: StrId,
-    /// `group_id` stat.
-    pub group: Option<i64>,
+    /// `group_id` stat value when `grouped` (a plain field pair: 48 B per record, not 56).
+    pub group_id: i64,
+    /// Has a `group_id` stat.
+    pub grouped: bool,
     /// `hlo_op` stat (may hold `a::b` levels).
     pub hlo_op: StrId,
     /// `hlo_module` stat.
@@ -52,6 +54,14 @@ pub struct DevEvent {
     pub source: StrId,
     /// Has `kernel_details` (a kernel, not a memcpy/memset).
     pub kernel: bool,
+}
+
+impl DevEvent {
+    /// The `group_id` stat, if any.
+    #[inline]
+    pub fn group(&self) -> Option<i64> {
+        self.grouped.then_some(self.group_id)
+    }
 }
 
 /// Which derived line.
@@ -285,9 +295,9 @@ pub fn derive_device_lines(
             dur: e.dur,
             name: StrId::EMPTY,
             long_name: StrId::EMPTY,
-            group: e.group,
+            group: e.group(),
         };
-        if let Some(g) = e.group {
+        if let Some(g) = e.group() {
             let name = *group_names.entry(g).or_insert_with(|| {
                 use std::fmt::Write;
                 buf.clear();
@@ -477,12 +487,19 @@ pub fn derive_launch_stats(
 mod tests {
     use super::*;
 
+    #[test]
+    fn dev_event_stays_compact() {
+        // one record per GPU event of a plane is alive during derivation
+        assert!(std::mem::size_of::<DevEvent>() <= 48);
+    }
+
     fn ev(s: &mut Interner, start: Ps, dur: Ps, name: &str, group: Option<i64>) -> DevEvent {
         DevEvent {
             start,
             dur,
             name: s.intern(name),
-            group,
+            group_id: group.unwrap_or(0),
+            grouped: group.is_some(),
             kernel: true,
             ..DevEvent::default()
         }

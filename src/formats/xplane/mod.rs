@@ -3,6 +3,7 @@
 //! streamed from the wire straight into the [`CaptureBuilder`](crate::model::CaptureBuilder)
 //! (see `docs/xplane.md`).
 
+pub mod dedup;
 pub mod derived;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
@@ -39,9 +40,10 @@ pub fn load(
     if len == 0 {
         return load_bytes(&[], source, progress);
     }
+    // Populated: every page is read anyway, so map them in one go instead of fault by fault.
     // SAFETY: the map is read-only and only read while `file` is open; a file truncated by
     // another process while mapped could fault (discovery only hands over closed files).
-    let map = unsafe { memmap2::Mmap::map(&file) }
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
         .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
     load_bytes(&map, source, progress)
 }

@@ -1,6 +1,7 @@
 //! Second pass: planes → processes, lines → tracks, events streamed from the wire straight into
 //! the [`CaptureBuilder`]; metadata maps decoded with the prost types.
 
+use super::dedup::Dedup;
 use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
 use super::scan::{LineHead, PlaneScan, SpaceScan};
@@ -72,6 +73,12 @@ pub struct Decoder<'p> {
     cat_memset: StrId,
     cat_flow: StrId,
     k_long_name: StrId,
+    /// The stats of the event being read.
+    stat_buf: Vec<(StrId, ArgValue)>,
+    /// Shared args blocks of the current plane's events.
+    dedup: Dedup,
+    /// Shared args blocks of derived events (reset with `dedup`).
+    dedup_derived: Dedup,
 }
 
 fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
@@ -118,6 +125,9 @@ impl<'p> Decoder<'p> {
             cat_memset,
             cat_flow,
             k_long_name,
+            stat_buf: Vec::new(),
+            dedup: Dedup::default(),
+            dedup_derived: Dedup::default(),
         }
     }
 
@@ -191,6 +201,8 @@ impl<'p> Decoder<'p> {
             pr.sort_index = index as i64;
         }
         let table = self.stat_table(p)?;
+        self.dedup.reset();
+        self.dedup_derived.reset();
 
         // Plane stats → capture metadata.
         for &sr in &p.stats {
@@ -363,7 +375,9 @@ impl<'p> Decoder<'p> {
             let mut step_name = StrId::EMPTY;
             let mut d = DevEvent::default();
             let (mut memcpy, mut memset) = (false, false);
-            self.b.args.begin();
+            self.stat_buf.clear();
+            // Stats before this index are unique to the event (correlation, flow).
+            let mut split = 0;
             while !er.is_empty() {
                 let (f, wt) = er.key()?;
                 match (f, wt) {
@@ -377,8 +391,11 @@ impl<'p> Decoder<'p> {
                         let (smid, raw) = stats::read_stat(er.sub()?)?;
                         let (sname, role) = table.get(smid);
                         let v = stats::resolve(raw, table, &mut self.b.strings);
-                        self.b.args.push(sname, v);
+                        self.stat_buf.push((sname, v));
                         if role != Role::None {
+                            if matches!(role, Role::Correlation | Role::Flow) {
+                                split = self.stat_buf.len();
+                            }
                             let s = stats::as_str_id(v).unwrap_or(StrId::EMPTY);
                             match role {
                                 Role::Correlation => corr = raw.as_int().unwrap_or(0) as u64,
@@ -402,12 +419,7 @@ impl<'p> Decoder<'p> {
                 }
             }
             let m = metas.get(mid).unwrap_or_default();
-            let args = if self.b.args.pending_len() == 0 {
-                m.args
-            } else {
-                self.b.args.push_inherit(m.args);
-                self.b.args.finish()
-            };
+            let args = self.event_args(split, m.args);
             self.events_done += 1;
             if self.events_done & 0xffff == 0 {
                 self.progress.update(er.offset() as u64, self.events_done);
@@ -475,7 +487,8 @@ impl<'p> Decoder<'p> {
                     start,
                     dur,
                     name: m.full,
-                    group,
+                    group_id: group.unwrap_or(0),
+                    grouped: group.is_some(),
                     hlo_op: pick(d.hlo_op, m.hlo_op),
                     hlo_module: pick(d.hlo_module, m.hlo_module),
                     tf_op: pick(d.tf_op, m.tf_op),
@@ -485,6 +498,26 @@ impl<'p> Decoder<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The args block of an event: its unique stats (before `split`) inline, then a shared block
+    /// of the rest that inherits the metadata's args.
+    fn event_args(&mut self, split: usize, meta: ArgsRef) -> ArgsRef {
+        let (own, shared) = self.stat_buf.split_at(split.min(self.stat_buf.len()));
+        let tail = if shared.is_empty() {
+            meta
+        } else {
+            self.dedup.block(&mut self.b.args, shared, meta)
+        };
+        if own.is_empty() {
+            return tail;
+        }
+        self.b.args.begin();
+        for &(k, v) in own {
+            self.b.args.push(k, v);
+        }
+        self.b.args.push_inherit(tail);
+        self.b.args.finish()
     }
 
     fn push_derived(&mut self, proc_: u32, line: &DerivedLine) {
@@ -504,9 +537,9 @@ impl<'p> Decoder<'p> {
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
         for (i, e) in line.events.iter().enumerate() {
-            self.b.args.begin();
+            self.stat_buf.clear();
             if let Some(g) = e.group {
-                self.b.args.push(k_group, ArgValue::I64(g));
+                self.stat_buf.push((k_group, ArgValue::I64(g)));
             }
             if e.long_name != StrId::EMPTY {
                 let k = if kind == DerivedKind::Steps {
@@ -514,14 +547,20 @@ impl<'p> Decoder<'p> {
                 } else {
                     self.k_long_name
                 };
-                self.b.args.push(k, ArgValue::Str(e.long_name));
+                self.stat_buf.push((k, ArgValue::Str(e.long_name)));
             }
             if let Some(&(n, mx, avg)) = line.launch.get(i) {
-                self.b.args.push(k_n, ArgValue::U64(n));
-                self.b.args.push(k_max, ArgValue::F64(mx));
-                self.b.args.push(k_avg, ArgValue::F64(avg));
+                self.stat_buf.push((k_n, ArgValue::U64(n)));
+                self.stat_buf.push((k_max, ArgValue::F64(mx)));
+                self.stat_buf.push((k_avg, ArgValue::F64(avg)));
             }
-            let args = self.b.args.finish();
+            // Derived events of one op / module / step share their args.
+            let args = if self.stat_buf.is_empty() {
+                ArgsRef::NONE
+            } else {
+                self.dedup_derived
+                    .block(&mut self.b.args, &self.stat_buf, ArgsRef::NONE)
+            };
             self.b
                 .add_slice(t, e.start, e.dur, e.name, StrId::EMPTY, args, 0);
         }

@@ -64,8 +64,7 @@ fn role_of(name: &str) -> Role {
 /// A table keyed by metadata id: dense vector for small non-negative ids, hash map otherwise.
 #[derive(Debug)]
 pub struct IdTable<T: Copy + Default> {
-    dense: Vec<T>,
-    present: Vec<bool>,
+    dense: Vec<Option<T>>,
     sparse: FxHashMap<i64, T>,
 }
 
@@ -73,7 +72,6 @@ impl<T: Copy + Default> Default for IdTable<T> {
     fn default() -> Self {
         IdTable {
             dense: Vec::new(),
-            present: Vec::new(),
             sparse: FxHashMap::default(),
         }
     }
@@ -87,11 +85,9 @@ impl<T: Copy + Default> IdTable<T> {
         let min = pairs.iter().map(|p| p.0).min().unwrap_or(0);
         let mut t = IdTable::default();
         if min >= 0 && max < n.saturating_mul(4).saturating_add(4096) {
-            t.dense = vec![T::default(); (max + 1) as usize];
-            t.present = vec![false; (max + 1) as usize];
+            t.dense = vec![None; (max + 1) as usize];
             for (k, v) in pairs {
-                t.dense[k as usize] = v;
-                t.present[k as usize] = true;
+                t.dense[k as usize] = Some(v);
             }
         } else {
             t.sparse = pairs.into_iter().collect();
@@ -100,16 +96,12 @@ impl<T: Copy + Default> IdTable<T> {
     }
 
     /// The value for `id`, if present.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, id: i64) -> Option<T> {
         if let Ok(i) = usize::try_from(id)
-            && i < self.dense.len()
+            && let Some(&v) = self.dense.get(i)
         {
-            return if self.present[i] {
-                Some(self.dense[i])
-            } else {
-                None
-            };
+            return v;
         }
         if self.sparse.is_empty() {
             return None;
@@ -137,7 +129,7 @@ impl StatTable {
     }
 
     /// Interned name of stat metadata `id` (empty when unknown) and its role.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, id: i64) -> (StrId, Role) {
         self.table.get(id).unwrap_or_default()
     }
@@ -177,7 +169,7 @@ impl RawValue<'_> {
 }
 
 /// Reads one XStat message from the wire: `(metadata_id, value)`. Unknown fields are skipped.
-#[inline]
+#[inline(always)]
 pub fn read_stat<'a>(mut r: Reader<'a>) -> Result<(i64, RawValue<'a>), Box<WireError>> {
     let mut mid = 0i64;
     let mut val = RawValue::None;
@@ -217,16 +209,24 @@ const MAX_INFLATED: u64 = 1 << 20;
 
 /// Resolves a raw value: strings interned, `ref_value` to the referenced stat metadata name,
 /// bytes to their length, compressed strings inflated (opaque bytes when that fails).
-#[inline]
+#[inline(always)]
 pub fn resolve(v: RawValue<'_>, table: &StatTable, strings: &mut Interner) -> ArgValue {
     match v {
         RawValue::None => ArgValue::Null,
         RawValue::F64(x) => ArgValue::F64(x),
         RawValue::U64(x) => ArgValue::U64(x),
         RawValue::I64(x) => ArgValue::I64(x),
-        RawValue::Str(b) => ArgValue::Str(strings.intern_lossy(b)),
         RawValue::Bytes(b) => ArgValue::Bytes(b.len() as u64),
         RawValue::Ref(r) => ArgValue::Str(table.get(r as i64).0),
+        RawValue::Str(_) | RawValue::Compressed(_) => resolve_str(v, strings),
+    }
+}
+
+/// The string cases of [`resolve`] (interning, inflating), kept out of the hot loop.
+#[inline(never)]
+fn resolve_str(v: RawValue<'_>, strings: &mut Interner) -> ArgValue {
+    match v {
+        RawValue::Str(b) => ArgValue::Str(strings.intern_lossy(b)),
         RawValue::Compressed(b) => {
             let mut out = Vec::new();
             let ok = flate2::read::MultiGzDecoder::new(b)
@@ -239,6 +239,7 @@ pub fn resolve(v: RawValue<'_>, table: &StatTable, strings: &mut Interner) -> Ar
                 ArgValue::Bytes(b.len() as u64)
             }
         }
+        _ => ArgValue::Null,
     }
 }
 

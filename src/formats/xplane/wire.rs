@@ -30,6 +30,9 @@ pub const LEN: u8 = 2;
 /// Fixed 4 bytes.
 pub const I32: u8 = 5;
 
+/// Bit set of the accepted wire types (VARINT, I64, LEN, I32).
+const KEY_TYPES: u8 = (1 << VARINT) | (1 << I64) | (1 << LEN) | (1 << I32);
+
 /// A cursor over one message's bytes; `base` is the absolute offset of `data[0]`.
 #[derive(Clone, Copy, Debug)]
 pub struct Reader<'a> {
@@ -89,12 +92,13 @@ impl<'a> Reader<'a> {
                 return Ok(v | (u64::from(w[9]) << 63));
             }
         }
-        self.varint_slow()
+        self.varint_tail()
     }
 
-    #[cold]
+    /// A multi-byte varint with fewer than 10 bytes left (the last field of a message): one
+    /// bounds-checked pass, not cold (every stat value ends its message).
     #[inline(never)]
-    fn varint_slow(&mut self) -> Result<u64, Box<WireError>> {
+    fn varint_tail(&mut self) -> Result<u64, Box<WireError>> {
         let start = self.pos;
         let mut v = 0u64;
         for i in 0..10 {
@@ -125,6 +129,14 @@ impl<'a> Reader<'a> {
     /// Reads a field key: `(field number, wire type)`. Rejects wire types 3, 4, 6, 7 and field 0.
     #[inline(always)]
     pub fn key(&mut self) -> Result<(u32, u8), Box<WireError>> {
+        // Fast path: a one-byte key (fields 1..=15) of wire type VARINT, I64, LEN or I32.
+        if let Some(&b) = self.data.get(self.pos)
+            && (8..0x80).contains(&b)
+            && (1u8 << (b & 7)) & KEY_TYPES != 0
+        {
+            self.pos += 1;
+            return Ok((u32::from(b >> 3), b & 7));
+        }
         let at = self.pos;
         let k = self.varint()?;
         let wt = (k & 7) as u8;
@@ -177,7 +189,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads 8 little-endian bytes.
-    #[inline]
+    #[inline(always)]
     pub fn fixed64(&mut self) -> Result<u64, Box<WireError>> {
         match self.data.get(self.pos..self.pos + 8) {
             Some(b) => {
@@ -191,7 +203,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a scalar of wire type VARINT or I64 as u64 (I32 too); other types are an error.
-    #[inline]
+    #[inline(always)]
     pub fn scalar(&mut self, wt: u8) -> Result<u64, Box<WireError>> {
         match wt {
             VARINT => self.varint(),
@@ -239,7 +251,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Reads a LEN field expected to hold a message, or reports a wrong wire type.
-#[inline]
+#[inline(always)]
 pub fn expect_len<'a>(
     r: &mut Reader<'a>,
     wt: u8,
