@@ -123,12 +123,14 @@ fn get_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
 
 impl ArgsArena {
     /// Starts a new block, discarding any unfinished one.
+    #[inline]
     pub fn begin(&mut self) {
         self.pending.clear();
         self.pending_count = 0;
     }
 
     /// Adds one entry to the block being written.
+    #[inline]
     pub fn push(&mut self, key: StrId, value: ArgValue) {
         let p = &mut self.pending;
         put_varint(p, u64::from(key.0));
@@ -165,6 +167,7 @@ impl ArgsArena {
     }
 
     /// Adds a link to another block whose entries follow this block's own (XPlane metadata stats).
+    #[inline]
     pub fn push_inherit(&mut self, parent: ArgsRef) {
         if !parent.is_some() {
             return;
@@ -181,6 +184,7 @@ impl ArgsArena {
     }
 
     /// Seals the block being written; an empty block gives `ArgsRef::NONE`.
+    #[inline]
     pub fn finish(&mut self) -> ArgsRef {
         if self.pending_count == 0 {
             return ArgsRef::NONE;

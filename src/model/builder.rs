@@ -218,6 +218,7 @@ impl CaptureBuilder {
 
     /// Adds a complete slice; returns its raw id. Negative durations are clamped to 0 with a warning.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn add_slice(
         &mut self,
         track: u32,
