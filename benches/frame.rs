@@ -66,7 +66,10 @@ fn main() {
         t.elapsed().as_secs_f64() * 1e3
     );
 
-    println!("{:>14} {:>10} {:>10} {:>10}", "window", "mean ms", "max ms", "frames");
+    println!(
+        "{:>14} {:>10} {:>10} {:>10}",
+        "window", "mean ms", "max ms", "frames"
+    );
     let mut worst = Duration::ZERO;
     // Move the cursor into the first thread, then zoom in step by step around the centre.
     app.update(key('j'));
@@ -97,5 +100,8 @@ fn main() {
             break;
         }
     }
-    println!("worst frame: {:.3} ms (target ≤ 10 ms)", worst.as_secs_f64() * 1e3);
+    println!(
+        "worst frame: {:.3} ms (target ≤ 10 ms)",
+        worst.as_secs_f64() * 1e3
+    );
 }
