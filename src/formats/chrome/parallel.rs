@@ -25,7 +25,7 @@ use std::sync::{Condvar, Mutex};
 /// Inputs smaller than this are parsed single-threaded.
 pub const MIN_BYTES: usize = 8 << 20;
 /// Target chunk size.
-pub const CHUNK_BYTES: usize = 16 << 20;
+pub const CHUNK_BYTES: usize = 8 << 20;
 
 /// Progress sink for chunk loaders (the real progress is reported by the replaying thread).
 static IDLE: Progress = Progress {
@@ -284,7 +284,7 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
         }
     }
     let k = starts.len();
-    let ahead = 2 * ch.threads.max(1) + 1;
+    let ahead = ch.threads.max(1) + 1;
     let state = Mutex::new(State {
         next: 0,
         applied: 0,
