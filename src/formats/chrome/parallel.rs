@@ -524,4 +524,27 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn default_path_on_big_input_matches_streaming_parse() {
+        // Above MIN_BYTES `load_bytes` takes the parallel path (or its fallback, for the cut
+        // text); gzip input goes through the sequential reader path: both must agree.
+        use std::io::Write as _;
+        let mut v = Vec::new();
+        crate::synth::kineto::write_kineto_trace(&mut v, 34_000, 9).unwrap();
+        assert!(v.len() > MIN_BYTES, "{}", v.len());
+        for text in [&v[..], &v[..v.len() * 2 / 3]] {
+            let p = Progress::default();
+            let fast = load_bytes(text, SourceInfo::default(), &p).unwrap();
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(text).unwrap();
+            let gz = gz.finish().unwrap();
+            let slow = load_bytes(&gz, SourceInfo::default(), &p).unwrap();
+            assert!(format!("{fast:?}") == format!("{slow:?}"));
+            assert_eq!(
+                fast.warnings.iter().any(|w| w.kind == "truncated"),
+                text.len() < v.len()
+            );
+        }
+    }
 }
