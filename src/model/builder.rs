@@ -485,8 +485,8 @@ impl CaptureBuilder {
 
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
-        // Loaders usually push in order: skip the O(n log n) sort (and the 4 B/slice order
-        // vector) when nothing is out of place.
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
         let presorted = {
             let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
             (1..n).all(|i| {
@@ -494,18 +494,8 @@ impl CaptureBuilder {
                     || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
             })
         };
-        let mut order: Vec<u32> = Vec::new();
         if !presorted {
-            order = (0..n as u32).collect();
-            let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
-            order.sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                tr[a]
-                    .cmp(&tr[b])
-                    .then(st[a].cmp(&st[b]))
-                    .then(du[b].cmp(&du[a]))
-                    .then(a.cmp(&b))
-            });
+            order = sort_slice_order(&self.s_track, &self.s.start, &self.s.dur, self.tracks.len());
         }
         let sorted = order.windows(2).all(|w| w[0] < w[1]);
         let mut raw_to_new: Vec<u32> = Vec::new();
@@ -519,15 +509,34 @@ impl CaptureBuilder {
                 *v = out;
             }
             let s = &mut self.s;
-            permute(&mut s.start, &order);
-            permute(&mut s.dur, &order);
-            permute(&mut s.name, &order);
-            permute(&mut s.cat, &order);
-            permute(&mut s.kind, &order);
-            permute(&mut s.args, &order);
-            permute(&mut s.corr, &order);
-            permute(&mut s.flags, &order);
-            permute(&mut self.s_track, &order);
+            let s_track = &mut self.s_track;
+            let order = &order;
+            // Column gathers are independent: split them over two threads for large captures.
+            let second = |s_corr: &mut Vec<u64>, s_flags: &mut Vec<u8>, st: &mut Vec<u32>| {
+                permute(s_corr, order);
+                permute(s_flags, order);
+                permute(st, order);
+            };
+            if n >= PARALLEL_MIN_SLICES && parallelism() > 1 {
+                std::thread::scope(|sc| {
+                    let (corr, flags) = (&mut s.corr, &mut s.flags);
+                    sc.spawn(move || second(corr, flags, s_track));
+                    permute(&mut s.start, order);
+                    permute(&mut s.dur, order);
+                    permute(&mut s.name, order);
+                    permute(&mut s.cat, order);
+                    permute(&mut s.kind, order);
+                    permute(&mut s.args, order);
+                });
+            } else {
+                permute(&mut s.start, order);
+                permute(&mut s.dur, order);
+                permute(&mut s.name, order);
+                permute(&mut s.cat, order);
+                permute(&mut s.kind, order);
+                permute(&mut s.args, order);
+                second(&mut s.corr, &mut s.flags, s_track);
+            }
         }
         drop(order);
         let map_raw = |raw: u32| -> u32 {
@@ -548,9 +557,6 @@ impl CaptureBuilder {
             }
             self.tracks[t].slices = (lo as u32, i as u32);
         }
-        // The per-slice track column is not needed past this point: free it before the
-        // nesting columns are allocated (lowers the peak).
-        self.s_track = Vec::new();
         self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];
         self.s.parent = vec![NO_SLICE; n];
@@ -711,6 +717,82 @@ impl CaptureBuilder {
     }
 }
 
+/// Slice counts from which `finish` sorts and permutes on several threads.
+const PARALLEL_MIN_SLICES: usize = 1 << 16;
+
+fn parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// Raw slice ids ordered by (track, start asc, dur desc, raw id): a counting sort by track
+/// (stable, so ids stay ascending within a track), then each track's bucket sorted on packed
+/// keys (no indirection in the comparisons) unless already in order; tracks are spread over
+/// threads for large captures. Same result as one comparison sort on the whole key.
+pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize) -> Vec<u32> {
+    let n = track.len();
+    let nt = ntracks.max(track.iter().map(|&t| t as usize + 1).max().unwrap_or(0));
+    let mut bounds = vec![0usize; nt + 1];
+    for &t in track {
+        bounds[t as usize + 1] += 1;
+    }
+    for t in 0..nt {
+        bounds[t + 1] += bounds[t];
+    }
+    let mut fill = bounds.clone();
+    let mut order = vec![0u32; n];
+    for (i, &t) in track.iter().enumerate() {
+        order[fill[t as usize]] = i as u32;
+        fill[t as usize] += 1;
+    }
+    drop(fill);
+    let sort_buckets = |part: &mut [u32], base: usize, tracks: std::ops::Range<usize>| {
+        let mut keys: Vec<(Ps, std::cmp::Reverse<Ps>, u32)> = Vec::new();
+        for t in tracks {
+            let (lo, hi) = (bounds[t] - base, bounds[t + 1] - base);
+            let ids = &mut part[lo..hi];
+            let key = |i: u32| (start[i as usize], std::cmp::Reverse(dur[i as usize]), i);
+            if ids.windows(2).all(|w| key(w[0]) < key(w[1])) {
+                continue;
+            }
+            keys.clear();
+            keys.extend(ids.iter().map(|&i| key(i)));
+            keys.sort_unstable();
+            for (dst, k) in ids.iter_mut().zip(&keys) {
+                *dst = k.2;
+            }
+        }
+    };
+    let threads = parallelism();
+    if n < PARALLEL_MIN_SLICES || threads < 2 || nt < 2 {
+        sort_buckets(&mut order, 0, 0..nt);
+        return order;
+    }
+    // Contiguous track groups of about n / threads slices each.
+    let mut cuts = vec![0usize];
+    for (t, &b) in bounds.iter().enumerate().take(nt).skip(1) {
+        let want = cuts.len() * n / threads;
+        if b >= want && cuts.len() < threads {
+            cuts.push(t);
+        }
+    }
+    cuts.push(nt);
+    std::thread::scope(|sc| {
+        let mut rest: &mut [u32] = &mut order;
+        let mut taken = 0usize;
+        for w in cuts.windows(2) {
+            let (t0, t1) = (w[0], w[1]);
+            let len = bounds[t1] - bounds[t0];
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            let base = taken;
+            taken += len;
+            let sb = &sort_buckets;
+            sc.spawn(move || sb(part, base, t0..t1));
+        }
+    });
+    order
+}
+
 /// The deepest slice in `[lo, hi)` (one track, sorted) with `start <= ts < end`, or a zero-length
 /// slice starting exactly at `ts`; `NO_SLICE` when none.
 pub fn enclosing_slice(s: &Slices, (lo, hi): (u32, u32), ts: Ps) -> u32 {
@@ -746,4 +828,38 @@ pub fn enclosing_slice(s: &Slices, (lo, hi): (u32, u32), ts: Ps) -> u32 {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    #[test]
+    fn sort_order_matches_comparison_sort() {
+        // Pseudo-random tracks/starts/durs with many ties; big enough for the threaded path.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for n in [0usize, 1, 5, 1000, PARALLEL_MIN_SLICES + 777] {
+            let nt = 1 + n / 300;
+            let tr: Vec<u32> = (0..n).map(|_| next(nt as u64) as u32).collect();
+            let st: Vec<Ps> = (0..n).map(|_| next(50) as Ps).collect();
+            let du: Vec<Ps> = (0..n).map(|_| next(4) as Ps).collect();
+            let mut want: Vec<u32> = (0..n as u32).collect();
+            want.sort_by_key(|&i| {
+                let i = i as usize;
+                (tr[i], st[i], std::cmp::Reverse(du[i]), i)
+            });
+            assert_eq!(sort_slice_order(&tr, &st, &du, nt), want, "n = {n}");
+            // Already sorted within tracks: still grouped by track correctly.
+            let st2: Vec<Ps> = (0..n as Ps).collect();
+            let mut want2: Vec<u32> = (0..n as u32).collect();
+            want2.sort_by_key(|&i| (tr[i as usize], i));
+            assert_eq!(sort_slice_order(&tr, &st2, &du, nt), want2);
+        }
+    }
 }

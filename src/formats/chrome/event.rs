@@ -15,7 +15,7 @@ use std::rc::Rc;
 pub type IdVal = u64;
 
 /// The fields of one event, as read (applied once the object is complete).
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 pub struct RawEvent {
     /// First byte of `ph` (0 = absent).
     pub ph: u8,
@@ -137,6 +137,9 @@ pub struct Loader<'p> {
     record_window_end: Option<Ps>,
     cat_cache: FxHashMap<StrId, Category>,
     last_track: Option<(Key, Key, u32)>,
+    /// Set for a chunk-parallel parse: the events array is read from the mapped text by
+    /// [`super::parallel::run`] instead of through the deserializer.
+    pub chunked: Option<super::parallel::Chunked<'p>>,
 }
 
 impl<'p> Loader<'p> {
@@ -186,10 +189,12 @@ impl<'p> Loader<'p> {
             record_window_end: None,
             cat_cache: FxHashMap::default(),
             last_track: None,
+            chunked: None,
         }
     }
 
-    fn progress(&self) -> &'p Progress {
+    /// The progress this loader reports to.
+    pub fn progress(&self) -> &'p Progress {
         self.progress
     }
 

@@ -9,6 +9,7 @@
 mod args;
 mod event;
 mod inflate;
+mod parallel;
 pub mod recover;
 mod seed;
 mod spill;
@@ -296,6 +297,64 @@ fn finish(mut ld: Loader<'_>, source: SourceInfo, hint: Option<Format>) -> Captu
     ld.b.finish(source, format)
 }
 
+/// Parsing threads for the chunk-parallel path (1: single-threaded): `TRACETUI_JSON_THREADS`
+/// when set (benchmark A/B), else the available parallelism (at most 8).
+fn threads() -> usize {
+    if let Some(n) = std::env::var("TRACETUI_JSON_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return n.max(1);
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// Chunk-parallel parse of mapped text ([`parallel`]); `None` when it declined or failed, in
+/// which case the caller parses single-threaded (which owns every error and truncation case).
+fn parse_chunked(
+    bytes: &[u8],
+    source: &SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+    chunk_bytes: usize,
+    threads: usize,
+) -> Option<Capture> {
+    let pos = Rc::new(Cell::new(0usize));
+    let mut ld = Loader::new(progress);
+    let lo = bytes.as_ptr() as usize;
+    ld.input_range = (lo, lo + bytes.len());
+    ld.chunked = Some(parallel::Chunked {
+        bytes,
+        pos: pos.clone(),
+        chunk_bytes,
+        threads,
+    });
+    let mut de = serde_json::Deserializer::from_reader(parallel::Frame { bytes, pos });
+    let res = seed::TopSeed(&mut ld)
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    if res.is_err() || !ld.saw_events || ld.chunked.is_some() || progress.cancelled() {
+        return None;
+    }
+    ld.chunked = None;
+    Some(finish(ld, source.clone(), hint))
+}
+
+/// Loads in-memory JSON through the chunk-parallel path with the given chunk size and thread
+/// count, whatever the input size; `None` when that path declined (tests compare it with
+/// [`load_bytes`]).
+#[doc(hidden)]
+pub fn load_bytes_chunked(
+    bytes: &[u8],
+    source: SourceInfo,
+    progress: &Progress,
+    chunk_bytes: usize,
+    threads: usize,
+) -> Option<Capture> {
+    let hint = format_from_name(&source.path);
+    parse_chunked(bytes, &source, hint, progress, chunk_bytes, threads)
+}
+
 fn parse_slice(
     path: &Path,
     bytes: &[u8],
@@ -303,6 +362,13 @@ fn parse_slice(
     hint: Option<Format>,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
+    let n = threads();
+    if bytes.len() >= parallel::MIN_BYTES
+        && n > 1
+        && let Some(cap) = parse_chunked(bytes, &source, hint, progress, parallel::CHUNK_BYTES, n)
+    {
+        return Ok(cap);
+    }
     let mut ld = Loader::new(progress);
     let res = run_slice(bytes, &mut ld);
     let off = |e: &serde_json::Error| recover::offset_of(bytes, e.line(), e.column());

@@ -108,6 +108,20 @@ impl<'de> Visitor<'de> for EventsSeed<'_, '_> {
 
 fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A::Error> {
     let mut ev = RawEvent::default();
+    if let Some(ch) = ld.chunked.take() {
+        // Chunk-parallel mode: the events come from the mapped text; the frame reader then
+        // resumes at the closing bracket, so the array must end here.
+        super::parallel::run(ld, &ch).map_err(de::Error::custom)?;
+        ev.clear();
+        if a.next_element_seed(EventSeed { ld, ev: &mut ev })?
+            .is_some()
+        {
+            return Err(de::Error::custom(
+                "chunked parse did not end at the array's end",
+            ));
+        }
+        return Ok(());
+    }
     loop {
         ev.clear();
         if a.next_element_seed(EventSeed { ld, ev: &mut ev })?
@@ -127,9 +141,11 @@ fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A
 }
 
 /// One event object; fields are collected into `ev`, applied by the caller once complete.
-struct EventSeed<'a, 'p> {
-    ld: &'a mut Loader<'p>,
-    ev: &'a mut RawEvent,
+pub struct EventSeed<'a, 'p> {
+    /// The loader whose interner and args arena receive the event's strings and args.
+    pub ld: &'a mut Loader<'p>,
+    /// Where the fields go.
+    pub ev: &'a mut RawEvent,
 }
 
 impl<'de> DeserializeSeed<'de> for EventSeed<'_, '_> {
