@@ -50,6 +50,7 @@ fn demo_app(w: u16, h: u16) -> App {
         },
         format: Some(tracetui::model::Format::Kineto),
         modified: None,
+        span: None,
     };
     let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::Ansi256);
     let generation = match cmds.as_slice() {
@@ -404,4 +405,44 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
     assert!(matches!(app.entries[good].state, EntryState::Ready(_)));
     assert_eq!(app.screen, Screen::Timeline);
     assert!(!app.rows.is_empty());
+}
+
+#[test]
+fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("plugins/profile/2024_01_01_00_00_00");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("host1.xplane.riegeli"), b"riegeli bytes").unwrap();
+    std::fs::copy(
+        "assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz",
+        dir.path()
+            .join("worker0.1795311589169457977.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let (caps, problems) = catalog::scan_all(dir.path()).unwrap();
+    assert!(!problems.is_empty(), "riegeli should be reported");
+    // One capture opens directly: a notice says entries were skipped, Esc shows them.
+    let (mut app, cmds) = App::new(caps.clone(), (100, 30), ColorMode::None);
+    app.set_problems(problems.clone());
+    assert!(app.notice.as_deref().unwrap_or("").contains("skipped"));
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.screen, Screen::Timeline);
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::Picker);
+    let s = screen(&app);
+    assert!(s.contains("skipped"), "{s}");
+    assert!(s.contains("host1.xplane.riegeli"), "{s}");
+    // Still within the screen at 80x24 with many problems; the overflow is counted.
+    app.problems = (0..40)
+        .map(|i| {
+            (
+                std::path::PathBuf::from(format!("f{i}.xplane.riegeli")),
+                "unsupported".into(),
+            )
+        })
+        .collect();
+    app.size = (80, 24);
+    let s = screen(&app);
+    assert!(s.contains("40 skipped") && s.contains("more"), "{s}");
+    assert!(s.contains("worker0·…"), "the captures stay listed: {s}");
 }

@@ -168,6 +168,8 @@ pub struct App {
     pub notice: Option<String>,
     /// Search hook: names to emphasize (set by the search feature).
     pub hits: Option<FxHashSet<StrId>>,
+    /// Entries discovery skipped (path, why), listed under the picker.
+    pub problems: Vec<(std::path::PathBuf, String)>,
 }
 
 impl App {
@@ -202,6 +204,7 @@ impl App {
             mark: Mark::None,
             notice: None,
             hits: None,
+            problems: Vec::new(),
         };
         let cmds = if app.entries.len() == 1 {
             app.open(0)
@@ -209,6 +212,18 @@ impl App {
             Vec::new()
         };
         (app, cmds)
+    }
+
+    /// Sets the entries discovery skipped; when a capture opened directly, a notice points to
+    /// the picker (Esc) where they are listed.
+    pub fn set_problems(&mut self, problems: Vec<(std::path::PathBuf, String)>) {
+        if !problems.is_empty() && self.screen == Screen::Timeline {
+            self.notice = Some(format!(
+                "{} entries skipped (unsupported / unreadable): Esc lists them",
+                problems.len()
+            ));
+        }
+        self.problems = problems;
     }
 
     /// The capture shown in the timeline, when loaded.
@@ -782,7 +797,7 @@ impl App {
                     self.mark = Mark::None;
                 } else if self.selected.is_some() {
                     self.selected = None;
-                } else if self.entries.len() > 1 {
+                } else if self.entries.len() > 1 || !self.problems.is_empty() {
                     self.screen = Screen::Picker;
                 }
             }
