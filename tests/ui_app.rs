@@ -446,3 +446,54 @@ fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
     assert!(s.contains("40 skipped") && s.contains("more"), "{s}");
     assert!(s.contains("worker0·…"), "the captures stay listed: {s}");
 }
+
+/// Cells of row `y` in the lanes area: true where something is drawn.
+fn drawn_columns(app: &App, y: u16) -> Vec<bool> {
+    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    t.draw(|f| draw::draw(app, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let lanes = app.areas().lanes;
+    (0..lanes.width)
+        .map(|k| buf[(lanes.x + k, y)].symbol() != " ")
+        .collect()
+}
+
+#[test]
+fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
+    let mut app = demo_app(120, 40);
+    let l = app.loaded().unwrap().clone();
+    let procs: Vec<u32> = app
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Process(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    assert!(procs.len() >= 2);
+    for zoom in 0..4 {
+        for &p in &procs {
+            app.collapsed.clear();
+            app.collapsed.insert(p);
+            app.rebuild_rows();
+            app.scroll = 0;
+            let r = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+            let lanes = app.areas().lanes;
+            let drawn = drawn_columns(&app, lanes.y + r as u16);
+            let cols = lanes.width as usize;
+            for (k, d) in drawn.iter().enumerate() {
+                let a = tracetui::index::column_edge(app.t0, app.t1, cols, k);
+                let b = tracetui::index::column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                // Brute force: some slice of the process overlaps the column with some length.
+                let s = &l.cap.slices;
+                let busy = (0..s.len()).any(|i| {
+                    let t = l.cap.track_of(i as u32) as usize;
+                    l.cap.tracks[t].process == p && s.start[i].max(a) < s.end(i).min(b)
+                });
+                assert_eq!(*d, busy, "process {p} zoom {zoom} column {k}");
+            }
+        }
+        app.update(key('w'));
+        app.update(key('d'));
+    }
+}
