@@ -497,3 +497,37 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
         app.update(key('d'));
     }
 }
+
+#[test]
+fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
+    let mut app = demo_app(80, 24);
+    let before = app.areas();
+    assert_eq!(before.details.height, 1);
+    // Walk to the last visible lane, then select: the cursor row must stay visible.
+    for _ in 0..before.lanes.height - 1 {
+        app.update(key('j'));
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(app.selected.is_some());
+    let ar = app.areas();
+    assert_eq!(ar.details.height, 3);
+    assert!(ar.lanes.height < before.lanes.height);
+    assert!(app.cursor >= app.scroll && app.cursor < app.scroll + ar.lanes.height as usize);
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[ar.sep.y as usize].trim_start().starts_with('─'),
+        "{s}"
+    );
+    let d1 = lines[ar.details.y as usize];
+    assert!(
+        d1.contains("dur") && d1.contains("self") && d1.contains("depth"),
+        "{s}"
+    );
+    let d2 = lines[ar.details.y as usize + 1];
+    assert!(!d2.trim().is_empty(), "second details line empty:\n{s}");
+    assert!(lines[ar.status.y as usize].contains("help"), "{s}");
+    // Clearing the selection gives the rows back.
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.areas().details.height, 1);
+}

@@ -236,7 +236,13 @@ impl App {
 
     /// Screen regions for the current size.
     pub fn areas(&self) -> Areas {
-        layout::areas(Rect::new(0, 0, self.size.0, self.size.1))
+        self.areas_in(Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// Screen regions within `area`: the details panel grows on small terminals while a slice
+    /// is selected or a range marked.
+    pub fn areas_in(&self, area: Rect) -> Areas {
+        layout::areas_with(area, self.selected.is_some() || self.mark != Mark::None)
     }
 
     /// True while any job is running (the loop then ticks for the progress bar).
@@ -273,12 +279,24 @@ impl App {
             Msg::Mouse(m) => {
                 if self.screen == Screen::Timeline && !self.help {
                     self.mouse(m);
+                    self.clamp_scroll();
                 }
                 Vec::new()
             }
             Msg::Load(done) => self.on_load(done),
             Msg::Key(k) if k.kind == KeyEventKind::Release => Vec::new(),
             Msg::Key(k) => {
+                let cmds = self.key(k);
+                // A selection may have resized the details panel: keep the cursor row visible.
+                self.clamp_scroll();
+                cmds
+            }
+        }
+    }
+
+    fn key(&mut self, k: KeyEvent) -> Vec<Cmd> {
+        {
+            {
                 self.notice = None;
                 if self.help {
                     self.help = false;

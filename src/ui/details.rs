@@ -161,14 +161,71 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     out
 }
 
-/// Draws the panel; on a one-line panel, the first line only.
+/// The selection in at most 3 lines, for small terminals: name · dur · self · depth · track;
+/// the flow partner (if any); args (else category, start, end), each cut to the width.
+pub fn compact_lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
+    let cap = &l.cap;
+    let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
+        return lines(app, l);
+    };
+    if app.mark != Mark::None {
+        return lines(app, l);
+    }
+    let s = &cap.slices;
+    let i = id as usize;
+    let track = cap.track_of(id);
+    let mut out = vec![(
+        format!(
+            "{}  · dur {} · self {} · depth {} · {}",
+            text::fold(cap.slice_name(id)),
+            format_dur(s.dur[i]),
+            format_dur(self_time(l, id)),
+            s.depth[i],
+            text::sanitize(&cap.track_name(track)),
+        ),
+        Style::default().add_modifier(Modifier::BOLD),
+    )];
+    let full = lines(app, l);
+    if let Some(p) = full.iter().find(|(t, _)| t.starts_with('⇄')) {
+        out.push(p.clone());
+    }
+    let args: Vec<String> = cap
+        .args
+        .iter(s.args[i])
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                text::sanitize(cap.strings.get(k)),
+                text::sanitize(&v.display(&cap.strings))
+            )
+        })
+        .collect();
+    if args.is_empty() {
+        let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+        out.push((
+            format!(
+                "{} · start {} · end {}",
+                if cat.is_empty() { "-".to_string() } else { cat },
+                format_time(s.start[i]),
+                format_time(s.end(i)),
+            ),
+            Style::default(),
+        ));
+    } else {
+        out.push((args.join("  "), Style::default()));
+    }
+    out
+}
+
+/// Draws the panel; a panel of 3 lines or fewer shows [`compact_lines`].
 pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
-    for (dy, (line, style)) in lines(app, l)
-        .into_iter()
-        .take(area.height as usize)
-        .enumerate()
-    {
+    let all = if area.height <= 3 {
+        compact_lines(app, l)
+    } else {
+        lines(app, l)
+    };
+    for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));
         buf.set_stringn(
             area.x + 1,

@@ -36,7 +36,7 @@ pub fn draw_into(app: &App, buf: &mut Buffer, cells: &mut Vec<Cell>) {
             status::draw(app, buf, s);
         }
         Screen::Timeline => {
-            let ar = super::layout::areas(area);
+            let ar = app.areas_in(area);
             match app.loaded() {
                 Some(l) => {
                     header(app, l, buf, ar.header);
