@@ -531,3 +531,60 @@ fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
     app.update(code(KeyCode::Esc));
     assert_eq!(app.areas().details.height, 1);
 }
+
+fn open_file(path: &str, w: u16, h: u16) -> App {
+    let p = std::path::Path::new(path);
+    let cap = CaptureRef::from_file(p, p.parent().unwrap());
+    let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    assert!(app.loaded().is_some(), "{path} did not load");
+    app
+}
+
+#[test]
+fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
+    let mut app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 160, 48);
+    let l = app.loaded().unwrap().clone();
+    let s = &l.cap.slices;
+    let launch = (0..s.len() as u32)
+        .find(|&i| l.cap.slice_name(i) == "cudaLaunchKernel" && !l.partners_of(i).is_empty())
+        .expect("a cudaLaunchKernel with a partner");
+    app.selected = Some(launch);
+    app.partner_ix = 0;
+    let s0 = screen(&app);
+    let kernel = l.partners_of(launch)[0].1;
+    let kt = l.cap.track_of(kernel);
+    let kname = tracetui::ui::text::fold(l.cap.slice_name(kernel)).into_owned();
+    let ktrack = l.cap.track_name(kt);
+    assert!(ktrack.contains("stream"), "kernel track {ktrack}");
+    assert!(s0.contains('⇄'), "{s0}");
+    assert!(
+        s0.contains(&ktrack.trim().to_string()),
+        "partner stream shown:\n{s0}"
+    );
+    assert!(
+        s0.contains(&kname.chars().take(20).collect::<String>()),
+        "partner name shown:\n{s0}"
+    );
+    app.update(key('p'));
+    assert_eq!(app.selected, Some(kernel));
+    // The view follows: the cursor is on the kernel's stream and the kernel is in the window.
+    assert_eq!(app.rows[app.cursor].track(), Some(kt));
+    assert!(s.start[kernel as usize] < app.t1 && s.end(kernel as usize) > app.t0);
+    // The kernel is far narrower than a column of the whole capture: the jump zooms so both
+    // ends of the flow are visible and the kernel spans at least two columns.
+    let cols = i64::from(app.areas().lanes.width);
+    assert!(s.dur[kernel as usize] * cols >= 2 * (app.t1 - app.t0));
+    assert!(s.start[launch as usize] >= app.t0 && s.end(launch as usize) <= app.t1);
+    let s1 = screen(&app);
+    assert!(
+        s1.contains("cudaLaunchKernel"),
+        "partner of the kernel shown:\n{s1}"
+    );
+    // The long kernel name is folded on the first details line, which keeps dur and stream.
+    let d1 = s1.lines().nth(app.areas().details.y as usize).unwrap();
+    assert!(d1.contains("dur") && d1.contains(ktrack.trim()), "{s1}");
+    assert!(s1.contains("full name: void at::native"), "{s1}");
+    app.update(key('p'));
+    assert_eq!(app.selected, Some(launch));
+}

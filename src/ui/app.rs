@@ -678,6 +678,16 @@ impl App {
         let ix = (self.partner_ix as i64 + step).rem_euclid(n) as usize;
         let target = ps[ix].1;
         self.select(target);
+        // A partner narrower than two columns would be lost in a merged cell: zoom so both
+        // ends of the flow are in view and the target is wide enough to see.
+        let sl = &l.cap.slices;
+        let (a, b) = (sel as usize, target as usize);
+        if sl.dur[b].saturating_mul(self.cols()) < 2 * (self.t1 - self.t0) {
+            let st = sl.start[a].min(sl.start[b]);
+            let en = sl.end(a).max(sl.end(b));
+            let d = (en - st).max(1);
+            self.set_window(st - d, en + d);
+        }
         // Jumping back should land on the slice we came from.
         if let Some(back) = l.partners_of(target).iter().position(|p| p.1 == sel) {
             self.partner_ix = back;

@@ -3,7 +3,7 @@
 
 use super::app::{App, Mark};
 use super::loader::Loaded;
-use super::ruler::{format_dur, format_time};
+use super::ruler::{format_dur, format_time, format_time_res};
 use super::text;
 use crate::model::ArgValue;
 use ratatui::buffer::Buffer;
@@ -84,7 +84,11 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     let s = &cap.slices;
     let i = id as usize;
     let track = cap.track_of(id);
-    let name = text::sanitize(cap.slice_name(id)).into_owned();
+    // Start / end resolve a tenth of the slice (at least 1 ns).
+    let res = (s.dur[i] / 10).max(1000);
+    let full_name = text::sanitize(cap.slice_name(id)).into_owned();
+    // Long C++ names are folded on the first line; the full name follows the args.
+    let name = text::fold(&full_name).into_owned();
     let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
     out.push((
         format!(
@@ -100,8 +104,8 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             "{} · depth {} · start {} · end {} · {}",
             if cat.is_empty() { "-".to_string() } else { cat },
             s.depth[i],
-            format_time(s.start[i]),
-            format_time(s.end(i)),
+            format_time_res(s.start[i], res),
+            format_time_res(s.end(i), res),
             text::sanitize(&cap.process_name(cap.tracks[track as usize].process))
         ),
         Style::default(),
@@ -148,6 +152,9 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             ),
             Style::default(),
         ));
+    }
+    if name != full_name && long_name.as_deref() != Some(full_name.as_str()) {
+        out.push((format!("full name: {full_name}"), Style::default()));
     }
     if let Some(ln) = long_name {
         out.push((
@@ -206,8 +213,8 @@ pub fn compact_lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             format!(
                 "{} · start {} · end {}",
                 if cat.is_empty() { "-".to_string() } else { cat },
-                format_time(s.start[i]),
-                format_time(s.end(i)),
+                format_time_res(s.start[i], (s.dur[i] / 10).max(1000)),
+                format_time_res(s.end(i), (s.dur[i] / 10).max(1000)),
             ),
             Style::default(),
         ));

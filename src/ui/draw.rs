@@ -2,7 +2,7 @@
 
 use super::app::{App, Screen};
 use super::loader::Loaded;
-use super::ruler::{format_dur, format_time};
+use super::ruler::{format_dur, format_time_res};
 use super::status::count;
 use super::timeline::Timeline;
 use super::{details, gutter, help, picker, ruler, status, text};
@@ -93,7 +93,7 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
     let right = format!(
         "{} @ {}  ?",
         format_dur(app.t1 - app.t0),
-        format_time(app.t0)
+        format_time_res(app.t0, (app.t1 - app.t0) / 100)
     );
     let w = area.width as usize;
     let rw = text::width(&right);
