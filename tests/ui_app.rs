@@ -588,3 +588,68 @@ fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
     app.update(key('p'));
     assert_eq!(app.selected, Some(launch));
 }
+
+#[test]
+fn streams_are_ordered_by_id_and_gpu_processes_lead_with_their_label() {
+    use tracetui::model::{ArgsRef, CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+    let mut b = CaptureBuilder::new();
+    let p = b.process(Key::Int(1));
+    let (gpu, label) = (b.intern("/device:GPU:0"), b.intern("GPU 0"));
+    b.process_mut(p).name = gpu;
+    b.process_mut(p).label = label;
+    let names = [
+        "Steps",
+        "Stream #135(MemcpyH2D)",
+        "Stream #63(Compute)",
+        "Stream #9",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        let t = b.track(p, Key::Int(i as i64), TrackKind::XLine);
+        let id = b.intern(n);
+        b.track_mut(t).name = id;
+        b.track_mut(t).sort_index = i as i64;
+        let k = b.intern("k");
+        b.add_slice(t, 0, 1_000_000, k, k, ArgsRef::NONE, 0);
+    }
+    let cap = b.finish(SourceInfo::default(), Format::XPlane);
+    let l = Loaded::new(cap, Instant::now());
+    let rows = tracetui::ui::app::build_rows(&l, &Default::default());
+    let order: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.track())
+        .map(|t| l.cap.track_name(t))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "Steps",
+            "Stream #9",
+            "Stream #63(Compute)",
+            "Stream #135(MemcpyH2D)"
+        ]
+    );
+    assert_eq!(
+        tracetui::ui::gutter::process_label("python3.10", "GPU 0"),
+        "GPU 0 · python3.10"
+    );
+    assert_eq!(tracetui::ui::gutter::process_label("x", ""), "x");
+}
+
+#[test]
+fn alexnet_header_and_gutter_read_right_at_80x24() {
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 80, 24);
+    let s = screen(&app);
+    assert!(s.contains("▾ GPU 0 · pyth"), "{s}");
+    assert!(s.contains("▾ CPU · python"), "{s}");
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 200, 24);
+    let s = screen(&app);
+    let head = s.lines().next().unwrap();
+    // Epoch microseconds: times are relative, the header gives the wall-clock origin.
+    assert!(head.contains("t0 2023-09-27"), "{head}");
+    let drawn = app
+        .rows
+        .iter()
+        .filter(|r| matches!(r, Row::Process(_)))
+        .count();
+    assert!(head.contains(&format!("{drawn} procs")), "{head}");
+}

@@ -907,6 +907,25 @@ impl App {
     }
 }
 
+/// The stream id of a GPU stream track: the key of a Kineto stream, or `N` of an XPlane line
+/// named `Stream #N(...)` / `stream N`.
+pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
+    let tr = cap.tracks.get(t as usize)?;
+    if tr.kind == TrackKind::GpuStream
+        && let crate::model::Key::Int(id) = tr.key
+    {
+        return Some(id);
+    }
+    let name = cap.strings.get(tr.name);
+    let rest = name
+        .strip_prefix("Stream #")
+        .or_else(|| name.strip_prefix("stream "))?;
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    digits.parse().ok()
+}
+
 /// Rows of a capture: visible processes by (sort index, name), each followed by its tracks by
 /// (sort index, id) unless collapsed; one row per lane, one per counter.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
@@ -932,9 +951,14 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
             continue;
         }
         let mut ts = std::mem::take(&mut by_proc[p as usize]);
-        ts.sort_by_key(|&t| {
+        // Other tracks by sort index, then GPU streams by stream id, then counters.
+        ts.sort_by_cached_key(|&t| {
             let tr = &cap.tracks[t as usize];
-            (tr.kind == TrackKind::Counter, tr.sort_index, t)
+            let order = match stream_id(cap, t) {
+                Some(id) => (1, id),
+                None => (0, tr.sort_index),
+            };
+            (tr.kind == TrackKind::Counter, order, t)
         });
         for t in ts {
             let tr = &cap.tracks[t as usize];

@@ -81,9 +81,34 @@ pub fn draw_into(app: &App, buf: &mut Buffer, cells: &mut Vec<Cell>) {
 fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) {
     let cap = &l.cap;
     let src = &cap.source;
-    let procs = cap.processes.iter().filter(|p| !p.hidden).count();
+    // Processes drawn: visible ones with at least one track (metadata-only ones are skipped).
+    let mut has_track = vec![false; cap.processes.len()];
+    for t in &cap.tracks {
+        if let Some(h) = has_track.get_mut(t.process as usize) {
+            *h = true;
+        }
+    }
+    let procs = cap
+        .processes
+        .iter()
+        .zip(&has_track)
+        .filter(|(p, h)| !p.hidden && **h)
+        .count();
+    let span = app
+        .current
+        .and_then(|i| app.entries.get(i))
+        .and_then(|e| e.capture.span)
+        .map_or(String::new(), |s| format!(" · span {s}"));
+    // Absolute-epoch captures: the wall-clock time of the origin (times are relative to it).
+    let started = cap
+        .origin_epoch_ns
+        .filter(|&ns| ns > 0)
+        .map_or(String::new(), |ns| {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns as u64);
+            format!(" · t0 {} UTC", super::picker::format_mtime(Some(t)))
+        });
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events",
+        " tracetui  {} / {} · {} procs · {} tracks · {} events{span}{started}",
         text::sanitize(&src.run),
         text::sanitize(&src.host),
         procs,
