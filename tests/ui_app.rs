@@ -398,6 +398,29 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
         s.contains("error:") && s.contains("bad.pt.trace.json"),
         "{s}"
     );
+    // At 80 columns the whole error is readable (wrapped, at most 3 lines) and the selected
+    // row stays on screen above it.
+    app.size = (80, 24);
+    let EntryState::Failed(msg) = app.entries[bad].state.clone() else {
+        unreachable!()
+    };
+    let s = screen(&app);
+    assert!(s.contains('▶'), "{s}");
+    let squash = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let flat = squash(&s);
+    assert!(
+        msg.chars().count() > 80 && msg.chars().count() < 230,
+        "{msg}"
+    );
+    let tail: String = squash(&msg)
+        .chars()
+        .rev()
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    assert!(flat.contains(&tail), "{tail:?} not in\n{s}");
     let good = 1 - bad;
     app.picker = good;
     let cmds = app.update(code(KeyCode::Enter));

@@ -334,7 +334,7 @@ impl App {
                 e.state = EntryState::Failed(msg.clone());
                 if self.current == Some(done.entry) && self.entries.len() > 1 {
                     self.screen = Screen::Picker;
-                    self.notice = Some(format!("load failed: {msg}"));
+                    self.notice = Some("load failed: the error is shown above".into());
                 }
             }
         }

@@ -74,7 +74,14 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
     } else {
         (app.problems.len() + 1).min((avail / 3).max(2)).min(avail)
     };
-    let list_h = avail - skipped_h;
+    // The selected entry's error, wrapped over up to 3 lines at the bottom.
+    let err_lines = match app.entries.get(app.picker).map(|e| &e.state) {
+        Some(EntryState::Failed(m)) => wrap(&format!(" {}", text::sanitize(m)), w, 3),
+        _ => Vec::new(),
+    };
+    let err_h = err_lines.len().max(2);
+    let skipped_h = skipped_h.min(avail.saturating_sub(err_h - 2));
+    let list_h = avail - skipped_h - (err_h - 2).min(avail - skipped_h);
     let top = app.picker.saturating_sub(list_h.saturating_sub(1));
     for (row, (i, e)) in app
         .entries
@@ -92,7 +99,10 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
                 format!("loading {} {:.0}%", bar(f, 6), f * 100.0)
             }
             EntryState::Ready(l) => format!("loaded · {} slices", l.cap.slices.len()),
-            EntryState::Failed(m) => format!("error: {}", text::sanitize(m)),
+            EntryState::Failed(m) => format!(
+                "error: {}",
+                text::sanitize(short_error(m, &src.path.display().to_string()))
+            ),
         };
         let line = format!(
             "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
@@ -130,14 +140,42 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         );
     }
     if skipped_h > 0 {
-        draw_problems(app, buf, area, skipped_h);
+        draw_problems(app, buf, area, skipped_h, err_h);
     }
     // The selected entry's full error, if any.
-    if let Some(EntryState::Failed(m)) = app.entries.get(app.picker).map(|e| &e.state) {
-        let y = area.bottom().saturating_sub(2);
-        let s = format!(" {}", text::sanitize(m));
-        buf.set_stringn(area.x, y, text::fit(&s, w), w, Style::default());
+    let y0 = area.bottom().saturating_sub(err_h as u16);
+    for (k, line) in err_lines.iter().enumerate() {
+        buf.set_stringn(area.x, y0 + k as u16, line, w, Style::default());
     }
+}
+
+/// A load error without its leading `<path>: ` (the row already names the file).
+pub fn short_error<'a>(msg: &'a str, path: &str) -> &'a str {
+    msg.strip_prefix(path)
+        .and_then(|r| r.strip_prefix(": "))
+        .unwrap_or(msg)
+}
+
+/// Splits `s` into at most `max` lines of `w` columns (by characters; the last one cut with
+/// `…`).
+pub fn wrap(s: &str, w: usize, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    if w == 0 || max == 0 {
+        return out;
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && out.len() < max {
+        let end = (i + w).min(chars.len());
+        let line: String = chars[i..end].iter().collect();
+        if out.len() + 1 == max && end < chars.len() {
+            out.push(text::fit(&format!("{line}…"), w).into_owned());
+        } else {
+            out.push(line);
+        }
+        i = end;
+    }
+    out
 }
 
 /// Host / worker, with the span timestamp when there is one (two captures of one worker
@@ -164,10 +202,10 @@ pub fn host_label(host: &str, span: Option<u64>, w: usize) -> String {
 }
 
 /// The "skipped" section: entries discovery could not offer, with the reason.
-fn draw_problems(app: &App, buf: &mut Buffer, area: Rect, h: usize) {
+fn draw_problems(app: &App, buf: &mut Buffer, area: Rect, h: usize, err_h: usize) {
     let w = area.width as usize;
-    // Below the list, above the selected entry's error line.
-    let y0 = area.bottom().saturating_sub(2 + h as u16);
+    // Below the list, above the selected entry's error lines.
+    let y0 = area.bottom().saturating_sub((err_h + h) as u16);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let n = app.problems.len();
     buf.set_stringn(area.x, y0, format!(" {n} skipped (not offered):"), w, dim);
@@ -203,6 +241,22 @@ mod tests {
         assert_eq!(format_mtime(Some(t)), "2026-11-22 01:39");
         assert_eq!(format_mtime(Some(UNIX_EPOCH)), "1970-01-01 00:00");
         assert_eq!(format_mtime(None), "-");
+    }
+
+    #[test]
+    fn errors_wrap_and_drop_the_path() {
+        let m = "/a/b.xplane.pb: at byte 1: length 285 runs past the end";
+        assert_eq!(
+            short_error(m, "/a/b.xplane.pb"),
+            "at byte 1: length 285 runs past the end"
+        );
+        assert_eq!(short_error(m, "/other"), m);
+        let l = wrap(m, 15, 3);
+        assert_eq!(l.len(), 3);
+        assert_eq!(l[0], "/a/b.xplane.pb:");
+        assert!(l[2].ends_with('…') && text::width(&l[2]) <= 15, "{l:?}");
+        assert_eq!(wrap("abc", 20, 3), vec!["abc".to_string()]);
+        assert!(wrap("abc", 0, 3).is_empty());
     }
 
     #[test]
