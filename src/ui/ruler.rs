@@ -135,9 +135,13 @@ pub fn draw(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps, mark: &Mark) {
     while t < t1 {
         let c = col_of(t);
         if c >= free_from && c < cols as i64 {
-            let label = format!("│{}", format_in(t, unit, dec));
+            let mut label = format!("│{}", format_in(t, unit, dec));
             let x = area.x + c as u16;
             let room = (cols as i64 - c) as usize;
+            if label.chars().count() > room {
+                // A cut label (`│6`) reads as a wrong time: the tick alone.
+                label = "│".into();
+            }
             buf.set_stringn(x, area.y, &label, room, Style::default());
             free_from = c + label.chars().count() as i64 + 1;
         }
