@@ -676,3 +676,26 @@ fn alexnet_header_and_gutter_read_right_at_80x24() {
         .count();
     assert!(head.contains(&format!("{drawn} procs")), "{head}");
 }
+
+#[test]
+fn at_80x24_a_long_kernel_keeps_its_numbers_and_partner_in_the_details() {
+    let mut app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 80, 24);
+    let l = app.loaded().unwrap().clone();
+    let kernel = (0..l.cap.slices.len() as u32)
+        .filter(|&i| !l.partners_of(i).is_empty())
+        .max_by_key(|&i| l.cap.slice_name(i).len())
+        .unwrap();
+    assert!(l.cap.slice_name(kernel).len() > 80);
+    app.select(kernel);
+    let ar = app.areas();
+    assert_eq!(ar.details.height, 3);
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().collect();
+    let d1 = lines[ar.details.y as usize];
+    assert!(
+        d1.contains("dur") && d1.contains("self") && d1.contains("depth"),
+        "{s}"
+    );
+    let d2 = lines[ar.details.y as usize + 1];
+    assert!(d2.contains("⇄ p: thread") && d2.contains(" µs"), "{s}");
+}

@@ -170,7 +170,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
 
 /// The selection in at most 3 lines, for small terminals: name · dur · self · depth · track;
 /// the flow partner (if any); args (else category, start, end), each cut to the width.
-pub fn compact_lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
+pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
     let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
         return lines(app, l);
@@ -181,20 +181,36 @@ pub fn compact_lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     let s = &cap.slices;
     let i = id as usize;
     let track = cap.track_of(id);
+    let rest = format!(
+        "  · dur {} · self {} · depth {} · {}",
+        format_dur(s.dur[i]),
+        format_dur(self_time(l, id)),
+        s.depth[i],
+        text::sanitize(&cap.track_name(track)),
+    );
+    // A long name gives way so the numbers stay on screen (it is in full on a taller panel).
+    let folded = text::fold(cap.slice_name(id));
+    let room = w.saturating_sub(text::width(&rest) + 1).max(24);
     let mut out = vec![(
-        format!(
-            "{}  · dur {} · self {} · depth {} · {}",
-            text::fold(cap.slice_name(id)),
-            format_dur(s.dur[i]),
-            format_dur(self_time(l, id)),
-            s.depth[i],
-            text::sanitize(&cap.track_name(track)),
-        ),
+        format!("{}{rest}", text::fit(&folded, room)),
         Style::default().add_modifier(Modifier::BOLD),
     )];
-    let full = lines(app, l);
-    if let Some(p) = full.iter().find(|(t, _)| t.starts_with('⇄')) {
-        out.push(p.clone());
+    // The partner with its place and duration first, so a narrow panel keeps them.
+    let ps = l.partners_of(id);
+    if !ps.is_empty() {
+        let ix = app.partner_ix.min(ps.len() - 1);
+        let p = ps[ix].1;
+        out.push((
+            format!(
+                "⇄ p: {} · {} · {}  [{}/{}]",
+                text::sanitize(&cap.track_name(cap.track_of(p))),
+                format_dur(s.dur[p as usize]),
+                text::fold(cap.slice_name(p)),
+                ix + 1,
+                ps.len()
+            ),
+            Style::default(),
+        ));
     }
     let args: Vec<String> = cap
         .args
@@ -228,7 +244,7 @@ pub fn compact_lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
 pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     let all = if area.height <= 3 {
-        compact_lines(app, l)
+        compact_lines(app, l, w.saturating_sub(1))
     } else {
         lines(app, l)
     };
