@@ -519,6 +519,24 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
         app.update(key('w'));
         app.update(key('d'));
     }
+    // On the summary row the status line names the busiest track under the cursor: centre
+    // the window on the longest slice.
+    let s = &l.cap.slices;
+    let big = (0..s.len()).max_by_key(|&i| s.dur[i]).unwrap();
+    app.selected = None;
+    app.set_window(s.start[big], s.end(big));
+    let mut busy_seen = false;
+    for &p in &procs {
+        app.collapsed.clear();
+        app.collapsed.insert(p);
+        app.rebuild_rows();
+        app.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+        let s = screen(&app);
+        let status = s.lines().last().unwrap();
+        assert!(status.contains("collapsed, "), "{status}");
+        busy_seen |= status.contains("collapsed, busiest here: ");
+    }
+    assert!(busy_seen);
 }
 
 #[test]
