@@ -626,6 +626,10 @@ fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
     let d1 = s1.lines().nth(app.areas().details.y as usize).unwrap();
     assert!(d1.contains("dur") && d1.contains(ktrack.trim()), "{s1}");
     assert!(s1.contains("full name: void at::native"), "{s1}");
+    assert!(
+        s1.contains("· GPU 0 · python3.10"),
+        "process with its label:\n{s1}"
+    );
     app.update(key('p'));
     assert_eq!(app.selected, Some(launch));
 }

@@ -106,7 +106,13 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             s.depth[i],
             format_time_res(s.start[i], res),
             format_time_res(s.end(i), res),
-            text::sanitize(&cap.process_name(cap.tracks[track as usize].process))
+            text::sanitize(&{
+                let pr = cap.tracks[track as usize].process;
+                super::gutter::process_label(
+                    &cap.process_name(pr),
+                    cap.strings.get(cap.processes[pr as usize].label),
+                )
+            })
         ),
         Style::default(),
     ));
