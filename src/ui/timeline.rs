@@ -263,7 +263,7 @@ impl Timeline<'_> {
             return;
         }
         let (x, room) = if len >= 5 { (x + 1, len - 2) } else { (x, len) };
-        let shown = text::fit(&name, room);
+        let shown = text::fit_keep_number(&name, room);
         let style = self.decorate(id, colors::label_style(mode, self.slot(id)));
         buf.set_stringn(x, y, &*shown, room, style);
     }
