@@ -568,6 +568,11 @@ fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
     );
     let d2 = lines[ar.details.y as usize + 1];
     assert!(!d2.trim().is_empty(), "second details line empty:\n{s}");
+    let d3 = lines[ar.details.y as usize + 2];
+    assert!(
+        d3.contains("start +"),
+        "third line: category and times:\n{s}"
+    );
     assert!(lines[ar.status.y as usize].contains("help"), "{s}");
     // Clearing the selection gives the rows back.
     app.update(code(KeyCode::Esc));

@@ -175,7 +175,8 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
 }
 
 /// The selection in at most 3 lines, for small terminals: name · dur · self · depth · track;
-/// the flow partner (if any); args (else category, start, end), each cut to the width.
+/// the flow partner (if any); args; category, start, end — the first 3 are drawn, each cut to
+/// the width.
 pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
     let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
@@ -229,20 +230,20 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
             )
         })
         .collect();
-    if args.is_empty() {
-        let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
-        out.push((
-            format!(
-                "{} · start {} · end {}",
-                if cat.is_empty() { "-".to_string() } else { cat },
-                format_time_res(s.start[i], (s.dur[i] / 10).max(1000)),
-                format_time_res(s.end(i), (s.dur[i] / 10).max(1000)),
-            ),
-            Style::default(),
-        ));
-    } else {
+    if !args.is_empty() {
         out.push((args.join("  "), Style::default()));
     }
+    // Category and times fill the panel when there is room left.
+    let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+    out.push((
+        format!(
+            "{} · start {} · end {}",
+            if cat.is_empty() { "-".to_string() } else { cat },
+            format_time_res(s.start[i], (s.dur[i] / 10).max(1000)),
+            format_time_res(s.end(i), (s.dur[i] / 10).max(1000)),
+        ),
+        Style::default(),
+    ));
     out
 }
 
