@@ -692,6 +692,22 @@ fn alexnet_header_and_gutter_read_right_at_80x24() {
     let s = screen(&app);
     assert!(s.contains("▾ GPU 0 · pyth"), "{s}");
     assert!(s.contains("▾ CPU · python"), "{s}");
+    // Threads and streams lead; the instant-only marker processes come last.
+    let l = app.loaded().unwrap().clone();
+    let procs: Vec<String> = app
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Process(p) => Some(l.cap.process_name(*p)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        procs.first().map(String::as_str),
+        Some("python3.10"),
+        "{procs:?}"
+    );
+    assert_eq!(procs[procs.len() - 2..], ["Traces", ""], "{procs:?}");
     let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 200, 24);
     let s = screen(&app);
     let head = s.lines().next().unwrap();

@@ -926,20 +926,37 @@ pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// Rows of a capture: visible processes by (sort index, name), each followed by its tracks by
-/// (sort index, id) unless collapsed; one row per lane, one per counter.
+/// Rows of a capture: visible processes by (instant-only last, sort index, name), each followed
+/// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
+/// per lane, one per counter.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     let cap = &l.cap;
     let mut procs: Vec<u32> = (0..cap.processes.len() as u32)
         .filter(|&p| !cap.processes[p as usize].hidden)
         .collect();
-    procs.sort_by_cached_key(|&p| (cap.processes[p as usize].sort_index, cap.process_name(p), p));
     let mut by_proc: Vec<Vec<u32>> = vec![Vec::new(); cap.processes.len()];
+    // Processes with slices or counters; the others hold only instant marks.
+    let mut substantial = vec![false; cap.processes.len()];
     for (t, tr) in cap.tracks.iter().enumerate() {
         if let Some(v) = by_proc.get_mut(tr.process as usize) {
             v.push(t as u32);
         }
+        if (tr.slices.1 > tr.slices.0 || tr.counter.is_some())
+            && let Some(s) = substantial.get_mut(tr.process as usize)
+        {
+            *s = true;
+        }
     }
+    // Instant-only processes (Kineto's "Traces" markers) go last so the threads and streams
+    // lead; otherwise by sort index, then name.
+    procs.sort_by_cached_key(|&p| {
+        (
+            !substantial[p as usize],
+            cap.processes[p as usize].sort_index,
+            cap.process_name(p),
+            p,
+        )
+    });
     let mut rows = Vec::new();
     for p in procs {
         if by_proc[p as usize].is_empty() {
