@@ -743,3 +743,32 @@ fn at_80x24_a_long_kernel_keeps_its_numbers_and_partner_in_the_details() {
     let d2 = lines[ar.details.y as usize + 1];
     assert!(d2.contains("⇄ p: thread") && d2.contains(" µs"), "{s}");
 }
+
+#[test]
+fn instants_at_the_very_end_of_the_capture_are_drawn() {
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 160, 48);
+    let l = app.loaded().unwrap().clone();
+    let lanes = app.areas().lanes;
+    let mut checked = 0;
+    for (r, row) in app.rows.iter().enumerate() {
+        let Row::Lane { track, lane: 0 } = *row else {
+            continue;
+        };
+        let tr = &l.cap.tracks[track as usize];
+        let (lo, hi) = (tr.instants.0 as usize, tr.instants.1 as usize);
+        let inside = l.cap.instants.ts[lo..hi]
+            .iter()
+            .any(|&t| t >= app.t0 && t <= app.t1);
+        if !inside || r >= lanes.height as usize {
+            continue;
+        }
+        let drawn = drawn_columns(&app, lanes.y + r as u16);
+        assert!(
+            drawn.iter().any(|&d| d),
+            "track {} row {r}",
+            l.cap.track_name(track)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked}");
+}

@@ -339,7 +339,12 @@ impl Timeline<'_> {
         }
         for k in 0..cols {
             let a = column_edge(app.t0, app.t1, cols, k);
-            let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let mut b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            if k + 1 == cols {
+                // An instant exactly at the window end (Kineto's "Record Window End" at the end
+                // of the span, which "fit all" puts there) belongs to the last column.
+                b = b.saturating_add(1);
+            }
             let i = ts.partition_point(|&t| t < a);
             if i < ts.len() && ts[i] < b {
                 let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
