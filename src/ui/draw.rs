@@ -109,8 +109,12 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
         });
     let left = format!(
         " tracetui  {} / {} · {} procs · {} tracks · {} events{span}{started}",
-        text::sanitize(&src.run),
-        text::sanitize(&src.host),
+        // Long run / file names give way to the counts on narrow terminals.
+        text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
+        text::fit(
+            &text::sanitize(&src.host),
+            (area.width as usize / 4).max(12)
+        ),
         procs,
         cap.tracks.len(),
         count(cap.event_count()),
