@@ -782,3 +782,19 @@ fn instants_at_the_very_end_of_the_capture_are_drawn() {
     }
     assert!(checked >= 2, "{checked}");
 }
+
+#[test]
+fn a_long_picker_list_says_where_the_cursor_is() {
+    let p = std::path::Path::new("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let caps = vec![CaptureRef::from_file(p, p.parent().unwrap()); 30];
+    let (mut app, _) = App::new(caps, (80, 24), ColorMode::None);
+    let s = screen(&app);
+    assert!(s.lines().next().unwrap().contains("1/30"), "{s}");
+    app.update(key('G'));
+    let s = screen(&app);
+    assert!(s.lines().next().unwrap().contains("30/30"), "{s}");
+    assert!(s.contains('▶'), "{s}");
+    // A list that fits shows no position.
+    app.size = (80, 60);
+    assert!(!screen(&app).lines().next().unwrap().contains("/30"));
+}

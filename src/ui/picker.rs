@@ -41,10 +41,11 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         return;
     }
     let bold = Style::default().add_modifier(Modifier::BOLD);
+    let n = app.entries.len();
     buf.set_stringn(
         area.x,
         area.y,
-        format!(" tracetui  {} captures, newest first", app.entries.len()),
+        format!(" tracetui  {n} captures, newest first"),
         w,
         bold,
     );
@@ -83,6 +84,14 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
     let skipped_h = skipped_h.min(avail.saturating_sub(err_h - 2));
     let list_h = avail - skipped_h - (err_h - 2).min(avail - skipped_h);
     let top = app.picker.saturating_sub(list_h.saturating_sub(1));
+    if n > list_h {
+        // The list scrolls: say where the cursor is.
+        let pos = format!("{}/{n} ", app.picker + 1);
+        let pw = text::width(&pos);
+        if pw + 40 < w {
+            buf.set_stringn(area.x + (w - pw) as u16, area.y, &pos, pw, Style::default());
+        }
+    }
     for (row, (i, e)) in app
         .entries
         .iter()
