@@ -46,6 +46,7 @@ fn main() {
         source: loaded.cap.source.clone(),
         format: None,
         modified: None,
+        span: None,
     };
     let (mut app, cmds) = App::new(vec![src], (w, h), ColorMode::True);
     let generation = match cmds.as_slice() {

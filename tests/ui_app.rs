@@ -50,6 +50,7 @@ fn demo_app(w: u16, h: u16) -> App {
         },
         format: Some(tracetui::model::Format::Kineto),
         modified: None,
+        span: None,
     };
     let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::Ansi256);
     let generation = match cmds.as_slice() {
@@ -95,7 +96,8 @@ fn opens_directly_and_draws_every_region() {
     assert!(s.contains("python3"), "{s}");
     assert!(s.contains("GPU 0"), "{s}");
     assert!(s.contains("memory"), "{s}");
-    assert!(s.contains("Profi"), "{s}");
+    // Cut step labels keep their number.
+    assert!(s.contains("Pr…#1"), "{s}");
     // No control character from the evil name reaches the screen.
     assert!(!s.chars().any(|c| c.is_control() && c != '\n'));
 }
@@ -397,6 +399,29 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
         s.contains("error:") && s.contains("bad.pt.trace.json"),
         "{s}"
     );
+    // At 80 columns the whole error is readable (wrapped, at most 3 lines) and the selected
+    // row stays on screen above it.
+    app.size = (80, 24);
+    let EntryState::Failed(msg) = app.entries[bad].state.clone() else {
+        unreachable!()
+    };
+    let s = screen(&app);
+    assert!(s.contains('▶'), "{s}");
+    let squash = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let flat = squash(&s);
+    assert!(
+        msg.chars().count() > 80 && msg.chars().count() < 230,
+        "{msg}"
+    );
+    let tail: String = squash(&msg)
+        .chars()
+        .rev()
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    assert!(flat.contains(&tail), "{tail:?} not in\n{s}");
     let good = 1 - bad;
     app.picker = good;
     let cmds = app.update(code(KeyCode::Enter));
@@ -404,4 +429,372 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
     assert!(matches!(app.entries[good].state, EntryState::Ready(_)));
     assert_eq!(app.screen, Screen::Timeline);
     assert!(!app.rows.is_empty());
+}
+
+#[test]
+fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("plugins/profile/2024_01_01_00_00_00");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("host1.xplane.riegeli"), b"riegeli bytes").unwrap();
+    std::fs::copy(
+        "assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz",
+        dir.path()
+            .join("worker0.1795311589169457977.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let (caps, problems) = catalog::scan_all(dir.path()).unwrap();
+    assert!(!problems.is_empty(), "riegeli should be reported");
+    // One capture opens directly: a notice says entries were skipped, Esc shows them.
+    let (mut app, cmds) = App::new(caps.clone(), (100, 30), ColorMode::None);
+    app.set_problems(problems.clone());
+    assert!(app.notice.as_deref().unwrap_or("").contains("skipped"));
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.screen, Screen::Timeline);
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::Picker);
+    let s = screen(&app);
+    assert!(s.contains("skipped"), "{s}");
+    assert!(s.contains("host1.xplane.riegeli"), "{s}");
+    // Still within the screen at 80x24 with many problems; the overflow is counted.
+    app.problems = (0..40)
+        .map(|i| {
+            (
+                std::path::PathBuf::from(format!("f{i}.xplane.riegeli")),
+                "unsupported".into(),
+            )
+        })
+        .collect();
+    app.size = (80, 24);
+    let s = screen(&app);
+    assert!(s.contains("40 skipped") && s.contains("more"), "{s}");
+    assert!(s.contains("worker0·…"), "the captures stay listed: {s}");
+}
+
+/// Cells of row `y` in the lanes area: true where something is drawn.
+fn drawn_columns(app: &App, y: u16) -> Vec<bool> {
+    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    t.draw(|f| draw::draw(app, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let lanes = app.areas().lanes;
+    (0..lanes.width)
+        .map(|k| buf[(lanes.x + k, y)].symbol() != " ")
+        .collect()
+}
+
+#[test]
+fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
+    let mut app = demo_app(120, 40);
+    let l = app.loaded().unwrap().clone();
+    let procs: Vec<u32> = app
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Process(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    assert!(procs.len() >= 2);
+    for zoom in 0..4 {
+        for &p in &procs {
+            app.collapsed.clear();
+            app.collapsed.insert(p);
+            app.rebuild_rows();
+            app.scroll = 0;
+            let r = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+            let lanes = app.areas().lanes;
+            let drawn = drawn_columns(&app, lanes.y + r as u16);
+            let cols = lanes.width as usize;
+            for (k, d) in drawn.iter().enumerate() {
+                let a = tracetui::index::column_edge(app.t0, app.t1, cols, k);
+                let b = tracetui::index::column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                // Brute force: some slice of the process overlaps the column with some length.
+                let s = &l.cap.slices;
+                let busy = (0..s.len()).any(|i| {
+                    let t = l.cap.track_of(i as u32) as usize;
+                    l.cap.tracks[t].process == p && s.start[i].max(a) < s.end(i).min(b)
+                });
+                assert_eq!(*d, busy, "process {p} zoom {zoom} column {k}");
+            }
+        }
+        app.update(key('w'));
+        app.update(key('d'));
+    }
+    // On the summary row the status line names the busiest track under the cursor: centre
+    // the window on the longest slice.
+    let s = &l.cap.slices;
+    let big = (0..s.len()).max_by_key(|&i| s.dur[i]).unwrap();
+    app.selected = None;
+    app.set_window(s.start[big], s.end(big));
+    let mut busy_seen = false;
+    for &p in &procs {
+        app.collapsed.clear();
+        app.collapsed.insert(p);
+        app.rebuild_rows();
+        app.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+        let s = screen(&app);
+        let status = s.lines().last().unwrap();
+        assert!(status.contains("collapsed, "), "{status}");
+        busy_seen |= status.contains("collapsed, busiest here: ");
+    }
+    assert!(busy_seen);
+}
+
+#[test]
+fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
+    let mut app = demo_app(80, 24);
+    let before = app.areas();
+    assert_eq!(before.details.height, 1);
+    // Walk to the last visible lane, then select: the cursor row must stay visible.
+    for _ in 0..before.lanes.height - 1 {
+        app.update(key('j'));
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(app.selected.is_some());
+    let ar = app.areas();
+    assert_eq!(ar.details.height, 3);
+    assert!(ar.lanes.height < before.lanes.height);
+    assert!(app.cursor >= app.scroll && app.cursor < app.scroll + ar.lanes.height as usize);
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[ar.sep.y as usize].trim_start().starts_with('─'),
+        "{s}"
+    );
+    let d1 = lines[ar.details.y as usize];
+    assert!(
+        d1.contains("dur") && d1.contains("self") && d1.contains("depth"),
+        "{s}"
+    );
+    let d2 = lines[ar.details.y as usize + 1];
+    assert!(!d2.trim().is_empty(), "second details line empty:\n{s}");
+    let d3 = lines[ar.details.y as usize + 2];
+    assert!(
+        d3.contains("start +"),
+        "third line: category and times:\n{s}"
+    );
+    assert!(lines[ar.status.y as usize].contains("help"), "{s}");
+    // Clearing the selection gives the rows back.
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.areas().details.height, 1);
+}
+
+fn open_file(path: &str, w: u16, h: u16) -> App {
+    let p = std::path::Path::new(path);
+    let cap = CaptureRef::from_file(p, p.parent().unwrap());
+    let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    assert!(app.loaded().is_some(), "{path} did not load");
+    app
+}
+
+#[test]
+fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
+    let mut app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 160, 48);
+    let l = app.loaded().unwrap().clone();
+    let s = &l.cap.slices;
+    let launch = (0..s.len() as u32)
+        .find(|&i| l.cap.slice_name(i) == "cudaLaunchKernel" && !l.partners_of(i).is_empty())
+        .expect("a cudaLaunchKernel with a partner");
+    app.selected = Some(launch);
+    app.partner_ix = 0;
+    let s0 = screen(&app);
+    let kernel = l.partners_of(launch)[0].1;
+    let kt = l.cap.track_of(kernel);
+    let kname = tracetui::ui::text::fold(l.cap.slice_name(kernel)).into_owned();
+    let ktrack = l.cap.track_name(kt);
+    assert!(ktrack.contains("stream"), "kernel track {ktrack}");
+    assert!(s0.contains('⇄'), "{s0}");
+    assert!(
+        s0.contains(&ktrack.trim().to_string()),
+        "partner stream shown:\n{s0}"
+    );
+    assert!(
+        s0.contains(&kname.chars().take(20).collect::<String>()),
+        "partner name shown:\n{s0}"
+    );
+    app.update(key('p'));
+    assert_eq!(app.selected, Some(kernel));
+    // The view follows: the cursor is on the kernel's stream and the kernel is in the window.
+    assert_eq!(app.rows[app.cursor].track(), Some(kt));
+    assert!(s.start[kernel as usize] < app.t1 && s.end(kernel as usize) > app.t0);
+    // The kernel is far narrower than a column of the whole capture: the jump zooms so both
+    // ends of the flow are visible and the kernel spans at least two columns.
+    let cols = i64::from(app.areas().lanes.width);
+    assert!(s.dur[kernel as usize] * cols >= 2 * (app.t1 - app.t0));
+    assert!(s.start[launch as usize] >= app.t0 && s.end(launch as usize) <= app.t1);
+    let s1 = screen(&app);
+    assert!(
+        s1.contains("cudaLaunchKernel"),
+        "partner of the kernel shown:\n{s1}"
+    );
+    // The long kernel name is folded on the first details line, which keeps dur and stream.
+    let d1 = s1.lines().nth(app.areas().details.y as usize).unwrap();
+    assert!(d1.contains("dur") && d1.contains(ktrack.trim()), "{s1}");
+    assert!(s1.contains("full name: void at::native"), "{s1}");
+    assert!(
+        s1.contains("· GPU 0 · python3.10"),
+        "process with its label:\n{s1}"
+    );
+    app.update(key('p'));
+    assert_eq!(app.selected, Some(launch));
+}
+
+#[test]
+fn streams_are_ordered_by_id_and_gpu_processes_lead_with_their_label() {
+    use tracetui::model::{ArgsRef, CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+    let mut b = CaptureBuilder::new();
+    let p = b.process(Key::Int(1));
+    let (gpu, label) = (b.intern("/device:GPU:0"), b.intern("GPU 0"));
+    b.process_mut(p).name = gpu;
+    b.process_mut(p).label = label;
+    let names = [
+        "Steps",
+        "Stream #135(MemcpyH2D)",
+        "Stream #63(Compute)",
+        "Stream #9",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        let t = b.track(p, Key::Int(i as i64), TrackKind::XLine);
+        let id = b.intern(n);
+        b.track_mut(t).name = id;
+        b.track_mut(t).sort_index = i as i64;
+        let k = b.intern("k");
+        b.add_slice(t, 0, 1_000_000, k, k, ArgsRef::NONE, 0);
+    }
+    let cap = b.finish(SourceInfo::default(), Format::XPlane);
+    let l = Loaded::new(cap, Instant::now());
+    let rows = tracetui::ui::app::build_rows(&l, &Default::default());
+    let order: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.track())
+        .map(|t| l.cap.track_name(t))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "Steps",
+            "Stream #9",
+            "Stream #63(Compute)",
+            "Stream #135(MemcpyH2D)"
+        ]
+    );
+    assert_eq!(
+        tracetui::ui::gutter::process_label("python3.10", "GPU 0"),
+        "GPU 0 · python3.10"
+    );
+    assert_eq!(tracetui::ui::gutter::process_label("x", ""), "x");
+}
+
+#[test]
+fn alexnet_header_and_gutter_read_right_at_80x24() {
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 80, 24);
+    let s = screen(&app);
+    assert!(s.contains("▾ GPU 0 · pyth"), "{s}");
+    assert!(s.contains("▾ CPU · python"), "{s}");
+    // A long file name gives way to the counts in the header.
+    let n = app
+        .rows
+        .iter()
+        .filter(|r| matches!(r, Row::Process(_)))
+        .count();
+    assert!(
+        s.lines().next().unwrap().contains(&format!("{n} procs")),
+        "{s}"
+    );
+    // Threads and streams lead; the instant-only marker processes come last.
+    let l = app.loaded().unwrap().clone();
+    let procs: Vec<String> = app
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Process(p) => Some(l.cap.process_name(*p)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        procs.first().map(String::as_str),
+        Some("python3.10"),
+        "{procs:?}"
+    );
+    assert_eq!(procs[procs.len() - 2..], ["Traces", ""], "{procs:?}");
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 200, 24);
+    let s = screen(&app);
+    let head = s.lines().next().unwrap();
+    // Epoch microseconds: times are relative, the header gives the wall-clock origin.
+    assert!(head.contains("t0 2023-09-27"), "{head}");
+    let drawn = app
+        .rows
+        .iter()
+        .filter(|r| matches!(r, Row::Process(_)))
+        .count();
+    assert!(head.contains(&format!("{drawn} procs")), "{head}");
+}
+
+#[test]
+fn at_80x24_a_long_kernel_keeps_its_numbers_and_partner_in_the_details() {
+    let mut app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 80, 24);
+    let l = app.loaded().unwrap().clone();
+    let kernel = (0..l.cap.slices.len() as u32)
+        .filter(|&i| !l.partners_of(i).is_empty())
+        .max_by_key(|&i| l.cap.slice_name(i).len())
+        .unwrap();
+    assert!(l.cap.slice_name(kernel).len() > 80);
+    app.select(kernel);
+    let ar = app.areas();
+    assert_eq!(ar.details.height, 3);
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().collect();
+    let d1 = lines[ar.details.y as usize];
+    assert!(
+        d1.contains("dur") && d1.contains("self") && d1.contains("depth"),
+        "{s}"
+    );
+    let d2 = lines[ar.details.y as usize + 1];
+    assert!(d2.contains("⇄ p: thread") && d2.contains(" µs"), "{s}");
+}
+
+#[test]
+fn instants_at_the_very_end_of_the_capture_are_drawn() {
+    let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 160, 48);
+    let l = app.loaded().unwrap().clone();
+    let lanes = app.areas().lanes;
+    let mut checked = 0;
+    for (r, row) in app.rows.iter().enumerate() {
+        let Row::Lane { track, lane: 0 } = *row else {
+            continue;
+        };
+        let tr = &l.cap.tracks[track as usize];
+        let (lo, hi) = (tr.instants.0 as usize, tr.instants.1 as usize);
+        let inside = l.cap.instants.ts[lo..hi]
+            .iter()
+            .any(|&t| t >= app.t0 && t <= app.t1);
+        if !inside || r >= lanes.height as usize {
+            continue;
+        }
+        let drawn = drawn_columns(&app, lanes.y + r as u16);
+        assert!(
+            drawn.iter().any(|&d| d),
+            "track {} row {r}",
+            l.cap.track_name(track)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked}");
+}
+
+#[test]
+fn a_long_picker_list_says_where_the_cursor_is() {
+    let p = std::path::Path::new("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let caps = vec![CaptureRef::from_file(p, p.parent().unwrap()); 30];
+    let (mut app, _) = App::new(caps, (80, 24), ColorMode::None);
+    let s = screen(&app);
+    assert!(s.lines().next().unwrap().contains("1/30"), "{s}");
+    app.update(key('G'));
+    let s = screen(&app);
+    assert!(s.lines().next().unwrap().contains("30/30"), "{s}");
+    assert!(s.contains('▶'), "{s}");
+    // A list that fits shows no position.
+    app.size = (80, 60);
+    assert!(!screen(&app).lines().next().unwrap().contains("/30"));
 }

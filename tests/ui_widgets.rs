@@ -102,6 +102,30 @@ fn ruler_ticks_are_round() {
 }
 
 #[test]
+fn ruler_labels_are_whole_or_absent() {
+    // Every window and width: each label is a complete time with its unit, never cut.
+    for cols in [20u16, 37, 61, 80, 113] {
+        for (t0, t1) in [
+            (0, 100_000),
+            (596_790_000_000, 603_090_000_000),
+            (-7, 1_000_003),
+        ] {
+            let area = Rect::new(0, 0, cols, 1);
+            let mut buf = Buffer::empty(area);
+            ruler::draw(&mut buf, area, t0, t1, &Mark::None);
+            let s = line(&buf, 0);
+            for part in s.split('│').skip(1) {
+                let p = part.trim();
+                assert!(
+                    p.is_empty() || p.ends_with('s'),
+                    "{cols} cols {t0}..{t1}: cut label {p:?} in {s:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn details_show_self_time_and_breadcrumb() {
     let l = tiny();
     let mut app = app_on(&l, ColorMode::None);

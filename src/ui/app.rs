@@ -168,6 +168,8 @@ pub struct App {
     pub notice: Option<String>,
     /// Search hook: names to emphasize (set by the search feature).
     pub hits: Option<FxHashSet<StrId>>,
+    /// Entries discovery skipped (path, why), listed under the picker.
+    pub problems: Vec<(std::path::PathBuf, String)>,
 }
 
 impl App {
@@ -202,6 +204,7 @@ impl App {
             mark: Mark::None,
             notice: None,
             hits: None,
+            problems: Vec::new(),
         };
         let cmds = if app.entries.len() == 1 {
             app.open(0)
@@ -209,6 +212,18 @@ impl App {
             Vec::new()
         };
         (app, cmds)
+    }
+
+    /// Sets the entries discovery skipped; when a capture opened directly, a notice points to
+    /// the picker (Esc) where they are listed.
+    pub fn set_problems(&mut self, problems: Vec<(std::path::PathBuf, String)>) {
+        if !problems.is_empty() && self.screen == Screen::Timeline {
+            self.notice = Some(format!(
+                "{} entries skipped (unsupported / unreadable): Esc lists them",
+                problems.len()
+            ));
+        }
+        self.problems = problems;
     }
 
     /// The capture shown in the timeline, when loaded.
@@ -221,7 +236,13 @@ impl App {
 
     /// Screen regions for the current size.
     pub fn areas(&self) -> Areas {
-        layout::areas(Rect::new(0, 0, self.size.0, self.size.1))
+        self.areas_in(Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// Screen regions within `area`: the details panel grows on small terminals while a slice
+    /// is selected or a range marked.
+    pub fn areas_in(&self, area: Rect) -> Areas {
+        layout::areas_with(area, self.selected.is_some() || self.mark != Mark::None)
     }
 
     /// True while any job is running (the loop then ticks for the progress bar).
@@ -258,12 +279,24 @@ impl App {
             Msg::Mouse(m) => {
                 if self.screen == Screen::Timeline && !self.help {
                     self.mouse(m);
+                    self.clamp_scroll();
                 }
                 Vec::new()
             }
             Msg::Load(done) => self.on_load(done),
             Msg::Key(k) if k.kind == KeyEventKind::Release => Vec::new(),
             Msg::Key(k) => {
+                let cmds = self.key(k);
+                // A selection may have resized the details panel: keep the cursor row visible.
+                self.clamp_scroll();
+                cmds
+            }
+        }
+    }
+
+    fn key(&mut self, k: KeyEvent) -> Vec<Cmd> {
+        {
+            {
                 self.notice = None;
                 if self.help {
                     self.help = false;
@@ -301,7 +334,7 @@ impl App {
                 e.state = EntryState::Failed(msg.clone());
                 if self.current == Some(done.entry) && self.entries.len() > 1 {
                     self.screen = Screen::Picker;
-                    self.notice = Some(format!("load failed: {msg}"));
+                    self.notice = Some("load failed: the error is shown above".into());
                 }
             }
         }
@@ -645,6 +678,16 @@ impl App {
         let ix = (self.partner_ix as i64 + step).rem_euclid(n) as usize;
         let target = ps[ix].1;
         self.select(target);
+        // A partner narrower than two columns would be lost in a merged cell: zoom so both
+        // ends of the flow are in view and the target is wide enough to see.
+        let sl = &l.cap.slices;
+        let (a, b) = (sel as usize, target as usize);
+        if sl.dur[b].saturating_mul(self.cols()) < 2 * (self.t1 - self.t0) {
+            let st = sl.start[a].min(sl.start[b]);
+            let en = sl.end(a).max(sl.end(b));
+            let d = (en - st).max(1);
+            self.set_window(st - d, en + d);
+        }
         // Jumping back should land on the slice we came from.
         if let Some(back) = l.partners_of(target).iter().position(|p| p.1 == sel) {
             self.partner_ix = back;
@@ -782,7 +825,7 @@ impl App {
                     self.mark = Mark::None;
                 } else if self.selected.is_some() {
                     self.selected = None;
-                } else if self.entries.len() > 1 {
+                } else if self.entries.len() > 1 || !self.problems.is_empty() {
                     self.screen = Screen::Picker;
                 }
             }
@@ -864,20 +907,56 @@ impl App {
     }
 }
 
-/// Rows of a capture: visible processes by (sort index, name), each followed by its tracks by
-/// (sort index, id) unless collapsed; one row per lane, one per counter.
+/// The stream id of a GPU stream track: the key of a Kineto stream, or `N` of an XPlane line
+/// named `Stream #N(...)` / `stream N`.
+pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
+    let tr = cap.tracks.get(t as usize)?;
+    if tr.kind == TrackKind::GpuStream
+        && let crate::model::Key::Int(id) = tr.key
+    {
+        return Some(id);
+    }
+    let name = cap.strings.get(tr.name);
+    let rest = name
+        .strip_prefix("Stream #")
+        .or_else(|| name.strip_prefix("stream "))?;
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    digits.parse().ok()
+}
+
+/// Rows of a capture: visible processes by (instant-only last, sort index, name), each followed
+/// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
+/// per lane, one per counter.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     let cap = &l.cap;
     let mut procs: Vec<u32> = (0..cap.processes.len() as u32)
         .filter(|&p| !cap.processes[p as usize].hidden)
         .collect();
-    procs.sort_by_cached_key(|&p| (cap.processes[p as usize].sort_index, cap.process_name(p), p));
     let mut by_proc: Vec<Vec<u32>> = vec![Vec::new(); cap.processes.len()];
+    // Processes with slices or counters; the others hold only instant marks.
+    let mut substantial = vec![false; cap.processes.len()];
     for (t, tr) in cap.tracks.iter().enumerate() {
         if let Some(v) = by_proc.get_mut(tr.process as usize) {
             v.push(t as u32);
         }
+        if (tr.slices.1 > tr.slices.0 || tr.counter.is_some())
+            && let Some(s) = substantial.get_mut(tr.process as usize)
+        {
+            *s = true;
+        }
     }
+    // Instant-only processes (Kineto's "Traces" markers) go last so the threads and streams
+    // lead; otherwise by sort index, then name.
+    procs.sort_by_cached_key(|&p| {
+        (
+            !substantial[p as usize],
+            cap.processes[p as usize].sort_index,
+            cap.process_name(p),
+            p,
+        )
+    });
     let mut rows = Vec::new();
     for p in procs {
         if by_proc[p as usize].is_empty() {
@@ -889,9 +968,14 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
             continue;
         }
         let mut ts = std::mem::take(&mut by_proc[p as usize]);
-        ts.sort_by_key(|&t| {
+        // Other tracks by sort index, then GPU streams by stream id, then counters.
+        ts.sort_by_cached_key(|&t| {
             let tr = &cap.tracks[t as usize];
-            (tr.kind == TrackKind::Counter, tr.sort_index, t)
+            let order = match stream_id(cap, t) {
+                Some(id) => (1, id),
+                None => (0, tr.sort_index),
+            };
+            (tr.kind == TrackKind::Counter, order, t)
         });
         for t in ts {
             let tr = &cap.tracks[t as usize];

@@ -3,7 +3,7 @@
 
 use crate::formats;
 use crate::model::{Format, SourceInfo};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// One capture the user can open.
@@ -15,6 +15,9 @@ pub struct CaptureRef {
     pub format: Option<Format>,
     /// Modification time of the file.
     pub modified: Option<SystemTime>,
+    /// PyTorch span timestamp (`<worker>.<span>.pt.trace.json`): tells apart the captures of
+    /// one worker.
+    pub span: Option<u64>,
 }
 
 impl CaptureRef {
@@ -42,6 +45,7 @@ impl CaptureRef {
             },
             format: formats::format_of(path),
             modified: meta.and_then(|m| m.modified().ok()),
+            span: None,
         }
     }
 }
@@ -49,16 +53,27 @@ impl CaptureRef {
 /// Finds the captures below `path` with discovery (runs newest first; a file gives itself). An
 /// XProf host with both an XPlane and a JSON export is offered once, as XPlane.
 pub fn scan(path: &Path) -> std::io::Result<Vec<CaptureRef>> {
+    Ok(scan_all(path)?.0)
+}
+
+/// Entries discovery skipped: (path, why).
+pub type Problems = Vec<(PathBuf, String)>;
+
+/// Like [`scan`], plus the entries discovery skipped: (path, why) — unreadable files,
+/// unsupported `.xplane.riegeli` — for the picker to show.
+pub fn scan_all(path: &Path) -> std::io::Result<(Vec<CaptureRef>, Problems)> {
     let cat = crate::discover::discover(path)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?;
-    Ok(cat
+    let caps = cat
         .captures()
         .map(|c| CaptureRef {
             source: c.source_info(),
             format: Some(c.format),
             modified: Some(c.mtime),
+            span: c.span,
         })
-        .collect())
+        .collect();
+    Ok((caps, cat.problems))
 }
 
 /// Loads a capture with the loader its format needs (sniffed JSON with odd names included).

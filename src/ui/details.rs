@@ -3,7 +3,7 @@
 
 use super::app::{App, Mark};
 use super::loader::Loaded;
-use super::ruler::{format_dur, format_time};
+use super::ruler::{format_dur, format_time, format_time_res};
 use super::text;
 use crate::model::ArgValue;
 use ratatui::buffer::Buffer;
@@ -84,7 +84,11 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     let s = &cap.slices;
     let i = id as usize;
     let track = cap.track_of(id);
-    let name = text::sanitize(cap.slice_name(id)).into_owned();
+    // Start / end resolve a tenth of the slice (at least 1 ns).
+    let res = (s.dur[i] / 10).max(1000);
+    let full_name = text::sanitize(cap.slice_name(id)).into_owned();
+    // Long C++ names are folded on the first line; the full name follows the args.
+    let name = text::fold(&full_name).into_owned();
     let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
     out.push((
         format!(
@@ -100,9 +104,15 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             "{} · depth {} · start {} · end {} · {}",
             if cat.is_empty() { "-".to_string() } else { cat },
             s.depth[i],
-            format_time(s.start[i]),
-            format_time(s.end(i)),
-            text::sanitize(&cap.process_name(cap.tracks[track as usize].process))
+            format_time_res(s.start[i], res),
+            format_time_res(s.end(i), res),
+            text::sanitize(&{
+                let pr = cap.tracks[track as usize].process;
+                super::gutter::process_label(
+                    &cap.process_name(pr),
+                    cap.strings.get(cap.processes[pr as usize].label),
+                )
+            })
         ),
         Style::default(),
     ));
@@ -149,6 +159,9 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             Style::default(),
         ));
     }
+    if name != full_name && long_name.as_deref() != Some(full_name.as_str()) {
+        out.push((format!("full name: {full_name}"), Style::default()));
+    }
     if let Some(ln) = long_name {
         out.push((
             format!("long name: {}", text::sanitize(&ln)),
@@ -161,14 +174,88 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     out
 }
 
-/// Draws the panel; on a one-line panel, the first line only.
+/// The selection in at most 3 lines, for small terminals: name · dur · self · depth · track;
+/// the flow partner (if any); args; category, start, end — the first 3 are drawn, each cut to
+/// the width.
+pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
+    let cap = &l.cap;
+    let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
+        return lines(app, l);
+    };
+    if app.mark != Mark::None {
+        return lines(app, l);
+    }
+    let s = &cap.slices;
+    let i = id as usize;
+    let track = cap.track_of(id);
+    let rest = format!(
+        "  · dur {} · self {} · depth {} · {}",
+        format_dur(s.dur[i]),
+        format_dur(self_time(l, id)),
+        s.depth[i],
+        text::sanitize(&cap.track_name(track)),
+    );
+    // A long name gives way so the numbers stay on screen (it is in full on a taller panel).
+    let folded = text::fold(cap.slice_name(id));
+    let room = w.saturating_sub(text::width(&rest) + 1).max(24);
+    let mut out = vec![(
+        format!("{}{rest}", text::fit(&folded, room)),
+        Style::default().add_modifier(Modifier::BOLD),
+    )];
+    // The partner with its place and duration first, so a narrow panel keeps them.
+    let ps = l.partners_of(id);
+    if !ps.is_empty() {
+        let ix = app.partner_ix.min(ps.len() - 1);
+        let p = ps[ix].1;
+        out.push((
+            format!(
+                "⇄ p: {} · {} · {}  [{}/{}]",
+                text::sanitize(&cap.track_name(cap.track_of(p))),
+                format_dur(s.dur[p as usize]),
+                text::fold(cap.slice_name(p)),
+                ix + 1,
+                ps.len()
+            ),
+            Style::default(),
+        ));
+    }
+    let args: Vec<String> = cap
+        .args
+        .iter(s.args[i])
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                text::sanitize(cap.strings.get(k)),
+                text::sanitize(&v.display(&cap.strings))
+            )
+        })
+        .collect();
+    if !args.is_empty() {
+        out.push((args.join("  "), Style::default()));
+    }
+    // Category and times fill the panel when there is room left.
+    let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+    out.push((
+        format!(
+            "{} · start {} · end {}",
+            if cat.is_empty() { "-".to_string() } else { cat },
+            format_time_res(s.start[i], (s.dur[i] / 10).max(1000)),
+            format_time_res(s.end(i), (s.dur[i] / 10).max(1000)),
+        ),
+        Style::default(),
+    ));
+    out
+}
+
+/// Draws the panel; a panel of 3 lines or fewer shows [`compact_lines`].
 pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
-    for (dy, (line, style)) in lines(app, l)
-        .into_iter()
-        .take(area.height as usize)
-        .enumerate()
-    {
+    let all = if area.height <= 3 {
+        compact_lines(app, l, w.saturating_sub(1))
+    } else {
+        lines(app, l)
+    };
+    for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));
         buf.set_stringn(
             area.x + 1,

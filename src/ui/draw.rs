@@ -2,7 +2,7 @@
 
 use super::app::{App, Screen};
 use super::loader::Loaded;
-use super::ruler::{format_dur, format_time};
+use super::ruler::{format_dur, format_time_res};
 use super::status::count;
 use super::timeline::Timeline;
 use super::{details, gutter, help, picker, ruler, status, text};
@@ -36,7 +36,7 @@ pub fn draw_into(app: &App, buf: &mut Buffer, cells: &mut Vec<Cell>) {
             status::draw(app, buf, s);
         }
         Screen::Timeline => {
-            let ar = super::layout::areas(area);
+            let ar = app.areas_in(area);
             match app.loaded() {
                 Some(l) => {
                     header(app, l, buf, ar.header);
@@ -81,11 +81,40 @@ pub fn draw_into(app: &App, buf: &mut Buffer, cells: &mut Vec<Cell>) {
 fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) {
     let cap = &l.cap;
     let src = &cap.source;
-    let procs = cap.processes.iter().filter(|p| !p.hidden).count();
+    // Processes drawn: visible ones with at least one track (metadata-only ones are skipped).
+    let mut has_track = vec![false; cap.processes.len()];
+    for t in &cap.tracks {
+        if let Some(h) = has_track.get_mut(t.process as usize) {
+            *h = true;
+        }
+    }
+    let procs = cap
+        .processes
+        .iter()
+        .zip(&has_track)
+        .filter(|(p, h)| !p.hidden && **h)
+        .count();
+    let span = app
+        .current
+        .and_then(|i| app.entries.get(i))
+        .and_then(|e| e.capture.span)
+        .map_or(String::new(), |s| format!(" · span {s}"));
+    // Absolute-epoch captures: the wall-clock time of the origin (times are relative to it).
+    let started = cap
+        .origin_epoch_ns
+        .filter(|&ns| ns > 0)
+        .map_or(String::new(), |ns| {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns as u64);
+            format!(" · t0 {} UTC", super::picker::format_mtime(Some(t)))
+        });
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events",
-        text::sanitize(&src.run),
-        text::sanitize(&src.host),
+        " tracetui  {} / {} · {} procs · {} tracks · {} events{span}{started}",
+        // Long run / file names give way to the counts on narrow terminals.
+        text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
+        text::fit(
+            &text::sanitize(&src.host),
+            (area.width as usize / 4).max(12)
+        ),
         procs,
         cap.tracks.len(),
         count(cap.event_count()),
@@ -93,7 +122,7 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
     let right = format!(
         "{} @ {}  ?",
         format_dur(app.t1 - app.t0),
-        format_time(app.t0)
+        format_time_res(app.t0, (app.t1 - app.t0) / 100)
     );
     let w = area.width as usize;
     let rw = text::width(&right);

@@ -34,10 +34,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 if name.trim().is_empty() {
                     name = "(unnamed process)".into();
                 }
-                let label = cap.strings.get(cap.processes[p as usize].label);
-                if !label.is_empty() {
-                    name = format!("{name} · {label}");
-                }
+                name = process_label(&name, cap.strings.get(cap.processes[p as usize].label));
                 let folded = app.collapsed.contains(&p);
                 let n = cap.tracks.iter().filter(|t| t.process == p).count();
                 if folded {
@@ -54,7 +51,12 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                     String::new()
                 };
                 let name = if lane == 0 {
-                    text::sanitize(&cap.track_name(track)).into_owned()
+                    let n = cap.track_name(track);
+                    if n.trim().is_empty() {
+                        "(unnamed track)".to_string()
+                    } else {
+                        text::sanitize(&n).into_owned()
+                    }
                 } else {
                     String::new()
                 };
@@ -73,5 +75,17 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
         }
         let shown = text::fit(&line, w);
         buf.set_stringn(area.x, y, &*shown, w, style);
+    }
+}
+
+/// A process row's name with its label (`process_labels`, device): the label leads, since
+/// Kineto gives every GPU the host process name (`GPU 0 · python3.10`, `CPU · python3.10`) and a
+/// narrow gutter must still tell them apart.
+pub fn process_label(name: &str, label: &str) -> String {
+    let label = label.trim();
+    if label.is_empty() || label == name.trim() {
+        name.to_string()
+    } else {
+        format!("{label} · {name}")
     }
 }

@@ -36,22 +36,30 @@ pub fn gutter_width(w: u16) -> u16 {
     g.min(w / 3)
 }
 
-/// Details panel height for a terminal `h` rows high.
-pub fn details_height(h: u16) -> u16 {
+/// Details panel height for a terminal `h` rows high; `busy` when there is a selection or a
+/// mark to describe (small terminals then give the panel 3 lines instead of 1).
+pub fn details_height(h: u16, busy: bool) -> u16 {
     if h >= 36 {
         7
     } else if h >= 28 {
         4
+    } else if busy && h >= 16 {
+        3
     } else {
         1
     }
 }
 
-/// Splits `area` into the timeline regions.
+/// Splits `area` into the timeline regions (details panel sized for no selection).
 pub fn areas(area: Rect) -> Areas {
+    areas_with(area, false)
+}
+
+/// Splits `area` into the timeline regions; `busy`: something is selected or marked.
+pub fn areas_with(area: Rect, busy: bool) -> Areas {
     let (x, y, w, h) = (area.x, area.y, area.width, area.height);
     let g = gutter_width(w);
-    let dh = details_height(h).min(h.saturating_sub(4));
+    let dh = details_height(h, busy).min(h.saturating_sub(4));
     let fixed = 2 + 1 + dh + 1;
     let body_h = h.saturating_sub(fixed);
     let row = |yy: u16, hh: u16| Rect::new(x, y + yy.min(h), w, hh.min(h.saturating_sub(yy)));
@@ -88,5 +96,15 @@ mod tests {
             }
         }
         assert_eq!(areas(Rect::new(0, 0, 80, 24)).details.height, 1);
+        let sel = areas_with(Rect::new(0, 0, 80, 24), true);
+        assert_eq!(sel.details.height, 3);
+        assert_eq!(sel.lanes.bottom(), sel.sep.y);
+        assert_eq!(sel.details.bottom(), sel.status.y);
+        for h in 0..40 {
+            let a = areas_with(Rect::new(0, 0, 80, h), true);
+            for r in [a.header, a.ruler, a.lanes, a.sep, a.details, a.status] {
+                assert!(r.bottom() <= h, "{h}: {r:?}");
+            }
+        }
     }
 }

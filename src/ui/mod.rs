@@ -32,11 +32,11 @@ use std::time::Duration;
 
 /// Opens the interactive explorer on a log dir or file; returns when the user quits.
 pub fn run(path: &Path) -> std::io::Result<()> {
-    let captures = catalog::scan(path)
+    let (captures, problems) = catalog::scan_all(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let mode = ColorMode::from_env();
     let mut terminal = terminal::init()?;
-    let result = event_loop(&mut terminal, captures, mode);
+    let result = event_loop(&mut terminal, captures, problems, mode);
     terminal::restore();
     result
 }
@@ -44,6 +44,7 @@ pub fn run(path: &Path) -> std::io::Result<()> {
 fn event_loop(
     terminal: &mut DefaultTerminal,
     captures: Vec<catalog::CaptureRef>,
+    problems: Vec<(std::path::PathBuf, String)>,
     mode: ColorMode,
 ) -> std::io::Result<()> {
     let size = terminal.size()?;
@@ -71,6 +72,7 @@ fn event_loop(
             }
         })?;
     let (mut app, cmds) = App::new(captures, (size.width, size.height), mode);
+    app.set_problems(problems);
     let mut quit = exec(cmds, &tx);
     while !quit {
         terminal.draw(|f| draw::draw(&app, f))?;

@@ -41,10 +41,11 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         return;
     }
     let bold = Style::default().add_modifier(Modifier::BOLD);
+    let n = app.entries.len();
     buf.set_stringn(
         area.x,
         area.y,
-        format!(" tracetui  {} captures, newest first", app.entries.len()),
+        format!(" tracetui  {n} captures, newest first"),
         w,
         bold,
     );
@@ -66,8 +67,31 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         w,
         Style::default().add_modifier(Modifier::DIM),
     );
-    let list_h = area.height.saturating_sub(4) as usize;
+    // Skipped entries get a section at the bottom: at most a third of the rows, one line
+    // saying how many did not fit.
+    let avail = area.height.saturating_sub(4) as usize;
+    let skipped_h = if app.problems.is_empty() {
+        0
+    } else {
+        (app.problems.len() + 1).min((avail / 3).max(2)).min(avail)
+    };
+    // The selected entry's error, wrapped over up to 3 lines at the bottom.
+    let err_lines = match app.entries.get(app.picker).map(|e| &e.state) {
+        Some(EntryState::Failed(m)) => wrap(&format!(" {}", text::sanitize(m)), w, 3),
+        _ => Vec::new(),
+    };
+    let err_h = err_lines.len().max(2);
+    let skipped_h = skipped_h.min(avail.saturating_sub(err_h - 2));
+    let list_h = avail - skipped_h - (err_h - 2).min(avail - skipped_h);
     let top = app.picker.saturating_sub(list_h.saturating_sub(1));
+    if n > list_h {
+        // The list scrolls: say where the cursor is.
+        let pos = format!("{}/{n} ", app.picker + 1);
+        let pw = text::width(&pos);
+        if pw + 40 < w {
+            buf.set_stringn(area.x + (w - pw) as u16, area.y, &pos, pw, Style::default());
+        }
+    }
     for (row, (i, e)) in app
         .entries
         .iter()
@@ -84,13 +108,16 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
                 format!("loading {} {:.0}%", bar(f, 6), f * 100.0)
             }
             EntryState::Ready(l) => format!("loaded · {} slices", l.cap.slices.len()),
-            EntryState::Failed(m) => format!("error: {}", text::sanitize(m)),
+            EntryState::Failed(m) => format!(
+                "error: {}",
+                text::sanitize(short_error(m, &src.path.display().to_string()))
+            ),
         };
         let line = format!(
             "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
             if i == app.picker { "▶" } else { " " },
             text::fit(&text::sanitize(&src.run), run_w),
-            text::fit(&text::sanitize(&src.host), host_w),
+            host_label(&text::sanitize(&src.host), e.capture.span, host_w),
             e.capture.format.map_or("?", |f| f.name()),
             bytes(src.file_bytes),
             if wide {
@@ -121,11 +148,94 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             Style::default(),
         );
     }
+    if skipped_h > 0 {
+        draw_problems(app, buf, area, skipped_h, err_h);
+    }
     // The selected entry's full error, if any.
-    if let Some(EntryState::Failed(m)) = app.entries.get(app.picker).map(|e| &e.state) {
-        let y = area.bottom().saturating_sub(2);
-        let s = format!(" {}", text::sanitize(m));
-        buf.set_stringn(area.x, y, text::fit(&s, w), w, Style::default());
+    let y0 = area.bottom().saturating_sub(err_h as u16);
+    for (k, line) in err_lines.iter().enumerate() {
+        buf.set_stringn(area.x, y0 + k as u16, line, w, Style::default());
+    }
+}
+
+/// A load error without its leading `<path>: ` (the row already names the file).
+pub fn short_error<'a>(msg: &'a str, path: &str) -> &'a str {
+    msg.strip_prefix(path)
+        .and_then(|r| r.strip_prefix(": "))
+        .unwrap_or(msg)
+}
+
+/// Splits `s` into at most `max` lines of `w` columns (by characters; the last one cut with
+/// `…`).
+pub fn wrap(s: &str, w: usize, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    if w == 0 || max == 0 {
+        return out;
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && out.len() < max {
+        let end = (i + w).min(chars.len());
+        let line: String = chars[i..end].iter().collect();
+        if out.len() + 1 == max && end < chars.len() {
+            out.push(text::fit(&format!("{line}…"), w).into_owned());
+        } else {
+            out.push(line);
+        }
+        i = end;
+    }
+    out
+}
+
+/// Host / worker, with the span timestamp when there is one (two captures of one worker
+/// differ only there): the span's last digits are kept when the column is narrow.
+pub fn host_label(host: &str, span: Option<u64>, w: usize) -> String {
+    let Some(span) = span else {
+        return text::fit(host, w).into_owned();
+    };
+    let sp = span.to_string();
+    let hw = text::width(host);
+    if hw + 1 + sp.len() <= w {
+        return format!("{host}·{sp}");
+    }
+    // Room for "·…" and at least 4 digits; the host gets the rest.
+    let tail = if hw + 2 + 4 <= w {
+        w - hw - 2
+    } else {
+        w.saturating_sub(hw.min(w / 2) + 2)
+    }
+    .clamp(1, sp.len());
+    let h = text::fit(host, w.saturating_sub(tail + 2));
+    let digits = &sp[sp.len() - tail..];
+    text::fit(&format!("{h}·…{digits}"), w).into_owned()
+}
+
+/// The "skipped" section: entries discovery could not offer, with the reason.
+fn draw_problems(app: &App, buf: &mut Buffer, area: Rect, h: usize, err_h: usize) {
+    let w = area.width as usize;
+    // Below the list, above the selected entry's error lines.
+    let y0 = area.bottom().saturating_sub((err_h + h) as u16);
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    let n = app.problems.len();
+    buf.set_stringn(area.x, y0, format!(" {n} skipped (not offered):"), w, dim);
+    let room = h - 1;
+    let shown = if n > room { room.saturating_sub(1) } else { n };
+    for (k, (path, why)) in app.problems.iter().take(shown).enumerate() {
+        let line = format!(
+            "  ! {} — {}",
+            text::sanitize(&path.display().to_string()),
+            text::sanitize(why)
+        );
+        buf.set_stringn(area.x, y0 + 1 + k as u16, text::fit(&line, w), w, dim);
+    }
+    if n > shown {
+        buf.set_stringn(
+            area.x,
+            y0 + 1 + shown as u16,
+            format!("  … {} more", n - shown),
+            w,
+            dim,
+        );
     }
 }
 
@@ -140,5 +250,38 @@ mod tests {
         assert_eq!(format_mtime(Some(t)), "2026-11-22 01:39");
         assert_eq!(format_mtime(Some(UNIX_EPOCH)), "1970-01-01 00:00");
         assert_eq!(format_mtime(None), "-");
+    }
+
+    #[test]
+    fn errors_wrap_and_drop_the_path() {
+        let m = "/a/b.xplane.pb: at byte 1: length 285 runs past the end";
+        assert_eq!(
+            short_error(m, "/a/b.xplane.pb"),
+            "at byte 1: length 285 runs past the end"
+        );
+        assert_eq!(short_error(m, "/other"), m);
+        let l = wrap(m, 15, 3);
+        assert_eq!(l.len(), 3);
+        assert_eq!(l[0], "/a/b.xplane.pb:");
+        assert!(l[2].ends_with('…') && text::width(&l[2]) <= 15, "{l:?}");
+        assert_eq!(wrap("abc", 20, 3), vec!["abc".to_string()]);
+        assert!(wrap("abc", 0, 3).is_empty());
+    }
+
+    #[test]
+    fn host_labels_keep_the_span_digits() {
+        assert_eq!(host_label("worker0", None, 20), "worker0");
+        assert_eq!(
+            host_label("worker0", Some(1623143089861), 30),
+            "worker0·1623143089861"
+        );
+        let a = host_label("worker0", Some(1623143089861), 13);
+        let b = host_label("worker0", Some(1623143566756), 13);
+        assert_ne!(a, b);
+        assert!(text::width(&a) <= 13, "{a}");
+        assert!(a.ends_with("89861") || a.ends_with("9861"), "{a}");
+        for w in 0..30 {
+            assert!(text::width(&host_label("a-very-long-host-name", Some(42), w)) <= w);
+        }
     }
 }

@@ -69,6 +69,31 @@ pub fn format_time(t: Ps) -> String {
     }
 }
 
+/// Formats a time from the capture origin with enough decimals to resolve `res` ps (e.g. a
+/// kernel start at `+30.509312 s` rather than `+30.51 s`).
+pub fn format_time_res(t: Ps, res: Ps) -> String {
+    let unit = unit_for(t.abs().max(1));
+    // At least the four significant digits of `format_time`, more when `res` needs them.
+    let v = t.abs() as f64 / unit.0 as f64;
+    let mut dec = match unit.0 {
+        1 => 0,
+        _ if v >= 100.0 => 1,
+        _ if v >= 10.0 => 2,
+        _ => 3,
+    };
+    let mut q = unit.0 / 10_i64.pow(dec as u32);
+    while q > res.max(1) && dec < 12 {
+        q /= 10;
+        dec += 1;
+    }
+    let s = format_in(t.abs(), unit, dec);
+    if t < 0 {
+        format!("-{s}")
+    } else {
+        format!("+{s}")
+    }
+}
+
 /// A round 1-2-5 step giving ticks at least `min_cols` apart over `cols` columns, with the
 /// unit and decimals of its labels (labels fit between ticks).
 pub fn tick_step(t0: Ps, t1: Ps, cols: usize) -> (Ps, (Ps, &'static str), usize) {
@@ -110,9 +135,13 @@ pub fn draw(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps, mark: &Mark) {
     while t < t1 {
         let c = col_of(t);
         if c >= free_from && c < cols as i64 {
-            let label = format!("│{}", format_in(t, unit, dec));
+            let mut label = format!("│{}", format_in(t, unit, dec));
             let x = area.x + c as u16;
             let room = (cols as i64 - c) as usize;
+            if label.chars().count() > room {
+                // A cut label (`│6`) reads as a wrong time: the tick alone.
+                label = "│".into();
+            }
             buf.set_stringn(x, area.y, &label, room, Style::default());
             free_from = c + label.chars().count() as i64 + 1;
         }

@@ -97,6 +97,25 @@ fn under_cursor(app: &App) -> Option<String> {
             let s = l.cap.counters.get(ci as usize)?;
             value_at(&s.ts, &s.value, t).map(|v| format!("value {v}"))
         }
+        Row::Process(p) if app.collapsed.contains(&p) => {
+            // The summary row: which track is busiest in the cursor's column.
+            let busiest = l
+                .cap
+                .tracks
+                .iter()
+                .enumerate()
+                .filter(|(_, tr)| tr.process == p)
+                .map(|(t, _)| (l.index.busy_time(&l.cap, t as u32, a, b), t as u32))
+                .max();
+            Some(match busiest {
+                Some((busy, t)) if busy > 0 => format!(
+                    "collapsed, busiest here: {} {:.0}% · Space",
+                    text::sanitize(&l.cap.track_name(t)),
+                    busy as f64 * 100.0 / (b - a) as f64
+                ),
+                _ => "collapsed, idle here · Space".to_string(),
+            })
+        }
         Row::Process(_) => None,
     }
 }

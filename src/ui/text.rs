@@ -116,9 +116,54 @@ pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Like [`fit`], but a trailing `#N` (`ProfilerStep#1013`) survives the cut when
+/// there is room for a few leading characters too: `Profile…#1013`. Numbers tell apart
+/// neighbouring slices that share a prefix.
+pub fn fit_keep_number(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return fit(s, max);
+    }
+    let mut cut = s.len() - digits;
+    if !s[..cut].ends_with('#') {
+        // Only `#N` counters (steps, iterations): a bare trailing digit is often noise.
+        return fit(s, max);
+    }
+    cut -= 1;
+    let tail = &s[cut..];
+    let tw = width(tail);
+    // At least 2 columns of the head plus `…`, else the plain cut.
+    if tw + 3 > max || tw > 12 {
+        return fit(s, max);
+    }
+    let head = fit(&s[..cut], max - tw);
+    Cow::Owned(format!("{head}{tail}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_names_keep_their_number() {
+        assert_eq!(fit_keep_number("ProfilerStep#1013", 12), "Profil…#1013");
+        assert_eq!(
+            fit_keep_number("ProfilerStep#1013", 40),
+            "ProfilerStep#1013"
+        );
+        assert_eq!(fit_keep_number("ProfilerStep#1013", 6), "Profi…");
+        assert_eq!(fit_keep_number("ProfilerStep#3", 5), "Pr…#3");
+        assert_eq!(fit_keep_number("aten::conv2d", 8), "aten::c…");
+        assert_eq!(fit_keep_number("stream 22 compute", 8), "stream …");
+        assert_eq!(fit_keep_number("nn.Module: Linear_0", 8), "nn.Modu…");
+        for w in 0..20 {
+            assert!(width(&fit_keep_number("ProfilerStep#1013", w)) <= w);
+            assert!(width(&fit_keep_number("é#99999999999999999", w)) <= w);
+        }
+    }
 
     #[test]
     fn sanitize_removes_every_control() {

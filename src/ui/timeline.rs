@@ -134,6 +134,8 @@ impl Timeline<'_> {
         }
         cells.clear();
         cells.resize(cols, Cell::EMPTY);
+        // Per-column (busiest fraction, its slice) of collapsed processes; empty unless needed.
+        let mut summary: Vec<(Ps, Ps, u32)> = Vec::new();
         for (dy, row) in app
             .rows
             .iter()
@@ -143,6 +145,9 @@ impl Timeline<'_> {
         {
             let y = area.y + dy as u16;
             match *row {
+                Row::Process(p) if app.collapsed.contains(&p) => {
+                    self.draw_summary(buf, area.x, y, p, cells, &mut summary);
+                }
                 Row::Process(_) => {}
                 Row::Lane { track, lane } => {
                     self.l
@@ -258,9 +263,64 @@ impl Timeline<'_> {
             return;
         }
         let (x, room) = if len >= 5 { (x + 1, len - 2) } else { (x, len) };
-        let shown = text::fit(&name, room);
+        let shown = text::fit_keep_number(&name, room);
         let style = self.decorate(id, colors::label_style(mode, self.slot(id)));
         buf.set_stringn(x, y, &*shown, room, style);
+    }
+
+    /// The summary row of a collapsed process: per column, the busiest of its slice tracks
+    /// (`busy_time`, all lanes) as a shade `░▒▓█`, coloured by the longest top-lane slice of that
+    /// track there; every column where some track is busy draws something.
+    fn draw_summary(
+        &self,
+        buf: &mut Buffer,
+        x0: u16,
+        y: u16,
+        p: u32,
+        cells: &mut [Cell],
+        acc: &mut Vec<(Ps, Ps, u32)>,
+    ) {
+        let app = self.app;
+        let cap = &self.l.cap;
+        let cols = cells.len();
+        acc.clear();
+        acc.resize(cols, (0, 1, NO_SLICE));
+        for (t, tr) in cap.tracks.iter().enumerate() {
+            if tr.process != p || tr.kind == crate::model::TrackKind::Counter {
+                continue;
+            }
+            let t = t as u32;
+            if self.l.index.lane_count(t) == 0 {
+                continue;
+            }
+            self.l.index.lod(cap, t, 0, app.t0, app.t1, cells);
+            for (k, slot) in acc.iter_mut().enumerate() {
+                let a = column_edge(app.t0, app.t1, cols, k);
+                let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                let busy = self.l.index.busy_time(cap, t, a, b);
+                // Compare busy / width across tracks of the same column: width is shared.
+                if busy > slot.0 {
+                    let longest = cells.get(k).map_or(NO_SLICE, |c| c.longest);
+                    *slot = (busy, b - a, longest);
+                }
+            }
+        }
+        let fallback = colors::name_slot(&cap.process_name(p));
+        for (k, &(busy, w, longest)) in acc.iter().enumerate() {
+            if busy <= 0 {
+                continue;
+            }
+            let f = (i128::from(busy) * 4 / i128::from(w.max(1))).clamp(0, 3) as usize;
+            let slot = if longest == NO_SLICE {
+                fallback
+            } else {
+                self.slot(longest)
+            };
+            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
+                c.set_symbol(SHADES[f])
+                    .set_style(colors::edge_style(app.mode, slot));
+            }
+        }
     }
 
     /// Instant events of a track as `╻` marks in otherwise empty cells of its first lane.
@@ -279,7 +339,12 @@ impl Timeline<'_> {
         }
         for k in 0..cols {
             let a = column_edge(app.t0, app.t1, cols, k);
-            let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let mut b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            if k + 1 == cols {
+                // An instant exactly at the window end (Kineto's "Record Window End" at the end
+                // of the span, which "fit all" puts there) belongs to the last column.
+                b = b.saturating_add(1);
+            }
             let i = ts.partition_point(|&t| t < a);
             if i < ts.len() && ts[i] < b {
                 let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
