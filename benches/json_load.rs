@@ -8,21 +8,13 @@
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tracetui::formats::{Progress, chrome};
 use tracetui::model::SourceInfo;
 use tracetui::synth::kineto::write_kineto_trace;
 
-/// `RssAnon` of this process in bytes.
-fn rss_anon() -> u64 {
-    let s = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("RssAnon:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
+mod common;
+use common::{Sampler, rss_anon};
 
 /// CPU seconds (user + system) used by this process so far, from `/proc/self/stat`.
 fn cpu_secs() -> f64 {
@@ -35,40 +27,6 @@ fn cpu_secs() -> f64 {
         .collect();
     let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
     ticks as f64 / 100.0
-}
-
-/// Samples `RssAnon` every 10 ms until dropped; `peak()` is the high-water mark.
-struct Sampler {
-    stop: Arc<AtomicBool>,
-    peak: Arc<AtomicU64>,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Sampler {
-    fn start() -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let peak = Arc::new(AtomicU64::new(rss_anon()));
-        let (s, p) = (stop.clone(), peak.clone());
-        let handle = std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                p.fetch_max(rss_anon(), Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        });
-        Sampler {
-            stop,
-            peak,
-            handle: Some(handle),
-        }
-    }
-    fn finish(mut self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        self.peak.fetch_max(rss_anon(), Ordering::Relaxed);
-        self.peak.load(Ordering::Relaxed)
-    }
 }
 
 fn generate(dir: &Path, mb: u64) -> (PathBuf, PathBuf) {
@@ -123,7 +81,7 @@ fn measure(label: &str, load: Loader, path: &Path, json_bytes: u64, runs: u32) {
     let mut stats = String::new();
     for _ in 0..runs {
         let base = rss_anon();
-        let sampler = Sampler::start();
+        let sampler = Sampler::start(Duration::from_millis(10));
         let t = Instant::now();
         let c0 = cpu_secs();
         let progress = Progress::default();

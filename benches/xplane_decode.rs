@@ -5,21 +5,13 @@
 //! `cargo bench --bench xplane_decode` (env `XPLANE_BENCH_EVENTS_PER_LINE` to resize).
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tracetui::formats::{Progress, xplane};
 use tracetui::model::SourceInfo;
 use tracetui::synth::xplane::{XPlaneSynth, write_xspace};
 
-fn rss_anon_kib() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with("RssAnon:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
+mod common;
+use common::{Sampler, rss_anon};
 
 /// CPU time of the calling thread in ns (`/proc/thread-self/schedstat`): insensitive to other
 /// processes competing for the 2 cores.
@@ -81,7 +73,7 @@ fn main() {
     {
         let bytes = std::fs::read(&path).expect("read");
         let progress = Progress::default();
-        let r0 = rss_anon_kib();
+        let r0 = rss_anon() / 1024;
         let c0 = thread_cpu_ns();
         let space = xplane::scan::scan_space(&bytes).expect("scan");
         let c1 = thread_cpu_ns();
@@ -89,10 +81,10 @@ fn main() {
             .run(&space)
             .expect("decode");
         let c2 = thread_cpu_ns();
-        let r2 = rss_anon_kib();
+        let r2 = rss_anon() / 1024;
         let cap = b.finish(SourceInfo::default(), tracetui::model::Format::XPlane);
         let c3 = thread_cpu_ns();
-        let r3 = rss_anon_kib();
+        let r3 = rss_anon() / 1024;
         println!(
             "anon above start: after walk+derive +{} MB, after finish +{} MB",
             r2.saturating_sub(r0) / 1024,
@@ -108,28 +100,15 @@ fn main() {
     }
     let mut best = f64::MAX;
     for run in 0..runs {
-        let base = rss_anon_kib();
-        let peak = Arc::new(AtomicU64::new(base));
-        let stop = Arc::new(AtomicBool::new(false));
-        let sampler = {
-            let (peak, stop) = (peak.clone(), stop.clone());
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    peak.fetch_max(rss_anon_kib(), Ordering::Relaxed);
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-            })
-        };
+        let base = rss_anon();
+        let sampler = Sampler::start(Duration::from_millis(2));
         let t = Instant::now();
         let cpu0 = thread_cpu_ns();
         let cap = xplane::load(&path, SourceInfo::default(), &Progress::default())
             .expect("decode synthetic file");
         let secs = t.elapsed().as_secs_f64();
         let cpu = (thread_cpu_ns() - cpu0) as f64 / 1e9;
-        peak.fetch_max(rss_anon_kib(), Ordering::Relaxed);
-        stop.store(true, Ordering::Relaxed);
-        let _ = sampler.join();
-        let peak_b = (peak.load(Ordering::Relaxed).saturating_sub(base)) * 1024;
+        let peak_b = sampler.finish().saturating_sub(base);
         best = best.min(cpu);
         println!(
             "run {run}: wall {:.3} s ({:.0} MB/s), thread CPU {:.3} s ({:.0} MB/s), {:.1} M events/s, {} slices, peak anon +{:.0} MB ({:.2}x file), model heap {:.0} MB",
