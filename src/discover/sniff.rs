@@ -14,7 +14,7 @@ pub fn head(path: &Path) -> io::Result<Vec<u8>> {
     let mut f = File::open(path)?;
     let mut raw = Vec::with_capacity(SNIFF_BYTES);
     (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut raw)?;
-    if raw.starts_with(&[0x1f, 0x8b]) {
+    if crate::formats::is_gzip(&raw) {
         let f = File::open(path)?;
         let mut out = Vec::with_capacity(SNIFF_BYTES);
         // A gzip stream that is truncated or corrupt still yields its first bytes; errors after

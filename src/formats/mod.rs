@@ -70,6 +70,12 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// True when `bytes` start with the gzip magic number.
+#[inline]
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
 /// Guesses the format of a file from its name (and for generic JSON, its content).
 pub fn format_of(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_str()?;

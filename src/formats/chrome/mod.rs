@@ -44,7 +44,7 @@ pub fn load(
     let mut magic = [0u8; 2];
     let gz = {
         let mut f = &file;
-        f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b]
+        f.read_exact(&mut magic).is_ok() && super::is_gzip(&magic)
     };
     let hint = format_from_name(path);
     if gz {
@@ -121,7 +121,7 @@ pub fn load_bytes(
 ) -> Result<Capture, LoadError> {
     let path = source.path.clone();
     let hint = format_from_name(&path);
-    if bytes.starts_with(&[0x1f, 0x8b]) {
+    if super::is_gzip(bytes) {
         let open = || -> io::Result<Box<dyn Read + '_>> {
             Ok(Box::new(flate2::read::MultiGzDecoder::new(bytes)))
         };

@@ -54,7 +54,7 @@ fn maybe_gunzip<'a>(
     path: &Path,
     buf: &'a mut Vec<u8>,
 ) -> Result<&'a [u8], LoadError> {
-    if bytes.starts_with(&[0x1f, 0x8b]) {
+    if super::is_gzip(bytes) {
         flate2::read::MultiGzDecoder::new(bytes)
             .read_to_end(buf)
             .map_err(|e| {
