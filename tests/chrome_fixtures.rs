@@ -55,7 +55,10 @@ fn catapult_counters_instants_ns() {
         .strings
         .lookup("displayTimeUnit")
         .expect("kept as metadata");
-    let v = c.args.get(c.metadata, k).expect("metadata entry");
+    let v = c
+        .args
+        .get(c.metadata, k, &c.strings)
+        .expect("metadata entry");
     assert_eq!(v.display(&c.strings), "ns");
     assert_eq!(c.span.0, 0);
 }
@@ -97,7 +100,10 @@ fn hta_cpu_only() {
     );
     assert!(c.slices.start.contains(&0));
     let k = c.strings.lookup("distributedInfo").expect("metadata key");
-    assert!(matches!(c.args.get(c.metadata, k), Some(ArgValue::Json(_))));
+    assert!(matches!(
+        c.args.get(c.metadata, k, &c.strings),
+        Some(ArgValue::Json(_))
+    ));
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 

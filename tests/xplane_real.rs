@@ -94,7 +94,7 @@ fn jax_cpu_counts_and_metadata() {
     );
     let meta: Vec<(String, String)> = c
         .args
-        .iter(c.metadata)
+        .iter(c.metadata, &c.strings)
         .map(|(k, v)| (c.strings.get(k).to_string(), v.display(&c.strings)))
         .collect();
     assert!(
@@ -119,7 +119,7 @@ fn jax_cpu_counts_and_metadata() {
     // hlo_module / program_id / run_id stats are available as args on XLA CPU thunks
     let k = c.strings.lookup("hlo_module").expect("hlo_module stat");
     let with_module = (0..c.slices.len())
-        .filter(|&i| c.args.get(c.slices.args[i], k).is_some())
+        .filter(|&i| c.args.get(c.slices.args[i], k, &c.strings).is_some())
         .count();
     assert!(with_module > 0);
     // nesting was computed
@@ -188,7 +188,7 @@ fn dump_fixture_summary() {
                 .map(|i| {
                     let args: Vec<String> = c
                         .args
-                        .iter(c.slices.args[i as usize])
+                        .iter(c.slices.args[i as usize], &c.strings)
                         .map(|(k, v)| format!("{}={}", c.strings.get(k), v.display(&c.strings)))
                         .collect();
                     format!(

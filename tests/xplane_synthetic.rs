@@ -78,7 +78,7 @@ fn decode(space: &XSpace) -> Capture {
 
 fn args_of(c: &Capture, slice: usize) -> Vec<(String, String)> {
     c.args
-        .iter(c.slices.args[slice])
+        .iter(c.slices.args[slice], &c.strings)
         .map(|(k, v)| (c.strings.get(k).to_string(), v.display(&c.strings)))
         .collect()
 }
@@ -202,7 +202,7 @@ fn epoch_timestamps_task_environment_and_metadata_plane() {
     assert_eq!(hidden, vec![false, true, true]);
     let md: HashMap<String, String> = c
         .args
-        .iter(c.metadata)
+        .iter(c.metadata, &c.strings)
         .map(|(k, v)| (c.strings.get(k).to_string(), v.display(&c.strings)))
         .collect();
     assert_eq!(
@@ -360,7 +360,7 @@ fn gpu_plane_gets_derived_lines_launch_stats_flows_and_aggregates() {
     // the args value for the ref stat is a string
     let k = c.strings.lookup("hlo_op").unwrap();
     assert!(matches!(
-        c.args.get(c.slices.args[ka], k),
+        c.args.get(c.slices.args[ka], k, &c.strings),
         Some(ArgValue::Str(_))
     ));
 }

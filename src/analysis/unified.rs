@@ -81,7 +81,7 @@ impl UnifiedKeys {
             match (k, args.is_some()) {
                 (Some(k), true) => c
                     .args
-                    .iter(args)
+                    .iter(args, &c.strings)
                     .find(|(kk, _)| *kk == k)
                     .map(|(_, v)| Some(v)),
                 _ => None,

@@ -5,18 +5,44 @@
 //! so the common case costs a few bytes per arg and no allocation.
 
 use super::strings::{Interner, StrId};
+use std::sync::Arc;
 
-/// Handle to one args block; `ArgsRef::NONE` means "no args".
+/// Handle to one args block; `ArgsRef::NONE` means "no args". Bit 31 set: a block kept outside
+/// the arena and decoded on demand by the arena's [`LazyArgs`] source (its 31-bit offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ArgsRef(pub u32);
 
 impl ArgsRef {
     /// No args.
     pub const NONE: ArgsRef = ArgsRef(u32::MAX);
+    /// Largest offset a lazy handle can hold.
+    pub const LAZY_MAX: u32 = (1 << 31) - 2;
     /// True unless this is `NONE`.
+    #[inline]
     pub fn is_some(self) -> bool {
         self != Self::NONE
     }
+    /// A lazy block at `offset` (≤ `LAZY_MAX`) of the lazy source.
+    #[inline]
+    pub fn lazy(offset: u32) -> ArgsRef {
+        debug_assert!(offset <= Self::LAZY_MAX);
+        ArgsRef(offset | 1 << 31)
+    }
+    /// The lazy offset, when this is a lazy handle.
+    #[inline]
+    pub fn lazy_offset(self) -> Option<u32> {
+        (self.is_some() && self.0 >> 31 == 1).then_some(self.0 & !(1 << 31))
+    }
+}
+
+/// Args blocks decoded on demand from data the capture keeps (XPlane stats read from the
+/// mapped file), so loading does not copy them.
+pub trait LazyArgs: Send + Sync + std::fmt::Debug {
+    /// Appends the own entries of the block at `offset` to `out` (string values looked up in
+    /// `strings`, where the loader interned them) and returns the arena block they inherit.
+    fn decode(&self, offset: u32, strings: &Interner, out: &mut Vec<(StrId, ArgValue)>) -> ArgsRef;
+    /// Heap bytes held (not counting mapped file pages).
+    fn heap_bytes(&self) -> usize;
 }
 
 impl Default for ArgsRef {
@@ -87,11 +113,13 @@ const T_INHERIT: u8 = 9;
 #[derive(Debug, Default, Clone)]
 pub struct ArgsArena {
     data: Vec<u8>,
-    /// Blocks that did not fit (arena over 4 GiB); reported as a warning by the builder.
+    /// Blocks that did not fit (arena over 2 GiB); reported as a warning by the builder.
     pub dropped_blocks: u64,
     // Scratch for the block being written.
     pending: Vec<u8>,
     pending_count: u32,
+    /// Decoder of lazy handles (`ArgsRef::lazy`), set by loaders that keep their source.
+    pub lazy: Option<Arc<dyn LazyArgs>>,
 }
 
 #[inline]
@@ -190,7 +218,7 @@ impl ArgsArena {
             return ArgsRef::NONE;
         }
         let off = self.data.len();
-        if off + self.pending.len() + 5 >= u32::MAX as usize {
+        if off + self.pending.len() + 5 >= ArgsRef::LAZY_MAX as usize {
             self.dropped_blocks += 1;
             self.begin();
             return ArgsRef::NONE;
@@ -202,26 +230,40 @@ impl ArgsArena {
     }
 
     /// Iterates a block's entries, following inherited blocks after the block's own entries.
-    pub fn iter(&self, r: ArgsRef) -> ArgsIter<'_> {
+    /// `strings` is the capture's table (lazy blocks look their string values up in it).
+    pub fn iter<'a>(&'a self, r: ArgsRef, strings: &Interner) -> ArgsIter<'a> {
         let mut it = ArgsIter {
             data: &self.data,
             pos: 0,
             left: 0,
             next_block: None,
             hops: 0,
+            own: Vec::new(),
+            own_pos: 0,
         };
-        it.enter(r);
+        match (r.lazy_offset(), &self.lazy) {
+            (Some(off), Some(src)) => {
+                let then = src.decode(off, strings, &mut it.own);
+                it.next_block = Some(then);
+            }
+            (Some(_), None) => {}
+            (None, _) => it.enter(r),
+        }
         it
     }
 
     /// First value stored under `key` in block `r` (own entries first, then inherited).
-    pub fn get(&self, r: ArgsRef, key: StrId) -> Option<ArgValue> {
-        self.iter(r).find(|(k, _)| *k == key).map(|(_, v)| v)
+    pub fn get(&self, r: ArgsRef, key: StrId, strings: &Interner) -> Option<ArgValue> {
+        self.iter(r, strings)
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
     }
 
-    /// Bytes used by the arena.
+    /// Bytes used by the arena (and by the lazy source's tables).
     pub fn heap_bytes(&self) -> usize {
-        self.data.capacity() + self.pending.capacity()
+        self.data.capacity()
+            + self.pending.capacity()
+            + self.lazy.as_ref().map_or(0, |l| l.heap_bytes())
     }
 
     /// Releases spare capacity once loading is done.
@@ -238,12 +280,15 @@ pub struct ArgsIter<'a> {
     left: u64,
     next_block: Option<ArgsRef>,
     hops: u8,
+    /// Entries of a lazy block, served before `next_block`.
+    own: Vec<(StrId, ArgValue)>,
+    own_pos: usize,
 }
 
 impl ArgsIter<'_> {
     fn enter(&mut self, r: ArgsRef) {
         self.left = 0;
-        if !r.is_some() || self.hops > 8 {
+        if !r.is_some() || r.lazy_offset().is_some() || self.hops > 8 {
             return;
         }
         self.hops += 1;
@@ -256,6 +301,10 @@ impl Iterator for ArgsIter<'_> {
     type Item = (StrId, ArgValue);
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(&e) = self.own.get(self.own_pos) {
+            self.own_pos += 1;
+            return Some(e);
+        }
         loop {
             if self.left == 0 {
                 let nb = self.next_block.take()?;
@@ -318,16 +367,16 @@ mod tests {
         a.push(ka, ArgValue::Bytes(17));
         a.push_inherit(meta);
         let r = a.finish();
-        let got: Vec<_> = a.iter(r).collect();
+        let got: Vec<_> = a.iter(r, &s).collect();
         assert_eq!(got.len(), 7);
         assert_eq!(got[0], (ka, ArgValue::I64(-5)));
         assert_eq!(got[1], (kb, ArgValue::U64(u64::MAX)));
         assert_eq!(got[2], (kb, ArgValue::F64(1.5)));
         assert_eq!(got[6].0, kc);
-        assert_eq!(a.get(r, kb), Some(ArgValue::U64(u64::MAX)));
-        assert_eq!(a.get(r, kc).map(|v| v.display(&s)), Some("meta".into()));
+        assert_eq!(a.get(r, kb, &s), Some(ArgValue::U64(u64::MAX)));
+        assert_eq!(a.get(r, kc, &s).map(|v| v.display(&s)), Some("meta".into()));
         a.begin();
         assert_eq!(a.finish(), ArgsRef::NONE);
-        assert_eq!(a.iter(ArgsRef::NONE).count(), 0);
+        assert_eq!(a.iter(ArgsRef::NONE, &s).count(), 0);
     }
 }

@@ -59,8 +59,8 @@ pub struct CaptureBuilder {
     proc_map: FxHashMap<Key, u32>,
     tracks: Vec<Track>,
     track_map: FxHashMap<(u32, Key, u8), u32>,
-    s_track: Vec<u32>,
-    s: Slices,
+    pub(super) s_track: Vec<u32>,
+    pub(super) s: Slices,
     open: FxHashMap<u32, Vec<Open>>,
     async_open: FxHashMap<(u32, StrId, u64), Vec<(Open, u32)>>,
     inst: Instants,
@@ -207,7 +207,8 @@ impl CaptureBuilder {
         self.s.start.len()
     }
 
-    fn category(&mut self, cat: StrId) -> Category {
+    /// The category enum of raw category `cat` (cached per id).
+    pub fn category(&mut self, cat: StrId) -> Category {
         if let Some(&c) = self.cat_cache.get(&cat) {
             return c;
         }
@@ -692,7 +693,7 @@ impl CaptureBuilder {
             let d = self.args.dropped_blocks;
             self.warn_n(
                 "args_capped",
-                "args arena over 4 GiB: args of later events not kept".into(),
+                "args arena over 2 GiB: args of later events not kept".into(),
                 d,
             );
         }

@@ -5,10 +5,12 @@ pub mod builder;
 pub mod capture;
 pub mod category;
 pub mod nesting;
+pub mod slots;
 pub mod strings;
 
-pub use args::{ArgValue, ArgsArena, ArgsRef};
+pub use args::{ArgValue, ArgsArena, ArgsRef, LazyArgs};
 pub use builder::{CaptureBuilder, FlowPhase};
 pub use capture::*;
 pub use category::Category;
+pub use slots::SliceSlots;
 pub use strings::{Interner, StrId};

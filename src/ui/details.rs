@@ -129,7 +129,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     }
     let mut args = Vec::new();
     let mut long_name = None;
-    for (k, v) in cap.args.iter(s.args[i]) {
+    for (k, v) in cap.args.iter(s.args[i], &cap.strings) {
         let key = cap.strings.get(k);
         let val = v.display(&cap.strings);
         if key == "long_name"
@@ -221,7 +221,7 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     }
     let args: Vec<String> = cap
         .args
-        .iter(s.args[i])
+        .iter(s.args[i], &cap.strings)
         .map(|(k, v)| {
             format!(
                 "{}={}",

@@ -428,7 +428,7 @@ impl<'p> Loader<'p> {
         let p = self.b.process(Self::key_or_empty(ev.pid));
         let mut vals = std::mem::take(&mut self.counter_buf);
         vals.clear();
-        for (k, v) in self.b.args.iter(ev.args) {
+        for (k, v) in self.b.args.iter(ev.args, &self.b.strings) {
             let x = match v {
                 ArgValue::I64(i) => i as f64,
                 ArgValue::U64(u) => u as f64,
@@ -481,7 +481,7 @@ impl<'p> Loader<'p> {
     }
 
     fn arg_str(&self, args: ArgsRef, key: StrId) -> Option<StrId> {
-        match self.b.args.get(args, key)? {
+        match self.b.args.get(args, key, &self.b.strings)? {
             ArgValue::Str(s) | ArgValue::Json(s) => Some(s),
             _ => None,
         }
@@ -523,7 +523,7 @@ impl<'p> Loader<'p> {
                 }
             }
             "process_sort_index" => {
-                let v = self.b.args.get(ev.args, self.k.sort_index);
+                let v = self.b.args.get(ev.args, self.k.sort_index, &self.b.strings);
                 if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
                     let p = self.b.process(pk);
                     self.b.process_mut(p).sort_index = i;
@@ -540,7 +540,7 @@ impl<'p> Loader<'p> {
                 self.b.track_mut(t).name = v;
             }
             "thread_sort_index" => {
-                let v = self.b.args.get(ev.args, self.k.sort_index);
+                let v = self.b.args.get(ev.args, self.k.sort_index, &self.b.strings);
                 if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
                     let p = self.b.process(pk);
                     let t = self

@@ -12,7 +12,7 @@ mod inflate;
 mod parallel;
 pub mod recover;
 mod seed;
-mod spill;
+pub(crate) mod spill;
 pub mod time;
 
 use super::{LoadError, Progress};

@@ -204,13 +204,13 @@ fn parse_elements(
 }
 
 /// Copies args block `r` of `src` into `dst`, mapping string ids.
-fn copy_args(dst: &mut ArgsArena, src: &ArgsArena, r: ArgsRef, map: &[StrId]) -> ArgsRef {
+fn copy_args(dst: &mut ArgsArena, src: &Parsed, r: ArgsRef, map: &[StrId]) -> ArgsRef {
     if !r.is_some() {
         return r;
     }
     let m = |s: StrId| map.get(s.index()).copied().unwrap_or(StrId::EMPTY);
     dst.begin();
-    for (k, v) in src.iter(r) {
+    for (k, v) in src.args.iter(r, &src.strings) {
         let v = match v {
             ArgValue::Str(s) => ArgValue::Str(m(s)),
             ArgValue::Json(s) => ArgValue::Json(m(s)),
@@ -243,7 +243,7 @@ fn replay(ld: &mut Loader<'_>, p: &Parsed, at: usize) {
         ev.cat = m(raw.cat);
         ev.pid = key(raw.pid, &map);
         ev.tid = key(raw.tid, &map);
-        ev.args = copy_args(&mut ld.b.args, &p.args, raw.args, &map);
+        ev.args = copy_args(&mut ld.b.args, p, raw.args, &map);
         ld.apply(&ev);
         if ld.events & 4095 == 0 {
             ld.report_progress();

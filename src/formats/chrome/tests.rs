@@ -185,7 +185,7 @@ fn base_time_after_trace_events() {
     assert_eq!(c.slices.start[0], 100_001_000);
     assert_eq!(c.format, Some(Format::Kineto));
     let k = c.strings.lookup("traceName").unwrap();
-    let v = c.args.get(c.metadata, k).unwrap();
+    let v = c.args.get(c.metadata, k, &c.strings).unwrap();
     assert_eq!(v.display(&c.strings), "x");
 }
 
@@ -202,7 +202,11 @@ fn large_ints_exact() {
         Key::Int(_) => panic!("u64 tid must stay exact"),
     }
     let a = c.slices.args[0];
-    let get = |k: &str| c.args.get(a, c.strings.lookup(k).unwrap()).unwrap();
+    let get = |k: &str| {
+        c.args
+            .get(a, c.strings.lookup(k).unwrap(), &c.strings)
+            .unwrap()
+    };
     assert_eq!(get("big"), ArgValue::I64(i64::MAX));
     assert_eq!(get("huge"), ArgValue::U64(u64::MAX));
     assert_eq!(get("f"), ArgValue::F64(1.5));
@@ -251,9 +255,15 @@ fn bare_na_control_chars_invalid_utf8() {
     assert_eq!(c.slices.len(), 1);
     assert_eq!(c.slice_name(0), "a\u{1}b");
     let a = c.slices.args[0];
-    let x = c.args.get(a, c.strings.lookup("x").unwrap()).unwrap();
+    let x = c
+        .args
+        .get(a, c.strings.lookup("x").unwrap(), &c.strings)
+        .unwrap();
     assert_eq!(x.display(&c.strings), "N/A");
-    let y = c.args.get(a, c.strings.lookup("y").unwrap()).unwrap();
+    let y = c
+        .args
+        .get(a, c.strings.lookup("y").unwrap(), &c.strings)
+        .unwrap();
     assert_eq!(y.display(&c.strings), "\u{fffd}z");
     let w = warning(&c, "repaired").unwrap();
     assert!(w.message.contains("1 bare"), "{}", w.message);

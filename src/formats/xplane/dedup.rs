@@ -170,7 +170,7 @@ mod tests {
         ];
         assert_ne!(d.block(&mut a, &y, meta), b1);
         assert_ne!(d.block(&mut a, &x, ArgsRef::NONE), b1);
-        let got: Vec<_> = a.iter(b1).collect();
+        let got: Vec<_> = a.iter(b1, &crate::model::Interner::new()).collect();
         assert_eq!(
             got,
             vec![x[0], x[1], (StrId(9), ArgValue::I64(1))],
@@ -187,7 +187,7 @@ mod tests {
         }
         assert!(d.off && d.map.is_empty());
         let r = d.block(&mut a, &[(StrId(1), ArgValue::U64(0))], ArgsRef::NONE);
-        assert_eq!(a.iter(r).count(), 1);
+        assert_eq!(a.iter(r, &crate::model::Interner::new()).count(), 1);
         d.reset();
         assert!(!d.off);
     }

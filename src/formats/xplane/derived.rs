@@ -31,6 +31,24 @@ pub fn is_derived_line(id: i64, name: &str) -> bool {
     (DERIVED_MIN..DERIVED_MIN + DERIVED_SPAN).contains(&id) || DERIVED_NAMES.contains(&name)
 }
 
+/// Where derivation interns the names it builds (the capture's interner, or a handle shared by
+/// the loader's threads).
+pub trait NameTable {
+    /// Interns `s`.
+    fn intern(&mut self, s: &str) -> StrId;
+    /// A copy of the text of `id` (the table may be shared between threads).
+    fn text(&self, id: StrId) -> String;
+}
+
+impl NameTable for Interner {
+    fn intern(&mut self, s: &str) -> StrId {
+        Interner::intern(self, s)
+    }
+    fn text(&self, id: StrId) -> String {
+        self.get(id).to_string()
+    }
+}
+
 /// One device event as the derivation needs it (effective stats: event first, then metadata).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DevEvent {
@@ -54,6 +72,8 @@ pub struct DevEvent {
     pub source: StrId,
     /// Has `kernel_details` (a kernel, not a memcpy/memset).
     pub kernel: bool,
+    /// Index of the line it was read from (orders equal-time events of different lines).
+    pub line: u16,
 }
 
 impl DevEvent {
@@ -272,11 +292,17 @@ pub fn parse_tf_op(full: &str) -> (&str, &str) {
 /// Empty lines are left out.
 pub fn derive_device_lines(
     events: &mut [DevEvent],
-    strings: &mut Interner,
+    strings: &mut impl NameTable,
     step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
-    // Stable sort: adaptive on the few presorted runs (one per stream line) it gets.
-    events.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+    // Stable sort: adaptive on the few presorted runs (one per stream line) it gets; the line
+    // index keeps the result independent of the order lines were appended in.
+    events.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.dur.cmp(&a.dur))
+            .then(a.line.cmp(&b.line))
+    });
     let mut steps = LineBuilder::new(DerivedKind::Steps);
     let mut modules = LineBuilder::new(DerivedKind::XlaModules);
     let mut ops = LineBuilder::new(DerivedKind::XlaOps);
@@ -333,7 +359,7 @@ pub fn derive_device_lines(
         }
         if e.hlo_op != StrId::EMPTY {
             let parts = op_levels.entry(e.hlo_op).or_insert_with(|| {
-                let full = strings.get(e.hlo_op).to_string();
+                let full = strings.text(e.hlo_op);
                 full.split("::")
                     .filter(|p| !p.is_empty())
                     .map(|p| strings.intern(p))
@@ -349,7 +375,7 @@ pub fn derive_device_lines(
         }
         if e.tf_op != StrId::EMPTY {
             let (scopes, ty) = tf_ops.entry(e.tf_op).or_insert_with(|| {
-                let full = strings.get(e.tf_op).to_string();
+                let full = strings.text(e.tf_op);
                 let (name, ty) = parse_tf_op(&full);
                 let mut parts: Vec<StrId> = name
                     .split('/')

@@ -1,13 +1,15 @@
-//! XPlane (XSpace protobuf) loader: `.xplane.pb` (memory-mapped) and `.xplane.pb.gz` (gunzipped
-//! into memory). Metadata maps are decoded with the prost types in [`generated`]; events are
-//! streamed from the wire straight into the [`CaptureBuilder`](crate::model::CaptureBuilder)
-//! (see `docs/xplane.md`).
+//! XPlane (XSpace protobuf) loader: `.xplane.pb` (memory-mapped) and `.xplane.pb.gz` (inflated
+//! into an unlinked temporary file, then mapped). Metadata maps are decoded with the prost types
+//! in [`generated`]; events are streamed from the wire straight into the
+//! [`CaptureBuilder`](crate::model::CaptureBuilder) on all cores, and their stats are read
+//! lazily from the kept bytes ([`lazy`]; see `docs/xplane.md`).
 
 pub mod dedup;
 pub mod derived;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
 pub mod generated;
+pub mod lazy;
 pub mod plane;
 pub mod scan;
 pub mod stats;
@@ -17,6 +19,7 @@ use super::{LoadError, Progress};
 use crate::model::{Capture, Format, SourceInfo};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Loads an `.xplane.pb` / `.xplane.pb.gz` file.
@@ -40,12 +43,40 @@ pub fn load(
     if len == 0 {
         return load_bytes(&[], source, progress);
     }
+    let mut magic = [0u8; 2];
+    let gz = {
+        let mut f = &file;
+        f.read_exact(&mut magic).is_ok() && super::is_gzip(&magic)
+    };
+    if gz {
+        // Inflate into an unlinked temporary file and map it: the capture keeps the bytes for
+        // lazy stats, and page cache is not anonymous memory.
+        if let Ok(sp) = super::chrome::spill::inflate_to_temp(path, progress) {
+            if let Some(e) = sp.error {
+                return Err(LoadError::new(
+                    path,
+                    None,
+                    format!("gzip: {e} (after {} bytes)", sp.len),
+                ));
+            }
+            // SAFETY: the temporary file is private to this process (unlinked) and not resized.
+            if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
+                return load_source(Arc::new(lazy::Source::Map(m)), source, progress);
+            }
+        }
+        let mut raw = Vec::new();
+        (&file)
+            .read_to_end(&mut raw)
+            .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
+        return load_bytes(&raw, source, progress);
+    }
     // Populated: every page is read anyway, so map them in one go instead of fault by fault.
-    // SAFETY: the map is read-only and only read while `file` is open; a file truncated by
-    // another process while mapped could fault (discovery only hands over closed files).
+    // SAFETY: the map is read-only. The capture keeps it for lazy stats: a file truncated by
+    // another process while mapped would fault on a later read (discovery hands over closed
+    // files; profilers write each capture once, to a new file).
     let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
         .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
-    load_bytes(&map, source, progress)
+    load_source(Arc::new(lazy::Source::Map(map)), source, progress)
 }
 
 /// Gunzips `bytes` when they start with the gzip magic; else borrows them.
@@ -66,15 +97,31 @@ fn maybe_gunzip<'a>(
     }
 }
 
-/// Decodes an XSpace (plain or gzipped) held in memory. `source.path` names it in errors.
+/// Decodes an XSpace (plain or gzipped) held in memory. `source.path` names it in errors. The
+/// capture keeps a copy of the (inflated) bytes for lazy stats.
 pub fn load_bytes(
     bytes: &[u8],
     source: SourceInfo,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
+    let owned = if super::is_gzip(bytes) {
+        let mut buf = Vec::new();
+        maybe_gunzip(bytes, &source.path, &mut buf)?;
+        buf
+    } else {
+        bytes.to_vec()
+    };
+    load_source(Arc::new(lazy::Source::Owned(owned)), source, progress)
+}
+
+/// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats.
+fn load_source(
+    data: Arc<lazy::Source>,
+    source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
+    let bytes: &[u8] = &data;
     let path = source.path.clone();
-    let mut buf = Vec::new();
-    let bytes = maybe_gunzip(bytes, &path, &mut buf)?;
     progress
         .bytes_total
         .store(bytes.len() as u64, Ordering::Relaxed);
@@ -94,9 +141,22 @@ pub fn load_bytes(
         Some(t) if t > 1_000_000_000_000_000 => t,
         _ => 0,
     };
-    let b = plane::Decoder::new(progress, origin_ns)
+    let (mut b, tables) = plane::Decoder::new(progress, origin_ns)
         .run(&space)
         .map_err(to_err)?;
+    let lines: Vec<(u32, u32)> = space
+        .planes
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| {
+            p.lines.iter().filter_map(move |l| {
+                let at = u32::try_from(l.r.base()).ok()?;
+                Some((at, pi as u32))
+            })
+        })
+        .collect();
+    drop(space);
+    b.args.lazy = Some(Arc::new(lazy::XStats::new(data.clone(), lines, tables)));
     Ok(b.finish(source, Format::XPlane))
 }
 

@@ -1,18 +1,29 @@
 //! Second pass: planes → processes, lines → tracks, events streamed from the wire straight into
-//! the [`CaptureBuilder`]; metadata maps decoded with the prost types.
+//! reserved slice slots of the [`CaptureBuilder`]; metadata maps decoded with the prost types.
+//!
+//! Metadata is read first, on one thread (it interns names and builds the metadata args
+//! blocks). Then every line with events is a unit of work: units run on all cores, largest
+//! first, each filling its own run of slots that the first pass sized exactly. Event stats are
+//! not copied: an event's args handle is the offset of the event in the file, decoded on demand
+//! by [`super::lazy::XStats`]. The walk reads only the stats the loader interprets
+//! (correlation, flow, derivation inputs) and interns string values so lazy reads find them.
+//! Results are merged in file order, so the capture does not depend on the thread count.
 
 use super::dedup::Dedup;
-use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
+use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch, NameTable};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
 use super::scan::{LineHead, PlaneScan, SpaceScan};
-use super::stats::{self, IdTable, Role, StatTable};
+use super::stats::{self, IdTable, RawValue, Role, StatTable};
 use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
 use crate::formats::Progress;
 use crate::model::{
-    ArgValue, ArgsRef, CaptureBuilder, FlowPhase, Key, ProcessKind, Ps, StrId, TrackKind,
+    ArgValue, ArgsRef, CaptureBuilder, Category, FlowPhase, Interner, Key, ProcessKind, Ps,
+    SliceSlots, StrId, TrackKind,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Largest |time| or duration kept (ps, ≈ 26 days): sums of two stay far from i64 overflow.
 const TIME_LIMIT: i64 = 1 << 61;
@@ -39,12 +50,13 @@ pub fn plane_hidden(name: &str) -> bool {
 
 /// Per event-metadata facts.
 #[derive(Clone, Copy, Debug, Default)]
-struct EvMeta {
+pub struct EvMeta {
     /// Display name (display_name, else name).
-    name: StrId,
+    pub name: StrId,
     /// Full name.
-    full: StrId,
-    args: ArgsRef,
+    pub full: StrId,
+    /// Metadata stats (+ `long_name`), inherited by every event of this metadata.
+    pub args: ArgsRef,
     hlo_op: StrId,
     hlo_module: StrId,
     tf_op: StrId,
@@ -52,6 +64,93 @@ struct EvMeta {
     kernel: bool,
     memcpy: bool,
     memset: bool,
+    /// The full name starts with `cu` (CUDA API calls are not launches for Launch Stats).
+    cu: bool,
+}
+
+/// One plane's id tables, shared by the walk and, afterwards, by lazy args decoding.
+#[derive(Debug, Default)]
+pub struct PlaneTables {
+    /// Stat metadata: names and roles.
+    pub stats: StatTable,
+    /// Event metadata.
+    pub metas: IdTable<EvMeta>,
+}
+
+/// What the walk of a plane needs besides its tables.
+#[derive(Debug)]
+struct PlanePrep {
+    kind: ProcessKind,
+    proc_: u32,
+    /// Collect derivation records (a GPU plane without derived lines of its own).
+    collect_dev: bool,
+    /// Track of each line.
+    tracks: Vec<u32>,
+    /// Raw events in the plane (derivation records reserved once).
+    events: u64,
+}
+
+/// Ids tagged with this bit live in the walk's extra string table until the merge.
+const EXTRA: u32 = 1 << 31;
+
+/// A thread's view of the strings while the walk runs: the capture's interner (read-only)
+/// and a shared table of new strings (string stat values seen for the first time).
+struct SharedNames<'a> {
+    global: &'a Interner,
+    extra: &'a Mutex<Interner>,
+}
+
+impl SharedNames<'_> {
+    #[inline]
+    fn intern_lossy(&mut self, b: &[u8]) -> StrId {
+        match std::str::from_utf8(b) {
+            Ok(s) => NameTable::intern(self, s),
+            Err(_) => NameTable::intern(self, &String::from_utf8_lossy(b)),
+        }
+    }
+}
+
+impl NameTable for SharedNames<'_> {
+    fn intern(&mut self, s: &str) -> StrId {
+        if let Some(id) = self.global.lookup(s) {
+            return id;
+        }
+        let mut x = self.extra.lock().unwrap_or_else(|e| e.into_inner());
+        StrId(x.intern(s).0 | EXTRA)
+    }
+    fn text(&self, id: StrId) -> String {
+        if id.0 & EXTRA != 0 {
+            let x = self.extra.lock().unwrap_or_else(|e| e.into_inner());
+            x.get(StrId(id.0 & !EXTRA)).to_string()
+        } else {
+            self.global.get(id).to_string()
+        }
+    }
+}
+
+/// What one line's walk produces besides its slots (merged in file order).
+#[derive(Debug, Default)]
+struct UnitOut {
+    /// (flow id, phase, start, index in the unit's run).
+    flows: Vec<(u64, u8, Ps, u32)>,
+    launches: Vec<Launch>,
+    step_names: Vec<(i64, StrId)>,
+    aggregated: Vec<(StrId, u64, Ps)>,
+    clamped: u64,
+    clamp_at: usize,
+    negative: u64,
+    /// Events whose stats lie beyond what a lazy handle can address.
+    far: u64,
+    err: Option<Box<WireError>>,
+}
+
+/// Constant per-capture ids the walk uses.
+#[derive(Clone, Copy, Debug)]
+struct Cats {
+    kernel: (StrId, Category),
+    memcpy: (StrId, Category),
+    memset: (StrId, Category),
+    none: (StrId, Category),
 }
 
 /// Decoder state shared across planes.
@@ -59,8 +158,6 @@ pub struct Decoder<'p> {
     /// The builder being filled.
     pub b: CaptureBuilder,
     progress: &'p Progress,
-    events_done: u64,
-    events_total: u64,
     origin_ns: i64,
     meta: Vec<(StrId, ArgValue)>,
     flows: Vec<(u64, u8, Ps, u32)>,
@@ -68,17 +165,13 @@ pub struct Decoder<'p> {
     step_names: FxHashMap<i64, StrId>,
     /// GPU ordinal → (process, has a Launch Stats line already).
     gpus: FxHashMap<i64, (u32, bool)>,
-    cat_kernel: StrId,
-    cat_memcpy: StrId,
-    cat_memset: StrId,
     cat_flow: StrId,
     k_long_name: StrId,
-    /// The stats of the event being read.
+    /// Args of the derived event being written.
     stat_buf: Vec<(StrId, ArgValue)>,
-    /// Shared args blocks of the current plane's events.
-    dedup: Dedup,
-    /// Shared args blocks of derived events (reset with `dedup`).
+    /// Shared args blocks of derived events.
     dedup_derived: Dedup,
+    threads: usize,
 }
 
 fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
@@ -100,48 +193,304 @@ fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), Box<WireError>>
     Ok((key, val))
 }
 
+/// Threads for the walk: `TRACETUI_XPLANE_THREADS`, else the available cores (at most 8).
+fn thread_count() -> usize {
+    if let Some(n) = std::env::var("TRACETUI_XPLANE_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return n.clamp(1, 64);
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// The interned id of a string-valued stat (str, ref or compressed), else empty.
+#[inline]
+fn str_of(raw: RawValue<'_>, table: &StatTable, names: &mut SharedNames<'_>) -> StrId {
+    match raw {
+        RawValue::Ref(r) => table.get(r as i64).0,
+        RawValue::Str(b) => names.intern_lossy(b),
+        RawValue::Compressed(_) => intern_compressed(raw, names),
+        _ => StrId::EMPTY,
+    }
+}
+
+/// Inflates and interns a compressed string stat (what lazy decoding will look up).
+#[inline(never)]
+fn intern_compressed(raw: RawValue<'_>, names: &mut SharedNames<'_>) -> StrId {
+    match stats::inflate(raw) {
+        Some(s) => names.intern_lossy(&s),
+        None => StrId::EMPTY,
+    }
+}
+
+/// Read-only context of the parallel walk.
+struct Walk<'a> {
+    preps: &'a [PlanePrep],
+    tables: &'a [PlaneTables],
+    cats: Cats,
+    origin_ns: i64,
+    progress: &'a Progress,
+    done: &'a AtomicU64,
+    total: u64,
+    bytes_total: u64,
+}
+
+impl Walk<'_> {
+    /// Walks one line's events into its run of slots.
+    #[allow(clippy::too_many_arguments)]
+    fn line(
+        &self,
+        plane: usize,
+        li: usize,
+        lh: &LineHead<'_>,
+        run: &mut SliceSlots<'_>,
+        out: &mut UnitOut,
+        names: &mut SharedNames<'_>,
+        mut dev: Option<&mut Vec<DevEvent>>,
+    ) -> Result<(), Box<WireError>> {
+        let prep = &self.preps[plane];
+        let tables = &self.tables[plane];
+        let (table, metas) = (&tables.stats, &tables.metas);
+        let track = prep.tracks[li];
+        let base_ps = lh
+            .timestamp_ns
+            .saturating_sub(self.origin_ns)
+            .saturating_mul(1000);
+        let gpu = prep.kind == ProcessKind::Gpu;
+        let host = prep.kind == ProcessKind::Host;
+        let line_tag = li.min(usize::from(u16::MAX)) as u16;
+        let mut since_report = 0u64;
+        let mut r = lh.r;
+        while !r.is_empty() {
+            let (f, wt) = r.key()?;
+            if f != 4 {
+                r.skip(wt)?;
+                continue;
+            }
+            // The event's handle: where its length prefix starts.
+            let at = r.offset();
+            let mut er = expect_len(&mut r, wt, "XLine.events")?;
+            let mut mid = 0i64;
+            let mut off = 0i64;
+            let mut dur = 0i64;
+            let mut occ: Option<i64> = None;
+            let mut corr = 0u64;
+            let mut flow: Option<u64> = None;
+            let mut group: Option<i64> = None;
+            let mut device: Option<i64> = None;
+            let mut step_name = StrId::EMPTY;
+            let mut d = DevEvent::default();
+            let (mut memcpy, mut memset) = (false, false);
+            let mut nstats = 0u32;
+            while !er.is_empty() {
+                let (f, wt) = er.key()?;
+                match (f, wt) {
+                    (1, VARINT) => mid = er.varint()? as i64,
+                    (2, VARINT) => {
+                        off = er.varint()? as i64;
+                        occ = None;
+                    }
+                    (3, VARINT) => dur = er.varint()? as i64,
+                    (4, LEN) => {
+                        nstats += 1;
+                        let (smid, raw) = stats::read_stat(er.sub()?)?;
+                        let role = table.get(smid).1;
+                        if role == Role::None {
+                            // Only interned, so that lazy reads of this event find it.
+                            if matches!(raw, RawValue::Str(_) | RawValue::Compressed(_)) {
+                                str_of(raw, table, names);
+                            }
+                            continue;
+                        }
+                        let s = str_of(raw, table, names);
+                        match role {
+                            Role::Correlation => corr = raw.as_int().unwrap_or(0) as u64,
+                            Role::Flow => flow = raw.as_int().map(|x| x as u64),
+                            Role::GroupId => group = raw.as_int(),
+                            Role::DeviceId => device = raw.as_int(),
+                            Role::StepName => step_name = s,
+                            Role::HloOp => d.hlo_op = s,
+                            Role::HloModule => d.hlo_module = s,
+                            Role::TfOp => d.tf_op = s,
+                            Role::Source => d.source = s,
+                            Role::KernelDetails => d.kernel = true,
+                            Role::MemcpyDetails => memcpy = true,
+                            Role::MemsetDetails => memset = true,
+                            Role::ProgramId | Role::None => {}
+                        }
+                    }
+                    (5, VARINT) => occ = Some(er.varint()? as i64),
+                    _ => er.skip(wt)?,
+                }
+            }
+            let m = metas.get(mid).unwrap_or_default();
+            since_report += 1;
+            if since_report == 1 << 16 {
+                self.report(since_report, &er)?;
+                since_report = 0;
+            }
+            if let Some(n) = occ {
+                out.aggregated.push((m.name, n.max(0) as u64, dur));
+                continue;
+            }
+            let args = if nstats == 0 {
+                m.args
+            } else if let Ok(a) = u32::try_from(at)
+                && a <= ArgsRef::LAZY_MAX
+            {
+                ArgsRef::lazy(a)
+            } else {
+                out.far += 1;
+                m.args
+            };
+            let kernel = d.kernel || m.kernel;
+            let (cat, kind) = if !gpu {
+                self.cats.none
+            } else if kernel {
+                self.cats.kernel
+            } else if memcpy || m.memcpy {
+                self.cats.memcpy
+            } else if memset || m.memset {
+                self.cats.memset
+            } else {
+                self.cats.none
+            };
+            let mut start = base_ps.saturating_add(off);
+            if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
+                start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
+                dur = dur.min(TIME_LIMIT);
+                if out.clamped == 0 {
+                    out.clamp_at = er.offset();
+                }
+                out.clamped += 1;
+            }
+            if dur < 0 {
+                out.negative += 1;
+                dur = 0;
+            }
+            let Some(idx) = run.push(track, start, dur, m.name, cat, kind, args, corr) else {
+                // The first pass counted every event of this line; more cannot appear.
+                return Err(er.err("more events than the first pass counted"));
+            };
+            if let Some(fv) = flow {
+                let phase = match fv & 3 {
+                    2 => 0, // out: start
+                    3 => 1, // in/out: step
+                    _ => 2, // in: finish
+                };
+                let id = (fv >> 2) & ((1u64 << 56) - 1);
+                out.flows.push((id, phase, start, idx));
+            }
+            if let (Some(g), true) = (group, step_name != StrId::EMPTY) {
+                out.step_names.push((g, step_name));
+            }
+            if host
+                && let (Some(g), Some(dv), true) = (group, device, corr != 0)
+                && !m.cu
+            {
+                out.launches.push(Launch {
+                    device: dv,
+                    group: g,
+                    start,
+                    dur,
+                });
+            }
+            if let Some(dev) = dev.as_deref_mut()
+                && (kernel || group.is_some())
+            {
+                let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
+                dev.push(DevEvent {
+                    start,
+                    dur,
+                    name: m.full,
+                    group_id: group.unwrap_or(0),
+                    grouped: group.is_some(),
+                    hlo_op: pick(d.hlo_op, m.hlo_op),
+                    hlo_module: pick(d.hlo_module, m.hlo_module),
+                    tf_op: pick(d.tf_op, m.tf_op),
+                    source: pick(d.source, m.source),
+                    kernel,
+                    line: line_tag,
+                });
+            }
+        }
+        self.done.fetch_add(since_report, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Adds `n` events to the shared count, publishes progress and checks for cancellation.
+    fn report(&self, n: u64, r: &Reader<'_>) -> Result<(), Box<WireError>> {
+        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        let bytes = (u128::from(self.bytes_total) * u128::from(done)
+            / u128::from(self.total.max(1))) as u64;
+        self.progress.update(bytes.min(self.bytes_total), done);
+        if self.progress.cancelled() {
+            return Err(r.err("loading cancelled"));
+        }
+        Ok(())
+    }
+}
+
 impl<'p> Decoder<'p> {
     /// A decoder for a space whose times are shifted by `origin_ns`.
     pub fn new(progress: &'p Progress, origin_ns: i64) -> Self {
         let mut b = CaptureBuilder::new();
-        let cat_kernel = b.intern("kernel");
-        let cat_memcpy = b.intern("gpu_memcpy");
-        let cat_memset = b.intern("gpu_memset");
         let cat_flow = b.intern("xflow");
         let k_long_name = b.intern("long_name");
         Decoder {
             b,
             progress,
-            events_done: 0,
-            events_total: 0,
             origin_ns,
             meta: Vec::new(),
             flows: Vec::new(),
             launches: Vec::new(),
             step_names: FxHashMap::default(),
             gpus: FxHashMap::default(),
-            cat_kernel,
-            cat_memcpy,
-            cat_memset,
             cat_flow,
             k_long_name,
             stat_buf: Vec::new(),
-            dedup: Dedup::default(),
             dedup_derived: Dedup::default(),
+            threads: thread_count(),
         }
     }
 
-    /// Decodes the whole space into the builder.
-    pub fn run(mut self, space: &SpaceScan<'_>) -> Result<CaptureBuilder, Box<WireError>> {
+    /// Sets the number of walking threads (1 = everything on the calling thread).
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+
+    /// Decodes the whole space into the builder; also returns each plane's id tables (what
+    /// lazy args decoding needs).
+    pub fn run(
+        mut self,
+        space: &SpaceScan<'_>,
+    ) -> Result<(CaptureBuilder, Vec<PlaneTables>), Box<WireError>> {
         if self.origin_ns != 0 {
             self.b.origin_epoch_ns = Some(self.origin_ns);
         }
-        self.events_total = space.event_count();
-        self.b
-            .reserve_slices(usize::try_from(self.events_total).unwrap_or(0));
+        let mut preps = Vec::with_capacity(space.planes.len());
+        let mut tables = Vec::with_capacity(space.planes.len());
         for (i, p) in space.planes.iter().enumerate() {
-            self.plane(i, p)?;
+            let (prep, t) = self.plane_meta(i, p)?;
+            preps.push(prep);
+            tables.push(t);
         }
+        let derived = self.walk(space, &preps, &tables)?;
+        // Derived lines after all raw tracks, plane by plane.
+        let total: usize = derived
+            .iter()
+            .flat_map(|d| d.iter())
+            .map(|l| l.events.len())
+            .sum();
+        self.b.reserve_slices(total);
+        for (prep, lines) in preps.iter().zip(&derived) {
+            for l in lines {
+                self.push_derived(prep.proc_, l);
+            }
+        }
+        drop(derived);
         for e in &space.errors {
             let m = String::from_utf8_lossy(e).into_owned();
             self.b.warn("xspace_error", format!("profiler error: {m}"));
@@ -168,13 +517,7 @@ impl<'p> Decoder<'p> {
             self.b.args.push(k, v);
         }
         self.b.metadata = self.b.args.finish();
-        self.progress.update(
-            self.progress
-                .bytes_total
-                .load(std::sync::atomic::Ordering::Relaxed),
-            self.events_done,
-        );
-        Ok(self.b)
+        Ok((self.b, tables))
     }
 
     fn stat_table(&mut self, p: &PlaneScan<'_>) -> Result<StatTable, Box<WireError>> {
@@ -187,7 +530,12 @@ impl<'p> Decoder<'p> {
         Ok(StatTable::new(pairs, &self.b.strings))
     }
 
-    fn plane(&mut self, index: usize, p: &PlaneScan<'_>) -> Result<(), Box<WireError>> {
+    /// Reads a plane's metadata: process, stat and event metadata, plane stats, line tracks.
+    fn plane_meta(
+        &mut self,
+        index: usize,
+        p: &PlaneScan<'_>,
+    ) -> Result<(PlanePrep, PlaneTables), Box<WireError>> {
         let pname = self.b.strings.intern_lossy(p.name);
         let name = self.b.strings.get(pname).to_string();
         let kind = plane_kind(&name);
@@ -201,8 +549,6 @@ impl<'p> Decoder<'p> {
             pr.sort_index = index as i64;
         }
         let table = self.stat_table(p)?;
-        self.dedup.reset();
-        self.dedup_derived.reset();
 
         // Plane stats → capture metadata.
         for &sr in &p.stats {
@@ -243,6 +589,7 @@ impl<'p> Decoder<'p> {
             let mut em = EvMeta {
                 name: disp,
                 full,
+                cu: m.name.starts_with("cu"),
                 ..EvMeta::default()
             };
             let mut program_id = None;
@@ -296,13 +643,7 @@ impl<'p> Decoder<'p> {
             let has_launch = p.lines.iter().any(|l| l.title() == b"Launch Stats");
             self.gpus.entry(n).or_insert((proc_, has_launch));
         }
-        let collect_dev = kind == ProcessKind::Gpu && !has_derived;
-        let mut dev = Vec::new();
-        if collect_dev {
-            dev.reserve(
-                usize::try_from(p.lines.iter().map(|l| l.events).sum::<u64>()).unwrap_or(0),
-            );
-        }
+        let mut tracks = Vec::with_capacity(p.lines.len());
         for (li, lh) in p.lines.iter().enumerate() {
             let title = self.b.strings.intern_lossy(lh.title());
             let is_derived = derived::is_derived_line(lh.key(), self.b.strings.get(title));
@@ -318,206 +659,241 @@ impl<'p> Decoder<'p> {
                 tr.name = title;
                 tr.sort_index = if is_derived { -1000 } else { 0 } + li as i64;
             }
-            let dev_out = if collect_dev { Some(&mut dev) } else { None };
-            self.line(lh, t, kind, &table, &metas, dev_out)?;
+            tracks.push(t);
         }
-        if collect_dev && !dev.is_empty() {
-            // Derive now so the records of one plane at a time are alive; step names come
-            // from the planes read so far (host planes precede device planes in practice).
-            let lines =
-                derived::derive_device_lines(&mut dev, &mut self.b.strings, &self.step_names);
-            drop(dev);
-            // Room for the derived slices and the raw events still to come: one exact
-            // reallocation instead of doubling.
-            let later = self.events_total.saturating_sub(self.events_done);
-            self.b.reserve_slices(
-                lines.iter().map(|l| l.events.len()).sum::<usize>()
-                    + usize::try_from(later).unwrap_or(0),
-            );
-            for l in &lines {
-                self.push_derived(proc_, l);
-            }
-        }
-        Ok(())
-    }
-
-    fn line(
-        &mut self,
-        lh: &LineHead<'_>,
-        track: u32,
-        kind: ProcessKind,
-        table: &StatTable,
-        metas: &IdTable<EvMeta>,
-        mut dev: Option<&mut Vec<DevEvent>>,
-    ) -> Result<(), Box<WireError>> {
-        let base_ps = lh
-            .timestamp_ns
-            .saturating_sub(self.origin_ns)
-            .saturating_mul(1000);
-        let gpu = kind == ProcessKind::Gpu;
-        let host = kind == ProcessKind::Host;
-        let mut r = lh.r;
-        while !r.is_empty() {
-            let (f, wt) = r.key()?;
-            if f != 4 {
-                r.skip(wt)?;
-                continue;
-            }
-            let mut er = expect_len(&mut r, wt, "XLine.events")?;
-            let mut mid = 0i64;
-            let mut off = 0i64;
-            let mut dur = 0i64;
-            let mut occ: Option<i64> = None;
-            let mut corr = 0u64;
-            let mut flow: Option<u64> = None;
-            let mut group: Option<i64> = None;
-            let mut device: Option<i64> = None;
-            let mut step_name = StrId::EMPTY;
-            let mut d = DevEvent::default();
-            let (mut memcpy, mut memset) = (false, false);
-            self.stat_buf.clear();
-            // Stats before this index are unique to the event (correlation, flow).
-            let mut split = 0;
-            while !er.is_empty() {
-                let (f, wt) = er.key()?;
-                match (f, wt) {
-                    (1, VARINT) => mid = er.varint()? as i64,
-                    (2, VARINT) => {
-                        off = er.varint()? as i64;
-                        occ = None;
-                    }
-                    (3, VARINT) => dur = er.varint()? as i64,
-                    (4, LEN) => {
-                        let (smid, raw) = stats::read_stat(er.sub()?)?;
-                        let (sname, role) = table.get(smid);
-                        let v = stats::resolve(raw, table, &mut self.b.strings);
-                        self.stat_buf.push((sname, v));
-                        if role != Role::None {
-                            if matches!(role, Role::Correlation | Role::Flow) {
-                                split = self.stat_buf.len();
-                            }
-                            let s = stats::as_str_id(v).unwrap_or(StrId::EMPTY);
-                            match role {
-                                Role::Correlation => corr = raw.as_int().unwrap_or(0) as u64,
-                                Role::Flow => flow = raw.as_int().map(|x| x as u64),
-                                Role::GroupId => group = raw.as_int(),
-                                Role::DeviceId => device = raw.as_int(),
-                                Role::StepName => step_name = s,
-                                Role::HloOp => d.hlo_op = s,
-                                Role::HloModule => d.hlo_module = s,
-                                Role::TfOp => d.tf_op = s,
-                                Role::Source => d.source = s,
-                                Role::KernelDetails => d.kernel = true,
-                                Role::MemcpyDetails => memcpy = true,
-                                Role::MemsetDetails => memset = true,
-                                Role::ProgramId | Role::None => {}
-                            }
-                        }
-                    }
-                    (5, VARINT) => occ = Some(er.varint()? as i64),
-                    _ => er.skip(wt)?,
-                }
-            }
-            let m = metas.get(mid).unwrap_or_default();
-            let args = self.event_args(split, m.args);
-            self.events_done += 1;
-            if self.events_done & 0xffff == 0 {
-                self.progress.update(er.offset() as u64, self.events_done);
-                if self.progress.cancelled() {
-                    return Err(er.err("loading cancelled"));
-                }
-            }
-            if let Some(n) = occ {
-                self.b.add_aggregated(track, m.name, n.max(0) as u64, dur);
-                continue;
-            }
-            let kernel = d.kernel || m.kernel;
-            let cat = if !gpu {
-                StrId::EMPTY
-            } else if kernel {
-                self.cat_kernel
-            } else if memcpy || m.memcpy {
-                self.cat_memcpy
-            } else if memset || m.memset {
-                self.cat_memset
-            } else {
-                StrId::EMPTY
-            };
-            let mut start = base_ps.saturating_add(off);
-            if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
-                start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
-                dur = dur.min(TIME_LIMIT);
-                self.b.warn(
-                    "time_out_of_range",
-                    format!(
-                        "event time beyond ±2^61 ps clamped (near byte {})",
-                        er.offset()
-                    ),
-                );
-            }
-            let raw = self.b.add_slice(track, start, dur, m.name, cat, args, corr);
-            if let Some(fv) = flow {
-                let phase = match fv & 3 {
-                    2 => 0, // out: start
-                    3 => 1, // in/out: step
-                    _ => 2, // in: finish
-                };
-                let id = (fv >> 2) & ((1u64 << 56) - 1);
-                self.flows.push((id, phase, start, raw));
-            }
-            if let (Some(g), true) = (group, step_name != StrId::EMPTY) {
-                self.step_names.entry(g).or_insert(step_name);
-            }
-            if host
-                && let (Some(g), Some(dv), true) = (group, device, corr != 0)
-                && !self.b.strings.get(m.full).starts_with("cu")
-            {
-                self.launches.push(Launch {
-                    device: dv,
-                    group: g,
-                    start,
-                    dur,
-                });
-            }
-            if let Some(dev) = dev.as_deref_mut()
-                && (kernel || group.is_some())
-            {
-                let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
-                dev.push(DevEvent {
-                    start,
-                    dur,
-                    name: m.full,
-                    group_id: group.unwrap_or(0),
-                    grouped: group.is_some(),
-                    hlo_op: pick(d.hlo_op, m.hlo_op),
-                    hlo_module: pick(d.hlo_module, m.hlo_module),
-                    tf_op: pick(d.tf_op, m.tf_op),
-                    source: pick(d.source, m.source),
-                    kernel,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The args block of an event: its unique stats (before `split`) inline, then a shared block
-    /// of the rest that inherits the metadata's args.
-    fn event_args(&mut self, split: usize, meta: ArgsRef) -> ArgsRef {
-        let (own, shared) = self.stat_buf.split_at(split.min(self.stat_buf.len()));
-        let tail = if shared.is_empty() {
-            meta
-        } else {
-            self.dedup.block(&mut self.b.args, shared, meta)
+        let prep = PlanePrep {
+            kind,
+            proc_,
+            collect_dev: kind == ProcessKind::Gpu && !has_derived,
+            tracks,
+            events: p.lines.iter().map(|l| l.events).sum(),
         };
-        if own.is_empty() {
-            return tail;
+        Ok((
+            prep,
+            PlaneTables {
+                stats: table,
+                metas,
+            },
+        ))
+    }
+
+    /// Walks every line's events (in parallel), merges the results in file order, and returns
+    /// each plane's derived lines.
+    fn walk(
+        &mut self,
+        space: &SpaceScan<'_>,
+        preps: &[PlanePrep],
+        tables: &[PlaneTables],
+    ) -> Result<Vec<Vec<DerivedLine>>, Box<WireError>> {
+        // Units of work: lines with events, in file order.
+        let mut units: Vec<(usize, usize)> = Vec::new();
+        for (pi, p) in space.planes.iter().enumerate() {
+            for (li, l) in p.lines.iter().enumerate() {
+                if l.events > 0 {
+                    units.push((pi, li));
+                }
+            }
         }
-        self.b.args.begin();
-        for &(k, v) in own {
-            self.b.args.push(k, v);
+        let counts: Vec<usize> = units
+            .iter()
+            .map(|&(p, l)| usize::try_from(space.planes[p].lines[l].events).unwrap_or(usize::MAX))
+            .collect();
+        let mut plane_left: Vec<AtomicUsize> =
+            (0..preps.len()).map(|_| AtomicUsize::new(0)).collect();
+        for &(p, _) in &units {
+            *plane_left[p].get_mut() += 1;
         }
-        self.b.args.push_inherit(tail);
-        self.b.args.finish()
+        let cats = {
+            let mut c = |s: &str| {
+                let id = self.b.intern(s);
+                (id, self.b.category(id))
+            };
+            Cats {
+                kernel: c("kernel"),
+                memcpy: c("gpu_memcpy"),
+                memset: c("gpu_memset"),
+                none: (StrId::EMPTY, Category::Other),
+            }
+        };
+        let none_kind = self.b.category(StrId::EMPTY);
+        let cats = Cats {
+            none: (StrId::EMPTY, none_kind),
+            ..cats
+        };
+        let done = AtomicU64::new(0);
+        let global = std::mem::take(&mut self.b.strings);
+        let extra = Mutex::new(Interner::new());
+        let dev: Vec<Mutex<Vec<DevEvent>>> = preps.iter().map(|_| Mutex::new(Vec::new())).collect();
+        let derived: Vec<Mutex<Vec<DerivedLine>>> =
+            preps.iter().map(|_| Mutex::new(Vec::new())).collect();
+        let walk = Walk {
+            preps,
+            tables,
+            cats,
+            origin_ns: self.origin_ns,
+            progress: self.progress,
+            done: &done,
+            total: counts.iter().map(|&c| c as u64).sum(),
+            bytes_total: self.progress.bytes_total.load(Ordering::Relaxed),
+        };
+        let (first, runs) = self.b.slots(&counts);
+        let cells: Vec<Mutex<(SliceSlots<'_>, UnitOut)>> = runs
+            .into_iter()
+            .map(|r| Mutex::new((r, UnitOut::default())))
+            .collect();
+        // Largest units first, so the last ones to finish are short.
+        let mut order: Vec<usize> = (0..units.len()).collect();
+        order.sort_by_key(|&u| std::cmp::Reverse(counts[u]));
+        let next = AtomicUsize::new(0);
+        let work = || {
+            let mut names = SharedNames {
+                global: &global,
+                extra: &extra,
+            };
+            let empty = FxHashMap::default();
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&u) = order.get(k) else { break };
+                let (pi, li) = units[u];
+                let prep = &preps[pi];
+                let mut cell = cells[u].lock().unwrap_or_else(|e| e.into_inner());
+                let (run, out) = &mut *cell;
+                let mut local = Vec::new();
+                if prep.collect_dev {
+                    local.reserve(counts[u]);
+                }
+                let lh = &space.planes[pi].lines[li];
+                let dev_out = prep.collect_dev.then_some(&mut local);
+                if let Err(e) = walk.line(pi, li, lh, run, out, &mut names, dev_out) {
+                    out.err = Some(e);
+                    // Stop the others early: the load fails anyway.
+                    next.store(order.len(), Ordering::Relaxed);
+                    break;
+                }
+                drop(cell);
+                if prep.collect_dev {
+                    let mut all = dev[pi].lock().unwrap_or_else(|e| e.into_inner());
+                    if all.capacity() == 0 {
+                        all.reserve_exact(usize::try_from(prep.events).unwrap_or(0));
+                    }
+                    all.extend_from_slice(&local);
+                }
+                drop(local);
+                if plane_left[pi].fetch_sub(1, Ordering::AcqRel) == 1 && prep.collect_dev {
+                    // Last line of a GPU plane: derive its timelines now, on this thread.
+                    let mut records =
+                        std::mem::take(&mut *dev[pi].lock().unwrap_or_else(|e| e.into_inner()));
+                    if !records.is_empty() {
+                        let lines = derived::derive_device_lines(&mut records, &mut names, &empty);
+                        drop(records);
+                        *derived[pi].lock().unwrap_or_else(|e| e.into_inner()) = lines;
+                    }
+                }
+            }
+        };
+        let threads = self.threads.min(units.len()).max(1);
+        if threads == 1 {
+            work();
+        } else {
+            std::thread::scope(|sc| {
+                for _ in 1..threads {
+                    sc.spawn(work);
+                }
+                work();
+            });
+        }
+        let outs: Vec<(usize, UnitOut)> = cells
+            .into_iter()
+            .map(|c| {
+                let (run, out) = c.into_inner().unwrap_or_else(|e| e.into_inner());
+                (run.len(), out)
+            })
+            .collect();
+        self.b.strings = global;
+        let mut first_err = None;
+        for (_, o) in &outs {
+            if let Some(e) = &o.err
+                && e.message != "loading cancelled"
+            {
+                first_err = Some(e.clone());
+                break;
+            }
+        }
+        if let Some(e) = first_err.or_else(|| outs.iter().find_map(|(_, o)| o.err.clone())) {
+            return Err(e);
+        }
+        let used: Vec<usize> = outs.iter().map(|(n, _)| *n).collect();
+        let starts = self.b.compact_slots(first, &counts, &used);
+
+        // Strings first seen during the walk join the capture's table, in first-seen order.
+        let extra = extra.into_inner().unwrap_or_else(|e| e.into_inner());
+        let map: Vec<StrId> = extra.iter().map(|(_, s)| self.b.intern(s)).collect();
+        let fix = |id: StrId| -> StrId {
+            if id.0 & EXTRA != 0 {
+                map.get((id.0 & !EXTRA) as usize)
+                    .copied()
+                    .unwrap_or(StrId::EMPTY)
+            } else {
+                id
+            }
+        };
+        let (mut clamped, mut clamp_at, mut negative, mut far) = (0u64, 0usize, 0u64, 0u64);
+        for (u, (_, o)) in outs.into_iter().enumerate() {
+            let (pi, li) = units[u];
+            let track = preps[pi].tracks[li];
+            let base = starts[u];
+            self.flows.extend(
+                o.flows
+                    .iter()
+                    .map(|&(id, ph, st, i)| (id, ph, st, base + i)),
+            );
+            self.launches.extend_from_slice(&o.launches);
+            for (g, s) in o.step_names {
+                self.step_names.entry(g).or_insert(fix(s));
+            }
+            for (name, n, dur) in o.aggregated {
+                self.b.add_aggregated(track, name, n, dur);
+            }
+            if clamped == 0 {
+                clamp_at = o.clamp_at;
+            }
+            clamped += o.clamped;
+            negative += o.negative;
+            far += o.far;
+        }
+        self.b.warn_n(
+            "time_out_of_range",
+            format!("event time beyond ±2^61 ps clamped (first near byte {clamp_at})"),
+            clamped,
+        );
+        self.b.warn_n(
+            "negative_duration",
+            "slice with negative duration clamped to 0".into(),
+            negative,
+        );
+        self.b.warn_n(
+            "args_beyond_2gib",
+            "stats of events beyond byte 2^31 of the file not kept (their metadata stats are)"
+                .into(),
+            far,
+        );
+        self.progress.update(
+            self.progress.bytes_total.load(Ordering::Relaxed),
+            done.load(Ordering::Relaxed),
+        );
+        Ok(derived
+            .into_iter()
+            .map(|d| {
+                let mut lines = d.into_inner().unwrap_or_else(|e| e.into_inner());
+                for l in &mut lines {
+                    for e in &mut l.events {
+                        e.name = fix(e.name);
+                        e.long_name = fix(e.long_name);
+                    }
+                }
+                lines
+            })
+            .collect())
     }
 
     fn push_derived(&mut self, proc_: u32, line: &DerivedLine) {
@@ -536,18 +912,26 @@ impl<'p> Decoder<'p> {
         let k_n = self.b.intern("num_launches");
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
+        self.dedup_derived.reset();
         for (i, e) in line.events.iter().enumerate() {
             self.stat_buf.clear();
             if let Some(g) = e.group {
                 self.stat_buf.push((k_group, ArgValue::I64(g)));
             }
-            if e.long_name != StrId::EMPTY {
+            // Step names come from host planes, known once every plane is read.
+            let long = match (kind, e.group) {
+                (DerivedKind::Steps, Some(g)) if e.long_name == StrId::EMPTY => {
+                    self.step_names.get(&g).copied().unwrap_or(StrId::EMPTY)
+                }
+                _ => e.long_name,
+            };
+            if long != StrId::EMPTY {
                 let k = if kind == DerivedKind::Steps {
                     k_step
                 } else {
                     self.k_long_name
                 };
-                self.stat_buf.push((k, ArgValue::Str(e.long_name)));
+                self.stat_buf.push((k, ArgValue::Str(long)));
             }
             if let Some(&(n, mx, avg)) = line.launch.get(i) {
                 self.stat_buf.push((k_n, ArgValue::U64(n)));

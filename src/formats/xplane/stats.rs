@@ -95,6 +95,12 @@ impl<T: Copy + Default> IdTable<T> {
         t
     }
 
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.dense.capacity() * std::mem::size_of::<Option<T>>()
+            + self.sparse.capacity() * (std::mem::size_of::<(i64, T)>() + 1)
+    }
+
     /// The value for `id`, if present.
     #[inline(always)]
     pub fn get(&self, id: i64) -> Option<T> {
@@ -126,6 +132,11 @@ impl StatTable {
         StatTable {
             table: IdTable::from_pairs(pairs),
         }
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.table.heap_bytes()
     }
 
     /// Interned name of stat metadata `id` (empty when unknown) and its role.
@@ -227,19 +238,46 @@ pub fn resolve(v: RawValue<'_>, table: &StatTable, strings: &mut Interner) -> Ar
 fn resolve_str(v: RawValue<'_>, strings: &mut Interner) -> ArgValue {
     match v {
         RawValue::Str(b) => ArgValue::Str(strings.intern_lossy(b)),
-        RawValue::Compressed(b) => {
-            let mut out = Vec::new();
-            let ok = flate2::read::MultiGzDecoder::new(b)
-                .take(MAX_INFLATED)
-                .read_to_end(&mut out)
-                .is_ok();
-            if ok && (out.len() as u64) < MAX_INFLATED {
-                ArgValue::Str(strings.intern_lossy(&out))
-            } else {
-                ArgValue::Bytes(b.len() as u64)
-            }
-        }
+        RawValue::Compressed(b) => match inflate(v) {
+            Some(out) => ArgValue::Str(strings.intern_lossy(&out)),
+            None => ArgValue::Bytes(b.len() as u64),
+        },
         _ => ArgValue::Null,
+    }
+}
+
+/// The text of a `compressed_str_value` (gzip) when it inflates to under 1 MiB.
+pub fn inflate(v: RawValue<'_>) -> Option<Vec<u8>> {
+    let RawValue::Compressed(b) = v else {
+        return None;
+    };
+    let mut out = Vec::new();
+    let ok = flate2::read::MultiGzDecoder::new(b)
+        .take(MAX_INFLATED)
+        .read_to_end(&mut out)
+        .is_ok();
+    (ok && (out.len() as u64) < MAX_INFLATED).then_some(out)
+}
+
+/// Resolves a raw value against a finished capture's strings (read-only): what lazy args
+/// decoding does. String values were interned by the loader; one that is not found (it
+/// cannot happen for a file the loader read) shows as opaque bytes.
+pub fn resolve_ro(v: RawValue<'_>, table: &StatTable, strings: &Interner) -> ArgValue {
+    let look = |b: &[u8]| match std::str::from_utf8(b) {
+        Ok(s) => strings.lookup(s),
+        Err(_) => strings.lookup(&String::from_utf8_lossy(b)),
+    };
+    match v {
+        RawValue::Str(b) => look(b).map_or(ArgValue::Bytes(b.len() as u64), ArgValue::Str),
+        RawValue::Compressed(b) => inflate(v)
+            .and_then(|s| look(&s))
+            .map_or(ArgValue::Bytes(b.len() as u64), ArgValue::Str),
+        RawValue::None => ArgValue::Null,
+        RawValue::F64(x) => ArgValue::F64(x),
+        RawValue::U64(x) => ArgValue::U64(x),
+        RawValue::I64(x) => ArgValue::I64(x),
+        RawValue::Bytes(b) => ArgValue::Bytes(b.len() as u64),
+        RawValue::Ref(r) => ArgValue::Str(table.get(r as i64).0),
     }
 }
 

@@ -1,0 +1,237 @@
+//! Reserved runs of slice slots that loader threads fill in parallel (the XPlane loader gives
+//! each line its own run, sized by the first pass), then compacted in run order.
+
+use super::args::ArgsRef;
+use super::builder::CaptureBuilder;
+use super::capture::Ps;
+use super::category::Category;
+use super::strings::StrId;
+
+/// One run of reserved slots: the columns a single thread writes, in order.
+#[derive(Debug)]
+pub struct SliceSlots<'a> {
+    track: &'a mut [u32],
+    start: &'a mut [Ps],
+    dur: &'a mut [Ps],
+    name: &'a mut [StrId],
+    cat: &'a mut [StrId],
+    kind: &'a mut [Category],
+    args: &'a mut [ArgsRef],
+    corr: &'a mut [u64],
+    len: usize,
+}
+
+impl SliceSlots<'_> {
+    /// Slots filled so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when none is filled.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Slots reserved.
+    pub fn capacity(&self) -> usize {
+        self.track.len()
+    }
+
+    /// Fills the next slot; returns its index within the run, or `None` when the run is full.
+    /// `dur` must be ≥ 0 and `kind` the category of `cat` ([`CaptureBuilder::category`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn push(
+        &mut self,
+        track: u32,
+        start: Ps,
+        dur: Ps,
+        name: StrId,
+        cat: StrId,
+        kind: Category,
+        args: ArgsRef,
+        corr: u64,
+    ) -> Option<u32> {
+        let i = self.len;
+        if i >= self.track.len() {
+            return None;
+        }
+        debug_assert!(dur >= 0);
+        self.track[i] = track;
+        self.start[i] = start;
+        self.dur[i] = dur;
+        self.name[i] = name;
+        self.cat[i] = cat;
+        self.kind[i] = kind;
+        self.args[i] = args;
+        self.corr[i] = corr;
+        self.len = i + 1;
+        Some(i as u32)
+    }
+}
+
+/// Splits `s` into consecutive runs of the given lengths (their sum must be `s.len()`).
+fn split_runs<'a, T>(mut s: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(counts.len());
+    for &n in counts {
+        let (a, b) = std::mem::take(&mut s).split_at_mut(n);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
+impl CaptureBuilder {
+    /// Appends `counts.iter().sum()` empty slice slots and splits them into one run per count,
+    /// to be filled from any thread. Raw slice ids of run `i` start at the returned first id plus
+    /// the sum of the earlier counts until [`CaptureBuilder::compact_slots`] closes the gaps.
+    pub fn slots(&mut self, counts: &[usize]) -> (u32, Vec<SliceSlots<'_>>) {
+        let first = self.s.start.len();
+        let total: usize = counts.iter().sum();
+        let n = first + total;
+        let s = &mut self.s;
+        self.s_track.resize(n, 0);
+        s.start.resize(n, 0);
+        s.dur.resize(n, 0);
+        s.name.resize(n, StrId::EMPTY);
+        s.cat.resize(n, StrId::EMPTY);
+        s.kind.resize(n, Category::Other);
+        s.args.resize(n, ArgsRef::NONE);
+        s.corr.resize(n, 0);
+        s.flags.resize(n, 0);
+        let mut track = split_runs(&mut self.s_track[first..], counts).into_iter();
+        let mut start = split_runs(&mut s.start[first..], counts).into_iter();
+        let mut dur = split_runs(&mut s.dur[first..], counts).into_iter();
+        let mut name = split_runs(&mut s.name[first..], counts).into_iter();
+        let mut cat = split_runs(&mut s.cat[first..], counts).into_iter();
+        let mut kind = split_runs(&mut s.kind[first..], counts).into_iter();
+        let mut args = split_runs(&mut s.args[first..], counts).into_iter();
+        let mut corr = split_runs(&mut s.corr[first..], counts).into_iter();
+        let mut runs = Vec::with_capacity(counts.len());
+        while let (Some(track), Some(start), Some(dur), Some(name)) =
+            (track.next(), start.next(), dur.next(), name.next())
+        {
+            let (Some(cat), Some(kind), Some(args), Some(corr)) =
+                (cat.next(), kind.next(), args.next(), corr.next())
+            else {
+                break;
+            };
+            runs.push(SliceSlots {
+                track,
+                start,
+                dur,
+                name,
+                cat,
+                kind,
+                args,
+                corr,
+                len: 0,
+            });
+        }
+        (first as u32, runs)
+    }
+
+    /// Closes the gaps left by runs filled below their count: run `i` (reserved `counts[i]`
+    /// slots from `first` on, `used[i]` filled) moves down to follow run `i − 1`. Returns the
+    /// new first raw id of each run.
+    pub fn compact_slots(&mut self, first: u32, counts: &[usize], used: &[usize]) -> Vec<u32> {
+        fn shift<T: Copy>(v: &mut Vec<T>, moves: &[(usize, usize, usize)], end: usize) {
+            for &(from, to, n) in moves {
+                if from != to {
+                    v.copy_within(from..from + n, to);
+                }
+            }
+            v.truncate(end);
+        }
+        let mut moves = Vec::with_capacity(counts.len());
+        let mut starts = Vec::with_capacity(counts.len());
+        let (mut from, mut to) = (first as usize, first as usize);
+        for (&c, &u) in counts.iter().zip(used) {
+            let u = u.min(c);
+            moves.push((from, to, u));
+            starts.push(to as u32);
+            from += c;
+            to += u;
+        }
+        let s = &mut self.s;
+        shift(&mut self.s_track, &moves, to);
+        shift(&mut s.start, &moves, to);
+        shift(&mut s.dur, &moves, to);
+        shift(&mut s.name, &moves, to);
+        shift(&mut s.cat, &moves, to);
+        shift(&mut s.kind, &moves, to);
+        shift(&mut s.args, &moves, to);
+        shift(&mut s.corr, &moves, to);
+        shift(&mut s.flags, &moves, to);
+        starts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, Key, SourceInfo, TrackKind};
+
+    #[test]
+    fn runs_fill_in_parallel_and_compact_in_order() {
+        let mut b = CaptureBuilder::new();
+        let p = b.process(Key::Int(1));
+        let t0 = b.track(p, Key::Int(1), TrackKind::Thread);
+        let t1 = b.track(p, Key::Int(2), TrackKind::Thread);
+        let name = b.intern("x");
+        let counts = [3, 0, 4];
+        let (first, mut runs) = b.slots(&counts);
+        assert_eq!(first, 0);
+        std::thread::scope(|sc| {
+            let mut it = runs.iter_mut();
+            let (r0, _r1, r2) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            sc.spawn(move || {
+                for k in 0..2 {
+                    r0.push(
+                        t0,
+                        k * 10,
+                        5,
+                        name,
+                        StrId::EMPTY,
+                        Category::Other,
+                        ArgsRef::NONE,
+                        0,
+                    );
+                }
+            });
+            for k in 0..4 {
+                r2.push(
+                    t1,
+                    k * 10,
+                    5,
+                    name,
+                    StrId::EMPTY,
+                    Category::Other,
+                    ArgsRef::NONE,
+                    7,
+                );
+            }
+            assert!(
+                r2.push(
+                    t1,
+                    0,
+                    0,
+                    name,
+                    StrId::EMPTY,
+                    Category::Other,
+                    ArgsRef::NONE,
+                    0
+                )
+                .is_none()
+            );
+        });
+        let used: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+        drop(runs);
+        assert_eq!(b.compact_slots(first, &counts, &used), vec![0, 2, 2]);
+        assert_eq!(b.slice_count(), 6);
+        let c = b.finish(SourceInfo::default(), Format::Chrome);
+        assert_eq!(c.tracks[t0 as usize].slices, (0, 2));
+        assert_eq!(c.tracks[t1 as usize].slices, (2, 6));
+        assert_eq!(c.slices.corr[2..], [7, 7, 7, 7]);
+    }
+}
