@@ -4,7 +4,7 @@
 use super::args::{ArgsArena, ArgsRef};
 use super::capture::*;
 use super::category::Category;
-use super::nesting::assign_lanes;
+use super::nesting::{LaneCols, assign_lanes_cols};
 use super::strings::{Interner, StrId};
 use rustc_hash::FxHashMap;
 
@@ -430,34 +430,43 @@ impl CaptureBuilder {
 
     /// Sorts, nests and links everything into an immutable capture.
     pub fn finish(mut self, source: SourceInfo, format: Format) -> Capture {
-        // Latest time seen, to close unfinished slices.
-        let mut max_t = i64::MIN;
-        for i in 0..self.s.start.len() {
-            max_t = max_t.max(self.s.start[i] + self.s.dur[i]);
-        }
-        for &t in &self.inst.ts {
-            max_t = max_t.max(t);
-        }
-        for c in &self.counters {
-            for &t in &c.ts {
-                max_t = max_t.max(t);
+        let tt = std::time::Instant::now();
+        let timing = std::env::var_os("TRACETUI_TIMING").is_some();
+        let lap = |what: &str| {
+            if timing {
+                eprintln!("finish: {what} at {:?}", tt.elapsed());
             }
-        }
+        };
         let mut open: Vec<(u32, Open)> = Vec::new();
         for (t, v) in std::mem::take(&mut self.open) {
             open.extend(v.into_iter().map(|o| (t, o)));
         }
         open.sort_by_key(|(t, o)| (*t, o.ts));
-        for &(_, o) in &open {
-            max_t = max_t.max(o.ts);
-        }
         let mut async_open: Vec<(Open, u32)> = std::mem::take(&mut self.async_open)
             .into_values()
             .flatten()
             .collect();
         async_open.sort_by_key(|(o, t)| (*t, o.ts));
-        for (o, _) in &async_open {
-            max_t = max_t.max(o.ts);
+        // Latest time seen, to close unfinished slices (only needed when there are some).
+        let mut max_t = i64::MIN;
+        if !open.is_empty() || !async_open.is_empty() {
+            for i in 0..self.s.start.len() {
+                max_t = max_t.max(self.s.start[i] + self.s.dur[i]);
+            }
+            for &t in &self.inst.ts {
+                max_t = max_t.max(t);
+            }
+            for c in &self.counters {
+                for &t in &c.ts {
+                    max_t = max_t.max(t);
+                }
+            }
+            for &(_, o) in &open {
+                max_t = max_t.max(o.ts);
+            }
+            for (o, _) in &async_open {
+                max_t = max_t.max(o.ts);
+            }
         }
         if !open.is_empty() {
             let n = open.len() as u64;
@@ -484,20 +493,34 @@ impl CaptureBuilder {
             }
         }
 
+        lap("max_t");
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
         let presorted = {
             let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
-            (1..n).all(|i| {
-                (tr[i - 1], st[i - 1]) < (tr[i], st[i])
-                    || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
-            })
+            let in_order = |r: std::ops::Range<usize>| {
+                r.into_iter().all(|i| {
+                    (tr[i - 1], st[i - 1]) < (tr[i], st[i])
+                        || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
+                })
+            };
+            if n >= PARALLEL_MIN_SLICES && parallelism() > 1 {
+                let mid = n / 2;
+                std::thread::scope(|sc| {
+                    let h = sc.spawn(|| in_order(mid.max(1)..n));
+                    let a = in_order(1..mid.max(1));
+                    a & h.join().unwrap_or(false)
+                })
+            } else {
+                in_order(1..n)
+            }
         };
-        if !presorted {
-            order = sort_slice_order(&self.s_track, &self.s.start, &self.s.dur, self.tracks.len());
-        }
+        let order = if presorted {
+            Vec::new()
+        } else {
+            sort_slice_order(&self.s_track, &self.s.start, &self.s.dur, self.tracks.len())
+        };
         let sorted = order.windows(2).all(|w| w[0] < w[1]);
         let mut raw_to_new: Vec<u32> = Vec::new();
         if !sorted {
@@ -540,6 +563,7 @@ impl CaptureBuilder {
             }
         }
         drop(order);
+        lap("sorted");
         let map_raw = |raw: u32| -> u32 {
             if raw_to_new.is_empty() {
                 raw
@@ -558,16 +582,13 @@ impl CaptureBuilder {
             }
             self.tracks[t].slices = (lo as u32, i as u32);
         }
+        // Zeroed allocations: every element is written by `assign_lanes_cols`.
         self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];
-        self.s.parent = vec![NO_SLICE; n];
-        for t in 0..nt {
-            let (lo, hi) = self.tracks[t].slices;
-            let (lanes, max_depth) = assign_lanes(&mut self.s, lo as usize, hi as usize);
-            self.tracks[t].lanes = lanes;
-            self.tracks[t].max_depth = max_depth;
-        }
+        self.s.parent = vec![0; n];
+        self.assign_all_lanes();
 
+        lap("lanes");
         // Instants by (track, ts).
         let ni = self.inst.ts.len();
         let mut iorder: Vec<u32> = (0..ni as u32).collect();
@@ -671,6 +692,7 @@ impl CaptureBuilder {
             );
         }
 
+        lap("flows");
         // Span.
         let mut lo_t = i64::MAX;
         let mut hi_t = i64::MIN;
@@ -698,6 +720,7 @@ impl CaptureBuilder {
             );
         }
         self.args.shrink();
+        lap("span");
         Capture {
             source,
             format: Some(format),
@@ -715,6 +738,60 @@ impl CaptureBuilder {
             metadata: self.metadata,
             warnings: self.warnings,
         }
+    }
+}
+
+impl CaptureBuilder {
+    /// Lanes, depths and parents of every track, the tracks split over two threads (at a track
+    /// boundary near the middle slice) for large captures.
+    fn assign_all_lanes(&mut self) {
+        let n = self.s.start.len();
+        let tracks = &mut self.tracks;
+        let Slices {
+            start,
+            dur,
+            depth,
+            lane,
+            parent,
+            ..
+        } = &mut self.s;
+        let run = |tracks: &mut [Track],
+                   start: &[Ps],
+                   dur: &[Ps],
+                   depth: &mut [u16],
+                   lane: &mut [u16],
+                   parent: &mut [u32],
+                   first: usize| {
+            for t in tracks {
+                let (lo, hi) = (t.slices.0 as usize - first, t.slices.1 as usize - first);
+                let cols = LaneCols {
+                    start: &start[lo..hi],
+                    dur: &dur[lo..hi],
+                    depth: &mut depth[lo..hi],
+                    lane: &mut lane[lo..hi],
+                    parent: &mut parent[lo..hi],
+                };
+                let (lanes, max_depth) = assign_lanes_cols(cols, t.slices.0);
+                t.lanes = lanes;
+                t.max_depth = max_depth;
+            }
+        };
+        // First track ending past the middle: tracks before it go to the second thread.
+        let k = tracks.partition_point(|t| (t.slices.1 as usize) <= n / 2);
+        let cut = tracks.get(k).map_or(n, |t| t.slices.0 as usize);
+        if n < PARALLEL_MIN_SLICES || parallelism() < 2 || k == 0 {
+            run(tracks, start, dur, depth, lane, parent, 0);
+            return;
+        }
+        let (ta, tb) = tracks.split_at_mut(k);
+        let (da, db) = depth.split_at_mut(cut);
+        let (la, lb) = lane.split_at_mut(cut);
+        let (pa, pb) = parent.split_at_mut(cut);
+        let (start, dur) = (&start[..], &dur[..]);
+        std::thread::scope(|sc| {
+            sc.spawn(|| run(ta, start, dur, da, la, pa, 0));
+            run(tb, &start[cut..], &dur[cut..], db, lb, pb, cut);
+        });
     }
 }
 

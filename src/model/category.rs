@@ -2,6 +2,7 @@
 
 /// What kind of activity an event records. The raw category string is kept beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum Category {
     /// CPU operator (`cpu_op`, legacy `Operator`).
     CpuOp,

@@ -10,16 +10,63 @@ use super::capture::{NO_SLICE, Ps, Slices};
 /// Fills `depth`, `parent` and `lane` for slices `[lo, hi)` of one track; returns
 /// (number of lanes, max depth).
 pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
-    if lo >= hi {
+    let Slices {
+        start,
+        dur,
+        depth,
+        lane,
+        parent,
+        ..
+    } = s;
+    let cols = LaneCols {
+        start: &start[lo..hi],
+        dur: &dur[lo..hi],
+        depth: &mut depth[lo..hi],
+        lane: &mut lane[lo..hi],
+        parent: &mut parent[lo..hi],
+    };
+    assign_lanes_cols(cols, lo as u32)
+}
+
+/// The columns of one track's slices that lane assignment reads and writes.
+pub struct LaneCols<'a> {
+    /// Starts (sorted).
+    pub start: &'a [Ps],
+    /// Durations.
+    pub dur: &'a [Ps],
+    /// Written: nesting depth.
+    pub depth: &'a mut [u16],
+    /// Written: drawn row.
+    pub lane: &'a mut [u16],
+    /// Written: enclosing slice id (`first` + index), or `NO_SLICE`.
+    pub parent: &'a mut [u32],
+}
+
+/// [`assign_lanes`] over one track's columns; `first` is the id of its first slice. Tracks are
+/// independent, so `finish` runs them on several threads.
+pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
+    let n = c.start.len();
+    if n == 0 {
         return (0, 0);
     }
+    let (lo, hi) = (first as usize, first as usize + n);
+    let LaneCols {
+        start,
+        dur,
+        depth,
+        lane,
+        parent,
+    } = c;
+    // Index helpers in absolute ids, as the algorithm below is written.
+    let st_of = |i: usize| start[i - lo];
+    let du_of = |i: usize| dur[i - lo];
     // Per group: stack of (end, slice id).
     let mut groups: Vec<Vec<(Ps, u32)>> = vec![Vec::new()];
     let mut group_of: Vec<u16> = Vec::with_capacity(hi - lo);
     let mut group_depth: Vec<u16> = vec![0];
     for i in lo..hi {
-        let st = s.start[i];
-        let en = st + s.dur[i];
+        let st = st_of(i);
+        let en = st + du_of(i);
         let mut placed = None;
         for (g, stack) in groups.iter_mut().enumerate() {
             while let Some(&(e, _)) = stack.last() {
@@ -32,10 +79,10 @@ pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
             match stack.last() {
                 Some(&(e, _)) if en > e => continue,
                 top => {
-                    let parent = top.map(|t| t.1).unwrap_or(NO_SLICE);
+                    let parent_id = top.map(|t| t.1).unwrap_or(NO_SLICE);
                     let d = stack.len() as u16;
-                    s.parent[i] = parent;
-                    s.depth[i] = d;
+                    parent[i - lo] = parent_id;
+                    depth[i - lo] = d;
                     stack.push((en, i as u32));
                     placed = Some(g);
                     if d > group_depth[g] {
@@ -50,8 +97,8 @@ pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
             None => {
                 groups.push(vec![(en, i as u32)]);
                 group_depth.push(0);
-                s.parent[i] = NO_SLICE;
-                s.depth[i] = 0;
+                parent[i - lo] = NO_SLICE;
+                depth[i - lo] = 0;
                 groups.len() - 1
             }
         };
@@ -64,10 +111,10 @@ pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
         acc += u32::from(d) + 1;
     }
     let mut max_depth = 0;
-    for (k, i) in (lo..hi).enumerate() {
-        let lane = base[group_of[k] as usize] + u32::from(s.depth[i]);
-        s.lane[i] = lane.min(u32::from(u16::MAX)) as u16;
-        max_depth = max_depth.max(s.depth[i]);
+    for k in 0..n {
+        let l = base[group_of[k] as usize] + u32::from(depth[k]);
+        lane[k] = l.min(u32::from(u16::MAX)) as u16;
+        max_depth = max_depth.max(depth[k]);
     }
     (acc.min(u32::from(u16::MAX)) as u16, max_depth)
 }

@@ -70,6 +70,51 @@ impl SliceSlots<'_> {
     }
 }
 
+/// Column types whose all-zero bit pattern is a valid value.
+///
+/// # Safety
+/// Implementors must be valid (and meaningful as a placeholder) when every byte is zero.
+unsafe trait ZeroValid: Copy {}
+// SAFETY: plain integers, and newtypes / a `repr(u8)` enum whose 0 is a valid value.
+unsafe impl ZeroValid for u8 {}
+unsafe impl ZeroValid for u32 {}
+unsafe impl ZeroValid for u64 {}
+unsafe impl ZeroValid for i64 {}
+unsafe impl ZeroValid for StrId {}
+unsafe impl ZeroValid for ArgsRef {}
+unsafe impl ZeroValid for Category {}
+
+/// A vector of `n` zero values from zeroed allocation: fresh pages come zero from the kernel,
+/// so nothing is written here and each page is first touched by the thread that fills it.
+fn zeroed<T: ZeroValid>(n: usize) -> Vec<T> {
+    use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
+    if n == 0 || std::mem::size_of::<T>() == 0 {
+        return Vec::new();
+    }
+    let Ok(layout) = Layout::array::<T>(n) else {
+        panic!("slice slots: {n} elements overflow the address space");
+    };
+    // SAFETY: the layout has a non-zero size; the memory is zeroed, which `ZeroValid` makes a
+    // valid `T` for all `n` elements; the vector takes ownership with the same layout.
+    unsafe {
+        let p = alloc_zeroed(layout).cast::<T>();
+        if p.is_null() {
+            handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(p, n, n)
+    }
+}
+
+/// Grows `v` to `n` elements of `fill`, or, when it is empty, replaces it with zeroed memory
+/// (every slot is written before it is read, or removed by `compact_slots`).
+fn grow<T: ZeroValid>(v: &mut Vec<T>, n: usize, fill: T) {
+    if v.is_empty() {
+        *v = zeroed(n);
+    } else {
+        v.resize(n, fill);
+    }
+}
+
 /// Splits `s` into consecutive runs of the given lengths (their sum must be `s.len()`).
 fn split_runs<'a, T>(mut s: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
     let mut out = Vec::with_capacity(counts.len());
@@ -90,15 +135,15 @@ impl CaptureBuilder {
         let total: usize = counts.iter().sum();
         let n = first + total;
         let s = &mut self.s;
-        self.s_track.resize(n, 0);
-        s.start.resize(n, 0);
-        s.dur.resize(n, 0);
-        s.name.resize(n, StrId::EMPTY);
-        s.cat.resize(n, StrId::EMPTY);
-        s.kind.resize(n, Category::Other);
-        s.args.resize(n, ArgsRef::NONE);
-        s.corr.resize(n, 0);
-        s.flags.resize(n, 0);
+        grow(&mut self.s_track, n, 0);
+        grow(&mut s.start, n, 0);
+        grow(&mut s.dur, n, 0);
+        grow(&mut s.name, n, StrId::EMPTY);
+        grow(&mut s.cat, n, StrId::EMPTY);
+        grow(&mut s.kind, n, Category::Other);
+        grow(&mut s.args, n, ArgsRef::NONE);
+        grow(&mut s.corr, n, 0);
+        grow(&mut s.flags, n, 0);
         let mut track = split_runs(&mut self.s_track[first..], counts).into_iter();
         let mut start = split_runs(&mut s.start[first..], counts).into_iter();
         let mut dur = split_runs(&mut s.dur[first..], counts).into_iter();

@@ -294,7 +294,7 @@ impl Walk<'_> {
                     (3, VARINT) => dur = er.varint()? as i64,
                     (4, LEN) => {
                         nstats += 1;
-                        let (smid, raw) = stats::read_stat(er.sub()?)?;
+                        let (smid, raw) = stats::read_stat_fast(er.sub()?)?;
                         let role = table.get(smid).1;
                         if role == Role::None {
                             // Only interned, so that lazy reads of this event find it.
@@ -477,7 +477,9 @@ impl<'p> Decoder<'p> {
             preps.push(prep);
             tables.push(t);
         }
+        let t0 = std::time::Instant::now();
         let derived = self.walk(space, &preps, &tables)?;
+        let t1 = t0.elapsed();
         // Derived lines after all raw tracks, plane by plane.
         let total: usize = derived
             .iter()
@@ -485,12 +487,22 @@ impl<'p> Decoder<'p> {
             .map(|l| l.events.len())
             .sum();
         self.b.reserve_slices(total);
+        if std::env::var_os("TRACETUI_TIMING").is_some() {
+            eprintln!("xplane: reserved {total} at {:?}", t0.elapsed());
+        }
         for (prep, lines) in preps.iter().zip(&derived) {
             for l in lines {
                 self.push_derived(prep.proc_, l);
             }
         }
         drop(derived);
+        if std::env::var_os("TRACETUI_TIMING").is_some() {
+            eprintln!(
+                "xplane: walk {:?}, push derived {:?}",
+                t1,
+                t0.elapsed() - t1
+            );
+        }
         for e in &space.errors {
             let m = String::from_utf8_lossy(e).into_owned();
             self.b.warn("xspace_error", format!("profiler error: {m}"));
@@ -741,9 +753,19 @@ impl<'p> Decoder<'p> {
             .into_iter()
             .map(|r| Mutex::new((r, UnitOut::default())))
             .collect();
-        // Largest units first, so the last ones to finish are short.
+        // Largest units (in bytes) first, so the last ones to finish are short; lines of GPU
+        // planes that get derived timelines count double (their plane's derivation follows).
+        let cost = |u: usize| {
+            let (pi, li) = units[u];
+            let bytes = space.planes[pi].lines[li].r.data().len();
+            if preps[pi].collect_dev {
+                bytes * 2
+            } else {
+                bytes
+            }
+        };
         let mut order: Vec<usize> = (0..units.len()).collect();
-        order.sort_by_key(|&u| std::cmp::Reverse(counts[u]));
+        order.sort_by_key(|&u| (std::cmp::Reverse(cost(u)), u));
         let next = AtomicUsize::new(0);
         let work = || {
             let mut names = SharedNames {
@@ -792,6 +814,7 @@ impl<'p> Decoder<'p> {
             }
         };
         let threads = self.threads.min(units.len()).max(1);
+        let t_par = std::time::Instant::now();
         if threads == 1 {
             work();
         } else {
@@ -801,6 +824,9 @@ impl<'p> Decoder<'p> {
                 }
                 work();
             });
+        }
+        if std::env::var_os("TRACETUI_TIMING").is_some() {
+            eprintln!("xplane: parallel part {:?}", t_par.elapsed());
         }
         let outs: Vec<(usize, UnitOut)> = cells
             .into_iter()
@@ -913,6 +939,7 @@ impl<'p> Decoder<'p> {
         let k_max = self.b.intern("max_launch_time_us");
         let k_avg = self.b.intern("avg_launch_time_us");
         self.dedup_derived.reset();
+        let mut args_of = Vec::with_capacity(line.events.len());
         for (i, e) in line.events.iter().enumerate() {
             self.stat_buf.clear();
             if let Some(g) = e.group {
@@ -945,8 +972,15 @@ impl<'p> Decoder<'p> {
                 self.dedup_derived
                     .block(&mut self.b.args, &self.stat_buf, ArgsRef::NONE)
             };
-            self.b
-                .add_slice(t, e.start, e.dur, e.name, StrId::EMPTY, args, 0);
+            args_of.push(args);
+        }
+        let kind_none = self.b.category(StrId::EMPTY);
+        let (_, mut runs) = self.b.slots(&[line.events.len()]);
+        if let Some(run) = runs.first_mut() {
+            for (e, &args) in line.events.iter().zip(&args_of) {
+                let dur = e.dur.max(0);
+                run.push(t, e.start, dur, e.name, StrId::EMPTY, kind_none, args, 0);
+            }
         }
     }
 

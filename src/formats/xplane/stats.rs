@@ -201,6 +201,60 @@ pub fn read_stat<'a>(mut r: Reader<'a>) -> Result<(i64, RawValue<'a>), Box<WireE
     Ok((mid, val))
 }
 
+/// [`read_stat`] for the encoding profilers write: a one-byte `metadata_id` first, then one
+/// value field that ends the message. Any other shape goes through the general reader, so
+/// the result (and every error) is the same.
+#[inline(always)]
+pub fn read_stat_fast<'a>(r: Reader<'a>) -> Result<(i64, RawValue<'a>), Box<WireError>> {
+    let d = r.data();
+    if let [0x08, mid @ 0..=0x7f, key, rest @ ..] = d {
+        let mid = i64::from(*mid);
+        match *key {
+            0x18 | 0x20 | 0x38 => {
+                if let Some(v) = varint_exact(rest) {
+                    let val = match *key {
+                        0x18 => RawValue::U64(v),
+                        0x20 => RawValue::I64(v as i64),
+                        _ => RawValue::Ref(v),
+                    };
+                    return Ok((mid, val));
+                }
+            }
+            0x11 => {
+                if let Ok(b) = <[u8; 8]>::try_from(rest) {
+                    return Ok((mid, RawValue::F64(f64::from_bits(u64::from_le_bytes(b)))));
+                }
+            }
+            0x2a => {
+                if let [n @ 0..=0x7f, text @ ..] = rest
+                    && text.len() == usize::from(*n)
+                {
+                    return Ok((mid, RawValue::Str(text)));
+                }
+            }
+            _ => {}
+        }
+    }
+    read_stat(r)
+}
+
+/// A varint that spans all of `b` (1 to 10 bytes, the 10th carrying only bit 63).
+#[inline(always)]
+fn varint_exact(b: &[u8]) -> Option<u64> {
+    let (&last, body) = b.split_last()?;
+    if last >= 0x80 || body.len() > 9 || body.iter().any(|&x| x < 0x80) {
+        return None;
+    }
+    if body.len() == 9 && last > 1 {
+        return None;
+    }
+    let mut v = 0u64;
+    for (i, &x) in body.iter().enumerate() {
+        v |= u64::from(x & 0x7f) << (7 * i);
+    }
+    Some(v | (u64::from(last) << (7 * body.len())))
+}
+
 /// Converts a prost-decoded stat (metadata stats, plane stats) to a raw value.
 pub fn raw_of(s: &XStat) -> RawValue<'_> {
     match &s.value {
@@ -340,6 +394,28 @@ mod tests {
             resolve(RawValue::Compressed(b"nope"), &t, &mut s),
             ArgValue::Bytes(4)
         );
+        // the fast reader agrees with the general one on every shape
+        for b in [
+            &[0x08, 0x05, 0x38, 0x96, 0x01][..],
+            &[0x08, 0x05, 0x38, 0x96, 0x01, 0x00],
+            &[0x08, 0x05, 0x38, 0x96],
+            &[
+                0x08, 0x05, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ],
+            &[
+                0x08, 0x05, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+            ],
+            &[0x08, 0x05, 0x20, 0x7f],
+            &[0x08, 0x05, 0x11, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f],
+            &[0x08, 0x05, 0x11, 0, 0, 0, 0, 0, 0xf8, 0x3f],
+            &[0x08, 0x05, 0x2a, 0x02, b'h', b'i'],
+            &[0x08, 0x05, 0x2a, 0x03, b'h', b'i'],
+            &[0x08, 0x05, 0x2a, 0x01, b'h', b'i'],
+            &[0x08, 0x85, 0x01, 0x38, 0x01],
+        ] {
+            let fast = read_stat_fast(Reader::new(b, 0));
+            assert_eq!(fast, read_stat(Reader::new(b, 0)), "{b:?}");
+        }
         // unknown field 9 (varint) is skipped
         let b = [0x08, 0x01, 0x48, 0x05, 0x20, 0x07];
         assert_eq!(
