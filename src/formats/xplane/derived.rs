@@ -295,27 +295,105 @@ pub fn derive_device_lines(
     strings: &mut impl NameTable,
     step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
-    // Stable sort: adaptive on the few presorted runs (one per stream line) it gets; the line
-    // index keeps the result independent of the order lines were appended in.
-    events.sort_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(b.dur.cmp(&a.dur))
-            .then(a.line.cmp(&b.line))
-    });
-    let mut steps = LineBuilder::new(DerivedKind::Steps);
-    let mut modules = LineBuilder::new(DerivedKind::XlaModules);
-    let mut ops = LineBuilder::new(DerivedKind::XlaOps);
-    let mut scope = LineBuilder::new(DerivedKind::NameScope);
-    let mut fw = LineBuilder::new(DerivedKind::FrameworkOps);
-    let mut source = LineBuilder::new(DerivedKind::Source);
-    let mut group_names: FxHashMap<i64, StrId> = FxHashMap::default();
-    let mut levels: Vec<(StrId, DerivedEvent)> = Vec::new();
+    derive_device_runs(&mut [events], strings, step_names)
+}
+
+/// [`derive_device_lines`] over the records of several lines, each in its own vector (no
+/// concatenation: the runs are sorted one by one and merged by start, longer first, then line
+/// index, which is the order one stable sort of the concatenation would give).
+pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
+    runs: &mut [R],
+    strings: &mut impl NameTable,
+    step_names: &FxHashMap<i64, StrId>,
+) -> Vec<DerivedLine> {
+    use std::cmp::Reverse;
+    let key = |e: &DevEvent| (e.start, Reverse(e.dur), e.line);
+    for r in runs.iter_mut() {
+        // Stable and adaptive: a line's records are usually in order already.
+        r.as_mut().sort_by_key(key);
+    }
+    let runs: Vec<&[DevEvent]> = runs.iter_mut().map(|r| &*r.as_mut()).collect();
+    let mut d = Deriver::default();
+    if let [one] = runs[..] {
+        for e in one {
+            d.push(e, strings, step_names);
+        }
+    } else if runs.len() <= 8 {
+        // Few lines (GPU streams): pick the smallest head by a linear scan.
+        let mut pos = vec![0usize; runs.len()];
+        loop {
+            let mut best: Option<(usize, (Ps, Reverse<Ps>, u16))> = None;
+            for (k, r) in runs.iter().enumerate() {
+                if let Some(e) = r.get(pos[k]) {
+                    let kk = key(e);
+                    if best.is_none_or(|(_, b)| kk < b) {
+                        best = Some((k, kk));
+                    }
+                }
+            }
+            let Some((k, _)) = best else { break };
+            d.push(&runs[k][pos[k]], strings, step_names);
+            pos[k] += 1;
+        }
+    } else {
+        let mut heap = std::collections::BinaryHeap::with_capacity(runs.len());
+        for (k, r) in runs.iter().enumerate() {
+            if let Some(e) = r.first() {
+                heap.push(Reverse((key(e), k, 0usize)));
+            }
+        }
+        while let Some(Reverse((_, k, i))) = heap.pop() {
+            let e = &runs[k][i];
+            d.push(e, strings, step_names);
+            if let Some(n) = runs[k].get(i + 1) {
+                heap.push(Reverse((key(n), k, i + 1)));
+            }
+        }
+    }
+    d.finish()
+}
+
+/// The state of one plane's derivation, fed its events in time order.
+struct Deriver {
+    steps: LineBuilder,
+    modules: LineBuilder,
+    ops: LineBuilder,
+    scope: LineBuilder,
+    fw: LineBuilder,
+    source: LineBuilder,
+    group_names: FxHashMap<i64, StrId>,
+    levels: Vec<(StrId, DerivedEvent)>,
     // Split names cached per interned op string (no per-event allocation).
-    let mut op_levels: FxHashMap<StrId, Vec<StrId>> = FxHashMap::default();
-    let mut tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)> = FxHashMap::default();
-    let mut buf = String::new();
-    for e in events.iter() {
+    op_levels: FxHashMap<StrId, Vec<StrId>>,
+    tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)>,
+    buf: String,
+}
+
+impl Default for Deriver {
+    fn default() -> Self {
+        Deriver {
+            steps: LineBuilder::new(DerivedKind::Steps),
+            modules: LineBuilder::new(DerivedKind::XlaModules),
+            ops: LineBuilder::new(DerivedKind::XlaOps),
+            scope: LineBuilder::new(DerivedKind::NameScope),
+            fw: LineBuilder::new(DerivedKind::FrameworkOps),
+            source: LineBuilder::new(DerivedKind::Source),
+            group_names: FxHashMap::default(),
+            levels: Vec::new(),
+            op_levels: FxHashMap::default(),
+            tf_ops: FxHashMap::default(),
+            buf: String::new(),
+        }
+    }
+}
+
+impl Deriver {
+    fn push(
+        &mut self,
+        e: &DevEvent,
+        strings: &mut impl NameTable,
+        step_names: &FxHashMap<i64, StrId>,
+    ) {
         let base = DerivedEvent {
             start: e.start,
             dur: e.dur,
@@ -324,11 +402,12 @@ pub fn derive_device_lines(
             group: e.group(),
         };
         if let Some(g) = e.group() {
-            let name = *group_names.entry(g).or_insert_with(|| {
+            let buf = &mut self.buf;
+            let name = *self.group_names.entry(g).or_insert_with(|| {
                 use std::fmt::Write;
                 buf.clear();
                 let _ = write!(buf, "{g}");
-                strings.intern(&buf)
+                strings.intern(buf)
             });
             let long = step_names.get(&g).copied().unwrap_or(StrId::EMPTY);
             let ev = DerivedEvent {
@@ -336,45 +415,54 @@ pub fn derive_device_lines(
                 long_name: long,
                 ..base
             };
-            if steps.expand_or_add(0, name, ev, StrId::EMPTY, true) {
+            if self.steps.expand_or_add(0, name, ev, StrId::EMPTY, true) {
                 // Steps → XLA Modules → {Name Scope → Ops, XLA Ops}
-                for l in [&mut modules, &mut ops, &mut scope, &mut fw] {
+                for l in [
+                    &mut self.modules,
+                    &mut self.ops,
+                    &mut self.scope,
+                    &mut self.fw,
+                ] {
                     l.reset_from(0);
                 }
             }
         }
         if !e.kernel {
-            continue;
+            return;
         }
         if e.hlo_module != StrId::EMPTY {
             let ev = DerivedEvent {
                 name: e.hlo_module,
                 ..base
             };
-            if modules.expand_or_add(0, e.hlo_module, ev, StrId::EMPTY, false) {
-                for l in [&mut ops, &mut scope, &mut fw] {
+            if self
+                .modules
+                .expand_or_add(0, e.hlo_module, ev, StrId::EMPTY, false)
+            {
+                for l in [&mut self.ops, &mut self.scope, &mut self.fw] {
                     l.reset_from(0);
                 }
             }
         }
         if e.hlo_op != StrId::EMPTY {
-            let parts = op_levels.entry(e.hlo_op).or_insert_with(|| {
+            let parts = self.op_levels.entry(e.hlo_op).or_insert_with(|| {
                 let full = strings.text(e.hlo_op);
                 full.split("::")
                     .filter(|p| !p.is_empty())
                     .map(|p| strings.intern(p))
                     .collect()
             });
-            levels.clear();
-            levels.extend(
+            self.levels.clear();
+            self.levels.extend(
                 parts
                     .iter()
                     .map(|&id| (id, DerivedEvent { name: id, ..base })),
             );
-            ops.expand_or_add_levels(&levels, StrId::EMPTY, true);
+            self.ops
+                .expand_or_add_levels(&self.levels, StrId::EMPTY, true);
         }
         if e.tf_op != StrId::EMPTY {
-            let (scopes, ty) = tf_ops.entry(e.tf_op).or_insert_with(|| {
+            let (scopes, ty) = self.tf_ops.entry(e.tf_op).or_insert_with(|| {
                 let full = strings.text(e.tf_op);
                 let (name, ty) = parse_tf_op(&full);
                 let mut parts: Vec<StrId> = name
@@ -386,35 +474,46 @@ pub fn derive_device_lines(
                 (parts, strings.intern(ty))
             });
             let ty = *ty;
-            levels.clear();
-            levels.extend(
+            self.levels.clear();
+            self.levels.extend(
                 scopes
                     .iter()
                     .map(|&id| (id, DerivedEvent { name: id, ..base })),
             );
-            if scope.expand_or_add_levels(&levels, e.name, true) {
-                fw.reset_from(0);
+            if self.scope.expand_or_add_levels(&self.levels, e.name, true) {
+                self.fw.reset_from(0);
             }
             let ev = DerivedEvent {
                 name: ty,
                 long_name: if ty == e.tf_op { StrId::EMPTY } else { e.tf_op },
                 ..base
             };
-            fw.expand_or_add(0, e.tf_op, ev, e.name, true);
+            self.fw.expand_or_add(0, e.tf_op, ev, e.name, true);
         }
         if e.source != StrId::EMPTY {
             let ev = DerivedEvent {
                 name: e.source,
                 ..base
             };
-            source.expand_or_add(0, e.source, ev, StrId::EMPTY, false);
+            self.source
+                .expand_or_add(0, e.source, ev, StrId::EMPTY, false);
         }
     }
-    [steps, modules, ops, scope, fw, source]
+
+    fn finish(self) -> Vec<DerivedLine> {
+        [
+            self.steps,
+            self.modules,
+            self.ops,
+            self.scope,
+            self.fw,
+            self.source,
+        ]
         .into_iter()
         .map(LineBuilder::finish)
         .filter(|l| !l.events.is_empty())
         .collect()
+    }
 }
 
 /// One host launch event (`DeriveEventsFromHostTrace` input).
@@ -664,5 +763,48 @@ mod tests {
         assert!(is_derived_line(DERIVED_MIN + 3, "x"));
         assert!(is_derived_line(5, "TensorFlow Ops"));
         assert!(!is_derived_line(5, "Stream #1"));
+    }
+}
+
+#[cfg(test)]
+mod merge_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Deriving from per-line runs (linear merge for few lines, heap for many) equals
+        /// deriving from the concatenation in line order.
+        #[test]
+        fn runs_equal_concatenation(
+            evs in prop::collection::vec((0i64..40, 0i64..15, 0u16..12, 0u8..4, 0i64..3, any::<bool>()), 0..120),
+        ) {
+            let mut s = Interner::new();
+            let ops = [s.intern("a::b"), s.intern("a::c"), s.intern("d"), StrId::EMPTY];
+            let module = s.intern("jit_m");
+            let mut runs: Vec<Vec<DevEvent>> = vec![Vec::new(); 12];
+            for &(start, dur, line, op, group, kernel) in &evs {
+                runs[usize::from(line)].push(DevEvent {
+                    start,
+                    dur,
+                    name: ops[usize::from(op) % 3],
+                    group_id: group,
+                    grouped: group > 0,
+                    hlo_op: ops[usize::from(op)],
+                    hlo_module: module,
+                    kernel,
+                    line,
+                    ..DevEvent::default()
+                });
+            }
+            let mut all: Vec<DevEvent> = runs.concat();
+            let want = derive_device_lines(&mut all, &mut s, &FxHashMap::default());
+            let mut few: Vec<Vec<DevEvent>> = runs.iter().take(5).cloned().collect();
+            let mut few_all: Vec<DevEvent> = few.concat();
+            prop_assert_eq!(
+                derive_device_runs(&mut few, &mut s, &FxHashMap::default()),
+                derive_device_lines(&mut few_all, &mut s, &FxHashMap::default())
+            );
+            prop_assert_eq!(derive_device_runs(&mut runs, &mut s, &FxHashMap::default()), want);
+        }
     }
 }

@@ -86,8 +86,6 @@ struct PlanePrep {
     collect_dev: bool,
     /// Track of each line.
     tracks: Vec<u32>,
-    /// Raw events in the plane (derivation records reserved once).
-    events: u64,
 }
 
 /// Ids tagged with this bit live in the walk's extra string table until the merge.
@@ -678,7 +676,6 @@ impl<'p> Decoder<'p> {
             proc_,
             collect_dev: kind == ProcessKind::Gpu && !has_derived,
             tracks,
-            events: p.lines.iter().map(|l| l.events).sum(),
         };
         Ok((
             prep,
@@ -735,7 +732,9 @@ impl<'p> Decoder<'p> {
         let done = AtomicU64::new(0);
         let global = std::mem::take(&mut self.b.strings);
         let extra = Mutex::new(Interner::new());
-        let dev: Vec<Mutex<Vec<DevEvent>>> = preps.iter().map(|_| Mutex::new(Vec::new())).collect();
+        // Per GPU plane: each line's derivation records (merged by time when derived).
+        let dev: Vec<Mutex<Vec<Vec<DevEvent>>>> =
+            preps.iter().map(|_| Mutex::new(Vec::new())).collect();
         let derived: Vec<Mutex<Vec<DerivedLine>>> =
             preps.iter().map(|_| Mutex::new(Vec::new())).collect();
         let walk = Walk {
@@ -793,21 +792,21 @@ impl<'p> Decoder<'p> {
                     break;
                 }
                 drop(cell);
-                if prep.collect_dev {
-                    let mut all = dev[pi].lock().unwrap_or_else(|e| e.into_inner());
-                    if all.capacity() == 0 {
-                        all.reserve_exact(usize::try_from(prep.events).unwrap_or(0));
-                    }
-                    all.extend_from_slice(&local);
+                if prep.collect_dev && !local.is_empty() {
+                    local.shrink_to_fit();
+                    dev[pi]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(local);
                 }
-                drop(local);
                 if plane_left[pi].fetch_sub(1, Ordering::AcqRel) == 1 && prep.collect_dev {
                     // Last line of a GPU plane: derive its timelines now, on this thread.
-                    let mut records =
+                    let mut runs =
                         std::mem::take(&mut *dev[pi].lock().unwrap_or_else(|e| e.into_inner()));
-                    if !records.is_empty() {
-                        let lines = derived::derive_device_lines(&mut records, &mut names, &empty);
-                        drop(records);
+                    if !runs.is_empty() {
+                        runs.sort_by_key(|r| r.first().map(|e| e.line));
+                        let lines = derived::derive_device_runs(&mut runs, &mut names, &empty);
+                        drop(runs);
                         *derived[pi].lock().unwrap_or_else(|e| e.into_inner()) = lines;
                     }
                 }
