@@ -120,6 +120,8 @@ pub struct ArgsArena {
     pending_count: u32,
     /// Decoder of lazy handles (`ArgsRef::lazy`), set by loaders that keep their source.
     pub lazy: Option<Arc<dyn LazyArgs>>,
+    /// Some block links to another (its handles are not position-independent).
+    inherits: bool,
 }
 
 #[inline]
@@ -200,6 +202,7 @@ impl ArgsArena {
         if !parent.is_some() {
             return;
         }
+        self.inherits = true;
         put_varint(&mut self.pending, 0);
         self.pending.push(T_INHERIT);
         put_varint(&mut self.pending, u64::from(parent.0));
@@ -257,6 +260,19 @@ impl ArgsArena {
         self.iter(r, strings)
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v)
+    }
+
+    /// Appends every block of `other`, which must have been written without
+    /// [`ArgsArena::push_inherit`] (blocks are then position-independent); returns the offset
+    /// to add to `other`'s handles, or `None` (nothing appended) when it does not fit or
+    /// `other` has inherit links. Lets threads write args into arenas of their own.
+    pub fn append(&mut self, other: &ArgsArena) -> Option<u32> {
+        let base = self.data.len();
+        if other.inherits || base + other.data.len() >= ArgsRef::LAZY_MAX as usize {
+            return None;
+        }
+        self.data.extend_from_slice(&other.data);
+        Some(base as u32)
     }
 
     /// Bytes used by the arena (and by the lazy source's tables).

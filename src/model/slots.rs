@@ -37,6 +37,11 @@ impl SliceSlots<'_> {
         self.track.len()
     }
 
+    /// The args handles of the filled slots (to rebase handles written into another arena).
+    pub fn args_mut(&mut self) -> &mut [ArgsRef] {
+        &mut self.args[..self.len]
+    }
+
     /// Fills the next slot; returns its index within the run, or `None` when the run is full.
     /// `dur` must be ≥ 0 and `kind` the category of `cat` ([`CaptureBuilder::category`]).
     #[allow(clippy::too_many_arguments)]

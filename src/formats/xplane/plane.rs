@@ -17,8 +17,8 @@ use super::stats::{self, IdTable, RawValue, Role, StatTable};
 use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
 use crate::formats::Progress;
 use crate::model::{
-    ArgValue, ArgsRef, CaptureBuilder, Category, FlowPhase, Interner, Key, ProcessKind, Ps,
-    SliceSlots, StrId, TrackKind,
+    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, Category, FlowPhase, Interner, Key, ProcessKind,
+    Ps, SliceSlots, StrId, TrackKind,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
@@ -151,6 +151,53 @@ struct Cats {
     none: (StrId, Category),
 }
 
+/// Interned keys of derived events' args.
+#[derive(Clone, Copy, Debug)]
+struct DerivedKeys {
+    group: StrId,
+    step: StrId,
+    long: StrId,
+    n: StrId,
+    max: StrId,
+    avg: StrId,
+    kind_none: Category,
+}
+
+/// The args of derived event `i` of `line` into `buf` (cleared first).
+fn derived_args(
+    line: &DerivedLine,
+    i: usize,
+    e: &derived::DerivedEvent,
+    k: &DerivedKeys,
+    step_names: &FxHashMap<i64, StrId>,
+    buf: &mut Vec<(StrId, ArgValue)>,
+) {
+    buf.clear();
+    if let Some(g) = e.group {
+        buf.push((k.group, ArgValue::I64(g)));
+    }
+    // Step names come from host planes, known once every plane is read.
+    let long = match (line.kind, e.group) {
+        (DerivedKind::Steps, Some(g)) if e.long_name == StrId::EMPTY => {
+            step_names.get(&g).copied().unwrap_or(StrId::EMPTY)
+        }
+        _ => e.long_name,
+    };
+    if long != StrId::EMPTY {
+        let key = if line.kind == DerivedKind::Steps {
+            k.step
+        } else {
+            k.long
+        };
+        buf.push((key, ArgValue::Str(long)));
+    }
+    if let Some(&(n, mx, avg)) = line.launch.get(i) {
+        buf.push((k.n, ArgValue::U64(n)));
+        buf.push((k.max, ArgValue::F64(mx)));
+        buf.push((k.avg, ArgValue::F64(avg)));
+    }
+}
+
 /// Decoder state shared across planes.
 pub struct Decoder<'p> {
     /// The builder being filled.
@@ -165,10 +212,6 @@ pub struct Decoder<'p> {
     gpus: FxHashMap<i64, (u32, bool)>,
     cat_flow: StrId,
     k_long_name: StrId,
-    /// Args of the derived event being written.
-    stat_buf: Vec<(StrId, ArgValue)>,
-    /// Shared args blocks of derived events.
-    dedup_derived: Dedup,
     threads: usize,
 }
 
@@ -447,8 +490,6 @@ impl<'p> Decoder<'p> {
             gpus: FxHashMap::default(),
             cat_flow,
             k_long_name,
-            stat_buf: Vec::new(),
-            dedup_derived: Dedup::default(),
             threads: thread_count(),
         }
     }
@@ -488,11 +529,13 @@ impl<'p> Decoder<'p> {
         if std::env::var_os("TRACETUI_TIMING").is_some() {
             eprintln!("xplane: reserved {total} at {:?}", t0.elapsed());
         }
-        for (prep, lines) in preps.iter().zip(&derived) {
-            for l in lines {
-                self.push_derived(prep.proc_, l);
-            }
-        }
+        let jobs: Vec<(u32, &DerivedLine)> = preps
+            .iter()
+            .zip(&derived)
+            .flat_map(|(prep, lines)| lines.iter().map(|l| (prep.proc_, l)))
+            .collect();
+        self.push_derived(&jobs);
+        drop(jobs);
         drop(derived);
         if std::env::var_os("TRACETUI_TIMING").is_some() {
             eprintln!(
@@ -921,66 +964,107 @@ impl<'p> Decoder<'p> {
             .collect())
     }
 
-    fn push_derived(&mut self, proc_: u32, line: &DerivedLine) {
-        let kind = line.kind;
-        let t = self
-            .b
-            .track(proc_, Key::Int(kind.line_id()), TrackKind::Derived);
-        let name = self.b.intern(kind.name());
-        {
-            let tr = self.b.track_mut(t);
-            tr.name = name;
-            tr.sort_index = -2000 + kind.order();
-        }
-        let k_group = self.b.intern("group_id");
-        let k_step = self.b.intern("step_name");
-        let k_n = self.b.intern("num_launches");
-        let k_max = self.b.intern("max_launch_time_us");
-        let k_avg = self.b.intern("avg_launch_time_us");
-        self.dedup_derived.reset();
-        let mut args_of = Vec::with_capacity(line.events.len());
-        for (i, e) in line.events.iter().enumerate() {
-            self.stat_buf.clear();
-            if let Some(g) = e.group {
-                self.stat_buf.push((k_group, ArgValue::I64(g)));
-            }
-            // Step names come from host planes, known once every plane is read.
-            let long = match (kind, e.group) {
-                (DerivedKind::Steps, Some(g)) if e.long_name == StrId::EMPTY => {
-                    self.step_names.get(&g).copied().unwrap_or(StrId::EMPTY)
+    /// Adds derived lines (each with the process it belongs to) as tracks of their own. The
+    /// slices are written on all cores: each thread builds args in an arena of its own,
+    /// appended to the capture's afterwards (derived args never inherit, so only their
+    /// handles move).
+    fn push_derived(&mut self, jobs: &[(u32, &DerivedLine)]) {
+        let tracks: Vec<u32> = jobs
+            .iter()
+            .map(|&(proc_, line)| {
+                let kind = line.kind;
+                let t = self
+                    .b
+                    .track(proc_, Key::Int(kind.line_id()), TrackKind::Derived);
+                let name = self.b.intern(kind.name());
+                let tr = self.b.track_mut(t);
+                tr.name = name;
+                tr.sort_index = -2000 + kind.order();
+                t
+            })
+            .collect();
+        let keys = DerivedKeys {
+            group: self.b.intern("group_id"),
+            step: self.b.intern("step_name"),
+            long: self.k_long_name,
+            n: self.b.intern("num_launches"),
+            max: self.b.intern("max_launch_time_us"),
+            avg: self.b.intern("avg_launch_time_us"),
+            kind_none: self.b.category(StrId::EMPTY),
+        };
+        let counts: Vec<usize> = jobs.iter().map(|(_, l)| l.events.len()).collect();
+        self.b.reserve_slices(counts.iter().sum());
+        let mut arena = std::mem::take(&mut self.b.args);
+        let step_names = &self.step_names;
+        let threads = self.threads.min(jobs.len()).max(1);
+        let (_, runs) = self.b.slots(&counts);
+        let cells: Vec<Mutex<(SliceSlots<'_>, usize)>> =
+            runs.into_iter().map(|r| Mutex::new((r, 0))).collect();
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&j| (std::cmp::Reverse(counts[j]), j));
+        let next = AtomicUsize::new(0);
+        let work = |who: usize| -> ArgsArena {
+            let mut local = ArgsArena::default();
+            let mut dedup = Dedup::default();
+            let mut buf = Vec::new();
+            while let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let mut cell = cells[j].lock().unwrap_or_else(|e| e.into_inner());
+                let (run, owner) = &mut *cell;
+                *owner = who;
+                let line = jobs[j].1;
+                dedup.reset();
+                for (i, e) in line.events.iter().enumerate() {
+                    derived_args(line, i, e, &keys, step_names, &mut buf);
+                    // Derived events of one op / module / step share their args.
+                    let args = if buf.is_empty() {
+                        ArgsRef::NONE
+                    } else {
+                        dedup.block(&mut local, &buf, ArgsRef::NONE)
+                    };
+                    let dur = e.dur.max(0);
+                    run.push(
+                        tracks[j],
+                        e.start,
+                        dur,
+                        e.name,
+                        StrId::EMPTY,
+                        keys.kind_none,
+                        args,
+                        0,
+                    );
                 }
-                _ => e.long_name,
-            };
-            if long != StrId::EMPTY {
-                let k = if kind == DerivedKind::Steps {
-                    k_step
-                } else {
-                    self.k_long_name
-                };
-                self.stat_buf.push((k, ArgValue::Str(long)));
             }
-            if let Some(&(n, mx, avg)) = line.launch.get(i) {
-                self.stat_buf.push((k_n, ArgValue::U64(n)));
-                self.stat_buf.push((k_max, ArgValue::F64(mx)));
-                self.stat_buf.push((k_avg, ArgValue::F64(avg)));
-            }
-            // Derived events of one op / module / step share their args.
-            let args = if self.stat_buf.is_empty() {
-                ArgsRef::NONE
-            } else {
-                self.dedup_derived
-                    .block(&mut self.b.args, &self.stat_buf, ArgsRef::NONE)
-            };
-            args_of.push(args);
-        }
-        let kind_none = self.b.category(StrId::EMPTY);
-        let (_, mut runs) = self.b.slots(&[line.events.len()]);
-        if let Some(run) = runs.first_mut() {
-            for (e, &args) in line.events.iter().zip(&args_of) {
-                let dur = e.dur.max(0);
-                run.push(t, e.start, dur, e.name, StrId::EMPTY, kind_none, args, 0);
+            local
+        };
+        let locals: Vec<ArgsArena> = if threads == 1 {
+            vec![work(0)]
+        } else {
+            std::thread::scope(|sc| {
+                let hs: Vec<_> = (1..threads).map(|w| sc.spawn(move || work(w))).collect();
+                let mut v = vec![work(0)];
+                v.extend(hs.into_iter().map(|h| h.join().unwrap_or_default()));
+                v
+            })
+        };
+        let mut dropped = 0u64;
+        let bases: Vec<Option<u32>> = locals.iter().map(|l| arena.append(l)).collect();
+        for c in cells {
+            let (mut run, owner) = c.into_inner().unwrap_or_else(|e| e.into_inner());
+            let base = bases.get(owner).copied().flatten();
+            for a in run.args_mut() {
+                if a.is_some() {
+                    match base {
+                        Some(b) => a.0 += b,
+                        None => {
+                            *a = ArgsRef::NONE;
+                            dropped += 1;
+                        }
+                    }
+                }
             }
         }
+        self.b.args = arena;
+        self.b.args.dropped_blocks += dropped;
     }
 
     fn finish_derived(&mut self) {
@@ -990,7 +1074,7 @@ impl<'p> Decoder<'p> {
                 derived::derive_launch_stats(&launches, &mut self.b.strings, &self.step_names);
             for (dev, line) in per_dev {
                 match self.gpus.get(&dev) {
-                    Some(&(p, false)) => self.push_derived(p, &line),
+                    Some(&(p, false)) => self.push_derived(&[(p, &line)]),
                     Some(&(_, true)) => {}
                     None => self.b.warn(
                         "launch_without_device",
