@@ -586,7 +586,7 @@ impl CaptureBuilder {
         self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];
         self.s.parent = vec![0; n];
-        self.assign_all_lanes();
+        let slice_span = self.assign_all_lanes();
 
         lap("lanes");
         // Instants by (track, ts).
@@ -693,13 +693,8 @@ impl CaptureBuilder {
         }
 
         lap("flows");
-        // Span.
-        let mut lo_t = i64::MAX;
-        let mut hi_t = i64::MIN;
-        for i in 0..n {
-            lo_t = lo_t.min(self.s.start[i]);
-            hi_t = hi_t.max(self.s.start[i] + self.s.dur[i]);
-        }
+        // Span (slices' part computed with the lanes).
+        let (mut lo_t, mut hi_t) = slice_span;
         for &t in &self.inst.ts {
             lo_t = lo_t.min(t);
             hi_t = hi_t.max(t);
@@ -744,7 +739,8 @@ impl CaptureBuilder {
 impl CaptureBuilder {
     /// Lanes, depths and parents of every track, the tracks split over two threads (at a track
     /// boundary near the middle slice) for large captures.
-    fn assign_all_lanes(&mut self) {
+    /// Returns the slices' (earliest start, latest end), `(i64::MAX, i64::MIN)` when none.
+    fn assign_all_lanes(&mut self) -> (Ps, Ps) {
         let n = self.s.start.len();
         let tracks = &mut self.tracks;
         let Slices {
@@ -762,6 +758,7 @@ impl CaptureBuilder {
                    lane: &mut [u16],
                    parent: &mut [u32],
                    first: usize| {
+            let (mut lo_t, mut hi_t) = (i64::MAX, i64::MIN);
             for t in tracks {
                 let (lo, hi) = (t.slices.0 as usize - first, t.slices.1 as usize - first);
                 let cols = LaneCols {
@@ -774,14 +771,26 @@ impl CaptureBuilder {
                 let (lanes, max_depth) = assign_lanes_cols(cols, t.slices.0);
                 t.lanes = lanes;
                 t.max_depth = max_depth;
+                if let Some(&s0) = start.get(lo)
+                    && lo < hi
+                {
+                    lo_t = lo_t.min(s0);
+                    let end = start[lo..hi]
+                        .iter()
+                        .zip(&dur[lo..hi])
+                        .map(|(s, d)| s + d)
+                        .max()
+                        .unwrap_or(s0);
+                    hi_t = hi_t.max(end);
+                }
             }
+            (lo_t, hi_t)
         };
         // First track ending past the middle: tracks before it go to the second thread.
         let k = tracks.partition_point(|t| (t.slices.1 as usize) <= n / 2);
         let cut = tracks.get(k).map_or(n, |t| t.slices.0 as usize);
         if n < PARALLEL_MIN_SLICES || parallelism() < 2 || k == 0 {
-            run(tracks, start, dur, depth, lane, parent, 0);
-            return;
+            return run(tracks, start, dur, depth, lane, parent, 0);
         }
         let (ta, tb) = tracks.split_at_mut(k);
         let (da, db) = depth.split_at_mut(cut);
@@ -789,9 +798,11 @@ impl CaptureBuilder {
         let (pa, pb) = parent.split_at_mut(cut);
         let (start, dur) = (&start[..], &dur[..]);
         std::thread::scope(|sc| {
-            sc.spawn(|| run(ta, start, dur, da, la, pa, 0));
-            run(tb, &start[cut..], &dur[cut..], db, lb, pb, cut);
-        });
+            let h = sc.spawn(|| run(ta, start, dur, da, la, pa, 0));
+            let (lo_b, hi_b) = run(tb, &start[cut..], &dur[cut..], db, lb, pb, cut);
+            let (lo_a, hi_a) = h.join().unwrap_or((i64::MAX, i64::MIN));
+            (lo_a.min(lo_b), hi_a.max(hi_b))
+        })
     }
 }
 

@@ -62,7 +62,9 @@ pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
     let du_of = |i: usize| dur[i - lo];
     // Per group: stack of (end, slice id).
     let mut groups: Vec<Vec<(Ps, u32)>> = vec![Vec::new()];
-    let mut group_of: Vec<u16> = Vec::with_capacity(hi - lo);
+    // Group of each slice, materialized only once a second group opens (with one group, the
+    // lane is the depth and no second pass is needed).
+    let mut group_of: Vec<u16> = Vec::new();
     let mut group_depth: Vec<u16> = vec![0];
     for i in lo..hi {
         let st = st_of(i);
@@ -102,7 +104,19 @@ pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
                 groups.len() - 1
             }
         };
-        group_of.push(g.min(u16::MAX as usize) as u16);
+        if g > 0 && group_of.is_empty() {
+            group_of = Vec::with_capacity(n);
+            group_of.resize(i - lo, 0);
+        }
+        if !group_of.is_empty() {
+            group_of.push(g.min(u16::MAX as usize) as u16);
+        }
+    }
+    if group_of.is_empty() {
+        // One group: lanes are depths.
+        lane.copy_from_slice(depth);
+        let max_depth = group_depth[0];
+        return (max_depth.saturating_add(1), max_depth);
     }
     let mut base = Vec::with_capacity(group_depth.len());
     let mut acc: u32 = 0;

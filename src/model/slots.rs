@@ -111,14 +111,32 @@ fn zeroed<T: ZeroValid>(n: usize) -> Vec<T> {
 }
 
 /// Grows `v` to `n` elements of `fill`, or, when it is empty, replaces it with zeroed memory
-/// (every slot is written before it is read, or removed by `compact_slots`).
-fn grow<T: ZeroValid>(v: &mut Vec<T>, n: usize, fill: T) {
+/// (every slot is written before it is read, or removed by `compact_slots`). Large growth is
+/// written by two threads (fresh pages fault in both).
+fn grow<T: ZeroValid + Send + Sync>(v: &mut Vec<T>, n: usize, fill: T) {
     if v.is_empty() {
         *v = zeroed(n);
-    } else {
-        v.resize(n, fill);
+        return;
     }
+    let add = n.saturating_sub(v.len());
+    if add < PARALLEL_FILL_MIN {
+        v.resize(n, fill);
+        return;
+    }
+    v.reserve_exact(add);
+    let spare = &mut v.spare_capacity_mut()[..add];
+    let (a, b) = spare.split_at_mut(add / 2);
+    std::thread::scope(|sc| {
+        sc.spawn(|| a.iter_mut().for_each(|x| _ = x.write(fill)));
+        b.iter_mut().for_each(|x| _ = x.write(fill));
+    });
+    // SAFETY: the first `add` spare elements were all initialized just above (both threads
+    // joined), and `reserve_exact` made room for them.
+    unsafe { v.set_len(n) };
 }
+
+/// Growth (elements) from which `grow` fills on two threads.
+const PARALLEL_FILL_MIN: usize = 1 << 20;
 
 /// Splits `s` into consecutive runs of the given lengths (their sum must be `s.len()`).
 fn split_runs<'a, T>(mut s: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
