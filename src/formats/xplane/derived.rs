@@ -307,7 +307,8 @@ pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
     step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
     use std::cmp::Reverse;
-    let key = |e: &DevEvent| (e.start, Reverse(e.dur), e.line);
+    type Key = (Ps, Reverse<Ps>, u16);
+    let key = |e: &DevEvent| -> Key { (e.start, Reverse(e.dur), e.line) };
     for r in runs.iter_mut() {
         // Stable and adaptive: a line's records are usually in order already.
         r.as_mut().sort_by_key(key);
@@ -322,7 +323,7 @@ pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
         // Few lines (GPU streams): pick the smallest head by a linear scan.
         let mut pos = vec![0usize; runs.len()];
         loop {
-            let mut best: Option<(usize, (Ps, Reverse<Ps>, u16))> = None;
+            let mut best: Option<(usize, Key)> = None;
             for (k, r) in runs.iter().enumerate() {
                 if let Some(e) = r.get(pos[k]) {
                     let kk = key(e);
