@@ -217,3 +217,78 @@ fn dump_fixture_summary() {
         );
     }
 }
+
+/// Every column, track, flow, warning and args list of a capture, for equality checks.
+fn fingerprint(c: &Capture) -> String {
+    use std::fmt::Write;
+    let s = &c.slices;
+    let mut out = String::new();
+    for t in &c.tracks {
+        let _ = writeln!(
+            out,
+            "track {} {:?} {:?} {:?} {} {}",
+            c.strings.get(t.name),
+            t.key,
+            t.kind,
+            t.slices,
+            t.lanes,
+            t.max_depth
+        );
+    }
+    for i in 0..s.len() {
+        let args: Vec<String> = c
+            .args
+            .iter(s.args[i], &c.strings)
+            .map(|(k, v)| format!("{}={}", c.strings.get(k), v.display(&c.strings)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{} {} {} {} {:?} {} {} {} {} {}",
+            s.start[i],
+            s.dur[i],
+            c.strings.get(s.name[i]),
+            c.strings.get(s.cat[i]),
+            s.kind[i],
+            s.depth[i],
+            s.lane[i],
+            s.parent[i],
+            s.corr[i],
+            args.join(",")
+        );
+    }
+    for f in &c.flows {
+        let _ = writeln!(out, "flow {} {} {}", f.id, f.from, f.to);
+    }
+    for w in &c.warnings {
+        let _ = writeln!(out, "warning {} {} {}", w.kind, w.count, w.message);
+    }
+    out
+}
+
+/// Decodes with the given number of walking threads.
+fn decode_with(bytes: &[u8], threads: usize) -> Capture {
+    xplane::load_bytes_threads(bytes, SourceInfo::default(), &Progress::default(), threads)
+        .expect("decode")
+}
+
+#[test]
+fn thread_count_does_not_change_the_capture() {
+    // Real TF capture (8 GPU planes) and a synthetic one with derived lines on 2 GPUs.
+    let tf_plain = std::fs::read(fixture("tf_bert_gpu.xplane.pb.gz")).expect("fixture");
+    let cfg = tracetui::synth::xplane::XPlaneSynth {
+        events_per_line: 3000,
+        ..Default::default()
+    };
+    let mut synth = Vec::new();
+    tracetui::synth::xplane::write_xspace(&cfg, &mut synth).expect("synth");
+    for bytes in [&tf_plain, &synth] {
+        let one = fingerprint(&decode_with(bytes, 1));
+        assert!(one.contains("correlation_id="), "lazy args are read");
+        for n in [2, 3, 8] {
+            assert!(
+                one == fingerprint(&decode_with(bytes, n)),
+                "{n} threads differ"
+            );
+        }
+    }
+}

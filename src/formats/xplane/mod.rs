@@ -61,7 +61,7 @@ pub fn load(
             }
             // SAFETY: the temporary file is private to this process (unlinked) and not resized.
             if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
-                return load_source(Arc::new(lazy::Source::Map(m)), source, progress);
+                return load_source(Arc::new(lazy::Source::Map(m)), source, progress, None);
             }
         }
         let mut raw = Vec::new();
@@ -76,7 +76,7 @@ pub fn load(
     // files; profilers write each capture once, to a new file).
     let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
         .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
-    load_source(Arc::new(lazy::Source::Map(map)), source, progress)
+    load_source(Arc::new(lazy::Source::Map(map)), source, progress, None)
 }
 
 /// Gunzips `bytes` when they start with the gzip magic; else borrows them.
@@ -111,7 +111,31 @@ pub fn load_bytes(
     } else {
         bytes.to_vec()
     };
-    load_source(Arc::new(lazy::Source::Owned(owned)), source, progress)
+    load_source(Arc::new(lazy::Source::Owned(owned)), source, progress, None)
+}
+
+/// [`load_bytes`] with a given number of walking threads (tests: the capture must not depend
+/// on it).
+#[doc(hidden)]
+pub fn load_bytes_threads(
+    bytes: &[u8],
+    source: SourceInfo,
+    progress: &Progress,
+    threads: usize,
+) -> Result<Capture, LoadError> {
+    let owned = if super::is_gzip(bytes) {
+        let mut buf = Vec::new();
+        maybe_gunzip(bytes, &source.path, &mut buf)?;
+        buf
+    } else {
+        bytes.to_vec()
+    };
+    load_source(
+        Arc::new(lazy::Source::Owned(owned)),
+        source,
+        progress,
+        Some(threads),
+    )
 }
 
 /// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats.
@@ -119,6 +143,7 @@ fn load_source(
     data: Arc<lazy::Source>,
     source: SourceInfo,
     progress: &Progress,
+    threads: Option<usize>,
 ) -> Result<Capture, LoadError> {
     let bytes: &[u8] = &data;
     let path = source.path.clone();
@@ -142,9 +167,11 @@ fn load_source(
         Some(t) if t > 1_000_000_000_000_000 => t,
         _ => 0,
     };
-    let (mut b, tables) = plane::Decoder::new(progress, origin_ns)
-        .run(&space)
-        .map_err(to_err)?;
+    let mut decoder = plane::Decoder::new(progress, origin_ns);
+    if let Some(n) = threads {
+        decoder = decoder.with_threads(n);
+    }
+    let (mut b, tables) = decoder.run(&space).map_err(to_err)?;
     let lines: Vec<(u32, u32)> = space
         .planes
         .iter()
