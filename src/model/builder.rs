@@ -6,6 +6,7 @@ use super::capture::*;
 use super::category::Category;
 use super::nesting::{LaneCols, assign_lanes_cols};
 use super::strings::{Interner, StrId};
+use super::track_of::TrackOf;
 use rustc_hash::FxHashMap;
 
 /// A flow endpoint as read from the file, resolved to a slice in `finish`.
@@ -59,7 +60,9 @@ pub struct CaptureBuilder {
     proc_map: FxHashMap<Key, u32>,
     tracks: Vec<Track>,
     track_map: FxHashMap<(u32, Key, u8), u32>,
-    pub(super) s_track: Vec<u32>,
+    pub(super) s_track: TrackOf,
+    /// Index of the first track run of the latest `slots` call (see `compact_slots`).
+    pub(super) slot_runs: Option<usize>,
     pub(super) s: Slices,
     open: FxHashMap<u32, Vec<Open>>,
     async_open: FxHashMap<(u32, StrId, u64), Vec<(Open, u32)>>,
@@ -101,7 +104,8 @@ impl CaptureBuilder {
             proc_map: FxHashMap::default(),
             tracks: Vec::new(),
             track_map: FxHashMap::default(),
-            s_track: Vec::new(),
+            s_track: TrackOf::default(),
+            slot_runs: None,
             s: Slices::default(),
             open: FxHashMap::default(),
             async_open: FxHashMap::default(),
@@ -191,7 +195,7 @@ impl CaptureBuilder {
 
     /// Reserves room for `n` more slices (loaders that know their event count up front).
     pub fn reserve_slices(&mut self, n: usize) {
-        self.s_track.reserve_exact(n);
+        self.s_track.reserve(n);
         self.s.start.reserve_exact(n);
         self.s.dur.reserve_exact(n);
         self.s.name.reserve_exact(n);
@@ -434,7 +438,11 @@ impl CaptureBuilder {
         let timing = std::env::var_os("TRACETUI_TIMING").is_some();
         let lap = |what: &str| {
             if timing {
-                eprintln!("finish: {what} at {:?}", tt.elapsed());
+                eprintln!(
+                    "finish: {what} at {:?} rss {}",
+                    tt.elapsed(),
+                    crate::debug_rss_mb()
+                );
             }
         };
         let mut open: Vec<(u32, Open)> = Vec::new();
@@ -497,15 +505,27 @@ impl CaptureBuilder {
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
-        let presorted = {
-            let (tr, st, du) = (&self.s_track, &self.s.start, &self.s.dur);
+        let parallel = n >= PARALLEL_MIN_SLICES && parallelism() > 1;
+        let mut ranges = None;
+        if self
+            .s_track
+            .runs_presorted(&self.s.start, &self.s.dur, parallel)
+            == Some(true)
+        {
+            ranges = Some(self.s_track.ranges(self.tracks.len()));
+        }
+        if ranges.is_none() {
+            self.s_track.densify();
+        }
+        let presorted = ranges.is_some() || {
+            let (tr, st, du) = (&*self.s_track.dense_mut(), &self.s.start, &self.s.dur);
             let in_order = |r: std::ops::Range<usize>| {
                 r.into_iter().all(|i| {
                     (tr[i - 1], st[i - 1]) < (tr[i], st[i])
                         || (tr[i - 1] == tr[i] && st[i - 1] == st[i] && du[i - 1] >= du[i])
                 })
             };
-            if n >= PARALLEL_MIN_SLICES && parallelism() > 1 {
+            if parallel {
                 let mid = n / 2;
                 std::thread::scope(|sc| {
                     let h = sc.spawn(|| in_order(mid.max(1)..n));
@@ -519,7 +539,12 @@ impl CaptureBuilder {
         let order = if presorted {
             Vec::new()
         } else {
-            sort_slice_order(&self.s_track, &self.s.start, &self.s.dur, self.tracks.len())
+            sort_slice_order(
+                self.s_track.dense_mut(),
+                &self.s.start,
+                &self.s.dur,
+                self.tracks.len(),
+            )
         };
         let sorted = order.windows(2).all(|w| w[0] < w[1]);
         let mut raw_to_new: Vec<u32> = Vec::new();
@@ -533,7 +558,7 @@ impl CaptureBuilder {
                 *v = out;
             }
             let s = &mut self.s;
-            let s_track = &mut self.s_track;
+            let s_track = self.s_track.dense_mut();
             let order = &order;
             // Column gathers are independent: split them over two threads for large captures.
             let second = |s_corr: &mut Vec<u64>, s_flags: &mut Vec<u8>, st: &mut Vec<u32>| {
@@ -574,14 +599,22 @@ impl CaptureBuilder {
 
         // Track ranges.
         let nt = self.tracks.len();
-        let mut i = 0usize;
-        for t in 0..nt {
-            let lo = i;
-            while i < n && self.s_track[i] as usize == t {
-                i += 1;
+        if let Some(r) = ranges {
+            for (t, r) in self.tracks.iter_mut().zip(r) {
+                t.slices = r;
             }
-            self.tracks[t].slices = (lo as u32, i as u32);
+        } else {
+            let tr = self.s_track.dense_mut();
+            let mut i = 0usize;
+            for t in 0..nt {
+                let lo = i;
+                while i < n && tr[i] as usize == t {
+                    i += 1;
+                }
+                self.tracks[t].slices = (lo as u32, i as u32);
+            }
         }
+        self.s_track = TrackOf::default();
         // Zeroed allocations: every element is written by `assign_lanes_cols`.
         self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];

@@ -7,6 +7,7 @@ pub mod category;
 pub mod nesting;
 pub mod slots;
 pub mod strings;
+pub mod track_of;
 
 pub use args::{ArgValue, ArgsArena, ArgsRef, LazyArgs};
 pub use builder::{CaptureBuilder, FlowPhase};

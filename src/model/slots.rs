@@ -7,10 +7,10 @@ use super::capture::Ps;
 use super::category::Category;
 use super::strings::StrId;
 
-/// One run of reserved slots: the columns a single thread writes, in order.
+/// One run of reserved slots of one track: the columns a single thread writes, in order.
 #[derive(Debug)]
 pub struct SliceSlots<'a> {
-    track: &'a mut [u32],
+    track: u32,
     start: &'a mut [Ps],
     dur: &'a mut [Ps],
     name: &'a mut [StrId],
@@ -34,7 +34,12 @@ impl SliceSlots<'_> {
 
     /// Slots reserved.
     pub fn capacity(&self) -> usize {
-        self.track.len()
+        self.start.len()
+    }
+
+    /// The track every slot of this run belongs to.
+    pub fn track(&self) -> u32 {
+        self.track
     }
 
     /// The args handles of the filled slots (to rebase handles written into another arena).
@@ -48,7 +53,6 @@ impl SliceSlots<'_> {
     #[inline]
     pub fn push(
         &mut self,
-        track: u32,
         start: Ps,
         dur: Ps,
         name: StrId,
@@ -58,11 +62,10 @@ impl SliceSlots<'_> {
         corr: u64,
     ) -> Option<u32> {
         let i = self.len;
-        if i >= self.track.len() {
+        if i >= self.start.len() {
             return None;
         }
         debug_assert!(dur >= 0);
-        self.track[i] = track;
         self.start[i] = start;
         self.dur[i] = dur;
         self.name[i] = name;
@@ -150,15 +153,23 @@ fn split_runs<'a, T>(mut s: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
 }
 
 impl CaptureBuilder {
-    /// Appends `counts.iter().sum()` empty slice slots and splits them into one run per count,
-    /// to be filled from any thread. Raw slice ids of run `i` start at the returned first id plus
-    /// the sum of the earlier counts until [`CaptureBuilder::compact_slots`] closes the gaps.
-    pub fn slots(&mut self, counts: &[usize]) -> (u32, Vec<SliceSlots<'_>>) {
+    /// Appends one run of empty slice slots per `(track, count)`, to be filled from any thread.
+    /// Raw slice ids of run `i` start at the returned first id plus the sum of the earlier
+    /// counts until [`CaptureBuilder::compact_slots`] closes the gaps.
+    pub fn slots(&mut self, runs: &[(u32, usize)]) -> (u32, Vec<SliceSlots<'_>>) {
+        let counts: Vec<usize> = runs.iter().map(|r| r.1).collect();
+        let counts = &counts[..];
         let first = self.s.start.len();
         let total: usize = counts.iter().sum();
         let n = first + total;
+        self.slot_runs = None;
+        for (k, &(t, c)) in runs.iter().enumerate() {
+            let r = self.s_track.push_run(t, c);
+            if k == 0 {
+                self.slot_runs = r;
+            }
+        }
         let s = &mut self.s;
-        grow(&mut self.s_track, n, 0);
         grow(&mut s.start, n, 0);
         grow(&mut s.dur, n, 0);
         grow(&mut s.name, n, StrId::EMPTY);
@@ -167,7 +178,6 @@ impl CaptureBuilder {
         grow(&mut s.args, n, ArgsRef::NONE);
         grow(&mut s.corr, n, 0);
         grow(&mut s.flags, n, 0);
-        let mut track = split_runs(&mut self.s_track[first..], counts).into_iter();
         let mut start = split_runs(&mut s.start[first..], counts).into_iter();
         let mut dur = split_runs(&mut s.dur[first..], counts).into_iter();
         let mut name = split_runs(&mut s.name[first..], counts).into_iter();
@@ -175,16 +185,18 @@ impl CaptureBuilder {
         let mut kind = split_runs(&mut s.kind[first..], counts).into_iter();
         let mut args = split_runs(&mut s.args[first..], counts).into_iter();
         let mut corr = split_runs(&mut s.corr[first..], counts).into_iter();
-        let mut runs = Vec::with_capacity(counts.len());
-        while let (Some(track), Some(start), Some(dur), Some(name)) =
-            (track.next(), start.next(), dur.next(), name.next())
-        {
-            let (Some(cat), Some(kind), Some(args), Some(corr)) =
-                (cat.next(), kind.next(), args.next(), corr.next())
+        let mut out = Vec::with_capacity(counts.len());
+        for &(track, _) in runs {
+            let (Some(start), Some(dur), Some(name), Some(cat)) =
+                (start.next(), dur.next(), name.next(), cat.next())
             else {
                 break;
             };
-            runs.push(SliceSlots {
+            let (Some(kind), Some(args), Some(corr)) = (kind.next(), args.next(), corr.next())
+            else {
+                break;
+            };
+            out.push(SliceSlots {
                 track,
                 start,
                 dur,
@@ -196,12 +208,12 @@ impl CaptureBuilder {
                 len: 0,
             });
         }
-        (first as u32, runs)
+        (first as u32, out)
     }
 
     /// Closes the gaps left by runs filled below their count: run `i` (reserved `counts[i]`
     /// slots from `first` on, `used[i]` filled) moves down to follow run `i − 1`. Returns the
-    /// new first raw id of each run.
+    /// new first raw id of each run. Must follow the latest [`CaptureBuilder::slots`] call.
     pub fn compact_slots(&mut self, first: u32, counts: &[usize], used: &[usize]) -> Vec<u32> {
         fn shift<T: Copy>(v: &mut Vec<T>, moves: &[(usize, usize, usize)], end: usize) {
             for &(from, to, n) in moves {
@@ -214,15 +226,18 @@ impl CaptureBuilder {
         let mut moves = Vec::with_capacity(counts.len());
         let mut starts = Vec::with_capacity(counts.len());
         let (mut from, mut to) = (first as usize, first as usize);
-        for (&c, &u) in counts.iter().zip(used) {
-            let u = u.min(c);
+        let used: Vec<usize> = counts.iter().zip(used).map(|(&c, &u)| u.min(c)).collect();
+        for (&c, &u) in counts.iter().zip(&used) {
             moves.push((from, to, u));
             starts.push(to as u32);
             from += c;
             to += u;
         }
         let s = &mut self.s;
-        shift(&mut self.s_track, &moves, to);
+        if self.s_track.is_dense() {
+            shift(self.s_track.dense_mut(), &moves, to);
+        }
+        self.s_track.set_runs(self.slot_runs.take(), &used, to);
         shift(&mut s.start, &moves, to);
         shift(&mut s.dur, &moves, to);
         shift(&mut s.name, &moves, to);
@@ -248,7 +263,7 @@ mod tests {
         let t1 = b.track(p, Key::Int(2), TrackKind::Thread);
         let name = b.intern("x");
         let counts = [3, 0, 4];
-        let (first, mut runs) = b.slots(&counts);
+        let (first, mut runs) = b.slots(&[(t0, 3), (t1, 0), (t1, 4)]);
         assert_eq!(first, 0);
         std::thread::scope(|sc| {
             let mut it = runs.iter_mut();
@@ -256,7 +271,6 @@ mod tests {
             sc.spawn(move || {
                 for k in 0..2 {
                     r0.push(
-                        t0,
                         k * 10,
                         5,
                         name,
@@ -269,7 +283,6 @@ mod tests {
             });
             for k in 0..4 {
                 r2.push(
-                    t1,
                     k * 10,
                     5,
                     name,
@@ -280,17 +293,8 @@ mod tests {
                 );
             }
             assert!(
-                r2.push(
-                    t1,
-                    0,
-                    0,
-                    name,
-                    StrId::EMPTY,
-                    Category::Other,
-                    ArgsRef::NONE,
-                    0
-                )
-                .is_none()
+                r2.push(0, 0, name, StrId::EMPTY, Category::Other, ArgsRef::NONE, 0)
+                    .is_none()
             );
         });
         let used: Vec<usize> = runs.iter().map(|r| r.len()).collect();
@@ -301,5 +305,48 @@ mod tests {
         assert_eq!(c.tracks[t0 as usize].slices, (0, 2));
         assert_eq!(c.tracks[t1 as usize].slices, (2, 6));
         assert_eq!(c.slices.corr[2..], [7, 7, 7, 7]);
+    }
+
+    #[test]
+    fn slots_after_dense_tracks_and_out_of_order_runs() {
+        let mut b = CaptureBuilder::new();
+        let p = b.process(Key::Int(1));
+        let ts: Vec<u32> = (0..3)
+            .map(|k| b.track(p, Key::Int(k), TrackKind::Thread))
+            .collect();
+        let name = b.intern("x");
+        // Interleaved slices: the track column turns dense.
+        for k in 0..20_000i64 {
+            let t = ts[(k % 2) as usize];
+            b.add_slice(t, k, 1, name, StrId::EMPTY, ArgsRef::NONE, 0);
+        }
+        // A run for track 0 (out of order with the slices above), partly filled.
+        let (first, mut runs) = b.slots(&[(ts[0], 5), (ts[2], 2)]);
+        for k in 0..3 {
+            runs[0].push(
+                -10 + k,
+                1,
+                name,
+                StrId::EMPTY,
+                Category::Other,
+                ArgsRef::NONE,
+                0,
+            );
+        }
+        runs[1].push(0, 9, name, StrId::EMPTY, Category::Other, ArgsRef::NONE, 0);
+        let used: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+        drop(runs);
+        b.compact_slots(first, &[5, 2], &used);
+        let c = b.finish(SourceInfo::default(), Format::Chrome);
+        assert_eq!(c.tracks[ts[0] as usize].slice_count(), 10_003);
+        assert_eq!(c.tracks[ts[1] as usize].slice_count(), 10_000);
+        assert_eq!(c.tracks[ts[2] as usize].slice_count(), 1);
+        let (lo, hi) = c.tracks[ts[0] as usize].slices;
+        assert_eq!(c.slices.start[lo as usize], -10);
+        assert!(
+            c.slices.start[lo as usize..hi as usize]
+                .windows(2)
+                .all(|w| w[0] <= w[1])
+        );
     }
 }

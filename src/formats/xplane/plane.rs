@@ -293,7 +293,6 @@ impl Walk<'_> {
         let prep = &self.preps[plane];
         let tables = &self.tables[plane];
         let (table, metas) = (&tables.stats, &tables.metas);
-        let track = prep.tracks[li];
         let base_ps = lh
             .timestamp_ns
             .saturating_sub(self.origin_ns)
@@ -410,7 +409,7 @@ impl Walk<'_> {
                 out.negative += 1;
                 dur = 0;
             }
-            let Some(idx) = run.push(track, start, dur, m.name, cat, kind, args, corr) else {
+            let Some(idx) = run.push(start, dur, m.name, cat, kind, args, corr) else {
                 // The first pass counted every event of this line; more cannot appear.
                 return Err(er.err("more events than the first pass counted"));
             };
@@ -529,14 +528,12 @@ impl<'p> Decoder<'p> {
         if std::env::var_os("TRACETUI_TIMING").is_some() {
             eprintln!("xplane: reserved {total} at {:?}", t0.elapsed());
         }
-        let jobs: Vec<(u32, &DerivedLine)> = preps
+        let jobs: Vec<(u32, DerivedLine)> = preps
             .iter()
-            .zip(&derived)
-            .flat_map(|(prep, lines)| lines.iter().map(|l| (prep.proc_, l)))
+            .zip(derived)
+            .flat_map(|(prep, lines)| lines.into_iter().map(|l| (prep.proc_, l)))
             .collect();
-        self.push_derived(&jobs);
-        drop(jobs);
-        drop(derived);
+        self.push_derived(jobs);
         if std::env::var_os("TRACETUI_TIMING").is_some() {
             eprintln!(
                 "xplane: walk {:?}, push derived {:?}",
@@ -790,7 +787,12 @@ impl<'p> Decoder<'p> {
             total: counts.iter().map(|&c| c as u64).sum(),
             bytes_total: self.progress.bytes_total.load(Ordering::Relaxed),
         };
-        let (first, runs) = self.b.slots(&counts);
+        let slot_runs: Vec<(u32, usize)> = units
+            .iter()
+            .zip(&counts)
+            .map(|(&(p, l), &c)| (preps[p].tracks[l], c))
+            .collect();
+        let (first, runs) = self.b.slots(&slot_runs);
         let cells: Vec<Mutex<(SliceSlots<'_>, UnitOut)>> = runs
             .into_iter()
             .map(|r| Mutex::new((r, UnitOut::default())))
@@ -868,7 +870,11 @@ impl<'p> Decoder<'p> {
             });
         }
         if std::env::var_os("TRACETUI_TIMING").is_some() {
-            eprintln!("xplane: parallel part {:?}", t_par.elapsed());
+            eprintln!(
+                "xplane: parallel part {:?} rss {}",
+                t_par.elapsed(),
+                crate::debug_rss_mb()
+            );
         }
         let outs: Vec<(usize, UnitOut)> = cells
             .into_iter()
@@ -968,11 +974,11 @@ impl<'p> Decoder<'p> {
     /// slices are written on all cores: each thread builds args in an arena of its own,
     /// appended to the capture's afterwards (derived args never inherit, so only their
     /// handles move).
-    fn push_derived(&mut self, jobs: &[(u32, &DerivedLine)]) {
+    fn push_derived(&mut self, jobs: Vec<(u32, DerivedLine)>) {
         let tracks: Vec<u32> = jobs
             .iter()
-            .map(|&(proc_, line)| {
-                let kind = line.kind;
+            .map(|(proc_, line)| {
+                let (proc_, kind) = (*proc_, line.kind);
                 let t = self
                     .b
                     .track(proc_, Key::Int(kind.line_id()), TrackKind::Derived);
@@ -996,11 +1002,17 @@ impl<'p> Decoder<'p> {
         self.b.reserve_slices(counts.iter().sum());
         let mut arena = std::mem::take(&mut self.b.args);
         let step_names = &self.step_names;
-        let threads = self.threads.min(jobs.len()).max(1);
-        let (_, runs) = self.b.slots(&counts);
-        let cells: Vec<Mutex<(SliceSlots<'_>, usize)>> =
-            runs.into_iter().map(|r| Mutex::new((r, 0))).collect();
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        let threads = self.threads.min(counts.len()).max(1);
+        let slot_runs: Vec<(u32, usize)> =
+            tracks.iter().copied().zip(counts.iter().copied()).collect();
+        let (_, runs) = self.b.slots(&slot_runs);
+        // Each line is dropped as soon as its slices are written (lower peak memory).
+        let cells: Vec<Mutex<(SliceSlots<'_>, usize, Option<DerivedLine>)>> = runs
+            .into_iter()
+            .zip(jobs)
+            .map(|(r, (_, line))| Mutex::new((r, 0, Some(line))))
+            .collect();
+        let mut order: Vec<usize> = (0..counts.len()).collect();
         order.sort_by_key(|&j| (std::cmp::Reverse(counts[j]), j));
         let next = AtomicUsize::new(0);
         let work = |who: usize| -> ArgsArena {
@@ -1009,12 +1021,12 @@ impl<'p> Decoder<'p> {
             let mut buf = Vec::new();
             while let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let mut cell = cells[j].lock().unwrap_or_else(|e| e.into_inner());
-                let (run, owner) = &mut *cell;
+                let (run, owner, line) = &mut *cell;
                 *owner = who;
-                let line = jobs[j].1;
+                let Some(line) = line.take() else { continue };
                 dedup.reset();
                 for (i, e) in line.events.iter().enumerate() {
-                    derived_args(line, i, e, &keys, step_names, &mut buf);
+                    derived_args(&line, i, e, &keys, step_names, &mut buf);
                     // Derived events of one op / module / step share their args.
                     let args = if buf.is_empty() {
                         ArgsRef::NONE
@@ -1022,16 +1034,7 @@ impl<'p> Decoder<'p> {
                         dedup.block(&mut local, &buf, ArgsRef::NONE)
                     };
                     let dur = e.dur.max(0);
-                    run.push(
-                        tracks[j],
-                        e.start,
-                        dur,
-                        e.name,
-                        StrId::EMPTY,
-                        keys.kind_none,
-                        args,
-                        0,
-                    );
+                    run.push(e.start, dur, e.name, StrId::EMPTY, keys.kind_none, args, 0);
                 }
             }
             local
@@ -1049,7 +1052,7 @@ impl<'p> Decoder<'p> {
         let mut dropped = 0u64;
         let bases: Vec<Option<u32>> = locals.iter().map(|l| arena.append(l)).collect();
         for c in cells {
-            let (mut run, owner) = c.into_inner().unwrap_or_else(|e| e.into_inner());
+            let (mut run, owner, _) = c.into_inner().unwrap_or_else(|e| e.into_inner());
             let base = bases.get(owner).copied().flatten();
             for a in run.args_mut() {
                 if a.is_some() {
@@ -1074,7 +1077,7 @@ impl<'p> Decoder<'p> {
                 derived::derive_launch_stats(&launches, &mut self.b.strings, &self.step_names);
             for (dev, line) in per_dev {
                 match self.gpus.get(&dev) {
-                    Some(&(p, false)) => self.push_derived(&[(p, &line)]),
+                    Some(&(p, false)) => self.push_derived(vec![(p, line)]),
                     Some(&(_, true)) => {}
                     None => self.b.warn(
                         "launch_without_device",
