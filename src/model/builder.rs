@@ -250,7 +250,13 @@ impl CaptureBuilder {
         self.s.cat.push(cat);
         self.s.kind.push(kind);
         self.s.args.push(args);
-        self.s.corr.push(corr);
+        match u32::try_from(corr) {
+            Ok(c) if c != CORR_WIDE => self.s.corr.push(c),
+            _ => {
+                self.s.corr.push(CORR_WIDE);
+                self.s.corr_wide.push((id, corr));
+            }
+        }
         self.s.flags.push(0);
         id
     }
@@ -561,7 +567,7 @@ impl CaptureBuilder {
             let s_track = self.s_track.dense_mut();
             let order = &order;
             // Column gathers are independent: split them over two threads for large captures.
-            let second = |s_corr: &mut Vec<u64>, s_flags: &mut Vec<u8>, st: &mut Vec<u32>| {
+            let second = |s_corr: &mut Vec<u32>, s_flags: &mut Vec<u8>, st: &mut Vec<u32>| {
                 permute(s_corr, order);
                 permute(s_flags, order);
                 permute(st, order);
@@ -596,6 +602,11 @@ impl CaptureBuilder {
                 raw_to_new[raw as usize]
             }
         };
+        for e in &mut self.s.corr_wide {
+            e.0 = map_raw(e.0);
+        }
+        self.s.corr_wide.sort_unstable();
+        self.s.corr_wide.shrink_to_fit();
 
         // Track ranges.
         let nt = self.tracks.len();

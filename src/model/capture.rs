@@ -182,13 +182,31 @@ pub struct Slices {
     pub parent: Vec<u32>,
     /// Args block.
     pub args: Vec<ArgsRef>,
-    /// Correlation id linking a launch to its device activity (0 = none).
-    pub corr: Vec<u64>,
+    /// Correlation id linking a launch to its device activity (0 = none), when it fits 32
+    /// bits; [`CORR_WIDE`] sends the reader to `corr_wide`. Read with [`Slices::corr`].
+    pub corr: Vec<u32>,
+    /// Correlation ids of 32 bits or more: (slice id, id), sorted by slice id.
+    pub corr_wide: Vec<(u32, u64)>,
     /// `slice_flags` bits.
     pub flags: Vec<u8>,
 }
 
+/// Marks a correlation id kept in `Slices::corr_wide`.
+pub const CORR_WIDE: u32 = u32::MAX;
+
 impl Slices {
+    /// Correlation id of slice `i` (0 = none).
+    #[inline]
+    pub fn corr(&self, i: usize) -> u64 {
+        let c = self.corr[i];
+        if c != CORR_WIDE {
+            return u64::from(c);
+        }
+        self.corr_wide
+            .binary_search_by_key(&(i as u32), |e| e.0)
+            .map_or(u64::from(c), |k| self.corr_wide[k].1)
+    }
+
     /// Number of slices.
     pub fn len(&self) -> usize {
         self.start.len()
@@ -399,7 +417,8 @@ impl Capture {
             + s.lane.capacity() * 2
             + s.parent.capacity() * 4
             + s.args.capacity() * 4
-            + s.corr.capacity() * 8
+            + s.corr.capacity() * 4
+            + s.corr_wide.capacity() * 16
             + s.flags.capacity()
             + self.instants.ts.capacity() * 25
             + self

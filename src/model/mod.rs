@@ -13,5 +13,5 @@ pub use args::{ArgValue, ArgsArena, ArgsRef, LazyArgs};
 pub use builder::{CaptureBuilder, FlowPhase};
 pub use capture::*;
 pub use category::Category;
-pub use slots::SliceSlots;
+pub use slots::{FilledRun, SliceSlots};
 pub use strings::{Interner, StrId};

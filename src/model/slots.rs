@@ -3,7 +3,7 @@
 
 use super::args::ArgsRef;
 use super::builder::CaptureBuilder;
-use super::capture::Ps;
+use super::capture::{CORR_WIDE, Ps};
 use super::category::Category;
 use super::strings::StrId;
 
@@ -17,7 +17,9 @@ pub struct SliceSlots<'a> {
     cat: &'a mut [StrId],
     kind: &'a mut [Category],
     args: &'a mut [ArgsRef],
-    corr: &'a mut [u64],
+    corr: &'a mut [u32],
+    /// Correlation ids of 32 bits or more: (index in the run, id).
+    wide: Vec<(u32, u64)>,
     len: usize,
 }
 
@@ -40,6 +42,14 @@ impl SliceSlots<'_> {
     /// The track every slot of this run belongs to.
     pub fn track(&self) -> u32 {
         self.track
+    }
+
+    /// What `compact_slots` needs of a filled run: its length and its wide correlation ids.
+    pub fn finish(self) -> FilledRun {
+        FilledRun {
+            used: self.len,
+            wide: self.wide,
+        }
     }
 
     /// The args handles of the filled slots (to rebase handles written into another arena).
@@ -72,10 +82,24 @@ impl SliceSlots<'_> {
         self.cat[i] = cat;
         self.kind[i] = kind;
         self.args[i] = args;
-        self.corr[i] = corr;
+        self.corr[i] = match u32::try_from(corr) {
+            Ok(c) if c != CORR_WIDE => c,
+            _ => {
+                self.wide.push((i as u32, corr));
+                CORR_WIDE
+            }
+        };
         self.len = i + 1;
         Some(i as u32)
     }
+}
+
+/// A filled run, handed back to [`CaptureBuilder::compact_slots`].
+#[derive(Debug, Default)]
+pub struct FilledRun {
+    /// Slots filled.
+    pub used: usize,
+    wide: Vec<(u32, u64)>,
 }
 
 /// Column types whose all-zero bit pattern is a valid value.
@@ -205,6 +229,7 @@ impl CaptureBuilder {
                 kind,
                 args,
                 corr,
+                wide: Vec::new(),
                 len: 0,
             });
         }
@@ -212,9 +237,14 @@ impl CaptureBuilder {
     }
 
     /// Closes the gaps left by runs filled below their count: run `i` (reserved `counts[i]`
-    /// slots from `first` on, `used[i]` filled) moves down to follow run `i − 1`. Returns the
-    /// new first raw id of each run. Must follow the latest [`CaptureBuilder::slots`] call.
-    pub fn compact_slots(&mut self, first: u32, counts: &[usize], used: &[usize]) -> Vec<u32> {
+    /// slots from `first` on) moves down to follow run `i − 1`. Returns the new first raw id of
+    /// each run. Must follow the latest [`CaptureBuilder::slots`] call.
+    pub fn compact_slots(
+        &mut self,
+        first: u32,
+        counts: &[usize],
+        filled: Vec<FilledRun>,
+    ) -> Vec<u32> {
         fn shift<T: Copy>(v: &mut Vec<T>, moves: &[(usize, usize, usize)], end: usize) {
             for &(from, to, n) in moves {
                 if from != to {
@@ -226,10 +256,17 @@ impl CaptureBuilder {
         let mut moves = Vec::with_capacity(counts.len());
         let mut starts = Vec::with_capacity(counts.len());
         let (mut from, mut to) = (first as usize, first as usize);
-        let used: Vec<usize> = counts.iter().zip(used).map(|(&c, &u)| u.min(c)).collect();
-        for (&c, &u) in counts.iter().zip(&used) {
+        let used: Vec<usize> = counts
+            .iter()
+            .zip(&filled)
+            .map(|(&c, f)| f.used.min(c))
+            .collect();
+        for ((&c, &u), f) in counts.iter().zip(&used).zip(filled) {
             moves.push((from, to, u));
             starts.push(to as u32);
+            for (i, id) in f.wide {
+                self.s.corr_wide.push((to as u32 + i, id));
+            }
             from += c;
             to += u;
         }
@@ -297,9 +334,8 @@ mod tests {
                     .is_none()
             );
         });
-        let used: Vec<usize> = runs.iter().map(|r| r.len()).collect();
-        drop(runs);
-        assert_eq!(b.compact_slots(first, &counts, &used), vec![0, 2, 2]);
+        let filled: Vec<FilledRun> = runs.into_iter().map(SliceSlots::finish).collect();
+        assert_eq!(b.compact_slots(first, &counts, filled), vec![0, 2, 2]);
         assert_eq!(b.slice_count(), 6);
         let c = b.finish(SourceInfo::default(), Format::Chrome);
         assert_eq!(c.tracks[t0 as usize].slices, (0, 2));
@@ -333,10 +369,17 @@ mod tests {
                 0,
             );
         }
-        runs[1].push(0, 9, name, StrId::EMPTY, Category::Other, ArgsRef::NONE, 0);
-        let used: Vec<usize> = runs.iter().map(|r| r.len()).collect();
-        drop(runs);
-        b.compact_slots(first, &[5, 2], &used);
+        runs[1].push(
+            0,
+            9,
+            name,
+            StrId::EMPTY,
+            Category::Other,
+            ArgsRef::NONE,
+            u64::MAX,
+        );
+        let filled: Vec<FilledRun> = runs.into_iter().map(SliceSlots::finish).collect();
+        b.compact_slots(first, &[5, 2], filled);
         let c = b.finish(SourceInfo::default(), Format::Chrome);
         assert_eq!(c.tracks[ts[0] as usize].slice_count(), 10_003);
         assert_eq!(c.tracks[ts[1] as usize].slice_count(), 10_000);

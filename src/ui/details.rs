@@ -169,7 +169,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         ));
     }
     if s.corr[i] != 0 && ps.is_empty() {
-        out.push((format!("correlation {}", s.corr[i]), Style::default()));
+        out.push((format!("correlation {}", s.corr(i)), Style::default()));
     }
     out
 }

@@ -70,13 +70,10 @@ fn partners(cap: &Capture) -> Vec<(u32, u32)> {
             out.push((f.to, f.from));
         }
     }
-    let mut by_corr: Vec<(u64, u32)> = cap
-        .slices
-        .corr
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| **c != 0)
-        .map(|(i, &c)| (c, i as u32))
+    let s = &cap.slices;
+    let mut by_corr: Vec<(u64, u32)> = (0..s.len())
+        .filter(|&i| s.corr[i] != 0)
+        .map(|i| (s.corr(i), i as u32))
         .collect();
     by_corr.sort_unstable();
     for g in by_corr.chunk_by(|a, b| a.0 == b.0) {

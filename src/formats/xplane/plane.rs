@@ -17,8 +17,8 @@ use super::stats::{self, IdTable, RawValue, Role, StatTable};
 use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
 use crate::formats::Progress;
 use crate::model::{
-    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, Category, FlowPhase, Interner, Key, ProcessKind,
-    Ps, SliceSlots, StrId, TrackKind,
+    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, Category, FilledRun, FlowPhase, Interner, Key,
+    ProcessKind, Ps, SliceSlots, StrId, TrackKind,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
@@ -876,11 +876,11 @@ impl<'p> Decoder<'p> {
                 crate::debug_rss_mb()
             );
         }
-        let outs: Vec<(usize, UnitOut)> = cells
+        let outs: Vec<(FilledRun, UnitOut)> = cells
             .into_iter()
             .map(|c| {
                 let (run, out) = c.into_inner().unwrap_or_else(|e| e.into_inner());
-                (run.len(), out)
+                (run.finish(), out)
             })
             .collect();
         self.b.strings = global;
@@ -896,8 +896,8 @@ impl<'p> Decoder<'p> {
         if let Some(e) = first_err.or_else(|| outs.iter().find_map(|(_, o)| o.err.clone())) {
             return Err(e);
         }
-        let used: Vec<usize> = outs.iter().map(|(n, _)| *n).collect();
-        let starts = self.b.compact_slots(first, &counts, &used);
+        let (filled, outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
+        let starts = self.b.compact_slots(first, &counts, filled);
 
         // Strings first seen during the walk join the capture's table, in first-seen order.
         let extra = extra.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -912,7 +912,7 @@ impl<'p> Decoder<'p> {
             }
         };
         let (mut clamped, mut clamp_at, mut negative, mut far) = (0u64, 0usize, 0u64, 0u64);
-        for (u, (_, o)) in outs.into_iter().enumerate() {
+        for (u, o) in outs.into_iter().enumerate() {
             let (pi, li) = units[u];
             let track = preps[pi].tracks[li];
             let base = starts[u];
