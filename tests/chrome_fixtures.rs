@@ -129,7 +129,7 @@ fn hta_triton_gpu() {
     assert_eq!(warn_count(&c, "unresolved_flow"), 1);
     // ts 2413669097444.592 µs exact (base time 1727743122000000000).
     let k = (0..c.slices.len() as u32)
-        .find(|&i| c.slices.kind[i as usize] == Category::Kernel)
+        .find(|&i| c.slices.kind(i as usize) == Category::Kernel)
         .unwrap();
     assert_eq!(c.slice_name(k), "triton_poi_fused_add_cos_sin_0");
     let abs_ns = c.origin_epoch_ns.unwrap() as i128 + c.slices.start[k as usize] as i128 / 1000;

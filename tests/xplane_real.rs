@@ -152,7 +152,7 @@ fn tf_gpu_counts_and_derived_lines() {
     // relative timestamps, no Task Environment: origin unknown
     assert_eq!(c.origin_epoch_ns, None);
     // kernels categorized, correlation ids kept
-    assert!(c.slices.kind.iter().any(|k| k.is_device()));
+    assert!((0..c.slices.len()).any(|i| c.slices.kind(i).is_device()));
     assert!(c.slices.corr.iter().any(|&x| x != 0));
 }
 
@@ -247,8 +247,8 @@ fn fingerprint(c: &Capture) -> String {
             s.start[i],
             s.dur[i],
             c.strings.get(s.name[i]),
-            c.strings.get(s.cat[i]),
-            s.kind[i],
+            c.strings.get(s.cat(i)),
+            s.kind(i),
             s.depth[i],
             s.lane[i],
             s.parent[i],

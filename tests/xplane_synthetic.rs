@@ -350,7 +350,7 @@ fn gpu_plane_gets_derived_lines_launch_stats_flows_and_aggregates() {
     // categories and correlation
     let ka = find_slice(&c, "kernel_a");
     assert_eq!(c.slices.corr[ka], 1);
-    assert!(c.slices.kind[ka].is_device());
+    assert!(c.slices.kind(ka).is_device());
     // flow: host launch (out) → kernel (in)
     assert_eq!(c.flows.len(), 1);
     let f = c.flows[0];

@@ -278,10 +278,10 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
         let device_track = is_device_process(c, t);
         for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
             let (start, dur) = (s.start[i], s.dur[i]);
-            let class = cats.class(c, s.cat[i], s.kind[i]);
+            let class = cats.class(c, s.cat(i), s.kind(i));
             let row = match class {
                 1 => match &ukeys {
-                    Some(k) if device_track || s.kind[i].is_device() => {
+                    Some(k) if device_track || s.kind(i).is_device() => {
                         rows.of_unified(k.key(c, s.name[i], s.args[i]))
                     }
                     _ => rows.of_name(s.name[i]),

@@ -76,7 +76,10 @@ pub struct CaptureBuilder {
     pub origin_epoch_ns: Option<i64>,
     /// Trace-level metadata block.
     pub metadata: ArgsRef,
-    cat_cache: FxHashMap<StrId, Category>,
+    /// Class (index into `s.classes`) of each raw category seen.
+    class_map: FxHashMap<StrId, u16>,
+    /// Slices whose category did not fit the class table (given class 0).
+    classes_full: u64,
 }
 
 impl Default for CaptureBuilder {
@@ -117,7 +120,8 @@ impl CaptureBuilder {
             warnings: Vec::new(),
             origin_epoch_ns: None,
             metadata: ArgsRef::NONE,
-            cat_cache: FxHashMap::default(),
+            class_map: FxHashMap::default(),
+            classes_full: 0,
         }
     }
 
@@ -199,8 +203,7 @@ impl CaptureBuilder {
         self.s.start.reserve_exact(n);
         self.s.dur.reserve_exact(n);
         self.s.name.reserve_exact(n);
-        self.s.cat.reserve_exact(n);
-        self.s.kind.reserve_exact(n);
+        self.s.class.reserve_exact(n);
         self.s.args.reserve_exact(n);
         self.s.corr.reserve_exact(n);
         self.s.flags.reserve_exact(n);
@@ -211,13 +214,34 @@ impl CaptureBuilder {
         self.s.start.len()
     }
 
-    /// The category enum of raw category `cat` (cached per id).
+    /// The category enum of raw category `cat`.
     pub fn category(&mut self, cat: StrId) -> Category {
-        if let Some(&c) = self.cat_cache.get(&cat) {
+        let c = self.class_of(cat);
+        self.s.classes[usize::from(c)].1
+    }
+
+    /// The class of raw category `cat` (see `Slices::class`), added on first sight; class 0
+    /// (empty category) once 65 536 classes exist, counted and reported by `finish`.
+    pub fn class_of(&mut self, cat: StrId) -> u16 {
+        if let Some(&c) = self.class_map.get(&cat) {
             return c;
         }
-        let c = Category::from_cat(self.strings.get(cat));
-        self.cat_cache.insert(cat, c);
+        if self.s.classes.is_empty() {
+            let empty = Category::from_cat("");
+            self.s.classes.push((StrId::EMPTY, empty));
+            self.class_map.insert(StrId::EMPTY, 0);
+            if cat == StrId::EMPTY {
+                return 0;
+            }
+        }
+        let Ok(c) = u16::try_from(self.s.classes.len()) else {
+            self.classes_full += 1;
+            return 0;
+        };
+        self.s
+            .classes
+            .push((cat, Category::from_cat(self.strings.get(cat))));
+        self.class_map.insert(cat, c);
         c
     }
 
@@ -241,14 +265,13 @@ impl CaptureBuilder {
             );
             dur = 0;
         }
-        let kind = self.category(cat);
+        let class = self.class_of(cat);
         let id = self.s.start.len() as u32;
         self.s_track.push(track);
         self.s.start.push(start);
         self.s.dur.push(dur);
         self.s.name.push(name);
-        self.s.cat.push(cat);
-        self.s.kind.push(kind);
+        self.s.class.push(class);
         self.s.args.push(args);
         match u32::try_from(corr) {
             Ok(c) if c != CORR_WIDE => self.s.corr.push(c),
@@ -579,16 +602,14 @@ impl CaptureBuilder {
                     permute(&mut s.start, order);
                     permute(&mut s.dur, order);
                     permute(&mut s.name, order);
-                    permute(&mut s.cat, order);
-                    permute(&mut s.kind, order);
+                    permute(&mut s.class, order);
                     permute(&mut s.args, order);
                 });
             } else {
                 permute(&mut s.start, order);
                 permute(&mut s.dur, order);
                 permute(&mut s.name, order);
-                permute(&mut s.cat, order);
-                permute(&mut s.kind, order);
+                permute(&mut s.class, order);
                 permute(&mut s.args, order);
                 second(&mut s.corr, &mut s.flags, s_track);
             }
@@ -739,6 +760,14 @@ impl CaptureBuilder {
         lap("flows");
         // Span (slices' part computed with the lanes).
         let (mut lo_t, mut hi_t) = slice_span;
+        if self.classes_full > 0 {
+            let n = self.classes_full;
+            self.warn_n(
+                "categories_capped",
+                "more than 65 536 distinct categories: later ones shown without category".into(),
+                n,
+            );
+        }
         for &t in &self.inst.ts {
             lo_t = lo_t.min(t);
             hi_t = hi_t.max(t);

@@ -170,10 +170,11 @@ pub struct Slices {
     pub dur: Vec<Ps>,
     /// Interned display name.
     pub name: Vec<StrId>,
-    /// Interned raw category string.
-    pub cat: Vec<StrId>,
-    /// Category mapped to the enum.
-    pub kind: Vec<Category>,
+    /// Category class of each slice: an index into `classes` (read with [`Slices::cat`] and
+    /// [`Slices::kind`]); 2 bytes instead of a string id and an enum per slice.
+    pub class: Vec<u16>,
+    /// (interned raw category, category enum) of each class; class 0 is the empty category.
+    pub classes: Vec<(StrId, Category)>,
     /// Nesting depth within its lane group.
     pub depth: Vec<u16>,
     /// Drawn row within the track.
@@ -195,6 +196,22 @@ pub struct Slices {
 pub const CORR_WIDE: u32 = u32::MAX;
 
 impl Slices {
+    /// Interned raw category of slice `i`.
+    #[inline]
+    pub fn cat(&self, i: usize) -> StrId {
+        self.classes
+            .get(usize::from(self.class[i]))
+            .map_or(StrId::EMPTY, |c| c.0)
+    }
+
+    /// Category enum of slice `i`.
+    #[inline]
+    pub fn kind(&self, i: usize) -> Category {
+        self.classes
+            .get(usize::from(self.class[i]))
+            .map_or(Category::Other, |c| c.1)
+    }
+
     /// Correlation id of slice `i` (0 = none).
     #[inline]
     pub fn corr(&self, i: usize) -> u64 {
@@ -411,8 +428,7 @@ impl Capture {
         s.start.capacity() * 8
             + s.dur.capacity() * 8
             + s.name.capacity() * 4
-            + s.cat.capacity() * 4
-            + s.kind.capacity()
+            + s.class.capacity() * 2
             + s.depth.capacity() * 2
             + s.lane.capacity() * 2
             + s.parent.capacity() * 4

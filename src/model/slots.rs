@@ -14,8 +14,7 @@ pub struct SliceSlots<'a> {
     start: &'a mut [Ps],
     dur: &'a mut [Ps],
     name: &'a mut [StrId],
-    cat: &'a mut [StrId],
-    kind: &'a mut [Category],
+    class: &'a mut [u16],
     args: &'a mut [ArgsRef],
     corr: &'a mut [u32],
     /// Correlation ids of 32 bits or more: (index in the run, id).
@@ -58,7 +57,7 @@ impl SliceSlots<'_> {
     }
 
     /// Fills the next slot; returns its index within the run, or `None` when the run is full.
-    /// `dur` must be ≥ 0 and `kind` the category of `cat` ([`CaptureBuilder::category`]).
+    /// `dur` must be ≥ 0 and `class` from [`CaptureBuilder::class_of`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn push(
@@ -66,8 +65,7 @@ impl SliceSlots<'_> {
         start: Ps,
         dur: Ps,
         name: StrId,
-        cat: StrId,
-        kind: Category,
+        class: u16,
         args: ArgsRef,
         corr: u64,
     ) -> Option<u32> {
@@ -79,8 +77,7 @@ impl SliceSlots<'_> {
         self.start[i] = start;
         self.dur[i] = dur;
         self.name[i] = name;
-        self.cat[i] = cat;
-        self.kind[i] = kind;
+        self.class[i] = class;
         self.args[i] = args;
         self.corr[i] = match u32::try_from(corr) {
             Ok(c) if c != CORR_WIDE => c,
@@ -109,6 +106,7 @@ pub struct FilledRun {
 unsafe trait ZeroValid: Copy {}
 // SAFETY: plain integers, and newtypes / a `repr(u8)` enum whose 0 is a valid value.
 unsafe impl ZeroValid for u8 {}
+unsafe impl ZeroValid for u16 {}
 unsafe impl ZeroValid for u32 {}
 unsafe impl ZeroValid for u64 {}
 unsafe impl ZeroValid for i64 {}
@@ -197,26 +195,23 @@ impl CaptureBuilder {
         grow(&mut s.start, n, 0);
         grow(&mut s.dur, n, 0);
         grow(&mut s.name, n, StrId::EMPTY);
-        grow(&mut s.cat, n, StrId::EMPTY);
-        grow(&mut s.kind, n, Category::Other);
+        grow(&mut s.class, n, 0);
         grow(&mut s.args, n, ArgsRef::NONE);
         grow(&mut s.corr, n, 0);
         grow(&mut s.flags, n, 0);
         let mut start = split_runs(&mut s.start[first..], counts).into_iter();
         let mut dur = split_runs(&mut s.dur[first..], counts).into_iter();
         let mut name = split_runs(&mut s.name[first..], counts).into_iter();
-        let mut cat = split_runs(&mut s.cat[first..], counts).into_iter();
-        let mut kind = split_runs(&mut s.kind[first..], counts).into_iter();
+        let mut class = split_runs(&mut s.class[first..], counts).into_iter();
         let mut args = split_runs(&mut s.args[first..], counts).into_iter();
         let mut corr = split_runs(&mut s.corr[first..], counts).into_iter();
         let mut out = Vec::with_capacity(counts.len());
         for &(track, _) in runs {
-            let (Some(start), Some(dur), Some(name), Some(cat)) =
-                (start.next(), dur.next(), name.next(), cat.next())
+            let (Some(start), Some(dur), Some(name)) = (start.next(), dur.next(), name.next())
             else {
                 break;
             };
-            let (Some(kind), Some(args), Some(corr)) = (kind.next(), args.next(), corr.next())
+            let (Some(class), Some(args), Some(corr)) = (class.next(), args.next(), corr.next())
             else {
                 break;
             };
@@ -225,8 +220,7 @@ impl CaptureBuilder {
                 start,
                 dur,
                 name,
-                cat,
-                kind,
+                class,
                 args,
                 corr,
                 wide: Vec::new(),
@@ -278,8 +272,7 @@ impl CaptureBuilder {
         shift(&mut s.start, &moves, to);
         shift(&mut s.dur, &moves, to);
         shift(&mut s.name, &moves, to);
-        shift(&mut s.cat, &moves, to);
-        shift(&mut s.kind, &moves, to);
+        shift(&mut s.class, &moves, to);
         shift(&mut s.args, &moves, to);
         shift(&mut s.corr, &moves, to);
         shift(&mut s.flags, &moves, to);
@@ -307,32 +300,13 @@ mod tests {
             let (r0, _r1, r2) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
             sc.spawn(move || {
                 for k in 0..2 {
-                    r0.push(
-                        k * 10,
-                        5,
-                        name,
-                        StrId::EMPTY,
-                        Category::Other,
-                        ArgsRef::NONE,
-                        0,
-                    );
+                    r0.push(k * 10, 5, name, 0, ArgsRef::NONE, 0);
                 }
             });
             for k in 0..4 {
-                r2.push(
-                    k * 10,
-                    5,
-                    name,
-                    StrId::EMPTY,
-                    Category::Other,
-                    ArgsRef::NONE,
-                    7,
-                );
+                r2.push(k * 10, 5, name, 0, ArgsRef::NONE, 7);
             }
-            assert!(
-                r2.push(0, 0, name, StrId::EMPTY, Category::Other, ArgsRef::NONE, 0)
-                    .is_none()
-            );
+            assert!(r2.push(0, 0, name, 0, ArgsRef::NONE, 0).is_none());
         });
         let filled: Vec<FilledRun> = runs.into_iter().map(SliceSlots::finish).collect();
         assert_eq!(b.compact_slots(first, &counts, filled), vec![0, 2, 2]);
@@ -359,25 +333,9 @@ mod tests {
         // A run for track 0 (out of order with the slices above), partly filled.
         let (first, mut runs) = b.slots(&[(ts[0], 5), (ts[2], 2)]);
         for k in 0..3 {
-            runs[0].push(
-                -10 + k,
-                1,
-                name,
-                StrId::EMPTY,
-                Category::Other,
-                ArgsRef::NONE,
-                0,
-            );
+            runs[0].push(-10 + k, 1, name, 0, ArgsRef::NONE, 0);
         }
-        runs[1].push(
-            0,
-            9,
-            name,
-            StrId::EMPTY,
-            Category::Other,
-            ArgsRef::NONE,
-            u64::MAX,
-        );
+        runs[1].push(0, 9, name, 0, ArgsRef::NONE, u64::MAX);
         let filled: Vec<FilledRun> = runs.into_iter().map(SliceSlots::finish).collect();
         b.compact_slots(first, &[5, 2], filled);
         let c = b.finish(SourceInfo::default(), Format::Chrome);

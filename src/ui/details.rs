@@ -89,7 +89,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     let full_name = text::sanitize(cap.slice_name(id)).into_owned();
     // Long C++ names are folded on the first line; the full name follows the args.
     let name = text::fold(&full_name).into_owned();
-    let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+    let cat = text::sanitize(cap.strings.get(s.cat(i))).into_owned();
     out.push((
         format!(
             "{name}  · dur {} · self {} · {}",
@@ -234,7 +234,7 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
         out.push((args.join("  "), Style::default()));
     }
     // Category and times fill the panel when there is room left.
-    let cat = text::sanitize(cap.strings.get(s.cat[i])).into_owned();
+    let cat = text::sanitize(cap.strings.get(s.cat(i))).into_owned();
     out.push((
         format!(
             "{} · start {} · end {}",

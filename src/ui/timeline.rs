@@ -106,7 +106,7 @@ impl Timeline<'_> {
     fn slot(&self, id: u32) -> usize {
         let cap = &self.l.cap;
         if self.app.color_by_cat {
-            colors::category_slot(cap.slices.kind[id as usize])
+            colors::category_slot(cap.slices.kind(id as usize))
         } else {
             colors::name_slot(cap.slice_name(id))
         }

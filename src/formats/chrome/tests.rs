@@ -120,7 +120,7 @@ fn flows_and_bind_ids() {
     assert_eq!(c.slice_name(bind.to), "b");
     let k = names(&c).iter().position(|n| *n == "kern").unwrap();
     assert_eq!(c.slices.corr[k], 77);
-    assert_eq!(c.slices.kind[k], Category::Kernel);
+    assert_eq!(c.slices.kind(k), Category::Kernel);
     let tr = &c.tracks[c.track_of(k as u32) as usize];
     assert_eq!(tr.kind, TrackKind::GpuStream);
     assert_eq!(c.processes[tr.process as usize].kind, ProcessKind::Gpu);
@@ -373,7 +373,7 @@ fn legacy_kineto_2021_shapes() {
         1
     );
     let k = names(&c).iter().position(|n| *n == "sgemm").unwrap();
-    assert_eq!(c.slices.kind[k], Category::Kernel);
+    assert_eq!(c.slices.kind(k), Category::Kernel);
     assert_eq!(c.slices.corr[k], 9);
     let tr = &c.tracks[c.track_of(k as u32) as usize];
     assert_eq!(tr.kind, TrackKind::GpuStream);

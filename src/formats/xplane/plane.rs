@@ -17,8 +17,8 @@ use super::stats::{self, IdTable, RawValue, Role, StatTable};
 use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
 use crate::formats::Progress;
 use crate::model::{
-    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, Category, FilledRun, FlowPhase, Interner, Key,
-    ProcessKind, Ps, SliceSlots, StrId, TrackKind,
+    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, FilledRun, FlowPhase, Interner, Key, ProcessKind,
+    Ps, SliceSlots, StrId, TrackKind,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
@@ -142,13 +142,13 @@ struct UnitOut {
     err: Option<Box<WireError>>,
 }
 
-/// Constant per-capture ids the walk uses.
+/// Category classes the walk gives GPU events.
 #[derive(Clone, Copy, Debug)]
 struct Cats {
-    kernel: (StrId, Category),
-    memcpy: (StrId, Category),
-    memset: (StrId, Category),
-    none: (StrId, Category),
+    kernel: u16,
+    memcpy: u16,
+    memset: u16,
+    none: u16,
 }
 
 /// Interned keys of derived events' args.
@@ -160,7 +160,7 @@ struct DerivedKeys {
     n: StrId,
     max: StrId,
     avg: StrId,
-    kind_none: Category,
+    class_none: u16,
 }
 
 /// The args of derived event `i` of `line` into `buf` (cleared first).
@@ -385,7 +385,7 @@ impl Walk<'_> {
                 m.args
             };
             let kernel = d.kernel || m.kernel;
-            let (cat, kind) = if !gpu {
+            let class = if !gpu {
                 self.cats.none
             } else if kernel {
                 self.cats.kernel
@@ -409,7 +409,7 @@ impl Walk<'_> {
                 out.negative += 1;
                 dur = 0;
             }
-            let Some(idx) = run.push(start, dur, m.name, cat, kind, args, corr) else {
+            let Some(idx) = run.push(start, dur, m.name, class, args, corr) else {
                 // The first pass counted every event of this line; more cannot appear.
                 return Err(er.err("more events than the first pass counted"));
             };
@@ -755,19 +755,14 @@ impl<'p> Decoder<'p> {
         let cats = {
             let mut c = |s: &str| {
                 let id = self.b.intern(s);
-                (id, self.b.category(id))
+                self.b.class_of(id)
             };
             Cats {
+                none: c(""),
                 kernel: c("kernel"),
                 memcpy: c("gpu_memcpy"),
                 memset: c("gpu_memset"),
-                none: (StrId::EMPTY, Category::Other),
             }
-        };
-        let none_kind = self.b.category(StrId::EMPTY);
-        let cats = Cats {
-            none: (StrId::EMPTY, none_kind),
-            ..cats
         };
         let done = AtomicU64::new(0);
         let global = std::mem::take(&mut self.b.strings);
@@ -996,7 +991,7 @@ impl<'p> Decoder<'p> {
             n: self.b.intern("num_launches"),
             max: self.b.intern("max_launch_time_us"),
             avg: self.b.intern("avg_launch_time_us"),
-            kind_none: self.b.category(StrId::EMPTY),
+            class_none: self.b.class_of(StrId::EMPTY),
         };
         let counts: Vec<usize> = jobs.iter().map(|(_, l)| l.events.len()).collect();
         self.b.reserve_slices(counts.iter().sum());
@@ -1034,7 +1029,7 @@ impl<'p> Decoder<'p> {
                         dedup.block(&mut local, &buf, ArgsRef::NONE)
                     };
                     let dur = e.dur.max(0);
-                    run.push(e.start, dur, e.name, StrId::EMPTY, keys.kind_none, args, 0);
+                    run.push(e.start, dur, e.name, keys.class_none, args, 0);
                 }
             }
             local
