@@ -265,6 +265,61 @@ fn intern_compressed(raw: RawValue<'_>, names: &mut SharedNames<'_>) -> StrId {
     }
 }
 
+/// What an event's stats say, as far as the loader interprets them.
+#[derive(Default)]
+struct EvStats {
+    corr: u64,
+    flow: Option<u64>,
+    group: Option<i64>,
+    device: Option<i64>,
+    step_name: StrId,
+    /// Derivation inputs (op, module, framework op, source, kernel flag).
+    dev: DevEvent,
+    memcpy: bool,
+    memset: bool,
+    /// Stats seen.
+    count: u32,
+}
+
+impl EvStats {
+    /// Reads one XStat message.
+    #[inline(always)]
+    fn read(
+        &mut self,
+        sub: Reader<'_>,
+        table: &StatTable,
+        names: &mut SharedNames<'_>,
+    ) -> Result<(), Box<WireError>> {
+        self.count += 1;
+        let (smid, raw) = stats::read_stat_fast(sub)?;
+        let role = table.get(smid).1;
+        if role == Role::None {
+            // Only interned, so that lazy reads of this event find it.
+            if matches!(raw, RawValue::Str(_) | RawValue::Compressed(_)) {
+                str_of(raw, table, names);
+            }
+            return Ok(());
+        }
+        let s = str_of(raw, table, names);
+        match role {
+            Role::Correlation => self.corr = raw.as_int().unwrap_or(0) as u64,
+            Role::Flow => self.flow = raw.as_int().map(|x| x as u64),
+            Role::GroupId => self.group = raw.as_int(),
+            Role::DeviceId => self.device = raw.as_int(),
+            Role::StepName => self.step_name = s,
+            Role::HloOp => self.dev.hlo_op = s,
+            Role::HloModule => self.dev.hlo_module = s,
+            Role::TfOp => self.dev.tf_op = s,
+            Role::Source => self.dev.source = s,
+            Role::KernelDetails => self.dev.kernel = true,
+            Role::MemcpyDetails => self.memcpy = true,
+            Role::MemsetDetails => self.memset = true,
+            Role::ProgramId | Role::None => {}
+        }
+        Ok(())
+    }
+}
+
 /// Read-only context of the parallel walk.
 struct Walk<'a> {
     preps: &'a [PlanePrep],
@@ -315,14 +370,26 @@ impl Walk<'_> {
             let mut off = 0i64;
             let mut dur = 0i64;
             let mut occ: Option<i64> = None;
-            let mut corr = 0u64;
-            let mut flow: Option<u64> = None;
-            let mut group: Option<i64> = None;
-            let mut device: Option<i64> = None;
-            let mut step_name = StrId::EMPTY;
-            let mut d = DevEvent::default();
-            let (mut memcpy, mut memset) = (false, false);
-            let mut nstats = 0u32;
+            let mut st = EvStats::default();
+            // Fast prefix: the field order profilers write (metadata id, offset, duration,
+            // stats), each key one byte; predictable branches instead of a dispatch per field.
+            if er.peek() == Some(0x08) {
+                er.bump();
+                mid = er.varint()? as i64;
+            }
+            if er.peek() == Some(0x10) {
+                er.bump();
+                off = er.varint()? as i64;
+            }
+            if er.peek() == Some(0x18) {
+                er.bump();
+                dur = er.varint()? as i64;
+            }
+            while er.peek() == Some(0x22) {
+                er.bump();
+                st.read(er.sub()?, table, names)?;
+            }
+            // Anything else, in file order (later fields win, as in protobuf).
             while !er.is_empty() {
                 let (f, wt) = er.key()?;
                 match (f, wt) {
@@ -332,38 +399,22 @@ impl Walk<'_> {
                         occ = None;
                     }
                     (3, VARINT) => dur = er.varint()? as i64,
-                    (4, LEN) => {
-                        nstats += 1;
-                        let (smid, raw) = stats::read_stat_fast(er.sub()?)?;
-                        let role = table.get(smid).1;
-                        if role == Role::None {
-                            // Only interned, so that lazy reads of this event find it.
-                            if matches!(raw, RawValue::Str(_) | RawValue::Compressed(_)) {
-                                str_of(raw, table, names);
-                            }
-                            continue;
-                        }
-                        let s = str_of(raw, table, names);
-                        match role {
-                            Role::Correlation => corr = raw.as_int().unwrap_or(0) as u64,
-                            Role::Flow => flow = raw.as_int().map(|x| x as u64),
-                            Role::GroupId => group = raw.as_int(),
-                            Role::DeviceId => device = raw.as_int(),
-                            Role::StepName => step_name = s,
-                            Role::HloOp => d.hlo_op = s,
-                            Role::HloModule => d.hlo_module = s,
-                            Role::TfOp => d.tf_op = s,
-                            Role::Source => d.source = s,
-                            Role::KernelDetails => d.kernel = true,
-                            Role::MemcpyDetails => memcpy = true,
-                            Role::MemsetDetails => memset = true,
-                            Role::ProgramId | Role::None => {}
-                        }
-                    }
+                    (4, LEN) => st.read(er.sub()?, table, names)?,
                     (5, VARINT) => occ = Some(er.varint()? as i64),
                     _ => er.skip(wt)?,
                 }
             }
+            let EvStats {
+                corr,
+                flow,
+                group,
+                device,
+                step_name,
+                dev: d,
+                memcpy,
+                memset,
+                count: nstats,
+            } = st;
             let m = metas.get(mid).unwrap_or_default();
             since_report += 1;
             if since_report == 1 << 16 {

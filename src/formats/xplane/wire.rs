@@ -126,6 +126,18 @@ impl<'a> Reader<'a> {
         ))
     }
 
+    /// The next byte, if any (not consumed).
+    #[inline(always)]
+    pub fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    /// Consumes one byte (after [`Reader::peek`] saw it).
+    #[inline(always)]
+    pub fn bump(&mut self) {
+        self.pos += 1;
+    }
+
     /// Reads a field key: `(field number, wire type)`. Rejects wire types 3, 4, 6, 7 and field 0.
     #[inline(always)]
     pub fn key(&mut self) -> Result<(u32, u8), Box<WireError>> {
