@@ -2,7 +2,8 @@
 //! `target/bench-data/`) decoded into the model. Prints MB/s and peak anonymous memory
 //! (RssAnon sampled from `/proc/self/status` every 2 ms) relative to the file size.
 //!
-//! `cargo bench --bench xplane_decode` (env `XPLANE_BENCH_EVENTS_PER_LINE` to resize).
+//! `cargo bench --bench xplane_decode` (env `XPLANE_BENCH_EVENTS_PER_LINE` to resize,
+//! `XPLANE_BENCH_FILE` to decode a given capture instead).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -43,8 +44,12 @@ fn main() {
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     std::fs::create_dir_all(&dir).expect("bench-data dir");
-    let path = dir.join(format!("synth_{}ev.xplane.pb", cfg.event_count()));
-    if !path.exists() {
+    // `XPLANE_BENCH_FILE=path` decodes a real capture instead of the synthetic one.
+    let given = std::env::var_os("XPLANE_BENCH_FILE").map(PathBuf::from);
+    let path = given
+        .clone()
+        .unwrap_or_else(|| dir.join(format!("synth_{}ev.xplane.pb", cfg.event_count())));
+    if given.is_none() && !path.exists() {
         let t = Instant::now();
         let tmp = path.with_extension("tmp");
         let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).expect("create"));
@@ -55,12 +60,16 @@ fn main() {
     }
     let size = std::fs::metadata(&path).expect("stat").len();
     // Warm the page cache.
-    let _ = std::fs::read(&path).map(|v| v.len());
+    let events: u64 = xplane::line_event_counts(&std::fs::read(&path).expect("read"))
+        .expect("walk")
+        .iter()
+        .map(|c| c.2)
+        .sum();
     println!(
         "file {} : {:.1} MB, {} events",
         path.display(),
         size as f64 / 1e6,
-        cfg.event_count()
+        events
     );
     let runs: u32 = std::env::var("XPLANE_BENCH_RUNS")
         .ok()
@@ -125,7 +134,7 @@ fn main() {
             secs,
             size as f64 / 1e6 / secs,
             cpu,
-            cfg.event_count() as f64 / 1e6 / secs,
+            events as f64 / 1e6 / secs,
             cap.slices.len(),
             peak_b as f64 / 1e6,
             peak_b as f64 / size as f64,
