@@ -17,8 +17,13 @@ pub struct Loaded {
     pub cap: Capture,
     /// Its index.
     pub index: CaptureIndex,
-    /// Flow / correlation partners: `(slice, partner)`, sorted, both directions.
-    pub partners: Vec<(u32, u32)>,
+    /// Flow partners: `(slice, partner)`, sorted, both directions.
+    pub flow_partners: Vec<(u32, u32)>,
+    /// Slices with a correlation id under 2^32, as `corr << 32 | slice`, sorted: the slices
+    /// sharing an id are found by binary search (8 bytes per correlated slice, no pair table).
+    pub by_corr: Vec<u64>,
+    /// The same for wider correlation ids: `(corr, slice)`, sorted.
+    pub by_wide_corr: Vec<(u64, u32)>,
     /// Per counter series: (min, max) value, for sparkline scaling.
     pub counter_range: Vec<(f64, f64)>,
     /// Parse + index time.
@@ -29,7 +34,8 @@ impl Loaded {
     /// Wraps a capture: builds the index and the partner table.
     pub fn new(cap: Capture, started: Instant) -> Loaded {
         let index = CaptureIndex::build(&cap);
-        let partners = partners(&cap);
+        let flow_partners = flow_partners(&cap);
+        let (by_corr, by_wide_corr) = by_corr(&cap);
         let counter_range = cap
             .counters
             .iter()
@@ -45,24 +51,53 @@ impl Loaded {
         Loaded {
             cap,
             index,
-            partners,
+            flow_partners,
+            by_corr,
+            by_wide_corr,
             counter_range,
             load_time: started.elapsed(),
         }
     }
 
-    /// Flow / correlation partners of slice `id`.
-    pub fn partners_of(&self, id: u32) -> &[(u32, u32)] {
-        let lo = self.partners.partition_point(|p| p.0 < id);
-        let hi = self.partners.partition_point(|p| p.0 <= id);
-        &self.partners[lo..hi]
+    /// Flow / correlation partners of slice `id` as `(id, partner)`, sorted: its flow
+    /// partners and up to [`MAX_GROUP`] other slices with its correlation id.
+    pub fn partners_of(&self, id: u32) -> Vec<(u32, u32)> {
+        let lo = self.flow_partners.partition_point(|p| p.0 < id);
+        let hi = self.flow_partners.partition_point(|p| p.0 <= id);
+        let mut out = self.flow_partners[lo..hi].to_vec();
+        let s = &self.cap.slices;
+        let corr = match s.corr.get(id as usize) {
+            Some(0) | None => 0,
+            Some(_) => s.corr(id as usize),
+        };
+        if let Ok(c) = u32::try_from(corr)
+            && c != 0
+        {
+            let key = u64::from(c) << 32;
+            let lo = self.by_corr.partition_point(|&k| k < key);
+            let group = self.by_corr[lo..]
+                .iter()
+                .take_while(|&&k| k >> 32 == u64::from(c))
+                .map(|&k| k as u32);
+            out.extend(group.filter(|&p| p != id).take(MAX_GROUP).map(|p| (id, p)));
+        } else if corr != 0 {
+            let lo = self.by_wide_corr.partition_point(|e| e.0 < corr);
+            let group = self.by_wide_corr[lo..]
+                .iter()
+                .take_while(|e| e.0 == corr)
+                .map(|e| e.1);
+            out.extend(group.filter(|&p| p != id).take(MAX_GROUP).map(|p| (id, p)));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
-/// Most partners linked per correlation id group (a launch and its few kernels).
+/// Most correlation partners listed per slice (a launch and its few kernels).
 const MAX_GROUP: usize = 16;
 
-fn partners(cap: &Capture) -> Vec<(u32, u32)> {
+fn flow_partners(cap: &Capture) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for f in &cap.flows {
         if f.from != NO_SLICE && f.to != NO_SLICE && f.from != f.to {
@@ -70,25 +105,29 @@ fn partners(cap: &Capture) -> Vec<(u32, u32)> {
             out.push((f.to, f.from));
         }
     }
-    let s = &cap.slices;
-    let mut by_corr: Vec<(u64, u32)> = (0..s.len())
-        .filter(|&i| s.corr[i] != 0)
-        .map(|i| (s.corr(i), i as u32))
-        .collect();
-    by_corr.sort_unstable();
-    for g in by_corr.chunk_by(|a, b| a.0 == b.0) {
-        let g = &g[..g.len().min(MAX_GROUP)];
-        for a in g {
-            for b in g {
-                if a.1 != b.1 {
-                    out.push((a.1, b.1));
-                }
-            }
-        }
-    }
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Correlated slices sorted by (correlation id, slice): packed for ids under 2^32.
+fn by_corr(cap: &Capture) -> (Vec<u64>, Vec<(u64, u32)>) {
+    let s = &cap.slices;
+    let mut narrow: Vec<u64> = Vec::new();
+    let mut wide: Vec<(u64, u32)> = Vec::new();
+    for (i, &c) in s.corr.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let full = s.corr(i);
+        match u32::try_from(full) {
+            Ok(c) => narrow.push(u64::from(c) << 32 | i as u64),
+            Err(_) => wide.push((full, i as u32)),
+        }
+    }
+    narrow.sort_unstable();
+    wide.sort_unstable();
+    (narrow, wide)
 }
 
 /// Loads and indexes one capture on the calling thread.
