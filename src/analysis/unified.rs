@@ -75,27 +75,35 @@ impl UnifiedKeys {
         }
     }
 
-    /// The unified key of an event named `name` with args `args`.
+    /// The unified key of an event named `name` with args `args` (read once: the first value
+    /// of each key counts).
     pub fn key(&self, c: &Capture, name: StrId, args: ArgsRef) -> UnifiedKey {
-        let get = |k: Option<StrId>| -> Option<Option<ArgValue>> {
-            match (k, args.is_some()) {
-                (Some(k), true) => c
-                    .args
-                    .iter(args, &c.strings)
-                    .find(|(kk, _)| *kk == k)
-                    .map(|(_, v)| Some(v)),
-                _ => None,
+        let keys = [
+            self.hlo_module,
+            self.program_id,
+            self.run_id,
+            self.scope_range_id,
+        ];
+        let mut found: [Option<ArgValue>; 4] = [None; 4];
+        if args.is_some() && keys.iter().any(Option::is_some) {
+            for (k, v) in c.args.iter(args, &c.strings) {
+                for (slot, want) in found.iter_mut().zip(keys) {
+                    if slot.is_none() && want == Some(k) {
+                        *slot = Some(v);
+                    }
+                }
             }
-        };
-        let n = match get(self.hlo_module) {
-            Some(v) => ValKey::of(v),
+        }
+        let [hm, pid, rid, sr] = found;
+        let n = match hm {
+            Some(v) => ValKey::of(Some(v)),
             None => ValKey::S(name),
         };
-        let p = match get(self.program_id) {
-            Some(v) => ValKey::of(v),
-            None => ValKey::of(get(self.run_id).flatten()),
+        let p = match pid {
+            Some(v) => ValKey::of(Some(v)),
+            None => ValKey::of(rid),
         };
-        let s = ValKey::of(get(self.scope_range_id).flatten());
+        let s = ValKey::of(sr);
         (n, p, s)
     }
 }

@@ -246,6 +246,10 @@ impl ArgsArena {
         };
         match (r.lazy_offset(), &self.lazy) {
             (Some(off), Some(src)) => {
+                // A buffer reused across iterators of this thread: no allocation per event
+                // when an analysis reads the args of millions of events.
+                it.own = SPARE.with(std::cell::Cell::take);
+                it.own.clear();
                 let then = src.decode(off, strings, &mut it.own);
                 it.next_block = Some(then);
             }
@@ -299,6 +303,20 @@ pub struct ArgsIter<'a> {
     /// Entries of a lazy block, served before `next_block`.
     own: Vec<(StrId, ArgValue)>,
     own_pos: usize,
+}
+
+thread_local! {
+    /// The entries buffer of the last dropped lazy [`ArgsIter`] of this thread.
+    static SPARE: std::cell::Cell<Vec<(StrId, ArgValue)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Drop for ArgsIter<'_> {
+    fn drop(&mut self) {
+        if self.own.capacity() > 0 {
+            let v = std::mem::take(&mut self.own);
+            SPARE.with(|s| s.set(v));
+        }
+    }
 }
 
 impl ArgsIter<'_> {

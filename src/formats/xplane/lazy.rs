@@ -81,7 +81,7 @@ impl LazyArgs for XStats {
             let Ok((f, wt)) = er.key() else { break };
             let ok = match (f, wt) {
                 (1, VARINT) => er.varint().map(|v| mid = v as i64).is_ok(),
-                (4, LEN) => match er.sub().and_then(stats::read_stat) {
+                (4, LEN) => match er.sub().and_then(stats::read_stat_fast) {
                     Ok((smid, raw)) => {
                         let name = tables.stats.get(smid).0;
                         out.push((name, stats::resolve_ro(raw, &tables.stats, strings)));
