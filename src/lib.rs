@@ -13,18 +13,3 @@ pub mod index;
 pub mod model;
 pub mod synth;
 pub mod ui;
-
-#[doc(hidden)]
-pub fn debug_rss_mb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("RssAnon:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<u64>().ok())
-            })
-        })
-        .unwrap_or(0)
-        / 1024
-}

@@ -463,17 +463,6 @@ impl CaptureBuilder {
 
     /// Sorts, nests and links everything into an immutable capture.
     pub fn finish(mut self, source: SourceInfo, format: Format) -> Capture {
-        let tt = std::time::Instant::now();
-        let timing = std::env::var_os("TRACETUI_TIMING").is_some();
-        let lap = |what: &str| {
-            if timing {
-                eprintln!(
-                    "finish: {what} at {:?} rss {}",
-                    tt.elapsed(),
-                    crate::debug_rss_mb()
-                );
-            }
-        };
         let mut open: Vec<(u32, Open)> = Vec::new();
         for (t, v) in std::mem::take(&mut self.open) {
             open.extend(v.into_iter().map(|o| (t, o)));
@@ -529,8 +518,6 @@ impl CaptureBuilder {
                 self.s.flags[id as usize] |= slice_flags::ASYNC_UNFINISHED;
             }
         }
-
-        lap("max_t");
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
@@ -615,7 +602,6 @@ impl CaptureBuilder {
             }
         }
         drop(order);
-        lap("sorted");
         let map_raw = |raw: u32| -> u32 {
             if raw_to_new.is_empty() {
                 raw
@@ -652,8 +638,6 @@ impl CaptureBuilder {
         self.s.lane = vec![0; n];
         self.s.parent = vec![0; n];
         let slice_span = self.assign_all_lanes();
-
-        lap("lanes");
         // Instants by (track, ts).
         let ni = self.inst.ts.len();
         let mut iorder: Vec<u32> = (0..ni as u32).collect();
@@ -756,8 +740,6 @@ impl CaptureBuilder {
                 unresolved,
             );
         }
-
-        lap("flows");
         // Span (slices' part computed with the lanes).
         let (mut lo_t, mut hi_t) = slice_span;
         if self.classes_full > 0 {
@@ -788,7 +770,6 @@ impl CaptureBuilder {
             );
         }
         self.args.shrink();
-        lap("span");
         Capture {
             source,
             format: Some(format),

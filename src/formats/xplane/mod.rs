@@ -151,7 +151,6 @@ fn load_source(
         .bytes_total
         .store(bytes.len() as u64, Ordering::Relaxed);
     let to_err = |e: Box<wire::WireError>| LoadError::new(&path, Some(e.offset), e.message);
-    let t0 = std::time::Instant::now();
     let space = scan::scan_space(bytes).map_err(to_err)?;
     if bytes.is_empty() {
         return Err(LoadError::new(&path, Some(0), "empty file: no XSpace"));
@@ -185,12 +184,7 @@ fn load_source(
         .collect();
     drop(space);
     b.args.lazy = Some(Arc::new(lazy::XStats::new(data.clone(), lines, tables)));
-    let t1 = t0.elapsed();
-    let c = b.finish(source, Format::XPlane);
-    if std::env::var_os("TRACETUI_TIMING").is_some() {
-        eprintln!("xplane: decode {:?}, finish {:?}", t1, t0.elapsed() - t1);
-    }
-    Ok(c)
+    Ok(b.finish(source, Format::XPlane))
 }
 
 /// Raw XEvent counts per (plane name, line title) in file order; lines with the same title in a

@@ -566,9 +566,7 @@ impl<'p> Decoder<'p> {
             preps.push(prep);
             tables.push(t);
         }
-        let t0 = std::time::Instant::now();
         let derived = self.walk(space, &preps, &tables)?;
-        let t1 = t0.elapsed();
         // Derived lines after all raw tracks, plane by plane.
         let total: usize = derived
             .iter()
@@ -576,22 +574,12 @@ impl<'p> Decoder<'p> {
             .map(|l| l.events.len())
             .sum();
         self.b.reserve_slices(total);
-        if std::env::var_os("TRACETUI_TIMING").is_some() {
-            eprintln!("xplane: reserved {total} at {:?}", t0.elapsed());
-        }
         let jobs: Vec<(u32, DerivedLine)> = preps
             .iter()
             .zip(derived)
             .flat_map(|(prep, lines)| lines.into_iter().map(|l| (prep.proc_, l)))
             .collect();
         self.push_derived(jobs);
-        if std::env::var_os("TRACETUI_TIMING").is_some() {
-            eprintln!(
-                "xplane: walk {:?}, push derived {:?}",
-                t1,
-                t0.elapsed() - t1
-            );
-        }
         for e in &space.errors {
             let m = String::from_utf8_lossy(e).into_owned();
             self.b.warn("xspace_error", format!("profiler error: {m}"));
@@ -904,7 +892,6 @@ impl<'p> Decoder<'p> {
             }
         };
         let threads = self.threads.min(units.len()).max(1);
-        let t_par = std::time::Instant::now();
         if threads == 1 {
             work();
         } else {
@@ -914,13 +901,6 @@ impl<'p> Decoder<'p> {
                 }
                 work();
             });
-        }
-        if std::env::var_os("TRACETUI_TIMING").is_some() {
-            eprintln!(
-                "xplane: parallel part {:?} rss {}",
-                t_par.elapsed(),
-                crate::debug_rss_mb()
-            );
         }
         let outs: Vec<(FilledRun, UnitOut)> = cells
             .into_iter()
