@@ -156,8 +156,20 @@ pub struct DerivedEvent {
     pub name: StrId,
     /// Full name when it differs from the display name (`long_name` arg), else empty.
     pub long_name: StrId,
-    /// Group id (step) it belongs to.
-    pub group: Option<i64>,
+    /// Group id (step) it belongs to, [`NO_GROUP`] for none (read with
+    /// [`DerivedEvent::group`]; a plain i64 keeps the record at 32 bytes).
+    pub group_id: i64,
+}
+
+/// `DerivedEvent::group_id` of an event without a group.
+pub const NO_GROUP: i64 = i64::MIN;
+
+impl DerivedEvent {
+    /// The group (step) it belongs to.
+    #[inline]
+    pub fn group(&self) -> Option<i64> {
+        (self.group_id != NO_GROUP).then_some(self.group_id)
+    }
 }
 
 /// `Launch Stats` values of one event: `num_launches`, `max_launch_time_us`, `avg_launch_time_us`.
@@ -218,7 +230,7 @@ impl LineBuilder {
         if self.last.len() <= level {
             self.last.resize(level + 1, None);
         }
-        let group = if use_group { ev.group } else { None };
+        let group = if use_group { ev.group() } else { None };
         if let Some(last) = &mut self.last[level]
             && last.key == key
             && last.group == group
@@ -400,7 +412,7 @@ impl Deriver {
             dur: e.dur,
             name: StrId::EMPTY,
             long_name: StrId::EMPTY,
-            group: e.group(),
+            group_id: e.group().unwrap_or(NO_GROUP),
         };
         if let Some(g) = e.group() {
             let buf = &mut self.buf;
@@ -576,7 +588,7 @@ pub fn derive_launch_stats(
             dur: a.hi - a.lo,
             name,
             long_name: StrId::EMPTY,
-            group: Some(group),
+            group_id: group,
         };
         let vals = (a.n, a.max as f64 / 1e6, avg);
         match out.last_mut() {
@@ -617,6 +629,7 @@ mod tests {
     fn dev_event_stays_compact() {
         // one record per GPU event of a plane is alive during derivation
         assert!(std::mem::size_of::<DevEvent>() <= 48);
+        assert_eq!(std::mem::size_of::<DerivedEvent>(), 32);
     }
 
     fn ev(s: &mut Interner, start: Ps, dur: Ps, name: &str, group: Option<i64>) -> DevEvent {

@@ -173,11 +173,11 @@ fn derived_args(
     buf: &mut Vec<(StrId, ArgValue)>,
 ) {
     buf.clear();
-    if let Some(g) = e.group {
+    if let Some(g) = e.group() {
         buf.push((k.group, ArgValue::I64(g)));
     }
     // Step names come from host planes, known once every plane is read.
-    let long = match (line.kind, e.group) {
+    let long = match (line.kind, e.group()) {
         (DerivedKind::Steps, Some(g)) if e.long_name == StrId::EMPTY => {
             step_names.get(&g).copied().unwrap_or(StrId::EMPTY)
         }
