@@ -50,7 +50,7 @@ impl TrackOf {
     }
 
     /// Appends `n` slices of `track` (a reserved run of slots); returns the run's index for
-    /// [`TrackOf::set_run`], or `None` when dense (the slots were written out).
+    /// [`TrackOf::set_runs`], or `None` when dense (the slots were written out).
     pub fn push_run(&mut self, track: u32, n: usize) -> Option<usize> {
         self.len += n;
         if self.is_dense {

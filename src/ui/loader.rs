@@ -60,7 +60,7 @@ impl Loaded {
     }
 
     /// Flow / correlation partners of slice `id` as `(id, partner)`, sorted: its flow
-    /// partners and up to [`MAX_GROUP`] other slices with its correlation id.
+    /// partners and up to `MAX_GROUP` (16) other slices with its correlation id.
     pub fn partners_of(&self, id: u32) -> Vec<(u32, u32)> {
         let lo = self.flow_partners.partition_point(|p| p.0 < id);
         let hi = self.flow_partners.partition_point(|p| p.0 <= id);

@@ -1,8 +1,8 @@
 //! Chrome Trace Event JSON and PyTorch Kineto JSON loader.
 //!
-//! Streaming: a serde `DeserializeSeed` chain ([`seed`]) writes every event straight into the
-//! [`CaptureBuilder`](crate::model::CaptureBuilder) ([`event`]), with `args` packed into the
-//! args arena ([`args`]) and `ts`/`dur` parsed exactly from their text ([`time`]). Plain files are
+//! Streaming: a serde `DeserializeSeed` chain (`seed`) writes every event straight into the
+//! [`CaptureBuilder`](crate::model::CaptureBuilder) (`event`), with `args` packed into the
+//! args arena (`args`) and `ts`/`dur` parsed exactly from their text ([`time`]). Plain files are
 //! memory-mapped; `.gz` files are inflated as a stream. Truncated files keep every complete event;
 //! known writer defects get a second-chance parse ([`recover`]). See `docs/json-loader.md`.
 
