@@ -5,28 +5,7 @@
 //! next group, and a new group is opened when none fits. Nothing is dropped. Lanes are laid out
 //! group after group: lane = base(group) + depth.
 
-use super::capture::{NO_SLICE, Ps, Slices};
-
-/// Fills `depth`, `parent` and `lane` for slices `[lo, hi)` of one track; returns
-/// (number of lanes, max depth).
-pub fn assign_lanes(s: &mut Slices, lo: usize, hi: usize) -> (u16, u16) {
-    let Slices {
-        start,
-        dur,
-        depth,
-        lane,
-        parent,
-        ..
-    } = s;
-    let cols = LaneCols {
-        start: &start[lo..hi],
-        dur: &dur[lo..hi],
-        depth: &mut depth[lo..hi],
-        lane: &mut lane[lo..hi],
-        parent: &mut parent[lo..hi],
-    };
-    assign_lanes_cols(cols, lo as u32)
-}
+use super::capture::{NO_SLICE, Ps};
 
 /// The columns of one track's slices that lane assignment reads and writes.
 pub struct LaneCols<'a> {
@@ -42,8 +21,9 @@ pub struct LaneCols<'a> {
     pub parent: &'a mut [u32],
 }
 
-/// [`assign_lanes`] over one track's columns; `first` is the id of its first slice. Tracks are
-/// independent, so `finish` runs them on several threads.
+/// Fills `depth`, `parent` and `lane` of one track's slices; `first` is the id of its first
+/// slice. Returns (number of lanes, max depth). Tracks are independent, so `finish` runs them on
+/// several threads.
 pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
     let n = c.start.len();
     if n == 0 {

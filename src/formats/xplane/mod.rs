@@ -104,14 +104,19 @@ pub fn load_bytes(
     source: SourceInfo,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
-    let owned = if super::is_gzip(bytes) {
-        let mut buf = Vec::new();
-        maybe_gunzip(bytes, &source.path, &mut buf)?;
-        buf
-    } else {
-        bytes.to_vec()
-    };
+    let owned = owned_plain(bytes, &source.path)?;
     load_source(Arc::new(lazy::Source::Owned(owned)), source, progress, None)
+}
+
+/// A copy of `bytes`, gunzipped when they start with the gzip magic.
+fn owned_plain(bytes: &[u8], path: &Path) -> Result<Vec<u8>, LoadError> {
+    if super::is_gzip(bytes) {
+        let mut buf = Vec::new();
+        maybe_gunzip(bytes, path, &mut buf)?;
+        Ok(buf)
+    } else {
+        Ok(bytes.to_vec())
+    }
 }
 
 /// [`load_bytes`] with a given number of walking threads (tests: the capture must not depend
@@ -123,13 +128,7 @@ pub fn load_bytes_threads(
     progress: &Progress,
     threads: usize,
 ) -> Result<Capture, LoadError> {
-    let owned = if super::is_gzip(bytes) {
-        let mut buf = Vec::new();
-        maybe_gunzip(bytes, &source.path, &mut buf)?;
-        buf
-    } else {
-        bytes.to_vec()
-    };
+    let owned = owned_plain(bytes, &source.path)?;
     load_source(
         Arc::new(lazy::Source::Owned(owned)),
         source,

@@ -276,15 +276,24 @@ const MAX_INFLATED: u64 = 1 << 20;
 /// bytes to their length, compressed strings inflated (opaque bytes when that fails).
 #[inline(always)]
 pub fn resolve(v: RawValue<'_>, table: &StatTable, strings: &mut Interner) -> ArgValue {
-    match v {
+    match resolve_plain(v, table) {
+        Some(a) => a,
+        None => resolve_str(v, strings),
+    }
+}
+
+/// The value of every kind but the strings (`str`, `compressed_str`): those give `None`.
+#[inline(always)]
+fn resolve_plain(v: RawValue<'_>, table: &StatTable) -> Option<ArgValue> {
+    Some(match v {
         RawValue::None => ArgValue::Null,
         RawValue::F64(x) => ArgValue::F64(x),
         RawValue::U64(x) => ArgValue::U64(x),
         RawValue::I64(x) => ArgValue::I64(x),
         RawValue::Bytes(b) => ArgValue::Bytes(b.len() as u64),
         RawValue::Ref(r) => ArgValue::Str(table.get(r as i64).0),
-        RawValue::Str(_) | RawValue::Compressed(_) => resolve_str(v, strings),
-    }
+        RawValue::Str(_) | RawValue::Compressed(_) => return None,
+    })
 }
 
 /// The string cases of [`resolve`] (interning, inflating), kept out of the hot loop.
@@ -326,12 +335,7 @@ pub fn resolve_ro(v: RawValue<'_>, table: &StatTable, strings: &Interner) -> Arg
         RawValue::Compressed(b) => inflate(v)
             .and_then(|s| look(&s))
             .map_or(ArgValue::Bytes(b.len() as u64), ArgValue::Str),
-        RawValue::None => ArgValue::Null,
-        RawValue::F64(x) => ArgValue::F64(x),
-        RawValue::U64(x) => ArgValue::U64(x),
-        RawValue::I64(x) => ArgValue::I64(x),
-        RawValue::Bytes(b) => ArgValue::Bytes(b.len() as u64),
-        RawValue::Ref(r) => ArgValue::Str(table.get(r as i64).0),
+        _ => resolve_plain(v, table).unwrap_or(ArgValue::Null),
     }
 }
 
