@@ -24,7 +24,21 @@ pub struct LineHead<'a> {
     pub events: u64,
 }
 
-impl LineHead<'_> {
+impl<'a> LineHead<'a> {
+    /// A line not scanned yet: only its reader.
+    fn unscanned(r: Reader<'a>) -> Self {
+        LineHead {
+            r,
+            id: 0,
+            display_id: 0,
+            name: &[],
+            display_name: &[],
+            timestamp_ns: 0,
+            duration_ps: 0,
+            events: 0,
+        }
+    }
+
     /// Row key: `display_id` if non-zero, else `id`.
     pub fn key(&self) -> i64 {
         if self.display_id != 0 {
@@ -95,7 +109,8 @@ impl SpaceScan<'_> {
     }
 }
 
-/// Scans the top level of an XSpace.
+/// Scans the top level of an XSpace. Lines are scanned (headers read, events counted) on two
+/// threads for large inputs; the first error in file order is reported.
 pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
     let mut r = Reader::new(bytes, 0);
     let mut s = SpaceScan::default();
@@ -111,8 +126,45 @@ pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
             _ => r.skip(wt)?,
         }
     }
+    // Line bodies: every line's header fields and event count.
+    let mut lines: Vec<&mut LineHead<'_>> = s
+        .planes
+        .iter_mut()
+        .flat_map(|p| p.lines.iter_mut())
+        .collect();
+    let total: usize = lines.iter().map(|l| l.r.data().len()).sum();
+    let scan_all = |ls: &mut [&mut LineHead<'_>]| -> Result<(), Box<WireError>> {
+        for l in ls.iter_mut() {
+            **l = scan_line(l.r)?;
+        }
+        Ok(())
+    };
+    if total < PARALLEL_SCAN_MIN || lines.len() < 2 {
+        scan_all(&mut lines)?;
+    } else {
+        // Split where half of the line bytes lie before.
+        let mut acc = 0usize;
+        let k = lines
+            .iter()
+            .position(|l| {
+                acc += l.r.data().len();
+                acc >= total / 2
+            })
+            .map_or(1, |k| (k + 1).min(lines.len() - 1));
+        let (a, b) = lines.split_at_mut(k);
+        let (ra, rb) = std::thread::scope(|sc| {
+            let h = sc.spawn(|| scan_all(b));
+            let ra = scan_all(a);
+            (ra, h.join().unwrap_or(Ok(())))
+        });
+        ra?;
+        rb?;
+    }
     Ok(s)
 }
+
+/// Line bytes from which `scan_space` scans lines on two threads.
+const PARALLEL_SCAN_MIN: usize = 8 << 20;
 
 fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, Box<WireError>> {
     let mut p = PlaneScan::default();
@@ -123,7 +175,7 @@ fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, Box<WireError>> {
             (2, LEN) => p.name = r.bytes()?,
             (3, _) => p
                 .lines
-                .push(scan_line(expect_len(&mut r, wt, "XPlane.lines")?)?),
+                .push(LineHead::unscanned(expect_len(&mut r, wt, "XPlane.lines")?)),
             (4, _) => p
                 .event_metadata
                 .push(expect_len(&mut r, wt, "XPlane.event_metadata")?),
@@ -138,16 +190,7 @@ fn scan_plane(mut r: Reader<'_>) -> Result<PlaneScan<'_>, Box<WireError>> {
 }
 
 fn scan_line(r: Reader<'_>) -> Result<LineHead<'_>, Box<WireError>> {
-    let mut h = LineHead {
-        r,
-        id: 0,
-        display_id: 0,
-        name: &[],
-        display_name: &[],
-        timestamp_ns: 0,
-        duration_ps: 0,
-        events: 0,
-    };
+    let mut h = LineHead::unscanned(r);
     let mut r = r;
     while !r.is_empty() {
         let (f, wt) = r.key()?;
