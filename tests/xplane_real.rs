@@ -164,6 +164,27 @@ fn formats_load_dispatches_gzipped_xplane() {
     assert_eq!(c.format, Some(tracetui::model::Format::XPlane));
     assert_eq!(c.source.path, path);
     assert!(c.source.file_bytes > 0);
+    // Stats are read lazily from the inflated temporary file the capture keeps mapped: they
+    // match a decode from memory.
+    let bytes = std::fs::read(&path).expect("fixture");
+    let mem =
+        xplane::load_bytes(&bytes, SourceInfo::default(), &Progress::default()).expect("decode");
+    let args = |c: &Capture| -> Vec<String> {
+        (0..c.slices.len())
+            .flat_map(|i| {
+                c.args
+                    .iter(c.slices.args[i], &c.strings)
+                    .map(|(k, v)| format!("{}={}", c.strings.get(k), v.display(&c.strings)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (a, b) = (args(&c), args(&mem));
+    assert!(
+        a.iter().any(|x| x.starts_with("correlation_id=")),
+        "lazy stats read"
+    );
+    assert!(a == b, "mapped and in-memory stats differ");
 }
 
 #[test]
