@@ -138,7 +138,16 @@ fn check(cap: &Capture, wins: &[(i64, i64)], cols: usize) -> Result<(), TestCase
             // Strict containment on the same track, one level deeper.
             let (c, p) = (c as usize, id as usize);
             prop_assert!(s.start[p] <= s.start[c] && s.end(c) <= s.end(p));
-            prop_assert_eq!(s.depth[c], s.depth[p] + 1);
+            prop_assert_eq!(cap.depth(c as u32), cap.depth(p as u32) + 1);
+        }
+        // Depth (derived from lane and group bases) = length of the parent chain.
+        if (id as usize) < s.len() {
+            let (mut chain, mut q) = (0u16, s.parent[id as usize]);
+            while q != tracetui::model::NO_SLICE {
+                chain += 1;
+                q = s.parent[q as usize];
+            }
+            prop_assert_eq!(cap.depth(id), chain, "depth of {}", id);
         }
     }
     for n in 0..cap.strings.len() as u32 + 1 {

@@ -147,7 +147,7 @@ fn select_navigate_parent_and_partner() {
     app.update(key('j'));
     app.update(key('j'));
     let op = app.selected.unwrap();
-    assert_eq!(l.cap.slices.depth[op as usize], 2);
+    assert_eq!(l.cap.depth(op), 2);
     app.update(key('l'));
     let next = app.selected.unwrap();
     assert!(l.cap.slices.start[next as usize] > l.cap.slices.start[op as usize]);
@@ -155,7 +155,7 @@ fn select_navigate_parent_and_partner() {
     assert_eq!(app.selected, Some(op));
     app.update(key('u'));
     let parent = app.selected.unwrap();
-    assert_eq!(l.cap.slices.depth[parent as usize], 1);
+    assert_eq!(l.cap.depth(parent), 1);
     // Down to a launch and jump to its kernel and back.
     app.update(code(KeyCode::Down));
     app.update(code(KeyCode::Down));

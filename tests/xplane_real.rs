@@ -270,7 +270,7 @@ fn fingerprint(c: &Capture) -> String {
             c.strings.get(s.name[i]),
             c.strings.get(s.cat(i)),
             s.kind(i),
-            s.depth[i],
+            c.depth(i as u32),
             s.lane[i],
             s.parent[i],
             s.corr[i],

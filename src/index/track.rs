@@ -38,7 +38,7 @@ impl TrackIndex {
                 root.resize(l + 1, false);
             }
             counts[l] += 1;
-            root[l] |= s.depth[id] == 0;
+            root[l] |= t.depth_of_lane(s.lane[id]) == 0;
         }
         let mut lanes: Vec<Lane> = counts.iter().map(|&c| Lane::with_capacity(c)).collect();
         for id in lo..hi {
@@ -52,7 +52,7 @@ impl TrackIndex {
             [] => Busy::Idle,
             [l] => Busy::Lane(l),
             _ => {
-                let mut u = union_of_roots(s, lo, hi);
+                let mut u = union_of_roots(s, t, lo, hi);
                 u.seal();
                 Busy::Union(u)
             }
@@ -82,11 +82,11 @@ impl TrackIndex {
 
 /// Merged union of the depth-0 slices of `[lo, hi)` (start-sorted); children nest inside their
 /// root, so this is the union of the whole track.
-fn union_of_roots(s: &Slices, lo: usize, hi: usize) -> Runs {
+fn union_of_roots(s: &Slices, t: &Track, lo: usize, hi: usize) -> Runs {
     let mut out = Runs::with_capacity(0);
     let mut cur: Option<(Ps, Ps)> = None;
     for id in lo..hi {
-        if s.depth[id] != 0 || s.dur[id] <= 0 {
+        if t.depth_of_lane(s.lane[id]) != 0 || s.dur[id] <= 0 {
             continue;
         }
         let (a, b) = (s.start[id], s.start[id].saturating_add(s.dur[id]));

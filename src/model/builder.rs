@@ -182,6 +182,7 @@ impl CaptureBuilder {
             counter: None,
             lanes: 0,
             max_depth: 0,
+            group_bases: Vec::new(),
         });
         self.track_map.insert(k, t);
         t
@@ -634,7 +635,6 @@ impl CaptureBuilder {
         }
         self.s_track = TrackOf::default();
         // Zeroed allocations: every element is written by `assign_lanes_cols`.
-        self.s.depth = vec![0; n];
         self.s.lane = vec![0; n];
         self.s.parent = vec![0; n];
         let slice_span = self.assign_all_lanes();
@@ -694,9 +694,7 @@ impl CaptureBuilder {
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
             match e {
                 FlowEnd::Slice(raw) => map_raw(raw),
-                FlowEnd::Enclosing { track, ts } => {
-                    enclosing_slice(s, tracks[track as usize].slices, ts)
-                }
+                FlowEnd::Enclosing { track, ts } => enclosing_slice(s, &tracks[track as usize], ts),
                 FlowEnd::Next { track, ts } => {
                     let (lo, hi) = tracks[track as usize].slices;
                     let k = lo as usize
@@ -800,7 +798,6 @@ impl CaptureBuilder {
         let Slices {
             start,
             dur,
-            depth,
             lane,
             parent,
             ..
@@ -808,7 +805,6 @@ impl CaptureBuilder {
         let run = |tracks: &mut [Track],
                    start: &[Ps],
                    dur: &[Ps],
-                   depth: &mut [u16],
                    lane: &mut [u16],
                    parent: &mut [u32],
                    first: usize| {
@@ -818,13 +814,13 @@ impl CaptureBuilder {
                 let cols = LaneCols {
                     start: &start[lo..hi],
                     dur: &dur[lo..hi],
-                    depth: &mut depth[lo..hi],
                     lane: &mut lane[lo..hi],
                     parent: &mut parent[lo..hi],
                 };
-                let (lanes, max_depth) = assign_lanes_cols(cols, t.slices.0);
-                t.lanes = lanes;
-                t.max_depth = max_depth;
+                let laid = assign_lanes_cols(cols, t.slices.0);
+                t.lanes = laid.lanes;
+                t.max_depth = laid.max_depth;
+                t.group_bases = laid.group_bases;
                 if let Some(&s0) = start.get(lo)
                     && lo < hi
                 {
@@ -844,16 +840,15 @@ impl CaptureBuilder {
         let k = tracks.partition_point(|t| (t.slices.1 as usize) <= n / 2);
         let cut = tracks.get(k).map_or(n, |t| t.slices.0 as usize);
         if n < PARALLEL_MIN_SLICES || parallelism() < 2 || k == 0 {
-            return run(tracks, start, dur, depth, lane, parent, 0);
+            return run(tracks, start, dur, lane, parent, 0);
         }
         let (ta, tb) = tracks.split_at_mut(k);
-        let (da, db) = depth.split_at_mut(cut);
         let (la, lb) = lane.split_at_mut(cut);
         let (pa, pb) = parent.split_at_mut(cut);
         let (start, dur) = (&start[..], &dur[..]);
         std::thread::scope(|sc| {
-            let h = sc.spawn(|| run(ta, start, dur, da, la, pa, 0));
-            let (lo_b, hi_b) = run(tb, &start[cut..], &dur[cut..], db, lb, pb, cut);
+            let h = sc.spawn(|| run(ta, start, dur, la, pa, 0));
+            let (lo_b, hi_b) = run(tb, &start[cut..], &dur[cut..], lb, pb, cut);
             let (lo_a, hi_a) = h.join().unwrap_or((i64::MAX, i64::MIN));
             (lo_a.min(lo_b), hi_a.max(hi_b))
         })
@@ -936,10 +931,10 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
     order
 }
 
-/// The deepest slice in `[lo, hi)` (one track, sorted) with `start <= ts < end`, or a zero-length
-/// slice starting exactly at `ts`; `NO_SLICE` when none.
-pub fn enclosing_slice(s: &Slices, (lo, hi): (u32, u32), ts: Ps) -> u32 {
-    let (lo, hi) = (lo as usize, hi as usize);
+/// The deepest slice of `track` (finished: lanes assigned) with `start <= ts < end`, or a
+/// zero-length slice starting exactly at `ts`; `NO_SLICE` when none.
+pub fn enclosing_slice(s: &Slices, track: &Track, ts: Ps) -> u32 {
+    let (lo, hi) = (track.slices.0 as usize, track.slices.1 as usize);
     // Last slice starting at or before ts; walk up its parent chain until one contains ts.
     let k = lo + s.start[lo..hi].partition_point(|&x| x <= ts);
     let mut best = NO_SLICE;
@@ -952,7 +947,7 @@ pub fn enclosing_slice(s: &Slices, (lo, hi): (u32, u32), ts: Ps) -> u32 {
         steps += 1;
         let (st, en) = (s.start[i], s.start[i] + s.dur[i]);
         if (st <= ts && ts < en) || (s.dur[i] == 0 && st == ts) {
-            let d = i32::from(s.depth[i]);
+            let d = i32::from(track.depth_of_lane(s.lane[i]));
             if d > best_depth {
                 best = i as u32;
                 best_depth = d;

@@ -144,12 +144,22 @@ pub struct Track {
     pub lanes: u16,
     /// Deepest nesting depth.
     pub max_depth: u16,
+    /// First lane of each lane group, ascending (`[0]` when all slices nest properly): a slice's
+    /// depth is its lane minus the base of its group, so no depth column is stored.
+    pub group_bases: Vec<u16>,
 }
 
 impl Track {
     /// Number of slices.
     pub fn slice_count(&self) -> usize {
         (self.slices.1 - self.slices.0) as usize
+    }
+
+    /// Nesting depth of a slice drawn on `lane` of this track.
+    #[inline]
+    pub fn depth_of_lane(&self, lane: u16) -> u16 {
+        let k = self.group_bases.partition_point(|&b| b <= lane);
+        lane - k.checked_sub(1).map_or(0, |k| self.group_bases[k])
     }
 }
 
@@ -175,8 +185,6 @@ pub struct Slices {
     pub class: Vec<u16>,
     /// (interned raw category, category enum) of each class; class 0 is the empty category.
     pub classes: Vec<(StrId, Category)>,
-    /// Nesting depth within its lane group.
-    pub depth: Vec<u16>,
     /// Drawn row within the track.
     pub lane: Vec<u16>,
     /// Enclosing slice (strict containment on the same track), or `NO_SLICE`.
@@ -348,6 +356,17 @@ impl Capture {
         i as u32
     }
 
+    /// Nesting depth of slice `id` within its lane group (0 = a root).
+    pub fn depth(&self, id: u32) -> u16 {
+        match (
+            self.tracks.get(self.track_of(id) as usize),
+            self.slices.lane.get(id as usize),
+        ) {
+            (Some(t), Some(&l)) => t.depth_of_lane(l),
+            _ => 0,
+        }
+    }
+
     /// Name of slice `id`.
     pub fn slice_name(&self, id: u32) -> &str {
         self.strings.get(self.slices.name[id as usize])
@@ -429,7 +448,6 @@ impl Capture {
             + s.dur.capacity() * 8
             + s.name.capacity() * 4
             + s.class.capacity() * 2
-            + s.depth.capacity() * 2
             + s.lane.capacity() * 2
             + s.parent.capacity() * 4
             + s.args.capacity() * 4

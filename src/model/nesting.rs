@@ -13,30 +13,40 @@ pub struct LaneCols<'a> {
     pub start: &'a [Ps],
     /// Durations.
     pub dur: &'a [Ps],
-    /// Written: nesting depth.
-    pub depth: &'a mut [u16],
     /// Written: drawn row.
     pub lane: &'a mut [u16],
     /// Written: enclosing slice id (`first` + index), or `NO_SLICE`.
     pub parent: &'a mut [u32],
 }
 
-/// Fills `depth`, `parent` and `lane` of one track's slices; `first` is the id of its first
-/// slice. Returns (number of lanes, max depth). Tracks are independent, so `finish` runs them on
-/// several threads.
-pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
+/// How one track's slices were laid out.
+#[derive(Debug, Default)]
+pub struct Laid {
+    /// Number of lanes.
+    pub lanes: u16,
+    /// Deepest nesting depth.
+    pub max_depth: u16,
+    /// First lane of each lane group, ascending (see `Track::group_bases`).
+    pub group_bases: Vec<u16>,
+}
+
+/// Fills `parent` and `lane` of one track's slices; `first` is the id of its first slice.
+/// Tracks are independent, so `finish` runs them on several threads.
+pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> Laid {
     let n = c.start.len();
     if n == 0 {
-        return (0, 0);
+        return Laid::default();
     }
     let (lo, hi) = (first as usize, first as usize + n);
     let LaneCols {
         start,
         dur,
-        depth,
         lane,
         parent,
     } = c;
+    // Depth of each slice within its group; lanes are derived from it, and readers derive it
+    // back from the lane and the group bases.
+    let mut depth = vec![0u16; n];
     // Index helpers in absolute ids, as the algorithm below is written.
     let st_of = |i: usize| start[i - lo];
     let du_of = |i: usize| dur[i - lo];
@@ -94,9 +104,13 @@ pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
     }
     if group_of.is_empty() {
         // One group: lanes are depths.
-        lane.copy_from_slice(depth);
+        lane.copy_from_slice(&depth);
         let max_depth = group_depth[0];
-        return (max_depth.saturating_add(1), max_depth);
+        return Laid {
+            lanes: max_depth.saturating_add(1),
+            max_depth,
+            group_bases: vec![0],
+        };
     }
     let mut base = Vec::with_capacity(group_depth.len());
     let mut acc: u32 = 0;
@@ -110,7 +124,12 @@ pub fn assign_lanes_cols(c: LaneCols<'_>, first: u32) -> (u16, u16) {
         lane[k] = l.min(u32::from(u16::MAX)) as u16;
         max_depth = max_depth.max(depth[k]);
     }
-    (acc.min(u32::from(u16::MAX)) as u16, max_depth)
+    let cap = |v: u32| v.min(u32::from(u16::MAX)) as u16;
+    Laid {
+        lanes: cap(acc),
+        max_depth,
+        group_bases: base.into_iter().map(cap).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -134,7 +153,8 @@ mod tests {
         let c = build(&[(40, 30), (0, 100), (20, 10), (10, 40)]);
         let s = &c.slices;
         assert_eq!(s.start, vec![0, 10, 20, 40]);
-        assert_eq!(s.depth, vec![0, 1, 2, 0]);
+        let depth: Vec<u16> = (0..4).map(|i| c.depth(i)).collect();
+        assert_eq!(depth, vec![0, 1, 2, 0]);
         assert_eq!(s.parent, vec![NO_SLICE, 0, 1, NO_SLICE]);
         // group 0 has depths 0..=2 (3 lanes), d opens group 1 at lane 3
         assert_eq!(s.lane, vec![0, 1, 2, 3]);
@@ -148,7 +168,8 @@ mod tests {
         let s = &c.slices;
         // [5,15) first, the two zero-length slices at 5 nest in it as siblings
         assert_eq!(s.start, vec![5, 5, 5, 15, 15]);
-        assert_eq!(s.depth, vec![0, 1, 1, 0, 1]);
+        let depth: Vec<u16> = (0..5).map(|i| c.depth(i)).collect();
+        assert_eq!(depth, vec![0, 1, 1, 0, 1]);
         assert_eq!(s.parent[1], 0);
         assert_eq!(s.parent[2], 0);
         assert_eq!(s.parent[4], 3);

@@ -103,7 +103,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         format!(
             "{} · depth {} · start {} · end {} · {}",
             if cat.is_empty() { "-".to_string() } else { cat },
-            s.depth[i],
+            cap.depth(id),
             format_time_res(s.start[i], res),
             format_time_res(s.end(i), res),
             text::sanitize(&{
@@ -192,7 +192,7 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
         "  · dur {} · self {} · depth {} · {}",
         format_dur(s.dur[i]),
         format_dur(self_time(l, id)),
-        s.depth[i],
+        cap.depth(id),
         text::sanitize(&cap.track_name(track)),
     );
     // A long name gives way so the numbers stay on screen (it is in full on a taller panel).

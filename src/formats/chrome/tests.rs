@@ -50,7 +50,7 @@ fn b_e_nesting_and_unmatched() {
     );
     assert_eq!(names(&c), vec!["outer", "inner", "open"]);
     assert_eq!(c.slices.dur[0], 5_000_000);
-    assert_eq!(c.slices.depth[1], 1);
+    assert_eq!(c.depth(1), 1);
     assert_eq!(warning(&c, "unmatched_end").map(|w| w.count), Some(1));
     assert_eq!(warning(&c, "unmatched_begin").map(|w| w.count), Some(1));
 }
