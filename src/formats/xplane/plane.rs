@@ -1024,68 +1024,69 @@ impl<'p> Decoder<'p> {
             avg: self.b.intern("avg_launch_time_us"),
             class_none: self.b.class_of(StrId::EMPTY),
         };
-        let total: usize = jobs.iter().map(|(_, l)| l.events.len()).sum();
-        self.b.reserve_slices(total);
+        let counts: Vec<usize> = jobs.iter().map(|(_, l)| l.events.len()).collect();
+        self.b.reserve_slices(counts.iter().sum());
         let mut arena = std::mem::take(&mut self.b.args);
-        let threads = self.threads.max(1);
-        let mut dropped = 0u64;
-        // One line at a time, split over the threads, each line dropped once written: the peak
-        // holds one line's new slots besides the remaining lines, not all of them.
-        for ((_, line), &t) in jobs.into_iter().zip(&tracks) {
-            let n = line.events.len();
-            let parts = threads.min(n.div_ceil(1 << 16)).max(1);
-            let runs: Vec<(u32, usize)> = (0..parts)
-                .map(|k| (t, n * (k + 1) / parts - n * k / parts))
-                .collect();
-            let (_, mut slots) = self.b.slots(&runs);
-            let step_names = &self.step_names;
-            let fill = |run: &mut SliceSlots<'_>, first: usize| -> ArgsArena {
-                let mut local = ArgsArena::default();
-                let mut dedup = Dedup::default();
-                let mut buf = Vec::new();
-                let len = run.capacity();
-                for (k, e) in line.events[first..first + len].iter().enumerate() {
-                    derived_args(&line, first + k, e, &keys, step_names, &mut buf);
+        let step_names = &self.step_names;
+        let threads = self.threads.min(counts.len()).max(1);
+        let slot_runs: Vec<(u32, usize)> =
+            tracks.iter().copied().zip(counts.iter().copied()).collect();
+        let (_, runs) = self.b.slots(&slot_runs);
+        // Each line is dropped as soon as its slices are written (lower peak memory).
+        let cells: Vec<Mutex<(SliceSlots<'_>, usize, Option<DerivedLine>)>> = runs
+            .into_iter()
+            .zip(jobs)
+            .map(|(r, (_, line))| Mutex::new((r, 0, Some(line))))
+            .collect();
+        let mut order: Vec<usize> = (0..counts.len()).collect();
+        order.sort_by_key(|&j| (std::cmp::Reverse(counts[j]), j));
+        let next = AtomicUsize::new(0);
+        let work = |who: usize| -> ArgsArena {
+            let mut local = ArgsArena::default();
+            let mut dedup = Dedup::default();
+            let mut buf = Vec::new();
+            while let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let mut cell = cells[j].lock().unwrap_or_else(|e| e.into_inner());
+                let (run, owner, line) = &mut *cell;
+                *owner = who;
+                let Some(line) = line.take() else { continue };
+                dedup.reset();
+                for (i, e) in line.events.iter().enumerate() {
+                    derived_args(&line, i, e, &keys, step_names, &mut buf);
                     // Derived events of one op / module / step share their args.
                     let args = if buf.is_empty() {
                         ArgsRef::NONE
                     } else {
                         dedup.block(&mut local, &buf, ArgsRef::NONE)
                     };
-                    run.push(e.start, e.dur.max(0), e.name, keys.class_none, args, 0);
+                    let dur = e.dur.max(0);
+                    run.push(e.start, dur, e.name, keys.class_none, args, 0);
                 }
-                local
-            };
-            let firsts: Vec<usize> = (0..parts).map(|k| n * k / parts).collect();
-            let locals: Vec<ArgsArena> = if parts == 1 {
-                slots.iter_mut().map(|r| fill(r, 0)).collect()
-            } else {
-                std::thread::scope(|sc| {
-                    let mut it = slots.iter_mut().zip(&firsts);
-                    let mine = it.next();
-                    let hs: Vec<_> = it
-                        .map(|(r, &f)| {
-                            let fill = &fill;
-                            sc.spawn(move || fill(r, f))
-                        })
-                        .collect();
-                    let mut v: Vec<ArgsArena> =
-                        mine.map(|(r, &f)| fill(r, f)).into_iter().collect();
-                    v.extend(hs.into_iter().map(|h| h.join().unwrap_or_default()));
-                    v
-                })
-            };
-            drop(line);
-            for (run, local) in slots.iter_mut().zip(&locals) {
-                let base = arena.append(local);
-                for a in run.args_mut() {
-                    if a.is_some() {
-                        match base {
-                            Some(b) => a.0 += b,
-                            None => {
-                                *a = ArgsRef::NONE;
-                                dropped += 1;
-                            }
+            }
+            local
+        };
+        let locals: Vec<ArgsArena> = if threads == 1 {
+            vec![work(0)]
+        } else {
+            std::thread::scope(|sc| {
+                let hs: Vec<_> = (1..threads).map(|w| sc.spawn(move || work(w))).collect();
+                let mut v = vec![work(0)];
+                v.extend(hs.into_iter().map(|h| h.join().unwrap_or_default()));
+                v
+            })
+        };
+        let mut dropped = 0u64;
+        let bases: Vec<Option<u32>> = locals.iter().map(|l| arena.append(l)).collect();
+        for c in cells {
+            let (mut run, owner, _) = c.into_inner().unwrap_or_else(|e| e.into_inner());
+            let base = bases.get(owner).copied().flatten();
+            for a in run.args_mut() {
+                if a.is_some() {
+                    match base {
+                        Some(b) => a.0 += b,
+                        None => {
+                            *a = ArgsRef::NONE;
+                            dropped += 1;
                         }
                     }
                 }
