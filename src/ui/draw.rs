@@ -134,13 +134,5 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
         lw,
         Style::default().add_modifier(Modifier::BOLD),
     );
-    if rw < w {
-        buf.set_stringn(
-            area.x + (w - rw) as u16,
-            area.y,
-            &right,
-            rw,
-            Style::default(),
-        );
-    }
+    status::put_right(buf, area, &right);
 }

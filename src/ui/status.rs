@@ -163,14 +163,16 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         buf.set_stringn(area.x, area.y, " ".repeat(w), w, Style::default());
         buf.set_stringn(area.x, area.y, &*m, w, Style::default());
     }
-    if rw > 0 && rw < w {
-        buf.set_stringn(
-            area.x + (w - rw) as u16,
-            area.y,
-            &right,
-            rw,
-            Style::default(),
-        );
+    if rw > 0 {
+        put_right(buf, area, &right);
+    }
+}
+
+/// Draws `text` right-aligned on the first row of `area` when it fits (plain style).
+pub fn put_right(buf: &mut Buffer, area: Rect, text: &str) {
+    let (w, tw) = (area.width as usize, text::width(text));
+    if tw < w {
+        buf.set_stringn(area.x + (w - tw) as u16, area.y, text, tw, Style::default());
     }
 }
 
