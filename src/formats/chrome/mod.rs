@@ -300,13 +300,7 @@ fn finish(mut ld: Loader<'_>, source: SourceInfo, hint: Option<Format>) -> Captu
 /// Parsing threads for the chunk-parallel path (1: single-threaded): `TRACETUI_JSON_THREADS`
 /// when set (benchmark A/B), else the available parallelism (at most 8).
 fn threads() -> usize {
-    if let Some(n) = std::env::var("TRACETUI_JSON_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        return n.max(1);
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    super::threads_from_env("TRACETUI_JSON_THREADS")
 }
 
 /// Chunk-parallel parse of mapped text ([`parallel`]); `None` when it declined or failed, in

@@ -234,17 +234,6 @@ fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), Box<WireError>>
     Ok((key, val))
 }
 
-/// Threads for the walk: `TRACETUI_XPLANE_THREADS`, else the available cores (at most 8).
-fn thread_count() -> usize {
-    if let Some(n) = std::env::var("TRACETUI_XPLANE_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        return n.clamp(1, 64);
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-}
-
 /// The interned id of a string-valued stat (str, ref or compressed), else empty.
 #[inline]
 fn str_of(raw: RawValue<'_>, table: &StatTable, names: &mut SharedNames<'_>) -> StrId {
@@ -540,7 +529,7 @@ impl<'p> Decoder<'p> {
             gpus: FxHashMap::default(),
             cat_flow,
             k_long_name,
-            threads: thread_count(),
+            threads: crate::formats::threads_from_env("TRACETUI_XPLANE_THREADS"),
         }
     }
 
