@@ -13,6 +13,7 @@ pub mod lazy;
 pub mod plane;
 pub mod scan;
 pub mod stats;
+mod walk;
 pub mod wire;
 
 use super::{LoadError, Progress};

@@ -5,16 +5,17 @@
 //! blocks). Then every line with events is a unit of work: units run on all cores, largest
 //! first, each filling its own run of slots that the first pass sized exactly. Event stats are
 //! not copied: an event's args handle is the offset of the event in the file, decoded on demand
-//! by [`super::lazy::XStats`]. The walk reads only the stats the loader interprets
+//! by [`super::lazy::XStats`]. The walk of one line (`walk.rs`) reads only the stats the loader interprets
 //! (correlation, flow, derivation inputs) and interns string values so lazy reads find them.
 //! Results are merged in file order, so the capture does not depend on the thread count.
 
 use super::dedup::Dedup;
-use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch, NameTable};
+use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
-use super::scan::{LineHead, PlaneScan, SpaceScan};
-use super::stats::{self, IdTable, RawValue, Role, StatTable};
-use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
+use super::scan::{PlaneScan, SpaceScan};
+use super::stats::{self, IdTable, Role, StatTable};
+use super::walk::{Cats, EXTRA, SharedNames, UnitOut, Walk};
+use super::wire::{LEN, Reader, WireError};
 use crate::formats::Progress;
 use crate::model::{
     ArgValue, ArgsArena, ArgsRef, CaptureBuilder, FilledRun, FlowPhase, Interner, Key, ProcessKind,
@@ -24,9 +25,6 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-
-/// Largest |time| or duration kept (ps, ≈ 26 days): sums of two stay far from i64 overflow.
-const TIME_LIMIT: i64 = 1 << 61;
 
 /// Kind of process for a plane name.
 pub fn plane_kind(name: &str) -> ProcessKind {
@@ -57,15 +55,15 @@ pub struct EvMeta {
     pub full: StrId,
     /// Metadata stats (+ `long_name`), inherited by every event of this metadata.
     pub args: ArgsRef,
-    hlo_op: StrId,
-    hlo_module: StrId,
-    tf_op: StrId,
-    source: StrId,
-    kernel: bool,
-    memcpy: bool,
-    memset: bool,
+    pub(super) hlo_op: StrId,
+    pub(super) hlo_module: StrId,
+    pub(super) tf_op: StrId,
+    pub(super) source: StrId,
+    pub(super) kernel: bool,
+    pub(super) memcpy: bool,
+    pub(super) memset: bool,
     /// The full name starts with `cu` (CUDA API calls are not launches for Launch Stats).
-    cu: bool,
+    pub(super) cu: bool,
 }
 
 /// One plane's id tables, shared by the walk and, afterwards, by lazy args decoding.
@@ -79,76 +77,13 @@ pub struct PlaneTables {
 
 /// What the walk of a plane needs besides its tables.
 #[derive(Debug)]
-struct PlanePrep {
-    kind: ProcessKind,
-    proc_: u32,
+pub(super) struct PlanePrep {
+    pub(super) kind: ProcessKind,
+    pub(super) proc_: u32,
     /// Collect derivation records (a GPU plane without derived lines of its own).
-    collect_dev: bool,
+    pub(super) collect_dev: bool,
     /// Track of each line.
-    tracks: Vec<u32>,
-}
-
-/// Ids tagged with this bit live in the walk's extra string table until the merge.
-const EXTRA: u32 = 1 << 31;
-
-/// A thread's view of the strings while the walk runs: the capture's interner (read-only)
-/// and a shared table of new strings (string stat values seen for the first time).
-struct SharedNames<'a> {
-    global: &'a Interner,
-    extra: &'a Mutex<Interner>,
-}
-
-impl SharedNames<'_> {
-    #[inline]
-    fn intern_lossy(&mut self, b: &[u8]) -> StrId {
-        match std::str::from_utf8(b) {
-            Ok(s) => NameTable::intern(self, s),
-            Err(_) => NameTable::intern(self, &String::from_utf8_lossy(b)),
-        }
-    }
-}
-
-impl NameTable for SharedNames<'_> {
-    fn intern(&mut self, s: &str) -> StrId {
-        if let Some(id) = self.global.lookup(s) {
-            return id;
-        }
-        let mut x = self.extra.lock().unwrap_or_else(|e| e.into_inner());
-        StrId(x.intern(s).0 | EXTRA)
-    }
-    fn text(&self, id: StrId) -> String {
-        if id.0 & EXTRA != 0 {
-            let x = self.extra.lock().unwrap_or_else(|e| e.into_inner());
-            x.get(StrId(id.0 & !EXTRA)).to_string()
-        } else {
-            self.global.get(id).to_string()
-        }
-    }
-}
-
-/// What one line's walk produces besides its slots (merged in file order).
-#[derive(Debug, Default)]
-struct UnitOut {
-    /// (flow id, phase, start, index in the unit's run).
-    flows: Vec<(u64, u8, Ps, u32)>,
-    launches: Vec<Launch>,
-    step_names: Vec<(i64, StrId)>,
-    aggregated: Vec<(StrId, u64, Ps)>,
-    clamped: u64,
-    clamp_at: usize,
-    negative: u64,
-    /// Events whose stats lie beyond what a lazy handle can address.
-    far: u64,
-    err: Option<Box<WireError>>,
-}
-
-/// Category classes the walk gives GPU events.
-#[derive(Clone, Copy, Debug)]
-struct Cats {
-    kernel: u16,
-    memcpy: u16,
-    memset: u16,
-    none: u16,
+    pub(super) tracks: Vec<u32>,
 }
 
 /// Interned keys of derived events' args.
@@ -232,284 +167,6 @@ fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), Box<WireError>>
         }
     }
     Ok((key, val))
-}
-
-/// The interned id of a string-valued stat (str, ref or compressed), else empty.
-#[inline]
-fn str_of(raw: RawValue<'_>, table: &StatTable, names: &mut SharedNames<'_>) -> StrId {
-    match raw {
-        RawValue::Ref(r) => table.get(r as i64).0,
-        RawValue::Str(b) => names.intern_lossy(b),
-        RawValue::Compressed(_) => intern_compressed(raw, names),
-        _ => StrId::EMPTY,
-    }
-}
-
-/// Inflates and interns a compressed string stat (what lazy decoding will look up).
-#[inline(never)]
-fn intern_compressed(raw: RawValue<'_>, names: &mut SharedNames<'_>) -> StrId {
-    match stats::inflate(raw) {
-        Some(s) => names.intern_lossy(&s),
-        None => StrId::EMPTY,
-    }
-}
-
-/// What an event's stats say, as far as the loader interprets them.
-#[derive(Default)]
-struct EvStats {
-    corr: u64,
-    flow: Option<u64>,
-    group: Option<i64>,
-    device: Option<i64>,
-    step_name: StrId,
-    /// Derivation inputs (op, module, framework op, source, kernel flag).
-    dev: DevEvent,
-    memcpy: bool,
-    memset: bool,
-    /// Stats seen.
-    count: u32,
-}
-
-impl EvStats {
-    /// Reads one XStat message.
-    #[inline(always)]
-    fn read(
-        &mut self,
-        sub: Reader<'_>,
-        table: &StatTable,
-        names: &mut SharedNames<'_>,
-    ) -> Result<(), Box<WireError>> {
-        self.count += 1;
-        let (smid, raw) = stats::read_stat_fast(sub)?;
-        let role = table.get(smid).1;
-        if role == Role::None {
-            // Only interned, so that lazy reads of this event find it.
-            if matches!(raw, RawValue::Str(_) | RawValue::Compressed(_)) {
-                str_of(raw, table, names);
-            }
-            return Ok(());
-        }
-        let s = str_of(raw, table, names);
-        match role {
-            Role::Correlation => self.corr = raw.as_int().unwrap_or(0) as u64,
-            Role::Flow => self.flow = raw.as_int().map(|x| x as u64),
-            Role::GroupId => self.group = raw.as_int(),
-            Role::DeviceId => self.device = raw.as_int(),
-            Role::StepName => self.step_name = s,
-            Role::HloOp => self.dev.hlo_op = s,
-            Role::HloModule => self.dev.hlo_module = s,
-            Role::TfOp => self.dev.tf_op = s,
-            Role::Source => self.dev.source = s,
-            Role::KernelDetails => self.dev.kernel = true,
-            Role::MemcpyDetails => self.memcpy = true,
-            Role::MemsetDetails => self.memset = true,
-            Role::ProgramId | Role::None => {}
-        }
-        Ok(())
-    }
-}
-
-/// Read-only context of the parallel walk.
-struct Walk<'a> {
-    preps: &'a [PlanePrep],
-    tables: &'a [PlaneTables],
-    cats: Cats,
-    origin_ns: i64,
-    progress: &'a Progress,
-    done: &'a AtomicU64,
-    total: u64,
-    bytes_total: u64,
-}
-
-impl Walk<'_> {
-    /// Walks one line's events into its run of slots.
-    #[allow(clippy::too_many_arguments)]
-    fn line(
-        &self,
-        plane: usize,
-        li: usize,
-        lh: &LineHead<'_>,
-        run: &mut SliceSlots<'_>,
-        out: &mut UnitOut,
-        names: &mut SharedNames<'_>,
-        mut dev: Option<&mut Vec<DevEvent>>,
-    ) -> Result<(), Box<WireError>> {
-        let prep = &self.preps[plane];
-        let tables = &self.tables[plane];
-        let (table, metas) = (&tables.stats, &tables.metas);
-        let base_ps = lh
-            .timestamp_ns
-            .saturating_sub(self.origin_ns)
-            .saturating_mul(1000);
-        let gpu = prep.kind == ProcessKind::Gpu;
-        let host = prep.kind == ProcessKind::Host;
-        let line_tag = li.min(usize::from(u16::MAX)) as u16;
-        let mut since_report = 0u64;
-        let mut r = lh.r;
-        while !r.is_empty() {
-            let (f, wt) = r.key()?;
-            if f != 4 {
-                r.skip(wt)?;
-                continue;
-            }
-            // The event's handle: where its length prefix starts.
-            let at = r.offset();
-            let mut er = expect_len(&mut r, wt, "XLine.events")?;
-            let mut mid = 0i64;
-            let mut off = 0i64;
-            let mut dur = 0i64;
-            let mut occ: Option<i64> = None;
-            let mut st = EvStats::default();
-            // Fast prefix: the field order profilers write (metadata id, offset, duration,
-            // stats), each key one byte; predictable branches instead of a dispatch per field.
-            if er.peek() == Some(0x08) {
-                er.bump();
-                mid = er.varint()? as i64;
-            }
-            if er.peek() == Some(0x10) {
-                er.bump();
-                off = er.varint()? as i64;
-            }
-            if er.peek() == Some(0x18) {
-                er.bump();
-                dur = er.varint()? as i64;
-            }
-            while er.peek() == Some(0x22) {
-                er.bump();
-                st.read(er.sub()?, table, names)?;
-            }
-            // Anything else, in file order (later fields win, as in protobuf).
-            while !er.is_empty() {
-                let (f, wt) = er.key()?;
-                match (f, wt) {
-                    (1, VARINT) => mid = er.varint()? as i64,
-                    (2, VARINT) => {
-                        off = er.varint()? as i64;
-                        occ = None;
-                    }
-                    (3, VARINT) => dur = er.varint()? as i64,
-                    (4, LEN) => st.read(er.sub()?, table, names)?,
-                    (5, VARINT) => occ = Some(er.varint()? as i64),
-                    _ => er.skip(wt)?,
-                }
-            }
-            let EvStats {
-                corr,
-                flow,
-                group,
-                device,
-                step_name,
-                dev: d,
-                memcpy,
-                memset,
-                count: nstats,
-            } = st;
-            let m = metas.get(mid).unwrap_or_default();
-            since_report += 1;
-            if since_report == 1 << 16 {
-                self.report(since_report, &er)?;
-                since_report = 0;
-            }
-            if let Some(n) = occ {
-                out.aggregated.push((m.name, n.max(0) as u64, dur));
-                continue;
-            }
-            let args = if nstats == 0 {
-                m.args
-            } else if let Ok(a) = u32::try_from(at)
-                && a <= ArgsRef::LAZY_MAX
-            {
-                ArgsRef::lazy(a)
-            } else {
-                out.far += 1;
-                m.args
-            };
-            let kernel = d.kernel || m.kernel;
-            let class = if !gpu {
-                self.cats.none
-            } else if kernel {
-                self.cats.kernel
-            } else if memcpy || m.memcpy {
-                self.cats.memcpy
-            } else if memset || m.memset {
-                self.cats.memset
-            } else {
-                self.cats.none
-            };
-            let mut start = base_ps.saturating_add(off);
-            if !(-TIME_LIMIT..=TIME_LIMIT).contains(&start) || dur > TIME_LIMIT {
-                start = start.clamp(-TIME_LIMIT, TIME_LIMIT);
-                dur = dur.min(TIME_LIMIT);
-                if out.clamped == 0 {
-                    out.clamp_at = er.offset();
-                }
-                out.clamped += 1;
-            }
-            if dur < 0 {
-                out.negative += 1;
-                dur = 0;
-            }
-            let Some(idx) = run.push(start, dur, m.name, class, args, corr) else {
-                // The first pass counted every event of this line; more cannot appear.
-                return Err(er.err("more events than the first pass counted"));
-            };
-            if let Some(fv) = flow {
-                let phase = match fv & 3 {
-                    2 => 0, // out: start
-                    3 => 1, // in/out: step
-                    _ => 2, // in: finish
-                };
-                let id = (fv >> 2) & ((1u64 << 56) - 1);
-                out.flows.push((id, phase, start, idx));
-            }
-            if let (Some(g), true) = (group, step_name != StrId::EMPTY) {
-                out.step_names.push((g, step_name));
-            }
-            if host
-                && let (Some(g), Some(dv), true) = (group, device, corr != 0)
-                && !m.cu
-            {
-                out.launches.push(Launch {
-                    device: dv,
-                    group: g,
-                    start,
-                    dur,
-                });
-            }
-            if let Some(dev) = dev.as_deref_mut()
-                && (kernel || group.is_some())
-            {
-                let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
-                dev.push(DevEvent {
-                    start,
-                    dur,
-                    name: m.full,
-                    group_id: group.unwrap_or(0),
-                    grouped: group.is_some(),
-                    hlo_op: pick(d.hlo_op, m.hlo_op),
-                    hlo_module: pick(d.hlo_module, m.hlo_module),
-                    tf_op: pick(d.tf_op, m.tf_op),
-                    source: pick(d.source, m.source),
-                    kernel,
-                    line: line_tag,
-                });
-            }
-        }
-        self.done.fetch_add(since_report, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Adds `n` events to the shared count, publishes progress and checks for cancellation.
-    fn report(&self, n: u64, r: &Reader<'_>) -> Result<(), Box<WireError>> {
-        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
-        let bytes = (u128::from(self.bytes_total) * u128::from(done)
-            / u128::from(self.total.max(1))) as u64;
-        self.progress.update(bytes.min(self.bytes_total), done);
-        if self.progress.cancelled() {
-            return Err(r.err("loading cancelled"));
-        }
-        Ok(())
-    }
 }
 
 impl<'p> Decoder<'p> {
