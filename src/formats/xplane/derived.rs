@@ -300,14 +300,13 @@ pub fn parse_tf_op(full: &str) -> (&str, &str) {
 }
 
 /// Derives `Steps`, `XLA Modules`, `XLA Ops`, `Framework Name Scope`, `Framework Ops` and
-/// `Source code` from one GPU plane's events. `step_names` maps group ids to step names.
-/// Empty lines are left out.
+/// `Source code` from one GPU plane's events. Empty lines are left out. Steps carry no step
+/// name here: host planes may still be loading; the loader adds it as the `step_name` arg.
 pub fn derive_device_lines(
     events: &mut [DevEvent],
     strings: &mut impl NameTable,
-    step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
-    derive_device_runs(&mut [events], strings, step_names)
+    derive_device_runs(&mut [events], strings)
 }
 
 /// [`derive_device_lines`] over the records of several lines, each in its own vector (no
@@ -316,7 +315,6 @@ pub fn derive_device_lines(
 pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
     runs: &mut [R],
     strings: &mut impl NameTable,
-    step_names: &FxHashMap<i64, StrId>,
 ) -> Vec<DerivedLine> {
     use std::cmp::Reverse;
     type Key = (Ps, Reverse<Ps>, u16);
@@ -329,7 +327,7 @@ pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
     let mut d = Deriver::default();
     if let [one] = runs[..] {
         for e in one {
-            d.push(e, strings, step_names);
+            d.push(e, strings);
         }
     } else if runs.len() <= 8 {
         // Few lines (GPU streams): pick the smallest head by a linear scan.
@@ -345,7 +343,7 @@ pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
                 }
             }
             let Some((k, _)) = best else { break };
-            d.push(&runs[k][pos[k]], strings, step_names);
+            d.push(&runs[k][pos[k]], strings);
             pos[k] += 1;
         }
     } else {
@@ -357,7 +355,7 @@ pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
         }
         while let Some(Reverse((_, k, i))) = heap.pop() {
             let e = &runs[k][i];
-            d.push(e, strings, step_names);
+            d.push(e, strings);
             if let Some(n) = runs[k].get(i + 1) {
                 heap.push(Reverse((key(n), k, i + 1)));
             }
@@ -401,12 +399,7 @@ impl Default for Deriver {
 }
 
 impl Deriver {
-    fn push(
-        &mut self,
-        e: &DevEvent,
-        strings: &mut impl NameTable,
-        step_names: &FxHashMap<i64, StrId>,
-    ) {
+    fn push(&mut self, e: &DevEvent, strings: &mut impl NameTable) {
         let base = DerivedEvent {
             start: e.start,
             dur: e.dur,
@@ -422,12 +415,7 @@ impl Deriver {
                 let _ = write!(buf, "{g}");
                 strings.intern(buf)
             });
-            let long = step_names.get(&g).copied().unwrap_or(StrId::EMPTY);
-            let ev = DerivedEvent {
-                name,
-                long_name: long,
-                ..base
-            };
+            let ev = DerivedEvent { name, ..base };
             if self.steps.expand_or_add(0, name, ev, StrId::EMPTY, true) {
                 // Steps → XLA Modules → {Name Scope → Ops, XLA Ops}
                 for l in [
@@ -688,7 +676,7 @@ mod tests {
                 ..ev(&mut s, 60, 5, "memcpy", Some(2))
             },
         ];
-        let lines = derive_device_lines(&mut evs, &mut s, &FxHashMap::default());
+        let lines = derive_device_lines(&mut evs, &mut s);
         let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
         assert_eq!(
             names(&s, get(DerivedKind::Steps)),
@@ -729,7 +717,7 @@ mod tests {
                 ..ev(&mut s, 20, 10, "gemm", None)
             },
         ];
-        let lines = derive_device_lines(&mut evs, &mut s, &FxHashMap::default());
+        let lines = derive_device_lines(&mut evs, &mut s);
         let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
         assert_eq!(
             names(&s, get(DerivedKind::FrameworkOps)),
@@ -811,14 +799,14 @@ mod merge_props {
                 });
             }
             let mut all: Vec<DevEvent> = runs.concat();
-            let want = derive_device_lines(&mut all, &mut s, &FxHashMap::default());
+            let want = derive_device_lines(&mut all, &mut s);
             let mut few: Vec<Vec<DevEvent>> = runs.iter().take(5).cloned().collect();
             let mut few_all: Vec<DevEvent> = few.concat();
             prop_assert_eq!(
-                derive_device_runs(&mut few, &mut s, &FxHashMap::default()),
-                derive_device_lines(&mut few_all, &mut s, &FxHashMap::default())
+                derive_device_runs(&mut few, &mut s),
+                derive_device_lines(&mut few_all, &mut s)
             );
-            prop_assert_eq!(derive_device_runs(&mut runs, &mut s, &FxHashMap::default()), want);
+            prop_assert_eq!(derive_device_runs(&mut runs, &mut s), want);
         }
     }
 }

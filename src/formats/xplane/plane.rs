@@ -14,7 +14,7 @@ use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
 use super::scan::{PlaneScan, SpaceScan};
 use super::stats::{self, IdTable, Role, StatTable};
-use super::walk::{Cats, EXTRA, SharedNames, UnitOut, Walk};
+use super::walk::{CANCELLED, Cats, EXTRA, SharedNames, UnitOut, Walk};
 use super::wire::{LEN, Reader, WireError};
 use crate::formats::Progress;
 use crate::model::{
@@ -496,7 +496,6 @@ impl<'p> Decoder<'p> {
                 global: &global,
                 extra: &extra,
             };
-            let empty = FxHashMap::default();
             loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&u) = order.get(k) else { break };
@@ -529,8 +528,7 @@ impl<'p> Decoder<'p> {
                     let mut runs =
                         std::mem::take(&mut *dev[pi].lock().unwrap_or_else(|e| e.into_inner()));
                     if !runs.is_empty() {
-                        runs.sort_by_key(|r| r.first().map(|e| e.line));
-                        let lines = derived::derive_device_runs(&mut runs, &mut names, &empty);
+                        let lines = derived::derive_device_runs(&mut runs, &mut names);
                         drop(runs);
                         *derived[pi].lock().unwrap_or_else(|e| e.into_inner()) = lines;
                     }
@@ -556,17 +554,13 @@ impl<'p> Decoder<'p> {
             })
             .collect();
         self.b.strings = global;
-        let mut first_err = None;
-        for (_, o) in &outs {
-            if let Some(e) = &o.err
-                && e.message != "loading cancelled"
-            {
-                first_err = Some(e.clone());
-                break;
-            }
-        }
-        if let Some(e) = first_err.or_else(|| outs.iter().find_map(|(_, o)| o.err.clone())) {
-            return Err(e);
+        // The first real error in file order; a cancellation only when there is none.
+        if let Some(e) = outs
+            .iter()
+            .filter_map(|(_, o)| o.err.as_ref())
+            .min_by_key(|e| e.message == CANCELLED)
+        {
+            return Err(e.clone());
         }
         let (filled, outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
         let starts = self.b.compact_slots(first, &counts, filled);
