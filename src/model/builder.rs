@@ -274,13 +274,10 @@ impl CaptureBuilder {
         self.s.name.push(name);
         self.s.class.push(class);
         self.s.args.push(args);
-        match u32::try_from(corr) {
-            Ok(c) if c != CORR_WIDE => self.s.corr.push(c),
-            _ => {
-                self.s.corr.push(CORR_WIDE);
-                self.s.corr_wide.push((id, corr));
-            }
-        }
+        self.s.corr.push(narrow_corr(corr).unwrap_or_else(|| {
+            self.s.corr_wide.push((id, corr));
+            CORR_WIDE
+        }));
         self.s.flags.push(0);
         id
     }

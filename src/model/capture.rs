@@ -203,6 +203,13 @@ pub struct Slices {
 /// Marks a correlation id kept in `Slices::corr_wide`.
 pub const CORR_WIDE: u32 = u32::MAX;
 
+/// The `corr` column value of a correlation id: itself when it fits below [`CORR_WIDE`], else
+/// `None` (the id goes to `corr_wide` and the column holds `CORR_WIDE`).
+#[inline]
+pub fn narrow_corr(corr: u64) -> Option<u32> {
+    u32::try_from(corr).ok().filter(|&c| c != CORR_WIDE)
+}
+
 impl Slices {
     /// Interned raw category of slice `i`.
     #[inline]

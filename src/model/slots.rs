@@ -3,7 +3,7 @@
 
 use super::args::ArgsRef;
 use super::builder::CaptureBuilder;
-use super::capture::{CORR_WIDE, Ps};
+use super::capture::{CORR_WIDE, Ps, narrow_corr};
 use super::category::Category;
 use super::strings::StrId;
 
@@ -79,13 +79,10 @@ impl SliceSlots<'_> {
         self.name[i] = name;
         self.class[i] = class;
         self.args[i] = args;
-        self.corr[i] = match u32::try_from(corr) {
-            Ok(c) if c != CORR_WIDE => c,
-            _ => {
-                self.wide.push((i as u32, corr));
-                CORR_WIDE
-            }
-        };
+        self.corr[i] = narrow_corr(corr).unwrap_or_else(|| {
+            self.wide.push((i as u32, corr));
+            CORR_WIDE
+        });
         self.len = i + 1;
         Some(i as u32)
     }
