@@ -10,7 +10,6 @@ use super::strings::StrId;
 /// One run of reserved slots of one track: the columns a single thread writes, in order.
 #[derive(Debug)]
 pub struct SliceSlots<'a> {
-    track: u32,
     start: &'a mut [Ps],
     dur: &'a mut [Ps],
     name: &'a mut [StrId],
@@ -36,11 +35,6 @@ impl SliceSlots<'_> {
     /// Slots reserved.
     pub fn capacity(&self) -> usize {
         self.start.len()
-    }
-
-    /// The track every slot of this run belongs to.
-    pub fn track(&self) -> u32 {
-        self.track
     }
 
     /// What `compact_slots` needs of a filled run: its length and its wide correlation ids.
@@ -203,7 +197,7 @@ impl CaptureBuilder {
         let mut args = split_runs(&mut s.args[first..], counts).into_iter();
         let mut corr = split_runs(&mut s.corr[first..], counts).into_iter();
         let mut out = Vec::with_capacity(counts.len());
-        for &(track, _) in runs {
+        for _ in runs {
             let (Some(start), Some(dur), Some(name)) = (start.next(), dur.next(), name.next())
             else {
                 break;
@@ -213,7 +207,6 @@ impl CaptureBuilder {
                 break;
             };
             out.push(SliceSlots {
-                track,
                 start,
                 dur,
                 name,

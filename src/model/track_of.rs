@@ -184,11 +184,6 @@ impl TrackOf {
         }
         out
     }
-
-    /// Heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.runs.capacity() * 8 + self.dense.capacity() * 4
-    }
 }
 
 #[cfg(test)]
