@@ -79,8 +79,8 @@ fn main() {
                 &loaded.cap,
                 track,
                 lane as usize,
-                app.t0,
-                app.t1,
+                app.vp.t0,
+                app.vp.t1,
                 &mut cells,
             );
             lanes += 1;
@@ -113,14 +113,14 @@ fn main() {
         worst = worst.max(max);
         println!(
             "{:>14} {:>10.3} {:>10.3} {:>10}",
-            tracetui::ui::ruler::format_dur(app.t1 - app.t0),
+            tracetui::ui::ruler::format_dur(app.vp.t1 - app.vp.t0),
             total.as_secs_f64() * 1e3 / f64::from(frames),
             max.as_secs_f64() * 1e3,
             frames
         );
-        let before = app.t1 - app.t0;
+        let before = app.vp.t1 - app.vp.t0;
         app.update(key('w'));
-        if app.t1 - app.t0 == before || level > 0 && app.t1 - app.t0 < 2_000 {
+        if app.vp.t1 - app.vp.t0 == before || level > 0 && app.vp.t1 - app.vp.t0 < 2_000 {
             break;
         }
     }

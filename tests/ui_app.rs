@@ -5,10 +5,12 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::sync::Arc;
 use std::time::Instant;
-use tracetui::ui::app::{App, Cmd, EntryState, Mark, Msg, Row, Screen};
+use tracetui::ui::app::{App, Cmd, Mark, Msg, Row, Screen};
 use tracetui::ui::catalog::{self, CaptureRef};
 use tracetui::ui::colors::ColorMode;
+use tracetui::ui::keymap::ViewKind;
 use tracetui::ui::loader::{self, LoadDone, Loaded};
+use tracetui::ui::loading::EntryState;
 use tracetui::ui::{demo, draw};
 
 fn key(c: char) -> Msg {
@@ -38,6 +40,15 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
             run_cmds(app, more);
         }
     }
+}
+
+/// Moves the picker cursor to entry `i` with the keys.
+fn pick(app: &mut App, i: usize) {
+    app.update(key('g'));
+    for _ in 0..i {
+        app.update(key('j'));
+    }
+    assert_eq!(app.picker_cursor(), i);
 }
 
 fn demo_app(w: u16, h: u16) -> App {
@@ -91,7 +102,7 @@ fn snap(name: &str, app: &App) {
 #[test]
 fn opens_directly_and_draws_every_region() {
     let app = demo_app(80, 24);
-    assert_eq!(app.screen, Screen::Timeline);
+    assert_eq!(app.screen(), Screen::Timeline);
     let s = screen(&app);
     assert!(s.contains("python3"), "{s}");
     assert!(s.contains("GPU 0"), "{s}");
@@ -107,7 +118,7 @@ fn stale_generation_is_dropped() {
     let mut app = demo_app(80, 24);
     let before = app.rows.len();
     app.update(Msg::Load(LoadDone {
-        generation: app.generation + 7,
+        generation: app.entries.generation + 7,
         entry: 0,
         result: Err("late".into()),
     }));
@@ -118,20 +129,20 @@ fn stale_generation_is_dropped() {
 #[test]
 fn zoom_pan_and_fit() {
     let mut app = demo_app(120, 40);
-    let (a, b) = (app.t0, app.t1);
+    let (a, b) = (app.vp.t0, app.vp.t1);
     app.update(key('w'));
-    assert!(app.t1 - app.t0 < b - a);
+    assert!(app.vp.t1 - app.vp.t0 < b - a);
     app.update(key('s'));
     app.update(key('s'));
-    assert!(app.t1 - app.t0 > (b - a) / 2);
+    assert!(app.vp.t1 - app.vp.t0 > (b - a) / 2);
     app.update(key('0'));
-    assert_eq!((app.t0, app.t1), (a, b));
+    assert_eq!((app.vp.t0, app.vp.t1), (a, b));
     app.update(key('w'));
-    let t0 = app.t0;
+    let t0 = app.vp.t0;
     app.update(key('d'));
-    assert!(app.t0 > t0);
+    assert!(app.vp.t0 > t0);
     app.update(code(KeyCode::Left));
-    assert_eq!(app.t0, t0);
+    assert_eq!(app.vp.t0, t0);
 }
 
 #[test]
@@ -139,7 +150,10 @@ fn select_navigate_parent_and_partner() {
     let mut app = demo_app(120, 40);
     // Cursor to the first lane of the CPU thread, select, walk down to an op.
     app.update(key('j'));
-    assert!(matches!(app.rows[app.cursor], Row::Lane { lane: 0, .. }));
+    assert!(matches!(
+        app.rows[app.rows.cursor],
+        Row::Lane { lane: 0, .. }
+    ));
     app.update(code(KeyCode::Enter));
     let step = app.selected.expect("selected a step");
     let l = app.loaded().unwrap().clone();
@@ -170,14 +184,14 @@ fn select_navigate_parent_and_partner() {
     );
     assert_ne!(kernel, launch);
     assert!(
-        matches!(app.rows[app.cursor], Row::Lane { track, .. } if track == l.cap.track_of(kernel))
+        matches!(app.rows[app.rows.cursor], Row::Lane { track, .. } if track == l.cap.track_of(kernel))
     );
     app.update(key('p'));
     assert_eq!(app.selected, Some(launch));
     // Fit the selection: the window shrinks to about the launch.
     app.update(key('f'));
     let d = l.cap.slices.dur[launch as usize];
-    assert!(app.t1 - app.t0 <= d * 2);
+    assert!(app.vp.t1 - app.vp.t0 <= d * 2);
 }
 
 #[test]
@@ -189,13 +203,13 @@ fn collapse_tab_and_mark() {
     app.update(key(' '));
     assert_eq!(app.rows.len(), n);
     app.update(code(KeyCode::Tab));
-    let t1 = app.rows[app.cursor].track();
+    let t1 = app.rows[app.rows.cursor].track();
     app.update(code(KeyCode::Tab));
-    assert_ne!(app.rows[app.cursor].track(), t1);
+    assert_ne!(app.rows[app.rows.cursor].track(), t1);
     app.update(key('G'));
-    assert_eq!(app.cursor, app.rows.len() - 1);
+    assert_eq!(app.rows.cursor, app.rows.len() - 1);
     app.update(key('g'));
-    assert_eq!(app.cursor, 0);
+    assert_eq!(app.rows.cursor, 0);
     app.update(key('0'));
     app.update(key('m'));
     assert!(matches!(app.mark, Mark::Start(_)));
@@ -216,13 +230,20 @@ fn collapse_tab_and_mark() {
 fn help_lists_every_key_and_q_quits() {
     let mut app = demo_app(100, 30);
     app.update(key('?'));
-    assert!(app.help);
+    assert_eq!(app.top(), ViewKind::Help);
     let s = screen(&app);
-    for k in ["w / + / =", "h / l", "Space", "Enter", "m", "q / Ctrl-C"] {
+    for k in [
+        "w / + / =",
+        "Shift-Tab",
+        "Space",
+        "Enter",
+        "PgDn",
+        "q / Ctrl-C",
+    ] {
         assert!(s.contains(k), "missing {k}");
     }
     app.update(key('x'));
-    assert!(!app.help);
+    assert_ne!(app.top(), ViewKind::Help);
     assert!(matches!(app.update(key('q')).as_slice(), [Cmd::Quit]));
 }
 
@@ -287,13 +308,13 @@ fn sample_captures_open_through_the_loader() {
     assert!(caps.len() >= 2, "{caps:?}");
     let (mut app, cmds) = App::new(caps, (80, 24), ColorMode::None);
     assert!(cmds.is_empty());
-    assert_eq!(app.screen, Screen::Picker);
+    assert_eq!(app.screen(), Screen::Picker);
     snap("sample_80x24_picker", &app);
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
     snap("sample_80x24_first", &app);
     app.update(code(KeyCode::Esc));
-    assert_eq!(app.screen, Screen::Picker);
+    assert_eq!(app.screen(), Screen::Picker);
     app.update(key('j'));
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
@@ -315,7 +336,7 @@ fn esc_cancels_a_running_load_and_late_results_are_dropped() {
     assert!(app.loading());
     let cmds = app.update(code(KeyCode::Esc));
     assert!(matches!(cmds.as_slice(), [Cmd::Cancel(_)]));
-    assert_eq!(app.screen, Screen::Picker);
+    assert_eq!(app.screen(), Screen::Picker);
     assert!(!app.loading());
     // The cancelled job's result arrives late: ignored.
     app.update(Msg::Load(LoadDone {
@@ -339,17 +360,17 @@ fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
             modifiers: KeyModifiers::NONE,
         })
     };
-    let w = app.t1 - app.t0;
+    let w = app.vp.t1 - app.vp.t0;
     let col = lanes.x + lanes.width / 4;
     let at = |app: &App| {
         let k = usize::from(col - lanes.x);
-        tracetui::index::column_edge(app.t0, app.t1, lanes.width as usize, k)
+        tracetui::index::column_edge(app.vp.t0, app.vp.t1, lanes.width as usize, k)
     };
     let before = at(&app);
     app.update(ev(MouseEventKind::ScrollUp, col, lanes.y));
-    assert!(app.t1 - app.t0 < w);
+    assert!(app.vp.t1 - app.vp.t0 < w);
     // The time under the pointer stays within a column of where it was.
-    let col_w = (app.t1 - app.t0) / i64::from(lanes.width);
+    let col_w = (app.vp.t1 - app.vp.t0) / i64::from(lanes.width);
     assert!(
         (at(&app) - before).abs() <= col_w * 2,
         "{} vs {}",
@@ -363,7 +384,7 @@ fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
         col,
         lanes.y + 1,
     ));
-    assert_eq!(app.cursor, 1);
+    assert_eq!(app.rows.cursor, 1);
     let sel = app.selected.expect("click selects");
     let l = app.loaded().unwrap().clone();
     assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));
@@ -389,11 +410,11 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
         .iter()
         .position(|e| e.capture.source.path.ends_with("bad.pt.trace.json"))
         .unwrap();
-    app.picker = bad;
+    pick(&mut app, bad);
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
     assert!(matches!(app.entries[bad].state, EntryState::Failed(_)));
-    assert_eq!(app.screen, Screen::Picker);
+    assert_eq!(app.screen(), Screen::Picker);
     let s = screen(&app);
     assert!(
         s.contains("error:") && s.contains("bad.pt.trace.json"),
@@ -423,11 +444,11 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
         .collect();
     assert!(flat.contains(&tail), "{tail:?} not in\n{s}");
     let good = 1 - bad;
-    app.picker = good;
+    pick(&mut app, good);
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
     assert!(matches!(app.entries[good].state, EntryState::Ready(_)));
-    assert_eq!(app.screen, Screen::Timeline);
+    assert_eq!(app.screen(), Screen::Timeline);
     assert!(!app.rows.is_empty());
 }
 
@@ -450,9 +471,9 @@ fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
     app.set_problems(problems.clone());
     assert!(app.notice.as_deref().unwrap_or("").contains("skipped"));
     run_cmds(&mut app, cmds);
-    assert_eq!(app.screen, Screen::Timeline);
+    assert_eq!(app.screen(), Screen::Timeline);
     app.update(code(KeyCode::Esc));
-    assert_eq!(app.screen, Screen::Picker);
+    assert_eq!(app.screen(), Screen::Picker);
     let s = screen(&app);
     assert!(s.contains("skipped"), "{s}");
     assert!(s.contains("host1.xplane.riegeli"), "{s}");
@@ -497,17 +518,17 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
     assert!(procs.len() >= 2);
     for zoom in 0..4 {
         for &p in &procs {
-            app.collapsed.clear();
-            app.collapsed.insert(p);
+            app.rows.collapsed.clear();
+            app.rows.collapsed.insert(p);
             app.rebuild_rows();
-            app.scroll = 0;
+            app.rows.scroll = 0;
             let r = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
             let lanes = app.areas().lanes;
             let drawn = drawn_columns(&app, lanes.y + r as u16);
             let cols = lanes.width as usize;
             for (k, d) in drawn.iter().enumerate() {
-                let a = tracetui::index::column_edge(app.t0, app.t1, cols, k);
-                let b = tracetui::index::column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                let a = tracetui::index::column_edge(app.vp.t0, app.vp.t1, cols, k);
+                let b = tracetui::index::column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
                 // Brute force: some slice of the process overlaps the column with some length.
                 let s = &l.cap.slices;
                 let busy = (0..s.len()).any(|i| {
@@ -528,10 +549,10 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
     app.set_window(s.start[big], s.end(big));
     let mut busy_seen = false;
     for &p in &procs {
-        app.collapsed.clear();
-        app.collapsed.insert(p);
+        app.rows.collapsed.clear();
+        app.rows.collapsed.insert(p);
         app.rebuild_rows();
-        app.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+        app.rows.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
         let s = screen(&app);
         let status = s.lines().last().unwrap();
         assert!(status.contains("collapsed, "), "{status}");
@@ -554,7 +575,10 @@ fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
     let ar = app.areas();
     assert_eq!(ar.details.height, 3);
     assert!(ar.lanes.height < before.lanes.height);
-    assert!(app.cursor >= app.scroll && app.cursor < app.scroll + ar.lanes.height as usize);
+    assert!(
+        app.rows.cursor >= app.rows.scroll
+            && app.rows.cursor < app.rows.scroll + ar.lanes.height as usize
+    );
     let s = screen(&app);
     let lines: Vec<&str> = s.lines().collect();
     assert!(
@@ -616,13 +640,13 @@ fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
     app.update(key('p'));
     assert_eq!(app.selected, Some(kernel));
     // The view follows: the cursor is on the kernel's stream and the kernel is in the window.
-    assert_eq!(app.rows[app.cursor].track(), Some(kt));
-    assert!(s.start[kernel as usize] < app.t1 && s.end(kernel as usize) > app.t0);
+    assert_eq!(app.rows[app.rows.cursor].track(), Some(kt));
+    assert!(s.start[kernel as usize] < app.vp.t1 && s.end(kernel as usize) > app.vp.t0);
     // The kernel is far narrower than a column of the whole capture: the jump zooms so both
     // ends of the flow are visible and the kernel spans at least two columns.
     let cols = i64::from(app.areas().lanes.width);
-    assert!(s.dur[kernel as usize] * cols >= 2 * (app.t1 - app.t0));
-    assert!(s.start[launch as usize] >= app.t0 && s.end(launch as usize) <= app.t1);
+    assert!(s.dur[kernel as usize] * cols >= 2 * (app.vp.t1 - app.vp.t0));
+    assert!(s.start[launch as usize] >= app.vp.t0 && s.end(launch as usize) <= app.vp.t1);
     let s1 = screen(&app);
     assert!(
         s1.contains("cudaLaunchKernel"),
@@ -722,7 +746,7 @@ fn alexnet_header_and_gutter_read_right_at_80x24() {
     let s = screen(&app);
     let head = s.lines().next().unwrap();
     // Epoch microseconds: times are relative, the header gives the wall-clock origin.
-    assert!(head.contains("t0 2023-09-27"), "{head}");
+    assert!(head.contains("0 = 2023-09-27"), "{head}");
     let drawn = app
         .rows
         .iter()
@@ -768,7 +792,7 @@ fn instants_at_the_very_end_of_the_capture_are_drawn() {
         let (lo, hi) = (tr.instants.0 as usize, tr.instants.1 as usize);
         let inside = l.cap.instants.ts[lo..hi]
             .iter()
-            .any(|&t| t >= app.t0 && t <= app.t1);
+            .any(|&t| t >= app.vp.t0 && t <= app.vp.t1);
         if !inside || r >= lanes.height as usize {
             continue;
         }

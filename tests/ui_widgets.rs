@@ -32,9 +32,9 @@ fn tiny() -> Loaded {
 
 fn app_on(l: &Loaded, mode: ColorMode) -> App {
     let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (70, 10), mode);
-    app.t0 = 0;
-    app.t1 = 100_000;
-    app.rows = vec![
+    app.vp.t0 = 0;
+    app.vp.t1 = 100_000;
+    app.rows.list = vec![
         Row::Lane { track: 0, lane: 0 },
         Row::Lane { track: 0, lane: 1 },
     ];
@@ -96,7 +96,7 @@ fn narrow_window_merges_and_selection_is_reversed() {
 fn ruler_ticks_are_round() {
     let area = Rect::new(0, 0, 60, 1);
     let mut buf = Buffer::empty(area);
-    ruler::draw(&mut buf, area, 0, 100_000, &Mark::None);
+    ruler::draw(&mut buf, area, (0, 100_000), 0, &Mark::None);
     let s = line(&buf, 0);
     assert!(s.contains("│0 ns") && s.contains("│20 ns"), "{s:?}");
 }
@@ -112,7 +112,7 @@ fn ruler_labels_are_whole_or_absent() {
         ] {
             let area = Rect::new(0, 0, cols, 1);
             let mut buf = Buffer::empty(area);
-            ruler::draw(&mut buf, area, t0, t1, &Mark::None);
+            ruler::draw(&mut buf, area, (t0, t1), 0, &Mark::None);
             let s = line(&buf, 0);
             for part in s.split('│').skip(1) {
                 let p = part.trim();
@@ -167,17 +167,17 @@ mod never_drops {
             let l = Loaded::new(b.finish(SourceInfo::default(), Format::Chrome), Instant::now());
             let lanes = l.index.lane_count(0);
             let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (cols + 20, 10), ColorMode::None);
-            app.t0 = t0;
-            app.t1 = t0 + w;
-            app.rows = (0..lanes as u16).map(|lane| Row::Lane { track: 0, lane }).collect();
+            app.vp.t0 = t0;
+            app.vp.t1 = t0 + w;
+            app.rows.list = (0..lanes as u16).map(|lane| Row::Lane { track: 0, lane }).collect();
             let area = Rect::new(0, 0, cols, lanes as u16);
             let mut buf = Buffer::empty(area);
             Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
             let s = &l.cap.slices;
             for lane in 0..lanes {
                 for k in 0..cols as usize {
-                    let a = tracetui::index::column_edge(app.t0, app.t1, cols as usize, k);
-                    let bb = tracetui::index::column_edge(app.t0, app.t1, cols as usize, k + 1).max(a + 1);
+                    let a = tracetui::index::column_edge(app.vp.t0, app.vp.t1, cols as usize, k);
+                    let bb = tracetui::index::column_edge(app.vp.t0, app.vp.t1, cols as usize, k + 1).max(a + 1);
                     let occupied = (0..s.len()).any(|i| {
                         s.lane[i] as usize == lane
                             && ((s.start[i] < bb && s.end(i) > a)

@@ -69,6 +69,12 @@ Times are shown in ps/ns/µs/ms/s; --json gives ns.";
 pub struct Cli {
     /// Log dir or capture file to open in the interactive explorer [default: .]
     pub path: Option<PathBuf>,
+    /// Config file (keys, theme) [default: $XDG_CONFIG_HOME/tracetui/config.toml]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print the default config (every key binding and theme setting) and exit
+    #[arg(long)]
+    pub print_config: bool,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -181,7 +187,15 @@ where
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
+        None if cli.print_config => {
+            print!("{}", crate::ui::config::default_toml());
+            0
+        }
         None => {
+            let (config, errors) = crate::ui::config::load(cli.config.as_deref());
+            for e in &errors {
+                eprintln!("tracetui: config: {}", clean(&e.to_string()));
+            }
             let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
             if !path.exists() {
                 return fail(&format!(
@@ -189,7 +203,7 @@ where
                     clean(&path.display().to_string())
                 ));
             }
-            match crate::ui::run(&path) {
+            match crate::ui::run(&path, &config, &errors) {
                 Ok(()) => 0,
                 Err(e) => fail(&e.to_string()),
             }

@@ -60,6 +60,9 @@ pub struct CaptureSummary {
     /// Wall-clock epoch ns of the origin, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin_epoch_ns: Option<i64>,
+    /// Wall-clock epoch ns of the first event (the zero of displayed times), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zero_epoch_ns: Option<i64>,
     /// Total events (slices, instants, counter samples, aggregated events).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
@@ -99,6 +102,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         error: None,
         span_ns: None,
         origin_epoch_ns: None,
+        zero_epoch_ns: None,
         events: None,
         slices: None,
         processes: None,
@@ -123,6 +127,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
     }
     out.span_ns = Some([ps_to_ns(c.span.0), ps_to_ns(c.span.1)]);
     out.origin_epoch_ns = c.origin_epoch_ns;
+    out.zero_epoch_ns = c.zero_epoch_ns();
     out.events = Some(c.event_count());
     out.slices = Some(c.slices.len() as u64);
     out.processes = Some(c.processes.len() as u64);
@@ -228,15 +233,14 @@ pub fn render_text(s: &CaptureSummary) -> String {
         return o;
     }
     if let Some([a, b]) = s.span_ns {
+        // Times are relative to the first event; its wall-clock time when the file gives one.
+        let zero = s.zero_epoch_ns.map_or(String::new(), |ns| {
+            format!(" from {} UTC", crate::model::clock::format_clock(ns))
+        });
         o.push_str(&format!(
-            "   span:     {} … {}  ({})\n",
-            text::dur(a as f64 * 1e3),
-            text::dur(b as f64 * 1e3),
-            text::dur((b - a) as f64 * 1e3)
+            "   span:     {}{zero}\n",
+            text::dur((b - a) as f64 * 1e3),
         ));
-    }
-    if let Some(ep) = s.origin_epoch_ns {
-        o.push_str(&format!("   origin:   epoch {ep} ns\n"));
     }
     o.push_str(&format!(
         "   events:   {} ({} slices) in {} processes, {} tracks; file {}\n",

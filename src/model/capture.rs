@@ -357,6 +357,18 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// The time shown as zero: the first event of the capture. Displayed times are relative to
+    /// it (never negative); model times stay relative to the file's origin.
+    pub fn time_zero(&self) -> Ps {
+        self.span.0
+    }
+
+    /// Wall-clock epoch ns of [`Capture::time_zero`], when the file gives an absolute origin.
+    pub fn zero_epoch_ns(&self) -> Option<i64> {
+        self.origin_epoch_ns
+            .map(|o| o.saturating_add(self.span.0.div_euclid(1000)))
+    }
+
     /// Track owning slice `id`.
     pub fn track_of(&self, id: u32) -> u32 {
         let i = self.tracks.partition_point(|t| t.slices.1 <= id);

@@ -4,6 +4,7 @@ pub mod args;
 pub mod builder;
 pub mod capture;
 pub mod category;
+pub mod clock;
 pub mod nesting;
 pub mod slots;
 pub mod strings;

@@ -35,6 +35,21 @@ impl ColorMode {
     }
 }
 
+/// Colour depth plus background: what every style function needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    /// Colour depth of the terminal.
+    pub mode: ColorMode,
+    /// Light terminal background: fills are darkened so partial cells keep their contrast.
+    pub light: bool,
+}
+
+impl From<ColorMode> for Theme {
+    fn from(mode: ColorMode) -> Theme {
+        Theme { mode, light: false }
+    }
+}
+
 /// Medium-saturation hues readable on dark and light backgrounds.
 const PALETTE: [(u8, u8, u8); 16] = [
     (0x4e, 0x79, 0xa7),
@@ -89,8 +104,14 @@ fn to_256(r: u8, g: u8, b: u8) -> u8 {
 }
 
 /// The fill colour and a contrasting text colour for palette slot `slot`.
-pub fn slot_colors(mode: ColorMode, slot: usize) -> (Color, Color) {
-    let (r, g, b) = PALETTE[slot % PALETTE.len()];
+pub fn slot_colors(theme: Theme, slot: usize) -> (Color, Color) {
+    let mode = theme.mode;
+    let (mut r, mut g, mut b) = PALETTE[slot % PALETTE.len()];
+    if theme.light {
+        // Two thirds of the brightness: pale hues (yellow, light blue) stay visible on white.
+        let dim = |v: u8| (u16::from(v) * 2 / 3) as u8;
+        (r, g, b) = (dim(r), dim(g), dim(b));
+    }
     let lum = 299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b);
     let dark_text = lum > 140_000;
     match mode {
@@ -115,27 +136,27 @@ pub fn slot_colors(mode: ColorMode, slot: usize) -> (Color, Color) {
 }
 
 /// Style of a slice body (`█` cells and label text) for palette slot `slot`.
-pub fn body_style(mode: ColorMode, slot: usize) -> Style {
-    let (fill, text) = slot_colors(mode, slot);
-    match mode {
+pub fn body_style(theme: Theme, slot: usize) -> Style {
+    let (fill, text) = slot_colors(theme, slot);
+    match theme.mode {
         ColorMode::None => Style::default(),
         _ => Style::default().fg(fill).bg(text),
     }
 }
 
 /// Style of label characters written over a slice body.
-pub fn label_style(mode: ColorMode, slot: usize) -> Style {
-    let (fill, text) = slot_colors(mode, slot);
-    match mode {
+pub fn label_style(theme: Theme, slot: usize) -> Style {
+    let (fill, text) = slot_colors(theme, slot);
+    match theme.mode {
         ColorMode::None => Style::default().add_modifier(Modifier::REVERSED),
         _ => Style::default().fg(text).bg(fill),
     }
 }
 
 /// Style of partial cells (edges, merged shades): the fill colour on the default background.
-pub fn edge_style(mode: ColorMode, slot: usize) -> Style {
-    let (fill, _) = slot_colors(mode, slot);
-    match mode {
+pub fn edge_style(theme: Theme, slot: usize) -> Style {
+    let (fill, _) = slot_colors(theme, slot);
+    match theme.mode {
         ColorMode::None => Style::default(),
         _ => Style::default().fg(fill),
     }
@@ -184,7 +205,7 @@ mod tests {
             .collect();
         assert!(slots.len() > 3);
         assert!(matches!(
-            slot_colors(ColorMode::Ansi256, 0).0,
+            slot_colors(ColorMode::Ansi256.into(), 0).0,
             Color::Indexed(16..=231)
         ));
     }

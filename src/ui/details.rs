@@ -40,6 +40,8 @@ pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
 /// The lines describing the selection (most important first).
 pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     let cap = &l.cap;
+    // Times are shown relative to the capture's first event.
+    let z = cap.time_zero();
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let mut out = Vec::new();
     if let Mark::Range(a, b, st) = &app.mark {
@@ -55,8 +57,8 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         out.push((
             format!(
                 "mark {} → {} · {} · {} slices",
-                format_time(*a),
-                format_time(*b),
+                format_time(*a - z),
+                format_time(*b - z),
                 format_dur(b - a),
                 st.slices
             ),
@@ -67,7 +69,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         out.push((
             format!(
                 "mark from {} — press m again at the other end",
-                format_time(a)
+                format_time(a - z)
             ),
             bold,
         ));
@@ -104,8 +106,8 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             "{} · depth {} · start {} · end {} · {}",
             if cat.is_empty() { "-".to_string() } else { cat },
             cap.depth(id),
-            format_time_res(s.start[i], res),
-            format_time_res(s.end(i), res),
+            format_time_res(s.start[i] - z, res),
+            format_time_res(s.end(i) - z, res),
             text::sanitize(&{
                 let pr = cap.tracks[track as usize].process;
                 super::gutter::process_label(
@@ -179,6 +181,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
 /// the width.
 pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
+    let z = cap.time_zero();
     let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
         return lines(app, l);
     };
@@ -239,8 +242,8 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
         format!(
             "{} · start {} · end {}",
             if cat.is_empty() { "-".to_string() } else { cat },
-            format_time_res(s.start[i], (s.dur[i] / 10).max(1000)),
-            format_time_res(s.end(i), (s.dur[i] / 10).max(1000)),
+            format_time_res(s.start[i] - z, (s.dur[i] / 10).max(1000)),
+            format_time_res(s.end(i) - z, (s.dur[i] / 10).max(1000)),
         ),
         Style::default(),
     ));

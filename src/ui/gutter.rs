@@ -18,7 +18,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
         .rows
         .iter()
         .enumerate()
-        .skip(app.scroll)
+        .skip(app.rows.scroll)
         .take(area.height as usize)
         .enumerate()
     {
@@ -35,7 +35,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                     name = "(unnamed process)".into();
                 }
                 name = process_label(&name, cap.strings.get(cap.processes[p as usize].label));
-                let folded = app.collapsed.contains(&p);
+                let folded = app.rows.collapsed.contains(&p);
                 let n = cap.tracks.iter().filter(|t| t.process == p).count();
                 if folded {
                     format!("▸ {} ({n})", text::sanitize(&name))
@@ -69,7 +69,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 format!(" {} ~", text::sanitize(&cap.track_name(track)))
             }
         };
-        if i == app.cursor {
+        if i == app.rows.cursor {
             style = style.add_modifier(Modifier::REVERSED);
             buf.set_stringn(area.x, y, " ".repeat(w), w, style);
         }

@@ -1,26 +1,34 @@
-//! The terminal explorer (ratatui + crossterm), Elm style: [`app::App`] owns the state,
-//! [`app::App::update`] turns a [`app::Msg`] into [`app::Cmd`]s, [`draw::draw`] renders it.
+//! The terminal explorer (ratatui + crossterm), Elm style: [`app::App`] owns the shared state
+//! and a stack of [`views`]; keys are mapped to [`action::Action`]s by the one key table
+//! ([`keymap`], rebindable in [`config`]) and handled by the top view; [`app::App::update`]
+//! turns a [`app::Msg`] into [`app::Cmd`]s, [`draw::draw`] renders the stack.
 //!
 //! Threads: an input thread blocks on crossterm events, loader threads parse and index captures;
 //! both feed one channel. The main loop blocks on it (ticking at 20 Hz only while a load runs),
 //! so an idle explorer uses no CPU.
 
+pub mod action;
 pub mod app;
 pub mod catalog;
 pub mod colors;
+pub mod config;
 pub mod demo;
 pub mod details;
 pub mod draw;
 pub mod gutter;
-pub mod help;
+pub mod keymap;
 pub mod layout;
 pub mod loader;
-pub mod picker;
+pub mod loading;
+mod navigate;
+pub mod rows;
 pub mod ruler;
 pub mod status;
 pub mod terminal;
 pub mod text;
 pub mod timeline;
+pub mod viewport;
+pub mod views;
 
 use app::{App, Cmd, Msg};
 use colors::ColorMode;
@@ -30,13 +38,27 @@ use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-/// Opens the interactive explorer on a log dir or file; returns when the user quits.
-pub fn run(path: &Path) -> std::io::Result<()> {
+/// Opens the interactive explorer on a log dir or file with `config`'s keys and theme
+/// (`config_errors` are shown as a notice); returns when the user quits.
+pub fn run(
+    path: &Path,
+    config: &config::Config,
+    config_errors: &[config::ConfigError],
+) -> std::io::Result<()> {
     let (captures, problems) = catalog::scan_all(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let mode = ColorMode::from_env();
     let mut terminal = terminal::init()?;
-    let result = event_loop(&mut terminal, captures, problems, mode);
+    let notice = config_errors.first().map(|e| {
+        let more = config_errors.len() - 1;
+        let more = if more > 0 {
+            format!(" (+{more} more)")
+        } else {
+            String::new()
+        };
+        format!("config: {}{more}", text::sanitize(&e.to_string()))
+    });
+    let result = event_loop(&mut terminal, captures, problems, mode, config, notice);
     terminal::restore();
     result
 }
@@ -46,6 +68,8 @@ fn event_loop(
     captures: Vec<catalog::CaptureRef>,
     problems: Vec<(std::path::PathBuf, String)>,
     mode: ColorMode,
+    config: &config::Config,
+    notice: Option<String>,
 ) -> std::io::Result<()> {
     let size = terminal.size()?;
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -71,8 +95,11 @@ fn event_loop(
                 }
             }
         })?;
-    let (mut app, cmds) = App::new(captures, (size.width, size.height), mode);
+    let (mut app, cmds) = App::with_config(captures, (size.width, size.height), mode, config);
     app.set_problems(problems);
+    if notice.is_some() {
+        app.notice = notice;
+    }
     let mut quit = exec(cmds, &tx);
     while !quit {
         terminal.draw(|f| draw::draw(&app, f))?;

@@ -72,7 +72,11 @@ pub fn format_time(t: Ps) -> String {
 /// Formats a time from the capture origin with enough decimals to resolve `res` ps (e.g. a
 /// kernel start at `+30.509312 s` rather than `+30.51 s`).
 pub fn format_time_res(t: Ps, res: Ps) -> String {
-    let unit = unit_for(t.abs().max(1));
+    // Zero (the capture's first event) in the unit of the resolution: `0 µs`, not `+0 ps`.
+    let unit = unit_for(if t == 0 { res.max(1) } else { t.abs() });
+    if t == 0 {
+        return format!("0 {}", unit.1);
+    }
     // At least the four significant digits of `format_time`, more when `res` needs them.
     let v = t.abs() as f64 / unit.0 as f64;
     let mut dec = match unit.0 {
@@ -120,12 +124,37 @@ pub fn tick_step(t0: Ps, t1: Ps, cols: usize) -> (Ps, (Ps, &'static str), usize)
     }
 }
 
-/// Draws the ruler over `[t0, t1)` into `area`, with the marked range shown reversed.
-pub fn draw(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps, mark: &Mark) {
+/// Draws the ruler over `[t0, t1)` into `area`, labelled relative to `zero`, with the marked
+/// range shown reversed.
+pub fn draw(buf: &mut Buffer, area: Rect, (t0, t1): (Ps, Ps), zero: Ps, mark: &Mark) {
     let cols = area.width as usize;
     if cols == 0 || area.height == 0 || t1 <= t0 {
         return;
     }
+    draw_ticks(buf, area, t0 - zero, t1 - zero);
+    let (a, b) = match *mark {
+        Mark::None => return,
+        Mark::Start(a) => (a, a),
+        Mark::Range(a, b, _) => (a, b),
+    };
+    for k in 0..cols {
+        let ca = column_edge(t0, t1, cols, k);
+        let cb = column_edge(t0, t1, cols, k + 1).max(ca + 1);
+        if ca <= b
+            && cb > a
+            && let Some(cell) = buf.cell_mut((area.x + k as u16, area.y))
+        {
+            if a == b {
+                cell.set_symbol("▼");
+            }
+            cell.modifier.insert(Modifier::REVERSED);
+        }
+    }
+}
+
+/// Tick marks and labels over the (zero-relative) window `[t0, t1)`.
+fn draw_ticks(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps) {
+    let cols = area.width as usize;
     let (step, unit, dec) = tick_step(t0, t1, cols);
     let col_of =
         |t: Ps| -> i64 { (i128::from(t - t0) * cols as i128 / i128::from(t1 - t0)) as i64 };
@@ -146,24 +175,6 @@ pub fn draw(buf: &mut Buffer, area: Rect, t0: Ps, t1: Ps, mark: &Mark) {
             free_from = c + label.chars().count() as i64 + 1;
         }
         t += step;
-    }
-    let (a, b) = match *mark {
-        Mark::None => return,
-        Mark::Start(a) => (a, a),
-        Mark::Range(a, b, _) => (a, b),
-    };
-    for k in 0..cols {
-        let ca = column_edge(t0, t1, cols, k);
-        let cb = column_edge(t0, t1, cols, k + 1).max(ca + 1);
-        if ca <= b
-            && cb > a
-            && let Some(cell) = buf.cell_mut((area.x + k as u16, area.y))
-        {
-            if a == b {
-                cell.set_symbol("▼");
-            }
-            cell.modifier.insert(Modifier::REVERSED);
-        }
     }
 }
 
@@ -208,7 +219,7 @@ mod tests {
             let (step, _, _) = tick_step(t0, t1, 200);
             assert!(step > 0);
             let mut buf = Buffer::empty(Rect::new(0, 0, 200, 1));
-            draw(&mut buf, Rect::new(0, 0, 200, 1), t0, t1, &Mark::None);
+            draw(&mut buf, Rect::new(0, 0, 200, 1), (t0, t1), 0, &Mark::None);
         }
     }
 

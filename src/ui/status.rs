@@ -1,7 +1,9 @@
 //! The status line (key hints, notices, what is under the cursor, load progress) and the loading
 //! panel shown while the timeline is not ready.
 
-use super::app::{App, EntryState, Row, Screen};
+use super::app::{App, Row, Screen};
+use super::keymap::ViewKind;
+use super::loading::EntryState;
 use super::ruler::format_dur;
 use super::text;
 use super::timeline::value_at;
@@ -58,14 +60,13 @@ pub fn bar(f: f64, w: usize) -> String {
     format!("{}{}", "█".repeat(full), "░".repeat(w - full))
 }
 
-fn hints(app: &App) -> &'static str {
-    match app.screen {
-        Screen::Picker => "j/k move  ⏎ open  ? help  q quit",
-        Screen::Timeline if app.size.0 < 100 => "w/s zoom a/d pan j/k h/l ⏎ ? help",
-        Screen::Timeline => {
-            "w/s zoom  a/d pan  j/k lane  h/l slice  ⏎ select  u parent  m mark  p flow  ? help"
-        }
-    }
+/// Key hints of the screen shown, generated from the key table.
+fn hints(app: &App) -> String {
+    let view = match app.screen() {
+        Screen::Picker => ViewKind::Picker,
+        Screen::Timeline => ViewKind::Timeline,
+    };
+    app.keymap.hints(view, app.size.0 < 100)
 }
 
 /// What is under the cursor: merged slices or the counter value.
@@ -76,11 +77,11 @@ fn under_cursor(app: &App) -> Option<String> {
         return None;
     }
     let t = app.cursor_time();
-    let k = (i128::from(t - app.t0) * cols as i128 / i128::from((app.t1 - app.t0).max(1)))
+    let k = (i128::from(t - app.vp.t0) * cols as i128 / i128::from((app.vp.t1 - app.vp.t0).max(1)))
         .clamp(0, cols as i128 - 1) as usize;
-    let a = column_edge(app.t0, app.t1, cols, k);
-    let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
-    match *app.rows.get(app.cursor)? {
+    let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+    let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+    match *app.rows.get(app.rows.cursor)? {
         Row::Lane { track, lane } => {
             let mut c = [Cell::EMPTY];
             l.index.lod(&l.cap, track, lane as usize, a, b, &mut c);
@@ -97,7 +98,7 @@ fn under_cursor(app: &App) -> Option<String> {
             let s = l.cap.counters.get(ci as usize)?;
             value_at(&s.ts, &s.value, t).map(|v| format!("value {v}"))
         }
-        Row::Process(p) if app.collapsed.contains(&p) => {
+        Row::Process(p) if app.rows.collapsed.contains(&p) => {
             // The summary row: which track is busiest in the cursor's column.
             let busiest = l
                 .cap
@@ -127,9 +128,10 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         return;
     }
     let dim = Style::default().add_modifier(Modifier::DIM);
-    buf.set_stringn(area.x, area.y, hints(app), w, dim);
+    let hints = hints(app);
+    buf.set_stringn(area.x, area.y, &hints, w, dim);
     let mut right = String::new();
-    for e in &app.entries {
+    for e in app.entries.iter() {
         if let EntryState::Loading(p) = &e.state {
             let (f, _) = progress_text(p);
             right = format!("loading {} {:.0}%", bar(f, 8), f * 100.0);
@@ -140,12 +142,12 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         .clone()
         .or_else(|| under_cursor(app))
         .or_else(|| {
-            (app.screen == Screen::Timeline)
-                .then(|| format!("window {}", format_dur(app.t1 - app.t0)))
+            (app.screen() == Screen::Timeline)
+                .then(|| format!("window {}", format_dur(app.vp.t1 - app.vp.t0)))
         })
         .unwrap_or_default();
     let rw = text::width(&right);
-    let hw = text::width(hints(app)).min(w);
+    let hw = text::width(&hints).min(w);
     let mid_room = w.saturating_sub(hw + rw + 3);
     if mid_room > 4 {
         let m = text::fit(&middle, mid_room);
@@ -178,7 +180,7 @@ pub fn put_right(buf: &mut Buffer, area: Rect, text: &str) {
 
 /// Draws the loading (or failed) panel in `area` for the open entry.
 pub fn draw_loading(app: &App, buf: &mut Buffer, area: Rect) {
-    let Some(e) = app.current.and_then(|i| app.entries.get(i)) else {
+    let Some(e) = app.entries.current.and_then(|i| app.entries.get(i)) else {
         return;
     };
     let w = area.width as usize;

@@ -2,7 +2,7 @@
 //! cells. Work is O(columns × visible lanes × log n): the index answers one query per column.
 
 use super::app::{App, Row};
-use super::colors::{self, ColorMode};
+use super::colors::{self, ColorMode, Theme};
 use super::loader::Loaded;
 use super::text;
 use crate::index::{Cell, column_edge};
@@ -105,7 +105,7 @@ pub struct Timeline<'a> {
 impl Timeline<'_> {
     fn slot(&self, id: u32) -> usize {
         let cap = &self.l.cap;
-        if self.app.color_by_cat {
+        if self.app.by_category {
             colors::category_slot(cap.slices.kind(id as usize))
         } else {
             colors::name_slot(cap.slice_name(id))
@@ -139,20 +139,25 @@ impl Timeline<'_> {
         for (dy, row) in app
             .rows
             .iter()
-            .skip(app.scroll)
+            .skip(app.rows.scroll)
             .take(area.height as usize)
             .enumerate()
         {
             let y = area.y + dy as u16;
             match *row {
-                Row::Process(p) if app.collapsed.contains(&p) => {
+                Row::Process(p) if app.rows.collapsed.contains(&p) => {
                     self.draw_summary(buf, area.x, y, p, cells, &mut summary);
                 }
                 Row::Process(_) => {}
                 Row::Lane { track, lane } => {
-                    self.l
-                        .index
-                        .lod(&self.l.cap, track, lane as usize, app.t0, app.t1, cells);
+                    self.l.index.lod(
+                        &self.l.cap,
+                        track,
+                        lane as usize,
+                        app.vp.t0,
+                        app.vp.t1,
+                        cells,
+                    );
                     self.draw_lane(buf, area.x, y, track, lane as usize, cells);
                     if lane == 0 {
                         self.draw_instants(buf, area.x, y, cols, track);
@@ -173,7 +178,7 @@ impl Timeline<'_> {
         cells: &[Cell],
     ) {
         let app = self.app;
-        let mode = app.mode;
+        let mode = app.theme;
         let cols = cells.len();
         let sel = app.selected.filter(|&id| {
             (id as usize) < self.l.cap.slices.len()
@@ -184,8 +189,8 @@ impl Timeline<'_> {
         let mut run_id = NO_SLICE;
         for k in 0..=cols {
             let kind = if k < cols {
-                let a = column_edge(app.t0, app.t1, cols, k);
-                let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+                let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
                 let cell = cells.get(k).copied().unwrap_or(Cell::EMPTY);
                 let kind = classify(self.l, track, lane, a, b, &cell);
                 self.paint(buf, x0 + k as u16, y, kind, sel, a, b);
@@ -218,7 +223,7 @@ impl Timeline<'_> {
         a: Ps,
         b: Ps,
     ) {
-        let mode = self.app.mode;
+        let mode = self.app.theme;
         let (sym, style) = match kind {
             ColumnKind::Empty => return,
             ColumnKind::Solid(id) => (
@@ -232,7 +237,7 @@ impl Timeline<'_> {
             ColumnKind::Boundary(p, q, sym) => {
                 let (sp, sq) = (self.slot(p), self.slot(q));
                 let mut st = colors::edge_style(mode, sp);
-                if sp != sq && mode != ColorMode::None {
+                if sp != sq && mode.mode != ColorMode::None {
                     st = st.bg(colors::slot_colors(mode, sq).0);
                 }
                 if sel == Some(p) || sel == Some(q) {
@@ -257,7 +262,7 @@ impl Timeline<'_> {
         }
     }
 
-    fn label(&self, buf: &mut Buffer, x: u16, y: u16, len: usize, id: u32, mode: ColorMode) {
+    fn label(&self, buf: &mut Buffer, x: u16, y: u16, len: usize, id: u32, mode: Theme) {
         let name = text::fold(self.l.cap.slice_name(id));
         if name.is_empty() {
             return;
@@ -293,10 +298,10 @@ impl Timeline<'_> {
             if self.l.index.lane_count(t) == 0 {
                 continue;
             }
-            self.l.index.lod(cap, t, 0, app.t0, app.t1, cells);
+            self.l.index.lod(cap, t, 0, app.vp.t0, app.vp.t1, cells);
             for (k, slot) in acc.iter_mut().enumerate() {
-                let a = column_edge(app.t0, app.t1, cols, k);
-                let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+                let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+                let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
                 let busy = self.l.index.busy_time(cap, t, a, b);
                 // Compare busy / width across tracks of the same column: width is shared.
                 if busy > slot.0 {
@@ -318,7 +323,7 @@ impl Timeline<'_> {
             };
             if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
                 c.set_symbol(SHADES[f])
-                    .set_style(colors::edge_style(app.mode, slot));
+                    .set_style(colors::edge_style(app.theme, slot));
             }
         }
     }
@@ -338,8 +343,8 @@ impl Timeline<'_> {
             return;
         }
         for k in 0..cols {
-            let a = column_edge(app.t0, app.t1, cols, k);
-            let mut b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+            let mut b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
             if k + 1 == cols {
                 // An instant exactly at the window end (Kineto's "Record Window End" at the end
                 // of the span, which "fit all" puts there) belongs to the last column.
@@ -353,7 +358,7 @@ impl Timeline<'_> {
                 if c.symbol() == " " {
                     let name = cap.strings.get(cap.instants.name[lo + i]);
                     c.set_symbol("╻")
-                        .set_style(colors::edge_style(app.mode, colors::name_slot(name)));
+                        .set_style(colors::edge_style(app.theme, colors::name_slot(name)));
                 }
             }
         }
@@ -374,10 +379,10 @@ impl Timeline<'_> {
             .get(ci as usize)
             .copied()
             .unwrap_or((0.0, 0.0));
-        let style = colors::edge_style(app.mode, colors::name_slot(cap.strings.get(series.name)));
+        let style = colors::edge_style(app.theme, colors::name_slot(cap.strings.get(series.name)));
         for k in 0..cols {
-            let a = column_edge(app.t0, app.t1, cols, k);
-            let b = column_edge(app.t0, app.t1, cols, k + 1).max(a + 1);
+            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+            let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
             let Some(v) = value_at(&series.ts, &series.value, a + (b - a) / 2) else {
                 continue;
             };

@@ -1,12 +1,66 @@
 //! The capture picker: runs / hosts / workers, newest first, with their load state or error.
 
-use super::app::{App, EntryState};
-use super::status::{bar, bytes, progress_text};
-use super::text;
+use super::View;
+use crate::index::Cell;
+pub use crate::model::clock::format_clock;
+use crate::ui::action::Action;
+use crate::ui::app::{App, Msg, help_for};
+use crate::ui::keymap::ViewKind;
+use crate::ui::loading::EntryState;
+use crate::ui::status::{self, bar, bytes, progress_text};
+use crate::ui::text;
 use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The picker view: the cursor over the entries.
+#[derive(Debug, Default)]
+pub struct PickerView {
+    /// Entry under the cursor.
+    pub cursor: usize,
+}
+
+impl View for PickerView {
+    fn kind(&self) -> ViewKind {
+        ViewKind::Picker
+    }
+
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+        let n = app.entries.len();
+        match action {
+            Some(Action::Quit) => return vec![Msg::Quit],
+            Some(Action::Help) => return vec![help_for(ViewKind::Picker)],
+            Some(Action::Down) if n > 0 => self.cursor = (self.cursor + 1).min(n - 1),
+            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
+            Some(Action::Top) => self.cursor = 0,
+            Some(Action::Bottom) => self.cursor = n.saturating_sub(1),
+            Some(Action::Confirm) => return vec![Msg::Open(self.cursor)],
+            Some(Action::Back) => return vec![Msg::ShowTimeline],
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+        let mut a = area;
+        a.height = a.height.saturating_sub(1);
+        draw(app, self.cursor, buf, a);
+        let mut s = area;
+        s.y = area.bottom().saturating_sub(1);
+        s.height = area.height.min(1);
+        status::draw(app, buf, s);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a file time.
 pub fn format_mtime(t: Option<SystemTime>) -> String {
@@ -16,26 +70,11 @@ pub fn format_mtime(t: Option<SystemTime>) -> String {
     else {
         return "-".into();
     };
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil-from-days (Howard Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    crate::model::clock::civil(secs)
 }
 
-/// Draws the picker into `area`.
-pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
+/// Draws the picker list (cursor on entry `cursor`) into `area`.
+pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     if area.height < 3 || w < 10 {
         return;
@@ -76,17 +115,17 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         (app.problems.len() + 1).min((avail / 3).max(2)).min(avail)
     };
     // The selected entry's error, wrapped over up to 3 lines at the bottom.
-    let err_lines = match app.entries.get(app.picker).map(|e| &e.state) {
+    let err_lines = match app.entries.get(cursor).map(|e| &e.state) {
         Some(EntryState::Failed(m)) => wrap(&format!(" {}", text::sanitize(m)), w, 3),
         _ => Vec::new(),
     };
     let err_h = err_lines.len().max(2);
     let skipped_h = skipped_h.min(avail.saturating_sub(err_h - 2));
     let list_h = avail - skipped_h - (err_h - 2).min(avail - skipped_h);
-    let top = app.picker.saturating_sub(list_h.saturating_sub(1));
+    let top = cursor.saturating_sub(list_h.saturating_sub(1));
     if n > list_h {
         // The list scrolls: say where the cursor is.
-        let pos = format!("{}/{n} ", app.picker + 1);
+        let pos = format!("{}/{n} ", cursor + 1);
         let pw = text::width(&pos);
         if pw + 40 < w {
             buf.set_stringn(area.x + (w - pw) as u16, area.y, &pos, pw, Style::default());
@@ -115,7 +154,7 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
         };
         let line = format!(
             "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
-            if i == app.picker { "▶" } else { " " },
+            if i == cursor { "▶" } else { " " },
             text::fit(&text::sanitize(&src.run), run_w),
             host_label(&text::sanitize(&src.host), e.capture.span, host_w),
             e.capture.format.map_or("?", |f| f.name()),
@@ -128,7 +167,7 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             status
         );
         let mut style = Style::default();
-        if i == app.picker {
+        if i == cursor {
             style = style.add_modifier(Modifier::REVERSED);
         }
         buf.set_stringn(

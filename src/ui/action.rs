@@ -1,0 +1,147 @@
+//! Everything a key can do, as data: the [`Action`] enum with its config-file name. The key table
+//! ([`super::keymap`]) maps keys to actions per view; views handle actions, not keys.
+
+/// One thing the user can ask for. The config name (`snake_case`) is what `config.toml` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// Leave tracetui.
+    Quit,
+    /// Open the key help.
+    Help,
+    /// Close the popup / cancel / clear / go back.
+    Back,
+    /// Next item or lane.
+    Down,
+    /// Previous item or lane.
+    Up,
+    /// One page down.
+    PageDown,
+    /// One page up.
+    PageUp,
+    /// First item.
+    Top,
+    /// Last item.
+    Bottom,
+    /// Open / select / confirm.
+    Confirm,
+    /// Zoom in.
+    ZoomIn,
+    /// Zoom out.
+    ZoomOut,
+    /// Pan a quarter window left.
+    PanLeft,
+    /// Pan a quarter window right.
+    PanRight,
+    /// Next track.
+    NextTrack,
+    /// Previous track.
+    PrevTrack,
+    /// Previous slice on the lane.
+    PrevSlice,
+    /// Next slice on the lane.
+    NextSlice,
+    /// Select the parent slice.
+    Parent,
+    /// Fit the selection or the marked range.
+    Fit,
+    /// Show the whole capture.
+    FitAll,
+    /// Collapse / expand the process.
+    Collapse,
+    /// Jump to the flow / correlation partner.
+    Partner,
+    /// Next partner.
+    NextPartner,
+    /// Previous partner.
+    PrevPartner,
+    /// Mark a range.
+    Mark,
+    /// Colour by name / by category.
+    ToggleColor,
+}
+
+impl Action {
+    /// Every action, in help order.
+    pub const ALL: &'static [Action] = &[
+        Action::Quit,
+        Action::Help,
+        Action::Back,
+        Action::Down,
+        Action::Up,
+        Action::PageDown,
+        Action::PageUp,
+        Action::Top,
+        Action::Bottom,
+        Action::Confirm,
+        Action::ZoomIn,
+        Action::ZoomOut,
+        Action::PanLeft,
+        Action::PanRight,
+        Action::NextTrack,
+        Action::PrevTrack,
+        Action::PrevSlice,
+        Action::NextSlice,
+        Action::Parent,
+        Action::Fit,
+        Action::FitAll,
+        Action::Collapse,
+        Action::Partner,
+        Action::NextPartner,
+        Action::PrevPartner,
+        Action::Mark,
+        Action::ToggleColor,
+    ];
+
+    /// The name used in the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::Down => "down",
+            Action::Up => "up",
+            Action::PageDown => "page_down",
+            Action::PageUp => "page_up",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::Confirm => "confirm",
+            Action::ZoomIn => "zoom_in",
+            Action::ZoomOut => "zoom_out",
+            Action::PanLeft => "pan_left",
+            Action::PanRight => "pan_right",
+            Action::NextTrack => "next_track",
+            Action::PrevTrack => "prev_track",
+            Action::PrevSlice => "prev_slice",
+            Action::NextSlice => "next_slice",
+            Action::Parent => "parent",
+            Action::Fit => "fit",
+            Action::FitAll => "fit_all",
+            Action::Collapse => "collapse",
+            Action::Partner => "partner",
+            Action::NextPartner => "next_partner",
+            Action::PrevPartner => "prev_partner",
+            Action::Mark => "mark",
+            Action::ToggleColor => "toggle_color",
+        }
+    }
+
+    /// The action named `name` in the config file.
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::ALL.iter().copied().find(|a| a.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Action;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for &a in Action::ALL {
+            assert!(seen.insert(a.name()), "{} twice", a.name());
+            assert_eq!(Action::from_name(a.name()), Some(a));
+        }
+        assert_eq!(Action::from_name("zoom"), None);
+    }
+}

@@ -1,0 +1,362 @@
+//! The user's config file (`$XDG_CONFIG_HOME/tracetui/config.toml` or `--config PATH`): key
+//! rebindings per view and the theme. Errors name the file and line; whatever is valid still
+//! applies and the defaults stay in force for the rest. `tracetui --print-config` prints the
+//! defaults ([`default_toml`]).
+
+use super::action::Action;
+use super::colors::{ColorMode, Theme};
+use super::keymap::{Key, Keymap, ViewKind};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Keys and theme in force.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Key bindings.
+    pub keymap: Keymap,
+    /// Colour by category at start (`palette = "category"`).
+    pub by_category: bool,
+    /// Light-background variant (`background = "light"`).
+    pub light: bool,
+}
+
+impl Config {
+    /// The theme for colour depth `mode`.
+    pub fn theme(&self, mode: ColorMode) -> Theme {
+        Theme {
+            mode,
+            light: self.light,
+        }
+    }
+}
+
+/// A problem in the config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// The default config path: `$XDG_CONFIG_HOME/tracetui/config.toml`, else
+/// `~/.config/tracetui/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("tracetui").join("config.toml"))
+}
+
+/// Loads the config: `explicit` must exist; the default path may be missing (defaults then).
+/// Returns the config with every valid setting applied and the problems found.
+pub fn load(explicit: Option<&Path>) -> (Config, Vec<ConfigError>) {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match default_path() {
+            Some(p) if p.exists() => p,
+            _ => return (Config::default(), Vec::new()),
+        },
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse(&text, &path),
+        Err(e) => (
+            Config::default(),
+            vec![ConfigError {
+                path,
+                line: None,
+                message: format!("cannot read: {e}"),
+            }],
+        ),
+    }
+}
+
+/// Parses config text; `path` names it in errors.
+pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
+    let mut errors = Vec::new();
+    let mut cfg = Config::default();
+    let err = |line: Option<usize>, message: String| ConfigError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let table: toml::Table = match text.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            let line = e.span().map(|s| line_of(text, s.start));
+            let msg = e.message().trim().to_string();
+            return (cfg, vec![err(line, format!("not valid TOML: {msg}"))]);
+        }
+    };
+    let mut overrides = Vec::new();
+    for (section, value) in &table {
+        match (section.as_str(), value) {
+            ("theme", toml::Value::Table(t)) => {
+                for (k, v) in t {
+                    let line = find_line(text, "theme", k);
+                    match (k.as_str(), v.as_str()) {
+                        ("palette", Some("name")) => cfg.by_category = false,
+                        ("palette", Some("category")) => cfg.by_category = true,
+                        ("background", Some("dark")) => cfg.light = false,
+                        ("background", Some("light")) => cfg.light = true,
+                        ("palette", _) => errors
+                            .push(err(line, "palette must be \"name\" or \"category\"".into())),
+                        ("background", _) => errors
+                            .push(err(line, "background must be \"dark\" or \"light\"".into())),
+                        _ => errors.push(err(
+                            line,
+                            format!("unknown theme setting `{k}` (known: palette, background)"),
+                        )),
+                    }
+                }
+            }
+            ("keys", toml::Value::Table(views)) => {
+                for (vname, v) in views {
+                    let header = format!("keys.{vname}");
+                    let Some(view) = ViewKind::from_name(vname) else {
+                        let names: Vec<&str> = ViewKind::ALL.iter().map(|v| v.name()).collect();
+                        errors.push(err(
+                            find_header(text, &header),
+                            format!(
+                                "unknown view `[keys.{vname}]` (known: {})",
+                                names.join(", ")
+                            ),
+                        ));
+                        continue;
+                    };
+                    let toml::Value::Table(binds) = v else {
+                        errors.push(err(
+                            find_header(text, &header),
+                            format!("`keys.{vname}` must be a table"),
+                        ));
+                        continue;
+                    };
+                    for (aname, keys) in binds {
+                        let line = find_line(text, &header, aname);
+                        let Some(action) = Action::from_name(aname) else {
+                            errors.push(err(
+                                line,
+                                format!("unknown action `{aname}` in [keys.{vname}] (tracetui --print-config lists them)"),
+                            ));
+                            continue;
+                        };
+                        let names: Vec<&str> = match keys {
+                            toml::Value::String(s) => vec![s.as_str()],
+                            toml::Value::Array(a) => a.iter().filter_map(|k| k.as_str()).collect(),
+                            _ => Vec::new(),
+                        };
+                        if names.is_empty()
+                            && !matches!(keys, toml::Value::Array(a) if a.is_empty())
+                        {
+                            errors.push(err(
+                                line,
+                                format!("`{aname}` must be a key name or a list of key names"),
+                            ));
+                            continue;
+                        }
+                        let mut parsed = Vec::new();
+                        let mut ok = true;
+                        for n in names {
+                            match Key::parse(n) {
+                                Some(k) => parsed.push(k),
+                                None => {
+                                    errors.push(err(
+                                        line,
+                                        format!(
+                                            "unknown key name `{}` for `{aname}`",
+                                            n.escape_debug()
+                                        ),
+                                    ));
+                                    ok = false;
+                                }
+                            }
+                        }
+                        if ok {
+                            overrides.push((view, action, parsed));
+                        }
+                    }
+                }
+            }
+            _ => errors.push(err(
+                find_header(text, section),
+                format!("unknown section `{section}` (known: [theme], [keys.<view>])"),
+            )),
+        }
+    }
+    cfg.keymap = Keymap::with(&overrides);
+    // Tables come back sorted by key: report in file order.
+    errors.sort_by_key(|e| e.line);
+    (cfg, errors)
+}
+
+/// 1-based line of byte offset `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Line of the `[header]` line.
+fn find_header(text: &str, header: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                == header
+        })
+        .map(|i| i + 1)
+}
+
+/// Line where `key` is assigned inside table `header` (or as a dotted key elsewhere).
+fn find_line(text: &str, header: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            current = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            continue;
+        }
+        let Some((k, _)) = t.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches('"');
+        let full = if current.is_empty() {
+            k.to_string()
+        } else {
+            format!("{current}.{k}")
+        };
+        if full == format!("{header}.{key}") {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The default config, commented, as `--print-config` prints it.
+pub fn default_toml() -> String {
+    let km = Keymap::default();
+    let mut s = String::from(
+        "# tracetui configuration. Put it at $XDG_CONFIG_HOME/tracetui/config.toml\n\
+         # (~/.config/tracetui/config.toml) or pass --config PATH. Every setting is optional:\n\
+         # what you leave out keeps its default. Key names: a character (w, +, G), Enter, Esc,\n\
+         # Tab, BackTab, Space, Backspace, Delete, Left, Right, Up, Down, Home, End, PgUp, PgDn,\n\
+         # F1-F12, with Ctrl-, Alt- or Shift- in front. A key given to one action is taken away\n\
+         # from the other actions of the same view.\n\n\
+         [theme]\n\
+         # \"name\": slices coloured by a hash of their name; \"category\": by category (toggle: c).\n\
+         palette = \"name\"\n\
+         # \"dark\" or \"light\" terminal background.\n\
+         background = \"dark\"\n",
+    );
+    for &v in ViewKind::ALL {
+        s.push_str(&format!("\n[keys.{}]\n", v.name()));
+        for (rv, a, keys, desc) in km.rows() {
+            if rv != v {
+                continue;
+            }
+            let k: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    format!(
+                        "\"{}\"",
+                        k.to_string().replace('\\', "\\\\").replace('"', "\\\"")
+                    )
+                })
+                .collect();
+            s.push_str(&format!("{} = [{}]  # {desc}\n", a.name(), k.join(", ")));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+    fn p() -> &'static Path {
+        Path::new("config.toml")
+    }
+
+    #[test]
+    fn defaults_round_trip_through_print_config() {
+        let (cfg, errors) = parse(&default_toml(), p());
+        assert!(errors.is_empty(), "{errors:?}");
+        let d = Keymap::default();
+        let a: Vec<_> = cfg
+            .keymap
+            .rows()
+            .map(|r| (r.0, r.1, r.2.to_vec()))
+            .collect();
+        let b: Vec<_> = d.rows().map(|r| (r.0, r.1, r.2.to_vec())).collect();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn rebinds_and_theme() {
+        let text = "[theme]\npalette = \"category\"\nbackground = \"light\"\n\n[keys.timeline]\nzoom_in = \"i\"\nzoom_out = [\"o\", \"Ctrl-o\"]\n";
+        let (cfg, errors) = parse(text, p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(cfg.by_category && cfg.light);
+        let act = |c| {
+            cfg.keymap
+                .action(ViewKind::Timeline, &KeyEvent::from(KeyCode::Char(c)))
+        };
+        assert_eq!(act('i'), Some(Action::ZoomIn));
+        assert_eq!(act('o'), Some(Action::ZoomOut));
+        assert_eq!(act('w'), None);
+        // Untouched bindings keep their defaults.
+        assert_eq!(act('a'), Some(Action::PanLeft));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_keep_the_rest() {
+        let text = "[keys.timeline]\nzoom_in = \"i\"\nzoom_inn = \"x\"\npan_left = \"Hyper-q\"\n[keys.nowhere]\nquit = \"q\"\n[theme]\nbackground = \"grey\"\n";
+        let (cfg, errors) = parse(text, p());
+        let lines: Vec<_> = errors.iter().map(|e| e.line).collect();
+        assert_eq!(
+            lines,
+            vec![Some(3), Some(4), Some(5), Some(8)],
+            "{errors:?}"
+        );
+        assert!(errors[0].message.contains("unknown action `zoom_inn`"));
+        assert!(errors[1].message.contains("unknown key name `Hyper-q`"));
+        assert!(errors[0].to_string().starts_with("config.toml:3: "));
+        // The valid line applied; the bad ones left the defaults.
+        let act = |c| {
+            cfg.keymap
+                .action(ViewKind::Timeline, &KeyEvent::from(KeyCode::Char(c)))
+        };
+        assert_eq!(act('i'), Some(Action::ZoomIn));
+        assert_eq!(act('a'), Some(Action::PanLeft));
+    }
+
+    #[test]
+    fn syntax_error_keeps_defaults() {
+        let (cfg, errors) = parse("[keys.timeline\nzoom_in = 'i'\n", p());
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, Some(1));
+        assert!(errors[0].message.starts_with("not valid TOML"));
+        assert_eq!(
+            cfg.keymap
+                .action(ViewKind::Timeline, &KeyEvent::from(KeyCode::Char('w'))),
+            Some(Action::ZoomIn)
+        );
+    }
+}

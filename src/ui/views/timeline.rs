@@ -1,0 +1,156 @@
+//! The timeline view: header, ruler, gutter, lanes, details panel and status line of the open
+//! capture (or its loading panel). Its keys act on the shared state (window, rows, selection),
+//! which other views (search, rankings) drive too, so it forwards them to `App::update` as
+//! [`Msg::Nav`].
+
+use super::View;
+use crate::index::Cell;
+use crate::ui::action::Action;
+use crate::ui::app::{App, Msg, help_for};
+use crate::ui::keymap::ViewKind;
+use crate::ui::loader::Loaded;
+use crate::ui::ruler::{format_dur, format_time_res};
+use crate::ui::status::{self, count};
+use crate::ui::timeline::Timeline;
+use crate::ui::{details, gutter, ruler, text};
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+/// The timeline of the open capture.
+#[derive(Debug, Default)]
+pub struct TimelineView;
+
+impl View for TimelineView {
+    fn kind(&self) -> ViewKind {
+        ViewKind::Timeline
+    }
+
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, _app: &App) -> Vec<Msg> {
+        match action {
+            Some(Action::Help) => vec![help_for(ViewKind::Timeline)],
+            Some(a) => vec![Msg::Nav(a)],
+            None => Vec::new(),
+        }
+    }
+
+    fn on_mouse(&mut self, m: MouseEvent, _app: &App) -> Vec<Msg> {
+        vec![Msg::NavMouse(m)]
+    }
+
+    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, cells: &mut Vec<Cell>) {
+        let ar = app.areas_in(area);
+        match app.loaded() {
+            Some(l) => {
+                header(app, l, buf, ar.header);
+                buf.set_stringn(
+                    ar.corner.x,
+                    ar.corner.y,
+                    format!(" {}", format_dur(app.vp.width())),
+                    ar.corner.width as usize,
+                    Style::default().add_modifier(Modifier::DIM),
+                );
+                ruler::draw(
+                    buf,
+                    ar.ruler,
+                    (app.vp.t0, app.vp.t1),
+                    l.cap.time_zero(),
+                    &app.mark,
+                );
+                gutter::draw(app, l, buf, ar.gutter);
+                Timeline { app, l }.draw(buf, ar.lanes, cells);
+                buf.set_stringn(
+                    ar.sep.x,
+                    ar.sep.y,
+                    "─".repeat(ar.sep.width as usize),
+                    ar.sep.width as usize,
+                    Style::default().add_modifier(Modifier::DIM),
+                );
+                details::draw(app, l, buf, ar.details);
+            }
+            None => {
+                buf.set_stringn(
+                    ar.header.x,
+                    ar.header.y,
+                    " tracetui",
+                    ar.header.width as usize,
+                    Style::default().add_modifier(Modifier::BOLD),
+                );
+                let mut body = ar.lanes;
+                body.x = area.x;
+                body.width = area.width;
+                status::draw_loading(app, buf, body);
+            }
+        }
+        status::draw(app, buf, ar.status);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) {
+    let cap = &l.cap;
+    let src = &cap.source;
+    // Processes drawn: visible ones with at least one track (metadata-only ones are skipped).
+    let mut has_track = vec![false; cap.processes.len()];
+    for t in &cap.tracks {
+        if let Some(h) = has_track.get_mut(t.process as usize) {
+            *h = true;
+        }
+    }
+    let procs = cap
+        .processes
+        .iter()
+        .zip(&has_track)
+        .filter(|(p, h)| !p.hidden && **h)
+        .count();
+    let span = app
+        .entries
+        .current
+        .and_then(|i| app.entries.get(i))
+        .and_then(|e| e.capture.span)
+        .map_or(String::new(), |s| format!(" · span {s}"));
+    // Times are shown relative to the first event; when the file gives an absolute origin, the
+    // wall-clock time of that zero.
+    let started = cap
+        .zero_epoch_ns()
+        .filter(|&ns| ns > 0)
+        .map_or(String::new(), |ns| {
+            format!(" · 0 = {} UTC", super::picker::format_clock(ns))
+        });
+    let left = format!(
+        " tracetui  {} / {} · {} procs · {} tracks · {} events{span}{started}",
+        // Long run / file names give way to the counts on narrow terminals.
+        text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
+        text::fit(
+            &text::sanitize(&src.host),
+            (area.width as usize / 4).max(12)
+        ),
+        procs,
+        cap.tracks.len(),
+        count(cap.event_count()),
+    );
+    let right = format!(
+        "{} @ {}  ?",
+        format_dur(app.vp.width()),
+        format_time_res(app.vp.t0 - cap.time_zero(), app.vp.width() / 100)
+    );
+    let w = area.width as usize;
+    let rw = text::width(&right);
+    let lw = w.saturating_sub(rw + 1);
+    buf.set_stringn(
+        area.x,
+        area.y,
+        text::fit(&left, lw),
+        lw,
+        Style::default().add_modifier(Modifier::BOLD),
+    );
+    status::put_right(buf, area, &right);
+}
