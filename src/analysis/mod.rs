@@ -1,7 +1,8 @@
-//! Analyses over a loaded capture: statistics tables and (later) rankings. Pure functions over
-//! [`Capture`](crate::model::Capture); no terminal code.
+//! Analyses over a loaded capture: statistics tables, range aggregates, search and rankings.
+//! Pure functions over [`Capture`](crate::model::Capture); no terminal code.
 
 pub mod nesting;
 pub mod range;
+pub mod search;
 pub mod stats;
 pub mod unified;
