@@ -177,3 +177,29 @@ fn log_dir_shows_the_picker_newest_first() {
     let needle = b"\x1b[?1049l";
     assert!(out.windows(needle.len()).any(|w| w == needle));
 }
+
+#[test]
+fn search_types_a_query_jumps_and_steps_with_n() {
+    let mut s =
+        Session::start("assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz");
+    s.wait_for("w/s zoom");
+    s.press("/");
+    s.wait_for("search every event");
+    s.press("aten::conv2d");
+    s.wait_for("/ aten::conv2d");
+    s.press("\r");
+    // The status line counts the occurrences: 1/N after the jump.
+    let screen = s.wait_for(" 1/");
+    assert!(screen.contains("aten::conv2d"), "{screen}");
+    assert!(
+        !screen.contains("search every event"),
+        "prompt closed:\n{screen}"
+    );
+    s.press("n");
+    s.wait_for(" 2/");
+    s.press("N");
+    s.wait_for(" 1/");
+    let out = s.quit();
+    let needle = b"\x1b[?1049l";
+    assert!(out.windows(needle.len()).any(|w| w == needle));
+}

@@ -58,6 +58,18 @@ pub enum Action {
     Mark,
     /// Colour by name / by category.
     ToggleColor,
+    /// Open the search prompt.
+    Search,
+    /// Next hit (search occurrence or ranked event).
+    NextHit,
+    /// Previous hit.
+    PrevHit,
+    /// `n` / `N` across all tracks or within the cursor's track.
+    HitsInTrack,
+    /// Dim everything but the hits.
+    DimOthers,
+    /// Fuzzy / regex matching in the search prompt.
+    ToggleRegex,
 }
 
 impl Action {
@@ -90,6 +102,12 @@ impl Action {
         Action::PrevPartner,
         Action::Mark,
         Action::ToggleColor,
+        Action::Search,
+        Action::NextHit,
+        Action::PrevHit,
+        Action::HitsInTrack,
+        Action::DimOthers,
+        Action::ToggleRegex,
     ];
 
     /// The name used in the config file.
@@ -122,6 +140,12 @@ impl Action {
             Action::PrevPartner => "prev_partner",
             Action::Mark => "mark",
             Action::ToggleColor => "toggle_color",
+            Action::Search => "search",
+            Action::NextHit => "next_hit",
+            Action::PrevHit => "prev_hit",
+            Action::HitsInTrack => "hits_in_track",
+            Action::DimOthers => "dim_others",
+            Action::ToggleRegex => "toggle_regex",
         }
     }
 

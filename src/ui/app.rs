@@ -6,6 +6,7 @@ use super::action::Action;
 use super::catalog::CaptureRef;
 use super::colors::{ColorMode, Theme};
 use super::config::Config;
+use super::hits::HitList;
 use super::keymap::{Keymap, ViewKind};
 use super::layout::{self, Areas};
 use super::loader::{LoadDone, Loaded};
@@ -15,10 +16,9 @@ use super::viewport::{Bounds, Viewport};
 use super::views::{View, help::HelpView, picker::PickerView, timeline::TimelineView};
 use crate::analysis::range::RangeStats;
 use crate::formats::Progress;
-use crate::model::{Ps, StrId};
+use crate::model::Ps;
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 use ratatui::layout::Rect;
-use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 pub use super::loading::Entry;
@@ -57,6 +57,12 @@ pub enum Msg {
     SetWindow(Ps, Ps),
     /// Show a one-line notice in the status line.
     Notice(String),
+    /// Replace the hit list (`n` / `N` step through it).
+    SetHits(HitList),
+    /// Select slice `id` and zoom so it is visible (at least a few columns wide).
+    JumpTo(u32),
+    /// Add a query to the search history.
+    RememberSearch(String),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -126,8 +132,10 @@ pub struct App {
     pub mark: Mark,
     /// One-line notice for the status line.
     pub notice: Option<String>,
-    /// Search hook: names to emphasize on the timeline.
-    pub hits: Option<FxHashSet<StrId>>,
+    /// Slices highlighted and stepped through with `n` / `N` (search occurrences, rankings).
+    pub hits: Option<HitList>,
+    /// Earlier search queries, oldest first.
+    pub search_history: Vec<String>,
     /// Views, bottom first: the picker, the timeline when a capture is open, popups.
     stack: Vec<Box<dyn View>>,
 }
@@ -160,6 +168,7 @@ impl App {
             mark: Mark::None,
             notice: None,
             hits: None,
+            search_history: Vec::new(),
             stack: vec![Box::new(PickerView::default())],
         };
         let cmds = if app.entries.len() == 1 {
@@ -313,6 +322,15 @@ impl App {
                 self.vp.set(a, b, bo);
             }
             Msg::Notice(s) => self.notice = Some(s),
+            Msg::SetHits(h) => self.hits = Some(h),
+            Msg::JumpTo(id) => self.jump_to(id),
+            Msg::RememberSearch(q) => {
+                self.search_history.retain(|h| *h != q);
+                self.search_history.push(q);
+                if self.search_history.len() > 100 {
+                    self.search_history.remove(0);
+                }
+            }
         }
         Vec::new()
     }

@@ -19,6 +19,8 @@ pub enum ViewKind {
     Timeline,
     /// The key help popup.
     Help,
+    /// The search prompt and its results.
+    Search,
 }
 
 impl ViewKind {
@@ -28,6 +30,7 @@ impl ViewKind {
         ViewKind::Picker,
         ViewKind::Timeline,
         ViewKind::Help,
+        ViewKind::Search,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -37,6 +40,7 @@ impl ViewKind {
             ViewKind::Picker => "picker",
             ViewKind::Timeline => "timeline",
             ViewKind::Help => "help",
+            ViewKind::Search => "search",
         }
     }
 
@@ -339,9 +343,51 @@ pub const DEFAULTS: &[Default] = &[
         &["Esc"],
         "cancel load, clear mark / selection, then the picker",
     ),
+    d(
+        V::Timeline,
+        A::Search,
+        &["/"],
+        "search every event name (fuzzy; Ctrl-R: regex)",
+    ),
+    d(
+        V::Timeline,
+        A::NextHit,
+        &["n"],
+        "next hit (search occurrence / ranked event)",
+    ),
+    d(V::Timeline, A::PrevHit, &["N"], "previous hit"),
+    d(
+        V::Timeline,
+        A::HitsInTrack,
+        &["T"],
+        "n / N: all tracks or the cursor's track only",
+    ),
+    d(
+        V::Timeline,
+        A::DimOthers,
+        &["D"],
+        "dim everything but the hits",
+    ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),
     d(V::Help, A::Back, &["Esc"], "close (any other key too)"),
+    d(V::Search, A::Down, &["Down", "Ctrl-n"], "next result"),
+    d(
+        V::Search,
+        A::Up,
+        &["Up", "Ctrl-p"],
+        "previous result (in an empty prompt: history)",
+    ),
+    d(V::Search, A::PageDown, &["PgDn"], "page down"),
+    d(V::Search, A::PageUp, &["PgUp"], "page up"),
+    d(
+        V::Search,
+        A::Confirm,
+        &["Enter"],
+        "jump to the first occurrence; n / N step through all",
+    ),
+    d(V::Search, A::ToggleRegex, &["Ctrl-r"], "fuzzy / regex"),
+    d(V::Search, A::Back, &["Esc"], "close"),
 ];
 
 /// A status-line hint: the first key of each action, `/`-joined, then a label.
@@ -515,6 +561,7 @@ impl Keymap {
                     ViewKind::Picker => "Capture picker",
                     ViewKind::Timeline => "Timeline",
                     ViewKind::Help => "Help popup",
+                    ViewKind::Search => "Search prompt (printable keys type text)",
                 },
                 v.name()
             ));

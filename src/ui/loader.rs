@@ -3,11 +3,12 @@
 //! the same code without the thread.
 
 use super::catalog::{self, CaptureRef};
+use crate::analysis::search::engine::SearchEngine;
 use crate::formats::Progress;
 use crate::index::CaptureIndex;
 use crate::model::{Capture, NO_SLICE};
-use std::sync::Arc;
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// A capture ready to draw.
@@ -28,6 +29,9 @@ pub struct Loaded {
     pub counter_range: Vec<(f64, f64)>,
     /// Parse + index time.
     pub load_time: Duration,
+    /// The search index over event names, built once (on the loader thread right after the
+    /// capture is handed to the UI, or on first use).
+    search: OnceLock<SearchEngine>,
 }
 
 impl Loaded {
@@ -56,7 +60,13 @@ impl Loaded {
             by_wide_corr,
             counter_range,
             load_time: started.elapsed(),
+            search: OnceLock::new(),
         }
+    }
+
+    /// The search engine of this capture (built on first call).
+    pub fn search_engine(&self) -> &SearchEngine {
+        self.search.get_or_init(|| SearchEngine::build(&self.cap))
     }
 
     /// Flow / correlation partners of slice `id` as `(id, partner)`, sorted: its flow
@@ -164,11 +174,16 @@ pub fn spawn<M: Send + 'static>(
         .name(format!("tracetui-load-{generation}"))
         .spawn(move || {
             let result = load_sync(&capture, &progress).map(Arc::new);
+            let ready = result.as_ref().ok().cloned();
             let _ = tx.send(wrap(LoadDone {
                 generation,
                 entry,
                 result,
             }));
+            // The UI draws meanwhile; the first `/` then finds the search index built.
+            if let Some(l) = ready {
+                l.search_engine();
+            }
         });
     if let Err(e) = r {
         // Could not start a thread: report it like a load error (the receiver still exists in

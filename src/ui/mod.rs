@@ -16,6 +16,7 @@ pub mod demo;
 pub mod details;
 pub mod draw;
 pub mod gutter;
+pub mod hits;
 pub mod keymap;
 pub mod layout;
 pub mod loader;

@@ -344,9 +344,78 @@ impl App {
             Action::Partner => self.jump_partner(0),
             Action::NextPartner => self.jump_partner(1),
             Action::PrevPartner => self.jump_partner(-1),
-            Action::Help => {}
+            Action::NextHit | Action::PrevHit => self.step_hit(a == Action::NextHit),
+            Action::HitsInTrack => {
+                if let Some(h) = &mut self.hits {
+                    h.within_track = !h.within_track;
+                    self.notice = Some(if h.within_track {
+                        "n / N: this track only".into()
+                    } else {
+                        "n / N: all tracks".into()
+                    });
+                }
+            }
+            Action::DimOthers => {
+                if let Some(h) = &mut self.hits {
+                    h.dim = !h.dim;
+                }
+            }
+            Action::Help | Action::Search | Action::ToggleRegex => {}
         }
         None
+    }
+
+    /// Selects slice `id` and zooms so it is visible: a slice under two columns wide gets a
+    /// window about twenty times its width around it.
+    pub(super) fn jump_to(&mut self, id: u32) {
+        let Some(l) = self.loaded().cloned() else {
+            return;
+        };
+        let i = id as usize;
+        if i >= l.cap.slices.len() {
+            return;
+        }
+        self.select(id);
+        if let Some(h) = &mut self.hits {
+            h.pos = h.index_of(&l.cap, id).or(h.pos);
+        }
+        let s = &l.cap.slices;
+        let cols = i64::from(self.areas().lanes.width.max(1));
+        if s.dur[i].saturating_mul(cols) < 2 * self.vp.width() {
+            let d = s.dur[i].max(1);
+            let bo = self.bounds();
+            self.vp.set(s.start[i] - 10 * d, s.end(i) + 10 * d, bo);
+            // Never zoom out from a window that already showed it well.
+        }
+        let bo = self.bounds();
+        self.vp.reveal(s.start[i], s.end(i), bo);
+    }
+
+    fn step_hit(&mut self, forward: bool) {
+        let Some(l) = self.loaded().cloned() else {
+            return;
+        };
+        let Some(h) = &self.hits else {
+            self.notice = Some("no hits: search with / (or rank with o) first".into());
+            return;
+        };
+        let track = if h.within_track {
+            self.rows.list.get(self.rows.cursor).and_then(|r| r.track())
+        } else {
+            None
+        };
+        let from = self.selected.filter(|&id| h.contains(id));
+        let t = self.cursor_time();
+        match h.step(&l.cap, from.or(self.selected), t, forward, track) {
+            Some((_, id)) => self.jump_to(id),
+            None => {
+                self.notice = Some(if forward {
+                    "no later hit".into()
+                } else {
+                    "no earlier hit".into()
+                })
+            }
+        }
     }
 
     fn zoom(&mut self, num: i64, den: i64) {

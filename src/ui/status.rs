@@ -137,6 +137,18 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             right = format!("loading {} {:.0}%", bar(f, 8), f * 100.0);
         }
     }
+    if right.is_empty()
+        && app.screen() == Screen::Timeline
+        && let Some(h) = &app.hits
+    {
+        let k = h.pos.map_or("-".to_string(), |p| (p + 1).to_string());
+        right = format!(
+            "{} {k}/{}{}",
+            text::fit(&h.label, 24),
+            count(h.ids.len() as u64),
+            if h.within_track { " (track)" } else { "" }
+        );
+    }
     let middle = app
         .notice
         .clone()

@@ -114,10 +114,12 @@ impl Timeline<'_> {
 
     fn decorate(&self, id: u32, style: Style) -> Style {
         let mut st = style;
-        if let Some(h) = &self.app.hits
-            && h.contains(&self.l.cap.slices.name[id as usize])
-        {
-            st = colors::hit(st);
+        if let Some(h) = &self.app.hits {
+            if h.contains(id) {
+                st = colors::hit(st);
+            } else if h.dim {
+                st = st.add_modifier(ratatui::style::Modifier::DIM);
+            }
         }
         if self.app.selected == Some(id) {
             st = colors::selected(st);
@@ -193,7 +195,17 @@ impl Timeline<'_> {
                 let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
                 let cell = cells.get(k).copied().unwrap_or(Cell::EMPTY);
                 let kind = classify(self.l, track, lane, a, b, &cell);
-                self.paint(buf, x0 + k as u16, y, kind, sel, a, b);
+                self.paint(buf, x0 + k as u16, y, kind, sel, (a, b));
+                if matches!(kind, ColumnKind::Merged(..))
+                    && let Some(h) = &app.hits
+                    && h.any_in(track, lane as u16, a, b)
+                    && let Some(c) = buf.cell_mut((x0 + k as u16, y))
+                {
+                    // A hit inside a merged cell.
+                    c.modifier.insert(
+                        ratatui::style::Modifier::BOLD | ratatui::style::Modifier::UNDERLINED,
+                    );
+                }
                 kind
             } else {
                 ColumnKind::Empty
@@ -212,7 +224,6 @@ impl Timeline<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn paint(
         &self,
         buf: &mut Buffer,
@@ -220,8 +231,7 @@ impl Timeline<'_> {
         y: u16,
         kind: ColumnKind,
         sel: Option<u32>,
-        a: Ps,
-        b: Ps,
+        (a, b): (Ps, Ps),
     ) {
         let mode = self.app.theme;
         let (sym, style) = match kind {

@@ -6,6 +6,7 @@
 
 pub mod help;
 pub mod picker;
+pub mod search;
 pub mod timeline;
 
 use super::action::Action;

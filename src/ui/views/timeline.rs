@@ -4,6 +4,7 @@
 //! [`Msg::Nav`].
 
 use super::View;
+use super::search::SearchView;
 use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::app::{App, Msg, help_for};
@@ -27,9 +28,12 @@ impl View for TimelineView {
         ViewKind::Timeline
     }
 
-    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, _app: &App) -> Vec<Msg> {
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
         match action {
             Some(Action::Help) => vec![help_for(ViewKind::Timeline)],
+            Some(Action::Search) if app.loaded().is_some() => {
+                vec![Msg::Push(Box::new(SearchView::new(app)))]
+            }
             Some(a) => vec![Msg::Nav(a)],
             None => Vec::new(),
         }
