@@ -28,6 +28,10 @@ pub struct StatsOptions {
     pub line: Option<Regex>,
     /// Group device events by the ejkernel unified name `hlo_module(program_id-scope_range_id)`.
     pub unified: bool,
+    /// Only events that start inside `[from, to)` (ps) get counted; durations are not clipped,
+    /// and every event still takes part in nesting, so self times are those of the whole
+    /// capture. Aggregated (untimed) events are left out when a range is set.
+    pub range: Option<(Ps, Ps)>,
 }
 
 /// One row: all events of one (grouped) name.
@@ -276,9 +280,26 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
             continue;
         }
         let device_track = is_device_process(c, t);
-        for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+        let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
+        // With a range: start at the first slice starting in it (slices are sorted by start
+        // within a track) and stop once past it and past the end of every counted slice.
+        let (first, mut until) = match opts.range {
+            Some((a, b)) => (lo + s.start[lo..hi].partition_point(|&st| st < a), b),
+            None => (lo, Ps::MAX),
+        };
+        for i in first..hi {
             let (start, dur) = (s.start[i], s.dur[i]);
-            let class = cats.class(c, s.cat(i), s.kind(i));
+            if start >= until {
+                break;
+            }
+            let in_range = opts.range.is_none_or(|(a, b)| start >= a && start < b);
+            let class = match cats.class(c, s.cat(i), s.kind(i)) {
+                1 if !in_range => 2,
+                k => k,
+            };
+            if class == 1 && opts.range.is_some() {
+                until = until.max(start + dur);
+            }
             let row = match class {
                 1 => match &ukeys {
                     Some(k) if device_track || s.kind(i).is_device() => {
@@ -313,7 +334,7 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
         }
     }
     // Aggregated events have no category: they are kept only when no --cat filter is given.
-    if opts.cats.is_none() {
+    if opts.cats.is_none() && opts.range.is_none() {
         for a in &c.aggregated {
             if !track_selected(c, a.track, opts) {
                 continue;

@@ -10,6 +10,7 @@ pub mod text;
 
 use crate::analysis::stats::{SortKey, StatsOptions};
 use crate::discover::{self, CaptureFile, Catalog};
+use crate::model::Ps;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use regex::Regex;
 use serde::Serialize;
@@ -129,6 +130,32 @@ impl From<SortArg> for SortKey {
     }
 }
 
+/// Parses a time with an optional unit (`ps`, `ns`, `us`/`µs`, `ms`, `s`; bare numbers are ns)
+/// into picoseconds.
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid time `{s}` (examples: 1.5ms, 200us, 3s)"))?;
+    let scale = match unit.trim() {
+        "ps" => 1.0,
+        "" | "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" => 1e12,
+        u => return Err(format!("unknown time unit `{u}` (ps, ns, us, ms, s)")),
+    };
+    let ps = v * scale;
+    if !ps.is_finite() || ps.abs() > 9.2e18 {
+        return Err(format!("time `{s}` out of range"));
+    }
+    Ok(ps.round() as i64)
+}
+
 fn parse_regex(s: &str) -> Result<Regex, String> {
     Regex::new(s).map_err(|e| format!("invalid regex: {e}"))
 }
@@ -164,6 +191,13 @@ pub struct StatsArgs {
     /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
     #[arg(long)]
     pub unified: bool,
+    /// Only events starting at or after TIME, relative to each capture's first event
+    /// (e.g. 1.5ms, 200us, 3s; a bare number is ns). Durations are not clipped.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub from: Option<i64>,
+    /// Only events starting before TIME (relative to the first event, like --from)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub to: Option<i64>,
 }
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
@@ -340,11 +374,24 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
         plane: a.plane.clone(),
         line: a.line.clone(),
         unified: a.unified,
+        range: None,
     };
+    let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });
     let sort = SortKey::from(a.sort);
     let tables = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
-        stats::capture_stats(cap, loaded, &opts, sort, limit)
+        // --from / --to are relative to each capture's first event.
+        let mut o = opts.clone();
+        if (from.is_some() || to.is_some())
+            && let Ok(c) = &loaded
+        {
+            let z = c.time_zero();
+            o.range = Some((
+                from.map_or(Ps::MIN, |f| z.saturating_add(f)),
+                to.map_or(Ps::MAX, |t| z.saturating_add(t)),
+            ));
+        }
+        stats::capture_stats(cap, loaded, &o, sort, limit)
     });
     let printed = if a.json {
         #[derive(Serialize)]

@@ -70,6 +70,16 @@ pub enum Action {
     DimOthers,
     /// Fuzzy / regex matching in the search prompt.
     ToggleRegex,
+    /// Sort a table by the next column.
+    SortNext,
+    /// Reverse a table's sort.
+    SortReverse,
+    /// Open the statistics table.
+    OpenStats,
+    /// Open the optimizable-events ranking.
+    OpenRank,
+    /// Open the GPU breakdown.
+    OpenGpu,
 }
 
 impl Action {
@@ -108,6 +118,11 @@ impl Action {
         Action::HitsInTrack,
         Action::DimOthers,
         Action::ToggleRegex,
+        Action::SortNext,
+        Action::SortReverse,
+        Action::OpenStats,
+        Action::OpenRank,
+        Action::OpenGpu,
     ];
 
     /// The name used in the config file.
@@ -146,6 +161,11 @@ impl Action {
             Action::HitsInTrack => "hits_in_track",
             Action::DimOthers => "dim_others",
             Action::ToggleRegex => "toggle_regex",
+            Action::SortNext => "sort_next",
+            Action::SortReverse => "sort_reverse",
+            Action::OpenStats => "open_stats",
+            Action::OpenRank => "open_rank",
+            Action::OpenGpu => "open_gpu",
         }
     }
 

@@ -63,6 +63,8 @@ pub enum Msg {
     JumpTo(u32),
     /// Add a query to the search history.
     RememberSearch(String),
+    /// Move the row cursor to the first lane of track `t` (expanding its process).
+    FocusTrack(u32),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -324,6 +326,7 @@ impl App {
             Msg::Notice(s) => self.notice = Some(s),
             Msg::SetHits(h) => self.hits = Some(h),
             Msg::JumpTo(id) => self.jump_to(id),
+            Msg::FocusTrack(t) => self.focus_track(t),
             Msg::RememberSearch(q) => {
                 self.search_history.retain(|h| *h != q);
                 self.search_history.push(q);

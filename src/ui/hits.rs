@@ -18,6 +18,8 @@ pub struct HitList {
     lanes: FxHashMap<(u32, u16), Vec<(Ps, Ps)>>,
     /// Index of the hit last stepped to.
     pub pos: Option<usize>,
+    /// Step in the given order (a ranking) instead of time order.
+    pub ordered: bool,
     /// `n` / `N` stay on the cursor's track.
     pub within_track: bool,
     /// Dim everything that is not a hit.
@@ -45,9 +47,21 @@ impl HitList {
             ids,
             lanes,
             pos: None,
+            ordered: false,
             within_track: false,
             dim: false,
         }
+    }
+
+    /// A hit list stepped through in the given order (best first), highlighted like any other.
+    pub fn in_order(cap: &Capture, label: impl Into<String>, ids: Vec<u32>) -> HitList {
+        let mut h = HitList::new(cap, label, ids.clone());
+        h.ids = ids
+            .into_iter()
+            .filter(|&id| (id as usize) < cap.slices.len())
+            .collect();
+        h.ordered = true;
+        h
     }
 
     /// True when slice `id` is a hit.
@@ -77,6 +91,16 @@ impl HitList {
         track: Option<u32>,
     ) -> Option<(usize, u32)> {
         let s = &cap.slices;
+        if self.ordered {
+            let ok = |id: u32| track.is_none_or(|tr| cap.track_of(id) == tr);
+            let at = from.and_then(|id| self.ids.iter().position(|&x| x == id));
+            return match (at, forward) {
+                (None, _) => self.ids.iter().position(|&id| ok(id)),
+                (Some(p), true) => (p + 1..self.ids.len()).find(|&i| ok(self.ids[i])),
+                (Some(p), false) => (0..p).rev().find(|&i| ok(self.ids[i])),
+            }
+            .map(|i| (i, self.ids[i]));
+        }
         let key = |id: u32| (s.start[id as usize], id);
         let here = match from {
             Some(id) if (id as usize) < s.len() => key(id),
@@ -100,6 +124,9 @@ impl HitList {
 
     /// Position of slice `id` in the list, when it is a hit.
     pub fn index_of(&self, cap: &Capture, id: u32) -> Option<usize> {
+        if self.ordered {
+            return self.ids.iter().position(|&x| x == id);
+        }
         let s = &cap.slices;
         let key = (s.start.get(id as usize).copied()?, id);
         let k = self
@@ -111,6 +138,13 @@ impl HitList {
     /// Hits inside `[a, b)` (by start).
     pub fn count_in(&self, cap: &Capture, a: Ps, b: Ps) -> usize {
         let s = &cap.slices;
+        if self.ordered {
+            return self
+                .ids
+                .iter()
+                .filter(|&&id| s.start[id as usize] >= a && s.start[id as usize] < b)
+                .count();
+        }
         let lo = self.ids.partition_point(|&id| s.start[id as usize] < a);
         let hi = self.ids.partition_point(|&id| s.start[id as usize] < b);
         hi - lo

@@ -21,6 +21,8 @@ pub enum ViewKind {
     Help,
     /// The search prompt and its results.
     Search,
+    /// Table popups: statistics, rankings, GPU breakdown.
+    Table,
 }
 
 impl ViewKind {
@@ -31,6 +33,7 @@ impl ViewKind {
         ViewKind::Timeline,
         ViewKind::Help,
         ViewKind::Search,
+        ViewKind::Table,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -41,6 +44,7 @@ impl ViewKind {
             ViewKind::Timeline => "timeline",
             ViewKind::Help => "help",
             ViewKind::Search => "search",
+            ViewKind::Table => "table",
         }
     }
 
@@ -368,6 +372,24 @@ pub const DEFAULTS: &[Default] = &[
         &["D"],
         "dim everything but the hits",
     ),
+    d(
+        V::Timeline,
+        A::OpenStats,
+        &["t"],
+        "statistics per name (of the marked range, else all)",
+    ),
+    d(
+        V::Timeline,
+        A::OpenRank,
+        &["o"],
+        "optimizable events: what starves the GPU",
+    ),
+    d(
+        V::Timeline,
+        A::OpenGpu,
+        &["b"],
+        "GPU breakdown per device and stream",
+    ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),
     d(V::Help, A::Back, &["Esc"], "close (any other key too)"),
@@ -388,6 +410,27 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(V::Search, A::ToggleRegex, &["Ctrl-r"], "fuzzy / regex"),
     d(V::Search, A::Back, &["Esc"], "close"),
+    d(V::Table, A::Down, &["j", "Down"], "next row"),
+    d(V::Table, A::Up, &["k", "Up"], "previous row"),
+    d(V::Table, A::PageDown, &["PgDn"], "page down"),
+    d(V::Table, A::PageUp, &["PgUp"], "page up"),
+    d(V::Table, A::Top, &["g", "Home"], "first row"),
+    d(V::Table, A::Bottom, &["G", "End"], "last row"),
+    d(V::Table, A::SortNext, &["s"], "sort by the next column"),
+    d(V::Table, A::SortReverse, &["S"], "reverse the sort"),
+    d(
+        V::Table,
+        A::Search,
+        &["/"],
+        "filter the rows (fuzzy, on the first column)",
+    ),
+    d(
+        V::Table,
+        A::Confirm,
+        &["Enter"],
+        "go to the row's event / hits / track on the timeline",
+    ),
+    d(V::Table, A::Back, &["Esc"], "close"),
 ];
 
 /// A status-line hint: the first key of each action, `/`-joined, then a label.
@@ -562,6 +605,7 @@ impl Keymap {
                     ViewKind::Timeline => "Timeline",
                     ViewKind::Help => "Help popup",
                     ViewKind::Search => "Search prompt (printable keys type text)",
+                    ViewKind::Table => "Tables: statistics, rankings, GPU",
                 },
                 v.name()
             ));

@@ -360,7 +360,14 @@ impl App {
                     h.dim = !h.dim;
                 }
             }
-            Action::Help | Action::Search | Action::ToggleRegex => {}
+            Action::Help
+            | Action::Search
+            | Action::ToggleRegex
+            | Action::SortNext
+            | Action::SortReverse
+            | Action::OpenStats
+            | Action::OpenRank
+            | Action::OpenGpu => {}
         }
         None
     }
@@ -389,6 +396,20 @@ impl App {
         }
         let bo = self.bounds();
         self.vp.reveal(s.start[i], s.end(i), bo);
+    }
+
+    /// Moves the cursor to the first row of track `t`, expanding its process.
+    pub(super) fn focus_track(&mut self, t: u32) {
+        let row = self
+            .row_of(t, 0)
+            .or_else(|| self.rows.list.iter().position(|r| *r == Row::Counter(t)));
+        match row {
+            Some(r) => {
+                self.rows.cursor = r;
+                self.clamp_scroll();
+            }
+            None => self.notice = Some("track not shown".into()),
+        }
     }
 
     fn step_hit(&mut self, forward: bool) {

@@ -7,6 +7,8 @@
 pub mod help;
 pub mod picker;
 pub mod search;
+pub mod stats;
+pub mod table;
 pub mod timeline;
 
 use super::action::Action;

@@ -5,6 +5,7 @@
 
 use super::View;
 use super::search::SearchView;
+use super::stats::stats_view;
 use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::app::{App, Msg, help_for};
@@ -34,6 +35,10 @@ impl View for TimelineView {
             Some(Action::Search) if app.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(app)))]
             }
+            Some(Action::OpenStats) => match stats_view(app) {
+                Some(t) => vec![Msg::Push(Box::new(t))],
+                None => Vec::new(),
+            },
             Some(a) => vec![Msg::Nav(a)],
             None => Vec::new(),
         }

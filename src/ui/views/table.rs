@@ -1,0 +1,440 @@
+//! A sortable, filterable table popup: the shared body of the statistics (`t`), rankings (`o`)
+//! and GPU (`g`) views. Rows are computed once when the view opens; sorting (`s` cycles the
+//! column, `S` reverses) and the text filter (`/`, the search matcher over the first column)
+//! only reorder an index vector, so 100 k rows re-sort in milliseconds. `Enter` runs the row's
+//! target: jump to a slice, hit every occurrence of a name, or go to a track.
+
+use super::View;
+use crate::analysis::search::{Matcher, Mode, Query};
+use crate::index::Cell;
+use crate::model::StrId;
+use crate::ui::action::Action;
+use crate::ui::app::{App, Msg};
+use crate::ui::hits::HitList;
+use crate::ui::keymap::ViewKind;
+use crate::ui::text;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use std::cmp::Ordering;
+
+/// Sort key of one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Key {
+    /// Numbers sort largest first.
+    Num(f64),
+    /// Text sorts ascending.
+    Text(String),
+}
+
+/// A column.
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// Header.
+    pub name: &'static str,
+    /// Width in cells (0: takes the rest).
+    pub width: u16,
+    /// Right-aligned (numbers).
+    pub right: bool,
+}
+
+/// What `Enter` on a row does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// Nothing.
+    None,
+    /// Select and show this slice.
+    Slice(u32),
+    /// Make every slice named so a hit and jump to the first.
+    Name(StrId),
+    /// Make these slices hits (in this order for `n` / `N`) and jump to the first.
+    Slices(Vec<u32>),
+    /// Move the cursor to this track.
+    Track(u32),
+}
+
+/// One row: shown text and sort key per column, and its target.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Cell text per column.
+    pub cells: Vec<String>,
+    /// Sort key per column.
+    pub keys: Vec<Key>,
+    /// `Enter` target.
+    pub target: Target,
+    /// A bar (0..=1) drawn under the last column, when set.
+    pub bar: Option<f64>,
+}
+
+/// The table view.
+#[derive(Debug)]
+pub struct TableView {
+    kind: ViewKind,
+    /// Title (with scope).
+    pub title: String,
+    /// A line under the title (totals, notes).
+    pub note: String,
+    /// Columns.
+    pub columns: Vec<Column>,
+    /// Rows, in computation order.
+    pub rows: Vec<Row>,
+    /// Visible rows (indices into `rows`) in display order.
+    pub order: Vec<usize>,
+    /// Sort column and direction (`None`: computation order).
+    pub sort: Option<(usize, bool)>,
+    /// Filter text over the first column.
+    pub filter: String,
+    /// Typing into the filter.
+    pub typing: bool,
+    /// Cursor in `order`.
+    pub selected: usize,
+    /// Label of the hit list made from `Target::Slices`.
+    pub hits_label: String,
+}
+
+impl TableView {
+    /// A table of `kind` (its key bindings) in computation order.
+    pub fn new(kind: ViewKind, title: String, columns: Vec<Column>, rows: Vec<Row>) -> TableView {
+        let order = (0..rows.len()).collect();
+        TableView {
+            kind,
+            title,
+            note: String::new(),
+            columns,
+            rows,
+            order,
+            sort: None,
+            filter: String::new(),
+            typing: false,
+            selected: 0,
+            hits_label: String::new(),
+        }
+    }
+
+    /// Re-filters and re-sorts `order`.
+    pub fn refresh(&mut self) {
+        let m = (!self.filter.trim().is_empty())
+            .then(|| Matcher::new(&Query::parse(&self.filter, Mode::Fuzzy)).ok())
+            .flatten();
+        self.order.clear();
+        for (i, r) in self.rows.iter().enumerate() {
+            if m.as_ref()
+                .is_none_or(|m| r.cells.first().is_some_and(|c| m.score(c).is_some()))
+            {
+                self.order.push(i);
+            }
+        }
+        if let Some((c, rev)) = self.sort {
+            let rows = &self.rows;
+            self.order.sort_by(|&a, &b| {
+                let o = cmp_key(rows[a].keys.get(c), rows[b].keys.get(c));
+                if rev { o.reverse() } else { o }
+            });
+        }
+        self.selected = self.selected.min(self.order.len().saturating_sub(1));
+    }
+
+    /// Sorts by column `c` (`rev` reverses its natural order).
+    pub fn sort_by(&mut self, c: usize, rev: bool) {
+        self.sort = Some((c, rev));
+        self.refresh();
+    }
+
+    fn page(app: &App) -> usize {
+        usize::from(app.size.1.saturating_sub(10)).max(1)
+    }
+
+    fn confirm(&self, app: &App) -> Vec<Msg> {
+        let Some(row) = self
+            .order
+            .get(self.selected)
+            .and_then(|&i| self.rows.get(i))
+        else {
+            return Vec::new();
+        };
+        let Some(l) = app.loaded() else {
+            return vec![Msg::Pop];
+        };
+        match &row.target {
+            Target::None => Vec::new(),
+            Target::Slice(id) => vec![Msg::Pop, Msg::JumpTo(*id)],
+            Target::Slices(ids) => match ids.first() {
+                Some(&first) => vec![
+                    Msg::Pop,
+                    Msg::SetHits(HitList::in_order(
+                        &l.cap,
+                        self.hits_label.clone(),
+                        ids.clone(),
+                    )),
+                    Msg::JumpTo(first),
+                ],
+                None => Vec::new(),
+            },
+            Target::Name(name) => {
+                let ids = l.index.occurrences(*name).to_vec();
+                let Some(&first) = ids.first() else {
+                    return vec![Msg::Notice("no timed event of that name".into())];
+                };
+                let label = text::fit(&text::sanitize(l.cap.strings.get(*name)), 30).into_owned();
+                vec![
+                    Msg::Pop,
+                    Msg::SetHits(HitList::new(&l.cap, format!("“{label}”"), ids)),
+                    Msg::JumpTo(first),
+                ]
+            }
+            Target::Track(t) => vec![Msg::Pop, Msg::FocusTrack(*t)],
+        }
+    }
+}
+
+fn cmp_key(a: Option<&Key>, b: Option<&Key>) -> Ordering {
+    match (a, b) {
+        (Some(Key::Num(x)), Some(Key::Num(y))) => y.partial_cmp(x).unwrap_or(Ordering::Equal),
+        (Some(Key::Text(x)), Some(Key::Text(y))) => x.cmp(y),
+        (Some(Key::Num(_)), _) => Ordering::Less,
+        (_, Some(Key::Num(_))) => Ordering::Greater,
+        _ => Ordering::Equal,
+    }
+}
+
+impl View for TableView {
+    fn kind(&self) -> ViewKind {
+        self.kind
+    }
+
+    fn is_popup(&self) -> bool {
+        true
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+        if self.typing {
+            match key.code {
+                KeyCode::Esc | KeyCode::Enter => self.typing = false,
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                    self.refresh();
+                }
+                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.filter.clear();
+                    self.refresh();
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.filter.push(c);
+                    self.refresh();
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
+        let n = self.order.len();
+        match action {
+            Some(Action::Back) => return vec![Msg::Pop],
+            Some(Action::Quit) => return vec![Msg::Quit],
+            Some(Action::Confirm) => return self.confirm(app),
+            Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
+            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Action::PageDown) => {
+                self.selected = (self.selected + Self::page(app)).min(n.saturating_sub(1))
+            }
+            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(app)),
+            Some(Action::Top) => self.selected = 0,
+            Some(Action::Bottom) => self.selected = n.saturating_sub(1),
+            Some(Action::SortNext) => {
+                let c = match self.sort {
+                    None => 0,
+                    Some((c, _)) => (c + 1) % self.columns.len().max(1),
+                };
+                self.sort_by(c, false);
+            }
+            Some(Action::SortReverse) => {
+                let (c, rev) = self.sort.unwrap_or((0, false));
+                self.sort_by(c, !rev);
+            }
+            Some(Action::Search) => self.typing = true,
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+        let w = area.width.saturating_sub(4).min(160);
+        let h = area.height.saturating_sub(4);
+        let r = Rect::new(area.x + (area.width - w) / 2, area.y + 2, w, h);
+        if r.height < 5 || r.width < 20 {
+            return;
+        }
+        Clear.render(r, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(" {} ", text::sanitize(&self.title)));
+        let inner = block.inner(r);
+        block.render(r, buf);
+        let iw = inner.width as usize;
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let dim = Style::default().add_modifier(Modifier::DIM);
+        let sort = match self.sort {
+            Some((c, rev)) => format!(
+                "sorted by {}{}",
+                self.columns.get(c).map_or("", |c| c.name),
+                if rev { " (reversed)" } else { "" }
+            ),
+            None => "unsorted".into(),
+        };
+        let filter = if self.typing || !self.filter.is_empty() {
+            format!(
+                " · filter: {}{}",
+                text::sanitize(&self.filter),
+                if self.typing { "▏" } else { "" }
+            )
+        } else {
+            String::new()
+        };
+        let kb = &app.keymap;
+        let hint = |a| {
+            kb.keys(self.kind, a)
+                .first()
+                .map_or(String::new(), |k| k.to_string())
+        };
+        let line = format!(
+            "{} rows · {sort}{filter} · {}/{} sort · {} filter · Enter go · Esc close{}",
+            self.order.len(),
+            hint(Action::SortNext),
+            hint(Action::SortReverse),
+            hint(Action::Search),
+            if self.note.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", self.note)
+            }
+        );
+        buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
+        // Column widths: fixed ones, the first column takes the rest.
+        let fixed: u16 = self.columns.iter().skip(1).map(|c| c.width + 1).sum();
+        let first_w = inner.width.saturating_sub(fixed).max(8);
+        let widths: Vec<u16> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i == 0 { first_w } else { c.width })
+            .collect();
+        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style| {
+            let mut x = inner.x;
+            for (i, c) in self.columns.iter().enumerate() {
+                let cw = widths[i] as usize;
+                if x >= inner.right() {
+                    break;
+                }
+                let room = (inner.right() - x) as usize;
+                let s = cells.get(i).map_or("", String::as_str);
+                let t = text::fit(&text::sanitize(s), cw).into_owned();
+                let pad = if c.right {
+                    format!("{t:>cw$}")
+                } else {
+                    format!("{t:<cw$}")
+                };
+                buf.set_stringn(x, y, &pad, room.min(cw), style);
+                x += widths[i] + 1;
+            }
+        };
+        let heads: Vec<String> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match self.sort {
+                Some((s, rev)) if s == i => format!("{}{}", c.name, if rev { "▲" } else { "▼" }),
+                _ => c.name.to_string(),
+            })
+            .collect();
+        put_row(buf, inner.y + 1, &heads, bold);
+        let body = inner.height.saturating_sub(2) as usize;
+        let top = self.selected.saturating_sub(body.saturating_sub(1));
+        for (k, &ri) in self.order.iter().skip(top).take(body).enumerate() {
+            let row = &self.rows[ri];
+            let y = inner.y + 2 + k as u16;
+            let sel = top + k == self.selected;
+            let style = if sel {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::default()
+            };
+            if sel {
+                buf.set_stringn(inner.x, y, " ".repeat(iw), iw, style);
+            }
+            put_row(buf, y, &row.cells, style);
+            if let (Some(f), Some(&lw)) = (row.bar, widths.last()) {
+                // An inline bar in the last column.
+                let x = inner.right().saturating_sub(lw);
+                let n = ((f.clamp(0.0, 1.0) * f64::from(lw)).round() as usize).min(lw as usize);
+                buf.set_stringn(x, y, "█".repeat(n), n, style.add_modifier(Modifier::DIM));
+            }
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(n: usize) -> TableView {
+        let rows = (0..n)
+            .map(|i| Row {
+                cells: vec![format!("name{i}"), i.to_string()],
+                keys: vec![
+                    Key::Text(format!("name{i:06}")),
+                    Key::Num((i * 7 % 13) as f64),
+                ],
+                target: Target::None,
+                bar: None,
+            })
+            .collect();
+        TableView::new(
+            ViewKind::Table,
+            "t".into(),
+            vec![
+                Column {
+                    name: "name",
+                    width: 0,
+                    right: false,
+                },
+                Column {
+                    name: "n",
+                    width: 6,
+                    right: true,
+                },
+            ],
+            rows,
+        )
+    }
+
+    #[test]
+    fn sorts_by_number_desc_then_reversed_and_filters() {
+        let mut t = table(50);
+        t.sort_by(1, false);
+        let keys: Vec<f64> = t
+            .order
+            .iter()
+            .map(|&i| match t.rows[i].keys[1] {
+                Key::Num(x) => x,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] >= w[1]));
+        t.sort_by(1, true);
+        let first = t.order[0];
+        assert_eq!(t.rows[first].keys[1], Key::Num(0.0));
+        t.filter = "name4".into();
+        t.refresh();
+        assert!(t.order.iter().all(|&i| t.rows[i].cells[0].contains('4')));
+        assert!(t.order.len() >= 5);
+    }
+}

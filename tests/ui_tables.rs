@@ -1,0 +1,132 @@
+//! Table views on a real capture: the statistics table (`t`) matches `analysis::stats`, sorts,
+//! filters, is scoped to a marked range, and `Enter` makes the row's name the hits.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::sync::Arc;
+use tracetui::analysis::stats::{StatsOptions, compute};
+use tracetui::ui::app::{App, Cmd, Msg};
+use tracetui::ui::catalog::CaptureRef;
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::keymap::ViewKind;
+use tracetui::ui::loader::{self, LoadDone};
+use tracetui::ui::views::table::{Key, TableView};
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
+}
+
+fn open(path: &str) -> App {
+    let p = std::path::Path::new(path);
+    let cap = CaptureRef::from_file(p, p.parent().unwrap());
+    let (mut app, cmds) = App::new(vec![cap], (140, 40), ColorMode::None);
+    for c in cmds {
+        if let Cmd::Load {
+            generation,
+            entry,
+            capture,
+            progress,
+        } = c
+        {
+            let result = loader::load_sync(&capture, &progress).map(Arc::new);
+            app.update(Msg::Load(LoadDone {
+                generation,
+                entry,
+                result,
+            }));
+        }
+    }
+    app
+}
+
+fn table(app: &App) -> &TableView {
+    app.views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<TableView>())
+        .expect("table on top")
+}
+
+#[test]
+fn stats_table_matches_the_analysis_sorts_filters_and_jumps() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    app.update(key('t'));
+    assert_eq!(app.top(), ViewKind::Table);
+    let l = app.loaded().unwrap().clone();
+    let want = compute(&l.cap, &StatsOptions::default());
+    let t = table(&app);
+    assert_eq!(t.rows.len(), want.rows.len());
+    // Sorted by self time, largest first.
+    let selfs: Vec<f64> = t
+        .order
+        .iter()
+        .map(|&i| match t.rows[i].keys[3] {
+            Key::Num(x) => x,
+            _ => f64::NAN,
+        })
+        .collect();
+    assert!(selfs.windows(2).all(|w| w[0] >= w[1]));
+    // `s` moves the sort to the next column (avg), `S` reverses it.
+    app.update(key('s'));
+    assert_eq!(table(&app).sort, Some((4, false)));
+    app.update(key('S'));
+    assert_eq!(table(&app).sort, Some((4, true)));
+    // Filter to conv2d rows.
+    app.update(key('/'));
+    for c in "conv2d".chars() {
+        app.update(key(c));
+    }
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    let t = table(&app);
+    assert!(!t.order.is_empty());
+    // Fuzzy: every name containing it is kept, most others are not.
+    let literal = t
+        .rows
+        .iter()
+        .filter(|r| r.cells[0].contains("conv2d"))
+        .count();
+    let kept = t
+        .order
+        .iter()
+        .filter(|&&i| t.rows[i].cells[0].contains("conv2d"))
+        .count();
+    assert_eq!(kept, literal);
+    assert!(
+        t.order.len() < t.rows.len() / 2,
+        "{} of {}",
+        t.order.len(),
+        t.rows.len()
+    );
+    let first = t.rows[t.order[0]].cells[0].clone();
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let sel = app.selected.expect("jumped");
+    assert_eq!(l.cap.slice_name(sel), first);
+    let hits = app.hits.as_ref().expect("hits set");
+    let n = (0..l.cap.slices.len() as u32)
+        .filter(|&i| l.cap.slice_name(i) == first)
+        .count();
+    assert_eq!(hits.ids.len(), n);
+}
+
+#[test]
+fn stats_table_is_scoped_to_the_marked_range() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let l = app.loaded().unwrap().clone();
+    let (a, b) = l.cap.span;
+    let mid = a + (b - a) / 2;
+    app.mark = tracetui::ui::app::Mark::Range(a, mid, Default::default());
+    app.update(key('t'));
+    let t = table(&app);
+    assert!(t.title.contains("range"), "{}", t.title);
+    let total: f64 = t
+        .rows
+        .iter()
+        .map(|r| match r.keys[1] {
+            Key::Num(x) => x,
+            _ => 0.0,
+        })
+        .sum();
+    let starting_inside = (0..l.cap.slices.len())
+        .filter(|&i| l.cap.slices.start[i] >= a && l.cap.slices.start[i] < mid)
+        .count();
+    assert_eq!(total as usize, starting_inside);
+}
