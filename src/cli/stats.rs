@@ -77,6 +77,16 @@ pub fn capture_stats(
         }
     };
     let mut t = compute(&c, opts);
+    // Lazily read details (XPlane stats, which `--unified` groups by) of a file truncated or
+    // rewritten since loading read as empty: say so instead of a table computed without them.
+    if opts.unified && c.source_changed() {
+        out.error = Some(format!(
+            "{}: {}",
+            cap.path.display(),
+            crate::formats::mapped::CHANGED_SINCE_LOADING
+        ));
+        return out;
+    }
     drop(c);
     sort_rows(&mut t.rows, sort);
     out.total_self_ns = ns(t.total_self_ps);

@@ -1,6 +1,7 @@
 //! File formats: each loader streams one capture file into a [`CaptureBuilder`](crate::model::CaptureBuilder).
 
 pub mod chrome;
+pub mod mapped;
 pub mod xplane;
 
 use crate::model::{Capture, Format, SourceInfo};

@@ -43,6 +43,11 @@ pub trait LazyArgs: Send + Sync + std::fmt::Debug {
     fn decode(&self, offset: u32, strings: &Interner, out: &mut Vec<(StrId, ArgValue)>) -> ArgsRef;
     /// Heap bytes held (not counting mapped file pages).
     fn heap_bytes(&self) -> usize;
+    /// True when the data the blocks are decoded from changed since loading (the file was truncated
+    /// or rewritten on disk): [`LazyArgs::decode`] then yields no entries.
+    fn source_changed(&self) -> bool {
+        false
+    }
 }
 
 impl Default for ArgsRef {
@@ -277,6 +282,11 @@ impl ArgsArena {
         }
         self.data.extend_from_slice(&other.data);
         Some(base as u32)
+    }
+
+    /// True when the lazy source changed on disk since loading (its blocks read as empty).
+    pub fn source_changed(&self) -> bool {
+        self.lazy.as_ref().is_some_and(|l| l.source_changed())
     }
 
     /// Bytes used by the arena (and by the lazy source's tables).

@@ -369,6 +369,13 @@ impl Capture {
             .map(|o| o.saturating_add(self.span.0.div_euclid(1000)))
     }
 
+    /// True when the file this capture reads details from (XPlane stats, read lazily) was
+    /// truncated or rewritten on disk since loading: those details are then unavailable (args
+    /// read as empty) and the capture should be reloaded. Costs one `fstat`.
+    pub fn source_changed(&self) -> bool {
+        self.args.source_changed()
+    }
+
     /// Track owning slice `id`.
     pub fn track_of(&self, id: u32) -> u32 {
         let i = self.tracks.partition_point(|t| t.slices.1 <= id);

@@ -75,11 +75,18 @@ pub fn load(
         return stream_gz(path, source, hint, progress);
     }
     progress.bytes_total.store(len, Ordering::Relaxed);
-    // SAFETY: the map is read-only and lives only during parsing; a file truncated concurrently
-    // could fault, which is why discovery loads only files seen closed (architecture.md §3).
-    match unsafe { memmap2::Mmap::map(&file) } {
-        Ok(m) => parse_slice(path, &m, source, hint, progress),
+    // The map lives only during parsing; it survives the file being truncated or rewritten
+    // meanwhile, and such a change makes the load fail rather than keep garbage (`mapped`).
+    match super::mapped::Mapped::new(file, false) {
+        Ok(m) => {
+            let loaded = parse_slice(path, &m, source, hint, progress);
+            if m.changed() {
+                return Err(super::mapped::changed_error(path));
+            }
+            loaded
+        }
         Err(_) => {
+            let file = File::open(path).map_err(io_err)?;
             let mut v = Vec::new();
             (&file).read_to_end(&mut v).map_err(io_err)?;
             parse_slice(path, &v, source, hint, progress)

@@ -6,6 +6,7 @@
 use super::plane::PlaneTables;
 use super::stats;
 use super::wire::{LEN, Reader, VARINT};
+use crate::formats::mapped::Mapped;
 use crate::model::{ArgValue, ArgsRef, Interner, LazyArgs, StrId};
 use std::sync::Arc;
 
@@ -14,8 +15,29 @@ pub enum Source {
     /// A read-only map of the file (or of an unlinked temporary file holding the inflated
     /// `.gz`): page cache, not anonymous memory.
     Map(memmap2::Mmap),
+    /// The user's file, read through a map guarded against the file changing on disk.
+    File(Mapped),
     /// Bytes in memory (`load_bytes`).
     Owned(Vec<u8>),
+}
+
+impl Source {
+    /// True when the bytes no longer match what was loaded (the user's file was truncated or
+    /// rewritten in place); costs one `fstat`.
+    pub fn changed(&self) -> bool {
+        match self {
+            Source::File(m) => m.changed(),
+            Source::Map(_) | Source::Owned(_) => false,
+        }
+    }
+
+    /// [`Source::changed`] for hot paths (see [`Mapped::changed_lately`]).
+    fn changed_lately(&self) -> bool {
+        match self {
+            Source::File(m) => m.changed_lately(),
+            Source::Map(_) | Source::Owned(_) => false,
+        }
+    }
 }
 
 impl std::ops::Deref for Source {
@@ -23,6 +45,7 @@ impl std::ops::Deref for Source {
     fn deref(&self) -> &[u8] {
         match self {
             Source::Map(m) => m,
+            Source::File(m) => m,
             Source::Owned(v) => v,
         }
     }
@@ -32,6 +55,7 @@ impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Source::Map(m) => write!(f, "Map({} bytes)", m.len()),
+            Source::File(m) => write!(f, "File({m:?})"),
             Source::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
         }
     }
@@ -60,6 +84,53 @@ impl XStats {
 
 impl LazyArgs for XStats {
     fn decode(&self, offset: u32, strings: &Interner, out: &mut Vec<(StrId, ArgValue)>) -> ArgsRef {
+        // A file changed on disk since loading gives no args rather than garbage; checked
+        // before and after reading (a truncation while reading faults and sets the flag).
+        if self.bytes.changed_lately() {
+            return ArgsRef::NONE;
+        }
+        let kept = out.len();
+        let then = self.decode_bytes(offset, strings, out);
+        if self.bytes.changed_lately() {
+            out.truncate(kept);
+            return ArgsRef::NONE;
+        }
+        then
+    }
+
+    fn source_changed(&self) -> bool {
+        self.bytes.changed()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let own = match &*self.bytes {
+            Source::Map(_) => 0,
+            Source::File(m) => {
+                if m.is_mapped() {
+                    0
+                } else {
+                    m.len()
+                }
+            }
+            Source::Owned(v) => v.capacity(),
+        };
+        own + self.lines.capacity() * 8
+            + self
+                .planes
+                .iter()
+                .map(|p| p.stats.heap_bytes() + p.metas.heap_bytes())
+                .sum::<usize>()
+    }
+}
+
+impl XStats {
+    /// Decodes the stats of the event at `offset` from the kept bytes.
+    fn decode_bytes(
+        &self,
+        offset: u32,
+        strings: &Interner,
+        out: &mut Vec<(StrId, ArgValue)>,
+    ) -> ArgsRef {
         let k = self.lines.partition_point(|&(at, _)| at <= offset);
         let Some(tables) = k
             .checked_sub(1)
@@ -96,18 +167,5 @@ impl LazyArgs for XStats {
             }
         }
         tables.metas.get(mid).map_or(ArgsRef::NONE, |m| m.args)
-    }
-
-    fn heap_bytes(&self) -> usize {
-        let own = match &*self.bytes {
-            Source::Map(_) => 0,
-            Source::Owned(v) => v.capacity(),
-        };
-        own + self.lines.capacity() * 8
-            + self
-                .planes
-                .iter()
-                .map(|p| p.stats.heap_bytes() + p.metas.heap_bytes())
-                .sum::<usize>()
     }
 }

@@ -72,12 +72,16 @@ pub fn load(
         return load_bytes(&raw, source, progress);
     }
     // Populated: every page is read anyway, so map them in one go instead of fault by fault.
-    // SAFETY: the map is read-only. The capture keeps it for lazy stats: a file truncated by
-    // another process while mapped would fault on a later read (discovery hands over closed
-    // files; profilers write each capture once, to a new file).
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+    // The capture keeps the map for lazy stats; it survives the file being truncated or
+    // rewritten by another process, during loading or later (`mapped`).
+    let map = super::mapped::Mapped::new(file, true)
         .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
-    load_source(Arc::new(lazy::Source::Map(map)), source, progress, None)
+    let data = Arc::new(lazy::Source::File(map));
+    let loaded = load_source(data.clone(), source, progress, None);
+    if data.changed() {
+        return Err(super::mapped::changed_error(path));
+    }
+    loaded
 }
 
 /// Gunzips `bytes` when they start with the gzip magic; else borrows them.
