@@ -203,3 +203,44 @@ fn search_types_a_query_jumps_and_steps_with_n() {
     let needle = b"\x1b[?1049l";
     assert!(out.windows(needle.len()).any(|w| w == needle));
 }
+
+#[test]
+fn truncating_the_open_xplane_in_place_does_not_crash() {
+    // The user report: open a capture, select, `: > file` in another shell, move on.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vm.xplane.pb");
+    std::fs::copy("tests/fixtures/xplane/vm.xplane.pb", &path).unwrap();
+    let mut s = Session::start(path.to_str().unwrap());
+    s.wait_for("w/s zoom");
+    s.wait_for("tracks");
+    let mut screen = String::new();
+    for _ in 0..12 {
+        s.press("jl");
+        std::thread::sleep(Duration::from_millis(150));
+        screen = s.screen();
+        if screen.contains(" · self ") {
+            break;
+        }
+    }
+    assert!(screen.contains(" · self "), "nothing selected:\n{screen}");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    // Move the selection: the args of the new slice would be read from the truncated file.
+    s.press("lhjl");
+    let screen = s.wait_for("file changed on disk");
+    assert!(screen.contains("tracetui"), "{screen}");
+    // Rewrite it with other bytes: still no crash, no garbage.
+    std::fs::write(&path, vec![0xffu8; 4096]).unwrap();
+    s.press("kl");
+    s.wait_for("file changed on disk");
+    // Delete it.
+    std::fs::remove_file(&path).unwrap();
+    s.press("jh");
+    s.wait_for("file changed on disk");
+    let out = s.quit();
+    let needle = b"\x1b[?1049l";
+    assert!(out.windows(needle.len()).any(|w| w == needle));
+}

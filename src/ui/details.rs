@@ -253,11 +253,21 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
 /// Draws the panel; a panel of 3 lines or fewer shows [`compact_lines`].
 pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
-    let all = if area.height <= 3 {
+    let mut all = if area.height <= 3 {
         compact_lines(app, l, w.saturating_sub(1))
     } else {
         lines(app, l)
     };
+    if app.selected.is_some() && l.cap.source_changed() {
+        all.insert(
+            1.min(all.len()),
+            (
+                "⚠ the file changed on disk since loading: its args are not shown (reopen to reload)"
+                    .into(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+        );
+    }
     for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));
         buf.set_stringn(

@@ -149,9 +149,19 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
             if h.within_track { " (track)" } else { "" }
         );
     }
+    // A file changed under the open capture: what was loaded stays usable, lazily read
+    // details (XPlane stats) are not shown.
+    let changed = (app.screen() == Screen::Timeline)
+        .then(|| app.loaded())
+        .flatten()
+        .filter(|l| l.cap.source_changed())
+        .map(|_| {
+            "file changed on disk since loading: lazy args hidden · reopen to reload".to_string()
+        });
     let middle = app
         .notice
         .clone()
+        .or(changed)
         .or_else(|| under_cursor(app))
         .or_else(|| {
             (app.screen() == Screen::Timeline)
