@@ -2,5 +2,6 @@
 //! [`Capture`](crate::model::Capture); no terminal code.
 
 pub mod nesting;
+pub mod rank;
 pub mod stats;
 pub mod unified;
