@@ -13,8 +13,9 @@ use serde::Serialize;
 pub struct RankedJson {
     /// Event name.
     pub name: String,
-    /// Start, absolute ns (origin epoch + offset; the offset alone when the file has no epoch).
-    pub ts_ns: f64,
+    /// Start, absolute integer ns (origin epoch + offset, floored; the offset alone when the file
+    /// has no epoch). An integer: epoch ns do not fit an f64 exactly.
+    pub ts_ns: i64,
     /// Start relative to the capture's first event, ns (text output; not in JSON).
     #[serde(skip)]
     pub rel_ns: f64,
@@ -112,7 +113,7 @@ pub fn capture_rank(
     out.events = r.events.len();
     out.falling_phases = r.eval.falling.len();
     out.candidates = r.eval.ranked.len();
-    let epoch = c.origin_epoch_ns.unwrap_or(0) as f64;
+    let epoch = c.origin_epoch_ns.unwrap_or(0);
     let first = c.span.0;
     let s = &c.slices;
     out.optimizable = r
@@ -123,7 +124,7 @@ pub fn capture_rank(
             let e = &r.eval;
             RankedJson {
                 name: c.slice_name(id).to_string(),
-                ts_ns: epoch + ns(s.start[k]),
+                ts_ns: epoch.saturating_add(s.start[k].div_euclid(1000)),
                 rel_ns: ns(s.start[k] - first),
                 dur_ns: ns(s.dur[k]),
                 self_ns: ns(e.self_ps[i]),

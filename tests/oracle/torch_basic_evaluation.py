@@ -15,7 +15,10 @@ from collections import deque
 TREE_CATS = {"cpu_op", "Operator", "operator", "user_annotation", "cuda_runtime", "Runtime",
              "xpu_runtime", "mtia_runtime", "privateuse1_runtime", "glow_runtime", "cuda_driver",
              "xpu_driver", "privateuse1_driver", "python_function"}
-GPU_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset", "gpu_user_annotation"}
+# Activities torch's deviceTypeFromActivity reports as CUDA: kernels, memcpy, memset, GPU user
+# annotations, sync events and CUPTI profiler ranges (all on GPU stream tracks in the JSON).
+GPU_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset", "gpu_user_annotation",
+            "cuda_sync", "cuda_profiler_range"}
 LAUNCH = ("cudaLaunchKernel", "cudaLaunchKernelExC", "__cudaLaunchKernel",
           "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice")
 
