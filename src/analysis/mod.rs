@@ -3,6 +3,7 @@
 
 pub mod nesting;
 pub mod range;
+pub mod rank;
 pub mod search;
 pub mod stats;
 pub mod unified;

@@ -4,6 +4,7 @@
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod load;
+pub mod rank;
 pub mod stats;
 pub mod summary;
 pub mod text;
@@ -57,6 +58,18 @@ Self time = duration minus the durations of direct children on the same track, c
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
 Times are shown in ps/ns/µs/ms/s; --json gives ns.";
 
+const RANK_AFTER: &str = "\
+Examples:
+  tracetui rank run/worker0.123.pt.trace.json.gz          top 10 optimizable CPU events
+  tracetui rank logs/ --top 3 --json | jq '.captures[].optimizable[0]'
+  tracetui rank trace.pt.trace.json --compat              torch's BasicEvaluation, quirks included
+
+torch's BasicEvaluation heuristic (torch.profiler._utils): CPU events during which the GPU queue
+fell from depth >= 4 to 0, scored z(idle fraction) + 0.6 z(self time). Kineto JSON (launches
+cudaLaunchKernel*, plus cuLaunchKernel* and hip*LaunchKernel unless --compat) and XPlane GPU
+captures (host events linked to /device:GPU:N kernels by correlation_id). START is relative to the
+capture's first event; --json gives absolute ts_ns. See docs/analysis.md.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -90,6 +103,25 @@ pub enum Command {
     /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
     #[command(after_help = STATS_AFTER)]
     Stats(StatsArgs),
+    /// Rank the CPU events worth optimizing: where the GPU queue drained (torch's BasicEvaluation)
+    #[command(after_help = RANK_AFTER)]
+    Rank(RankArgs),
+}
+
+/// Arguments of `rank`.
+#[derive(Args, Debug)]
+pub struct RankArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Show the N best events per capture
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Reproduce torch's code exactly, quirks included (see docs/analysis.md)
+    #[arg(long)]
+    pub compat: bool,
 }
 
 /// Arguments of `summary`.
@@ -221,6 +253,7 @@ where
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
+        Some(Command::Rank(a)) => cmd_rank(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -419,5 +452,48 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     finish(
         tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         tables.len(),
+    )
+}
+
+fn cmd_rank(a: &RankArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let mode = if a.compat {
+        crate::analysis::rank::Mode::Compat
+    } else {
+        crate::analysis::rank::Mode::Default
+    };
+    let ranks = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        rank::capture_rank(cap, loaded, mode, a.top)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [rank::CaptureRank],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &ranks,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, r) in ranks.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&rank::render_text(r));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        ranks.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        ranks.len(),
     )
 }

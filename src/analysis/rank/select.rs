@@ -1,0 +1,170 @@
+//! Which slices of a capture play which part (analysis.md §b input mapping): CPU tree events,
+//! kernel launches and kernels, for Kineto/Chrome JSON and XPlane GPU captures.
+
+use super::Mode;
+use crate::model::{Capture, Category, Format, ProcessKind, Ps, StrId, TrackKind};
+
+/// Launch names torch recognises (prefix test).
+pub const TORCH_LAUNCHES: &[&str] = &[
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "__cudaLaunchKernel",
+    "cudaLaunchCooperativeKernel",
+    "cudaLaunchCooperativeKernelMultiDevice",
+];
+
+/// Driver-API and AMD launch names torch misses; counted in the default mode (prefix test).
+pub const EXTRA_LAUNCHES: &[&str] = &[
+    "cuLaunchKernel",
+    "cuLaunchKernelEx",
+    "hipLaunchKernel",
+    "hipExtLaunchKernel",
+    "hipModuleLaunchKernel",
+    "hipExtModuleLaunchKernel",
+];
+
+/// The slices taking part, by role.
+#[derive(Clone, Debug, Default)]
+pub struct Roles {
+    /// CPU tree events (slice ids, ascending: grouped by track in storage order).
+    pub tree: Vec<u32>,
+    /// Offsets into `tree` where each track's events begin, plus `tree.len()` at the end.
+    pub groups: Vec<usize>,
+    /// Launches: indices into `tree`, sorted by (start, slice id).
+    pub launches: Vec<u32>,
+    /// Kernels: slice ids sorted by (start, slice id).
+    pub kernels: Vec<u32>,
+}
+
+/// True when `name` contains none of `mem`, `cpy`, `alloc`, `free` (ASCII case-insensitive).
+pub fn kernel_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !["mem", "cpy", "alloc", "free"].iter().any(|pat| {
+        b.windows(pat.len())
+            .any(|w| w.eq_ignore_ascii_case(pat.as_bytes()))
+    })
+}
+
+/// True when `name` is a launch in `mode`.
+pub fn launch_name(name: &str, mode: Mode) -> bool {
+    TORCH_LAUNCHES.iter().any(|p| name.starts_with(p))
+        || (mode == Mode::Default && EXTRA_LAUNCHES.iter().any(|p| name.starts_with(p)))
+}
+
+/// Memo of a per-name predicate (no string work per event).
+struct NameMemo<F: Fn(&str) -> bool> {
+    f: F,
+    memo: Vec<u8>,
+}
+
+impl<F: Fn(&str) -> bool> NameMemo<F> {
+    fn get(&mut self, c: &Capture, s: StrId) -> bool {
+        let i = s.index();
+        if i >= self.memo.len() {
+            self.memo.resize(i + 1, 0);
+        }
+        if self.memo[i] == 0 {
+            self.memo[i] = if (self.f)(c.strings.get(s)) { 1 } else { 2 };
+        }
+        self.memo[i] == 1
+    }
+}
+
+/// Picks the roles. CPU tree: on host threads of JSON captures the categories `cpu_op`,
+/// `user_annotation`, `cuda_runtime`, `cuda_driver` and `python_function` (torch's event tree holds
+/// python frames too, which give the source locations); on XPlane every event of a host-plane line.
+/// Kernels: on GPU streams, cat `kernel` (default) or every event whose name passes
+/// [`kernel_name`] (compat: torch's device-type test); on XPlane `/device:GPU:N` stream lines,
+/// events passing [`kernel_name`]. Launches: tree events named like a launch ([`launch_name`]); on
+/// XPlane, host events with a correlation id.
+pub fn select(c: &Capture, mode: Mode) -> Roles {
+    let s = &c.slices;
+    let xplane = c.format == Some(Format::XPlane);
+    let mut launch = NameMemo {
+        f: |n: &str| launch_name(n, mode),
+        memo: Vec::new(),
+    };
+    let mut kname = NameMemo {
+        f: kernel_name,
+        memo: Vec::new(),
+    };
+    let mut r = Roles::default();
+    r.groups.push(0);
+    for tr in &c.tracks {
+        let pk = c.processes.get(tr.process as usize).map(|p| p.kind);
+        let (lo, hi) = (tr.slices.0 as usize, tr.slices.1 as usize);
+        let host = if xplane {
+            tr.kind == TrackKind::XLine && pk == Some(ProcessKind::Host)
+        } else {
+            tr.kind == TrackKind::Thread
+        };
+        let device = if xplane {
+            tr.kind == TrackKind::XLine && pk == Some(ProcessKind::Gpu)
+        } else {
+            tr.kind == TrackKind::GpuStream
+        };
+        if host {
+            for i in lo..hi {
+                let keep = xplane
+                    || matches!(
+                        s.kind(i),
+                        Category::CpuOp
+                            | Category::UserAnnotation
+                            | Category::Runtime
+                            | Category::Driver
+                            | Category::PythonFunction
+                    );
+                if !keep {
+                    continue;
+                }
+                let is_launch = if xplane {
+                    s.corr[i] != 0
+                } else {
+                    launch.get(c, s.name[i])
+                };
+                if is_launch {
+                    r.launches.push(r.tree.len() as u32);
+                }
+                r.tree.push(i as u32);
+            }
+            if r.groups.last() != Some(&r.tree.len()) {
+                r.groups.push(r.tree.len());
+            }
+        } else if device {
+            for i in lo..hi {
+                let k = if !xplane && mode == Mode::Default {
+                    s.kind(i) == Category::Kernel
+                } else {
+                    kname.get(c, s.name[i])
+                };
+                if k {
+                    r.kernels.push(i as u32);
+                }
+            }
+        }
+    }
+    let start = |i: u32| -> Ps { s.start[i as usize] };
+    let tree = &r.tree;
+    r.launches
+        .sort_unstable_by_key(|&l| (start(tree[l as usize]), tree[l as usize]));
+    r.kernels.sort_unstable_by_key(|&k| (start(k), k));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(kernel_name("ampere_sgemm_128x64_tn"));
+        assert!(!kernel_name("Memcpy HtoD (Pageable -> Device)"));
+        assert!(!kernel_name("void at::native::FREE_kernel"));
+        assert!(launch_name("cudaLaunchKernel", Mode::Compat));
+        assert!(launch_name("cudaLaunchKernelExC", Mode::Compat));
+        assert!(!launch_name("cuLaunchKernel", Mode::Compat));
+        assert!(launch_name("cuLaunchKernel", Mode::Default));
+        assert!(launch_name("hipExtModuleLaunchKernel", Mode::Default));
+        assert!(!launch_name("cudaMemcpyAsync", Mode::Default));
+    }
+}

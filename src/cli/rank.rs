@@ -1,0 +1,222 @@
+//! `tracetui rank`: torch's optimizable-event ranking per capture (see
+//! [`crate::analysis::rank`]).
+
+use super::text::{self, Align, clean};
+use crate::analysis::rank::{Mode, rank};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::Capture;
+use serde::Serialize;
+
+/// One ranked event of `rank --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct RankedJson {
+    /// Event name.
+    pub name: String,
+    /// Start, absolute integer ns (origin epoch + offset, floored; the offset alone when the file
+    /// has no epoch). An integer: epoch ns do not fit an f64 exactly.
+    pub ts_ns: i64,
+    /// Start relative to the capture's first event, ns (text output; not in JSON).
+    #[serde(skip)]
+    pub rel_ns: f64,
+    /// Duration, ns.
+    pub dur_ns: f64,
+    /// Self time, ns.
+    pub self_ns: f64,
+    /// Idle time overlapping the event, ns.
+    pub idle_ns: f64,
+    /// idle / duration.
+    pub idle_fraction: f64,
+    /// Queue depth at the start.
+    pub queue_depth: u32,
+    /// Score (null when torch's would be NaN, compat mode only).
+    pub score: Option<f64>,
+    /// Nearest enclosing `file.py(N): func` event, if any.
+    pub source: Option<String>,
+    /// Stable track name.
+    pub track: String,
+}
+
+/// One capture of `rank --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureRank {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `default` or `compat`.
+    pub mode: &'static str,
+    /// Kernel launches found.
+    pub launches: usize,
+    /// Kernels found.
+    pub kernels: usize,
+    /// Launches linked to a kernel by correlation id.
+    pub linked: usize,
+    /// Largest queue depth.
+    pub queue_depth_max: u32,
+    /// CPU events considered.
+    pub events: usize,
+    /// Falling queue-depth phases.
+    pub falling_phases: usize,
+    /// Events overlapping a falling phase (all ranked; `optimizable` shows the top N).
+    pub candidates: usize,
+    /// The top N, best first.
+    pub optimizable: Vec<RankedJson>,
+}
+
+fn ns(ps: i64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// Ranks one capture and keeps its top `top` events.
+pub fn capture_rank(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    mode: Mode,
+    top: usize,
+) -> CaptureRank {
+    let mut out = CaptureRank {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        mode: match mode {
+            Mode::Default => "default",
+            Mode::Compat => "compat",
+        },
+        launches: 0,
+        kernels: 0,
+        linked: 0,
+        queue_depth_max: 0,
+        events: 0,
+        falling_phases: 0,
+        candidates: 0,
+        optimizable: Vec::new(),
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    let r = rank(&c, mode);
+    out.launches = r.launches;
+    out.kernels = r.kernels;
+    out.linked = r.eval.linked;
+    out.queue_depth_max = r.eval.queue_depth_max();
+    out.events = r.events.len();
+    out.falling_phases = r.eval.falling.len();
+    out.candidates = r.eval.ranked.len();
+    let epoch = c.origin_epoch_ns.unwrap_or(0);
+    let first = c.span.0;
+    let s = &c.slices;
+    out.optimizable = r
+        .ranked()
+        .take(top)
+        .map(|(id, i, score)| {
+            let k = id as usize;
+            let e = &r.eval;
+            RankedJson {
+                name: c.slice_name(id).to_string(),
+                ts_ns: epoch.saturating_add(s.start[k].div_euclid(1000)),
+                rel_ns: ns(s.start[k] - first),
+                dur_ns: ns(s.dur[k]),
+                self_ns: ns(e.self_ps[i]),
+                idle_ns: ns(e.idle_ps[i]),
+                idle_fraction: e.idle_fraction(i, s.dur[k]),
+                queue_depth: e.queue_depth[i],
+                score: score.is_finite().then_some(score),
+                source: r.source(&c, i).map(|src| c.slice_name(src).to_string()),
+                track: c.track_stable_name(c.track_of(id)),
+            }
+        })
+        .collect();
+    out
+}
+
+/// Renders one capture's ranking for people; times relative to the capture's first event.
+pub fn render_text(r: &CaptureRank) -> String {
+    let mut o = format!(
+        "== {}  run {}  host {}  ({} mode)\n",
+        clean(&r.path),
+        clean(&r.run),
+        clean(&r.host),
+        r.mode
+    );
+    if let Some(e) = &r.error {
+        o.push_str(&format!("   error: {}\n", clean(e)));
+        return o;
+    }
+    o.push_str(&format!(
+        "   {} launches, {} kernels, {} linked; max queue depth {}; {} CPU events, {} falling \
+         phases, {} candidates\n",
+        r.launches,
+        r.kernels,
+        r.linked,
+        r.queue_depth_max,
+        r.events,
+        r.falling_phases,
+        r.candidates
+    ));
+    if r.kernels == 0 {
+        o.push_str("   no GPU work (no kernels): nothing to rank\n");
+        return o;
+    }
+    if r.optimizable.is_empty() {
+        o.push_str("   no events to optimize (the queue never fell from depth 4 to 0)\n");
+        return o;
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let rows: Vec<Vec<String>> = r
+        .optimizable
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            vec![
+                (k + 1).to_string(),
+                e.score.map_or("nan".into(), |s| format!("{s:.3}")),
+                format!("{:.2}%", e.idle_fraction * 100.0),
+                d(e.self_ns),
+                d(e.dur_ns),
+                e.queue_depth.to_string(),
+                d(e.rel_ns),
+                text::fit(&clean(&e.name), 48).into_owned(),
+                e.source
+                    .as_deref()
+                    .map_or("-".into(), |s| text::fit(&clean(s), 48).into_owned()),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("RANK", Align::Right),
+            ("SCORE", Align::Right),
+            ("IDLE", Align::Right),
+            ("SELF", Align::Right),
+            ("DUR", Align::Right),
+            ("QD", Align::Right),
+            ("START", Align::Right),
+            ("NAME", Align::Left),
+            ("SOURCE", Align::Left),
+        ],
+        &rows,
+    ));
+    if r.candidates > r.optimizable.len() {
+        o.push_str(&format!(
+            "   showing {} of {} candidates (--top to change); START is relative to the first \
+             event\n",
+            r.optimizable.len(),
+            r.candidates
+        ));
+    } else {
+        o.push_str("   START is relative to the first event\n");
+    }
+    o
+}
