@@ -130,3 +130,26 @@ fn stats_table_is_scoped_to_the_marked_range() {
         .count();
     assert_eq!(total as usize, starting_inside);
 }
+
+#[test]
+fn rank_view_lists_the_ranking_and_n_walks_it_in_rank_order() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    app.update(key('o'));
+    assert_eq!(app.top(), ViewKind::Table);
+    let l = app.loaded().unwrap().clone();
+    let r = l.ranking();
+    let want: Vec<u32> = r.ranked().map(|(id, _, _)| id).collect();
+    assert!(!want.is_empty(), "alexnet has GPU kernels to rank");
+    let t = table(&app);
+    assert_eq!(t.rows.len(), want.len());
+    assert!(t.title.contains("kernels"), "{}", t.title);
+    // Enter on the first row: jump to the best event; n walks the ranking in rank order.
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.selected, Some(want[0]));
+    for &id in want.iter().skip(1).take(3) {
+        app.update(key('n'));
+        assert_eq!(app.selected, Some(id));
+    }
+    app.update(key('N'));
+    assert_eq!(app.selected, Some(want[want.len().min(4) - 2]));
+}

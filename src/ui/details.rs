@@ -129,6 +129,26 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             Style::default(),
         ));
     }
+    // GPU starvation facts of CPU events, once the ranking is computed (in the background
+    // after loading).
+    if let Some(r) = l.ranking_if_ready()
+        && r.kernels > 0
+        && let Some(info) = r.info(cap, id)
+    {
+        let rank = match info.rank {
+            Some((k, score)) => format!("optimizable #{} (score {score:.2}, o lists them)", k + 1),
+            None => "not in the optimizable ranking".into(),
+        };
+        out.push((
+            format!(
+                "GPU queue depth {} · GPU idle during it {} ({:.0}%) · {rank}",
+                info.queue_depth,
+                format_dur(info.idle_ps),
+                info.idle_fraction * 100.0
+            ),
+            Style::default(),
+        ));
+    }
     let mut args = Vec::new();
     let mut long_name = None;
     for (k, v) in cap.args.iter(s.args[i], &cap.strings) {

@@ -3,6 +3,7 @@
 //! the same code without the thread.
 
 use super::catalog::{self, CaptureRef};
+use crate::analysis::rank::{self, Ranking};
 use crate::analysis::search::engine::SearchEngine;
 use crate::formats::Progress;
 use crate::index::CaptureIndex;
@@ -32,6 +33,8 @@ pub struct Loaded {
     /// The search index over event names, built once (on the loader thread right after the
     /// capture is handed to the UI, or on first use).
     search: OnceLock<SearchEngine>,
+    /// The optimizable-events ranking, computed on first use (`o`, details of CPU events).
+    rank: OnceLock<Ranking>,
 }
 
 impl Loaded {
@@ -61,7 +64,19 @@ impl Loaded {
             counter_range,
             load_time: started.elapsed(),
             search: OnceLock::new(),
+            rank: OnceLock::new(),
         }
+    }
+
+    /// The optimizable-events ranking (torch's intended semantics), computed on first call.
+    pub fn ranking(&self) -> &Ranking {
+        self.rank
+            .get_or_init(|| rank::rank(&self.cap, rank::Mode::Default))
+    }
+
+    /// The ranking when it was already computed (drawing never computes it).
+    pub fn ranking_if_ready(&self) -> Option<&Ranking> {
+        self.rank.get()
     }
 
     /// The search engine of this capture (built on first call).
@@ -183,6 +198,7 @@ pub fn spawn<M: Send + 'static>(
             // The UI draws meanwhile; the first `/` then finds the search index built.
             if let Some(l) = ready {
                 l.search_engine();
+                l.ranking();
             }
         });
     if let Err(e) = r {

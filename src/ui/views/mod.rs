@@ -6,6 +6,7 @@
 
 pub mod help;
 pub mod picker;
+pub mod rank;
 pub mod search;
 pub mod stats;
 pub mod table;

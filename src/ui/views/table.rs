@@ -90,8 +90,10 @@ pub struct TableView {
     pub typing: bool,
     /// Cursor in `order`.
     pub selected: usize,
-    /// Label of the hit list made from `Target::Slices`.
+    /// Label of the hit list made from `Target::Slices` (or from the rows).
     pub hits_label: String,
+    /// `Enter` on a `Target::Slice` row makes every row's slice a hit, in display order.
+    pub hits_from_rows: bool,
 }
 
 impl TableView {
@@ -110,6 +112,7 @@ impl TableView {
             typing: false,
             selected: 0,
             hits_label: String::new(),
+            hits_from_rows: false,
         }
     }
 
@@ -159,6 +162,21 @@ impl TableView {
         };
         match &row.target {
             Target::None => Vec::new(),
+            Target::Slice(id) if self.hits_from_rows => {
+                let ids: Vec<u32> = self
+                    .order
+                    .iter()
+                    .filter_map(|&i| match self.rows[i].target {
+                        Target::Slice(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                vec![
+                    Msg::Pop,
+                    Msg::SetHits(HitList::in_order(&l.cap, self.hits_label.clone(), ids)),
+                    Msg::JumpTo(*id),
+                ]
+            }
             Target::Slice(id) => vec![Msg::Pop, Msg::JumpTo(*id)],
             Target::Slices(ids) => match ids.first() {
                 Some(&first) => vec![

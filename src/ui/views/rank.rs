@@ -1,0 +1,91 @@
+//! The optimizable-events ranking (`o`): torch's `BasicEvaluation` over the open capture (see
+//! `docs/analysis.md`): rank, name, score, idle %, self time, queue depth and source location,
+//! scoped to the marked range when one is marked. `Enter` jumps to the event and makes the whole
+//! ranking the hit list, so `n` / `N` walk the ranked events in rank order on the timeline.
+
+use super::table::{Column, Key, Row, TableView, Target};
+use crate::ui::app::{App, Mark};
+use crate::ui::keymap::ViewKind;
+use crate::ui::ruler::format_dur;
+
+/// Builds the ranking table of the open capture (`None` when nothing is loaded).
+pub fn rank_view(app: &App) -> Option<TableView> {
+    let l = app.loaded()?;
+    let cap = &l.cap;
+    let r = l.ranking();
+    let range = match app.mark {
+        Mark::Range(a, b, _) => Some((a, b)),
+        _ => None,
+    };
+    let z = cap.time_zero();
+    let mut rows = Vec::new();
+    for (pos, (id, i, score)) in r.ranked().enumerate() {
+        let st = cap.slices.start[id as usize];
+        if range.is_some_and(|(a, b)| st < a || st >= b) {
+            continue;
+        }
+        let Some(info) = r.info(cap, id) else {
+            continue;
+        };
+        let source = r
+            .source(cap, i)
+            .map_or(String::new(), |s| cap.slice_name(s).to_string());
+        rows.push(Row {
+            cells: vec![
+                cap.slice_name(id).to_string(),
+                (pos + 1).to_string(),
+                format!("{score:.2}"),
+                format!("{:.0}%", info.idle_fraction * 100.0),
+                format_dur(info.self_ps),
+                info.queue_depth.to_string(),
+                format_dur(st - z),
+                source.clone(),
+            ],
+            keys: vec![
+                Key::Text(cap.slice_name(id).to_string()),
+                Key::Num(-(pos as f64)),
+                Key::Num(score),
+                Key::Num(info.idle_fraction),
+                Key::Num(info.self_ps as f64),
+                Key::Num(f64::from(info.queue_depth)),
+                Key::Num(-(st as f64)),
+                Key::Text(source),
+            ],
+            target: Target::Slice(id),
+            bar: None,
+        });
+    }
+    let col = |name, width, right| Column { name, width, right };
+    let scope = match range {
+        Some((a, b)) => format!("range of {}", format_dur(b - a)),
+        None => "whole capture".into(),
+    };
+    let mut t = TableView::new(
+        ViewKind::Table,
+        format!(
+            "optimizable events · {scope} · {} launches, {} kernels, queue depth max {}",
+            r.launches,
+            r.kernels,
+            r.eval.queue_depth_max()
+        ),
+        vec![
+            col("name", 0, false),
+            col("rank", 5, true),
+            col("score", 7, true),
+            col("idle", 5, true),
+            col("self", 9, true),
+            col("queue", 5, true),
+            col("start", 9, true),
+            col("source", 28, false),
+        ],
+        rows,
+    );
+    t.note = if r.kernels == 0 {
+        "no GPU kernels in this capture: nothing to rank".into()
+    } else {
+        "score = z(idle fraction) + 0.6·z(self time)".into()
+    };
+    t.hits_label = "ranking".into();
+    t.hits_from_rows = true;
+    Some(t)
+}
