@@ -1,8 +1,9 @@
-//! Headless commands (`summary`, `stats`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `gpu`) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
 
+pub mod gpu;
 pub mod load;
 pub mod stats;
 pub mod summary;
@@ -56,6 +57,17 @@ Self time = duration minus the durations of direct children on the same track, c
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
 Times are shown in ps/ns/µs/ms/s; --json gives ns.";
 
+const GPU_AFTER: &str = "\
+Examples:
+  tracetui gpu run/worker0.123.pt.trace.json.gz
+  tracetui gpu logs/ --json | jq '.captures[].gpu[] | {device, stream, idle_ns, host_wait_ns}'
+  tracetui gpu trace.json --idle-threshold-us 10 --hta-round
+
+Per device and stream, HTA's definitions (docs/gpu.md): busy time split into compute /
+communication / memory / other by kernel name, idle time and its breakdown into host wait, kernel
+wait and other, queue length (launched, not started) and launch delay; per device the temporal
+breakdown and the communication/computation overlap. --json gives ns.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -83,6 +95,41 @@ pub enum Command {
     /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
     #[command(after_help = STATS_AFTER)]
     Stats(StatsArgs),
+    /// Print HTA-style GPU breakdowns per device and stream: busy/idle, idle causes, queue, launches
+    #[command(after_help = GPU_AFTER)]
+    Gpu(GpuArgs),
+}
+
+fn parse_us(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number of µs, got {s:?}")),
+    }
+}
+
+/// Arguments of `gpu`.
+#[derive(Args, Debug)]
+pub struct GpuArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Gaps shorter than this are kernel wait, µs
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+    /// Launches longer than this are runtime outliers, µs
+    #[arg(long, value_name = "US", default_value = "50", value_parser = parse_us)]
+    pub runtime_cutoff_us: f64,
+    /// Launch delays longer than this are outliers, µs
+    #[arg(long, value_name = "US", default_value = "100", value_parser = parse_us)]
+    pub launch_delay_cutoff_us: f64,
+    /// Queue length that blocks the host
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub queue_full: i64,
+    /// Round JSON times inward to whole µs first, like HTA's parser (for parity checks)
+    #[arg(long)]
+    pub hta_round: bool,
 }
 
 /// Arguments of `summary`.
@@ -181,6 +228,7 @@ where
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
+        Some(Command::Gpu(a)) => cmd_gpu(&a),
         None => {
             let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
             if !path.exists() {
@@ -358,5 +406,51 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     finish(
         tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         tables.len(),
+    )
+}
+
+fn cmd_gpu(a: &GpuArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let ps = |us: f64| (us * 1e6).round() as i64;
+    let opts = crate::analysis::gpu::GpuOptions {
+        idle_threshold: ps(a.idle_threshold_us),
+        runtime_cutoff: ps(a.runtime_cutoff_us),
+        launch_delay_cutoff: ps(a.launch_delay_cutoff_us),
+        queue_full: a.queue_full,
+        hta_round: a.hta_round,
+    };
+    let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        gpu::capture_gpu(cap, loaded, &opts)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [gpu::CaptureGpu],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &reports,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, r) in reports.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&gpu::render_text(r));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        reports.len(),
     )
 }
