@@ -7,7 +7,7 @@ Not needed by CI. Needs `pip install HolisticTraceAnalysis` and a built `tracetu
 
 DIR defaults to every folder under /work/shared/traces/hta. For each trace file (HTA loads a
 folder, one file per rank) it runs HTA's temporal breakdown and idle-time breakdown (all
-streams), then `tracetui gpu FILE --json --hta-round`, and prints per rank and per stream the
+streams), then `tracetui gpu FILE --json --hta`, and prints per rank and per stream the
 HTA figure, tracetui's figure (ns -> µs) and whether they agree within 1 % or 1 µs. Exit 1 when a
 figure disagrees. With --no-round both sides keep sub-µs times (HTA_DISABLE_NS_ROUNDING=1).
 """
@@ -44,7 +44,7 @@ def hta_figures(trace_file):
 
 
 def tracetui_figures(exe, trace_file, rounded):
-    cmd = [exe, "gpu", trace_file, "--json"] + (["--hta-round"] if rounded else [])
+    cmd = [exe, "gpu", trace_file, "--json"] + (["--hta"] if rounded else [])
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["captures"][0]
 

@@ -124,6 +124,8 @@ pub struct CaptureGpu {
     pub host_correlated: u64,
     /// Host slices ignored because an earlier one had the same correlation id.
     pub duplicate_correlations: u64,
+    /// Activities left out by `--hta`'s last-step window.
+    pub hta_window_dropped: u64,
 }
 
 fn opt_ns(v: Option<f64>) -> Option<f64> {
@@ -205,6 +207,7 @@ pub fn to_json(cap: &CaptureFile, r: &GpuReport) -> CaptureGpu {
         devices,
         host_correlated: r.host_correlated,
         duplicate_correlations: r.duplicate_corr,
+        hta_window_dropped: r.window_dropped,
     }
 }
 
@@ -225,6 +228,7 @@ pub fn capture_gpu(
             devices: Vec::new(),
             host_correlated: 0,
             duplicate_correlations: 0,
+            hta_window_dropped: 0,
         },
     }
 }
@@ -335,6 +339,18 @@ pub fn render_text(s: &CaptureGpu) -> String {
     let unlinked: u64 = s.gpu.iter().map(|r| r.unlinked).sum();
     let acts: u64 = s.gpu.iter().map(|r| r.activities).sum();
     let sum = |f: fn(&StreamJson) -> u64| s.gpu.iter().map(f).sum::<u64>();
+    if s.duplicate_correlations > 0 {
+        o.push_str(&format!(
+            "   {} host slices reuse a correlation id already taken (the first is the launch)\n",
+            s.duplicate_correlations
+        ));
+    }
+    if s.hta_window_dropped > 0 {
+        o.push_str(&format!(
+            "   --hta: {} activities not launched before the last ProfilerStep left out\n",
+            s.hta_window_dropped
+        ));
+    }
     o.push_str(&format!(
         "   launches: {launched} in HTA's statistics set ({} short kernels, {} runtime outliers, {} \
          launch-delay outliers); {unlinked} of {acts} activities have no host launch\n",

@@ -61,7 +61,7 @@ const GPU_AFTER: &str = "\
 Examples:
   tracetui gpu run/worker0.123.pt.trace.json.gz
   tracetui gpu logs/ --json | jq '.captures[].gpu[] | {device, stream, idle_ns, host_wait_ns}'
-  tracetui gpu trace.json --idle-threshold-us 10 --hta-round
+  tracetui gpu trace.json --idle-threshold-us 10 --hta
 
 Per device and stream, HTA's definitions (docs/gpu.md): busy time split into compute /
 communication / memory / other by kernel name, idle time and its breakdown into host wait, kernel
@@ -127,9 +127,10 @@ pub struct GpuArgs {
     /// Queue length that blocks the host
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub queue_full: i64,
-    /// Round JSON times inward to whole µs first, like HTA's parser (for parity checks)
+    /// Reproduce HTA's preprocessing (for parity checks): JSON times rounded inward to whole µs,
+    /// only activities launched before the last ProfilerStep
     #[arg(long)]
-    pub hta_round: bool,
+    pub hta: bool,
 }
 
 /// Arguments of `summary`.
@@ -421,7 +422,7 @@ fn cmd_gpu(a: &GpuArgs) -> i32 {
         runtime_cutoff: ps(a.runtime_cutoff_us),
         launch_delay_cutoff: ps(a.launch_delay_cutoff_us),
         queue_full: a.queue_full,
-        hta_round: a.hta_round,
+        hta_compat: a.hta,
     };
     let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
         gpu::capture_gpu(cap, loaded, &opts)

@@ -31,9 +31,11 @@ pub struct GpuOptions {
     pub launch_delay_cutoff: Ps,
     /// Queue length that blocks the host (`CUDA_MAX_LAUNCH_QUEUE_PER_STREAM`, 1024).
     pub queue_full: i64,
-    /// Round JSON times inward to whole µs first, like HTA's parser (`round_down_time_stamps`);
-    /// ignored for XPlane.
-    pub hta_round: bool,
+    /// Reproduce HTA's preprocessing of JSON traces (ignored for XPlane): times rounded inward
+    /// to whole µs (`round_down_time_stamps`), and, when the host has two or more
+    /// `ProfilerStep` names, only activities launched before the last step's start
+    /// (`_filter_irrelevant_gpu_kernels`).
+    pub hta_compat: bool,
 }
 
 impl Default for GpuOptions {
@@ -43,7 +45,7 @@ impl Default for GpuOptions {
             runtime_cutoff: 50_000_000,
             launch_delay_cutoff: 100_000_000,
             queue_full: 1024,
-            hta_round: false,
+            hta_compat: false,
         }
     }
 }
@@ -93,6 +95,8 @@ pub struct GpuReport {
     pub host_correlated: u64,
     /// Host slices ignored because an earlier one had the same correlation id.
     pub duplicate_corr: u64,
+    /// Activities left out by HTA's last-step window ([`GpuOptions::hta_compat`]).
+    pub window_dropped: u64,
     /// Capture span, ps (denominator of the blocked-queue ratio).
     pub span: Ps,
 }
@@ -116,6 +120,7 @@ pub fn analyze_streams(c: &Capture, g: &GpuStreams, opts: &GpuOptions) -> GpuRep
     let mut out = GpuReport {
         host_correlated: g.host_correlated as u64,
         duplicate_corr: g.duplicate_corr as u64,
+        window_dropped: g.window_dropped as u64,
         span: c.span.1 - c.span.0,
         ..GpuReport::default()
     };

@@ -35,7 +35,7 @@ pub struct StreamInfo {
 pub struct Activities {
     /// Slice id.
     pub slice: Vec<u32>,
-    /// Start, ps (rounded inward to whole µs under [`GpuOptions::hta_round`]).
+    /// Start, ps (rounded inward to whole µs under [`GpuOptions::hta_compat`]).
     pub start: Vec<Ps>,
     /// End, ps (same rounding; may then precede `start` for sub-µs events, as in HTA).
     pub end: Vec<Ps>,
@@ -104,35 +104,34 @@ pub struct GpuStreams {
     /// Host slices whose correlation id was already taken by an earlier host slice (the first
     /// one is the launch).
     pub duplicate_corr: usize,
-    /// Offset of the µs grid in ps (`origin mod 1 µs` of the file's clock) used by HTA rounding.
-    pub grid_ps: Ps,
-    /// Whether times are rounded like HTA.
+    /// Activities left out because their launch is not before the last `ProfilerStep` start
+    /// (HTA compat only; unlinked activities are left out too, as HTA's inner join does).
+    pub window_dropped: usize,
+    /// The file's clock at the capture origin, ns (the JSON loader's shift), for HTA rounding.
+    pub shift_ns: i64,
+    /// Whether times are rounded like HTA (HTA compat on a JSON capture).
     pub rounded: bool,
 }
 
-/// HTA's inward µs rounding on a grid offset by `grid` ps (identity when `on` is false).
+/// HTA's inward µs rounding (identity when `on` is false), done as HTA does it: in f64 µs of
+/// the file's clock, `ceil(ts)` and `floor(ts + dur)` — so at 10^15 µs, where f64 steps are
+/// 0.25 µs, the end rounds like HTA's and not like the exact sum.
 #[derive(Clone, Copy, Debug)]
 struct Rounding {
     on: bool,
-    grid: Ps,
+    shift_ns: i64,
 }
 
 impl Rounding {
     #[inline]
-    fn start(self, t: Ps) -> Ps {
-        if self.on {
-            ceil_to(t + self.grid, 1_000_000) - self.grid
-        } else {
-            t
+    fn span(self, s: Ps, e: Ps) -> (Ps, Ps) {
+        if !self.on {
+            return (s, e);
         }
-    }
-    #[inline]
-    fn end(self, t: Ps) -> Ps {
-        if self.on {
-            (t + self.grid).div_euclid(1_000_000) * 1_000_000 - self.grid
-        } else {
-            t
-        }
+        let ts = (s.div_euclid(1000) + self.shift_ns) as f64 / 1000.0;
+        let dur = (e - s).div_euclid(1000) as f64 / 1000.0;
+        let back = |us: f64| (us as i64 * 1000 - self.shift_ns) * 1000;
+        (back(ts.ceil()), back((ts + dur).floor()))
     }
 }
 
@@ -140,27 +139,19 @@ impl GpuStreams {
     fn rounding(&self) -> Rounding {
         Rounding {
             on: self.rounded,
-            grid: self.grid_ps,
+            shift_ns: self.shift_ns,
         }
     }
-    /// Rounds a start up to the µs grid (identity unless rounding).
+    /// (start, end) of slice times under HTA rounding (identity unless rounding).
     #[inline]
-    pub fn round_start(&self, t: Ps) -> Ps {
-        self.rounding().start(t)
-    }
-    /// Rounds an end down to the µs grid (identity unless rounding).
-    #[inline]
-    pub fn round_end(&self, t: Ps) -> Ps {
-        self.rounding().end(t)
+    pub fn round_span(&self, s: Ps, e: Ps) -> (Ps, Ps) {
+        self.rounding().span(s, e)
     }
     /// (start, end) of a host slice under the same rounding.
     #[inline]
     pub fn host_span(&self, c: &Capture, id: u32) -> (Ps, Ps) {
         let i = id as usize;
-        (
-            self.round_start(c.slices.start[i]),
-            self.round_end(c.slices.end(i)),
-        )
+        self.round_span(c.slices.start[i], c.slices.end(i))
     }
     /// Launch kind of a host slice.
     #[inline]
@@ -172,14 +163,9 @@ impl GpuStreams {
     }
 }
 
-fn ceil_to(t: Ps, unit: Ps) -> Ps {
-    let f = t.div_euclid(unit) * unit;
-    if f == t { f } else { f + unit }
-}
-
-/// Offset of the file's µs grid relative to the capture origin, in ps: the origin's wall-clock
-/// ns minus Kineto's `baseTimeNanoseconds` (the shift the JSON loader applied), modulo 1 µs.
-fn grid_offset(c: &Capture) -> Ps {
+/// The file's clock at the capture origin, ns: the origin's wall-clock ns minus Kineto's
+/// `baseTimeNanoseconds` (the shift the JSON loader applied).
+fn file_shift_ns(c: &Capture) -> i64 {
     let Some(origin) = c.origin_epoch_ns else {
         return 0;
     };
@@ -189,7 +175,7 @@ fn grid_offset(c: &Capture) -> Ps {
         .and_then(|k| c.args.get(c.metadata, k, &c.strings))
         .and_then(|v| v.as_i64(&c.strings))
         .unwrap_or(0);
-    origin.wrapping_sub(base).rem_euclid(1000) * 1000
+    origin.wrapping_sub(base)
 }
 
 fn key_number(c: &Capture, k: Key) -> Option<i64> {
@@ -220,13 +206,39 @@ fn xplane_stream_number(name: &str) -> Option<i64> {
     rest[..digits].parse().ok()
 }
 
+/// HTA's iteration window: the (rounded) start of the last host `ProfilerStep*` slice, when
+/// the host has at least two distinct `ProfilerStep` names.
+fn last_step_start(c: &Capture, is_stream: &[bool], g: &GpuStreams) -> Option<Ps> {
+    let mut names: Vec<StrId> = Vec::new();
+    let mut last: Option<Ps> = None;
+    for (t, tr) in c.tracks.iter().enumerate() {
+        if is_stream[t] || c.processes[tr.process as usize].kind == ProcessKind::Gpu {
+            continue;
+        }
+        for id in tr.slices.0..tr.slices.1 {
+            let n = c.slices.name[id as usize];
+            if !c.strings.get(n).contains("ProfilerStep") {
+                continue;
+            }
+            if names.len() < 2 && !names.contains(&n) {
+                names.push(n);
+            }
+            let i = id as usize;
+            let s = g.round_span(c.slices.start[i], c.slices.end(i)).0;
+            last = Some(last.map_or(s, |l: Ps| l.max(s)));
+        }
+    }
+    last.filter(|_| names.len() >= 2)
+}
+
 /// Collects the GPU streams of `c` with their activities and launch links.
 pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
     let xplane = c.format == Some(Format::XPlane);
+    let compat = opts.hta_compat && !xplane;
     let mut g = GpuStreams {
-        rounded: opts.hta_round && !xplane,
-        grid_ps: if opts.hta_round && !xplane {
-            grid_offset(c)
+        rounded: compat,
+        shift_ns: if compat {
+            file_shift_ns(c)
         } else {
             0
         },
@@ -275,6 +287,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             }
         }
     }
+    let window_end = if compat { last_step_start(c, &is_stream, &g) } else { None };
     // Streams, ordered by (device, stream, track).
     let mut order: Vec<(i64, i64, u32)> = (0..c.tracks.len() as u32)
         .filter(|&t| is_stream[t as usize])
@@ -294,10 +307,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         .collect();
     order.sort_unstable();
     let mut class_of: FxHashMap<StrId, KernelClass> = FxHashMap::default();
-    let round = Rounding {
-        on: g.rounded,
-        grid: g.grid_ps,
-    };
+    let round = g.rounding();
     let a = &mut g.acts;
     for (device, stream, t) in order {
         let tr = &c.tracks[t as usize];
@@ -321,10 +331,17 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             } else {
                 by_corr.get(&corr).copied().unwrap_or(NO_SLICE)
             };
+            if let Some(w) = window_end
+                && (launch == NO_SLICE || round.span(c.slices.start[launch as usize], c.slices.end(launch as usize)).0 >= w)
+            {
+                g.window_dropped += 1;
+                continue;
+            }
             a.slice.push(id);
             let (s, e) = (c.slices.start[i], c.slices.end(i));
-            a.start.push(round.start(s));
-            a.end.push(round.end(e));
+            let (s, e) = round.span(s, e);
+            a.start.push(s);
+            a.end.push(e);
             a.class.push(class);
             a.idle_set.push(idle_set);
             a.launch.push(launch);
@@ -363,10 +380,26 @@ mod tests {
     }
 
     #[test]
-    fn rounding_grid() {
-        assert_eq!(ceil_to(1, 1_000_000), 1_000_000);
-        assert_eq!(ceil_to(0, 1_000_000), 0);
-        assert_eq!(ceil_to(-1, 1_000_000), 0);
+    fn rounding_like_hta() {
+        let r = Rounding {
+            on: true,
+            shift_ns: 5_500,
+        };
+        // File ts 5.5+0.25 = 5.75 µs, dur 3.5 → ceil 6, floor(9.25) = 9: relative 0.5 and 3.5 µs.
+        assert_eq!(r.span(250_000, 3_750_000), (500_000, 3_500_000));
+        // Sub-µs event inside one µs: end before start, as in HTA.
+        assert_eq!(r.span(600_000, 900_000), (1_500_000, 500_000));
+        // f64 at 1.7e15 µs: 1712195495505583.0 + 4.928 rounds to ...588.0 in f64 → floor 588.
+        let big = Rounding {
+            on: true,
+            shift_ns: 1_712_195_495_505_583_000,
+        };
+        assert_eq!(big.span(0, 4_928_000), (0, 5_000_000));
+        let off = Rounding {
+            on: false,
+            shift_ns: 0,
+        };
+        assert_eq!(off.span(1, 2), (1, 2));
         assert_eq!(xplane_stream_number("Stream #134(Compute)"), Some(134));
         assert_eq!(xplane_stream_number("CUPTI overhead"), None);
     }
