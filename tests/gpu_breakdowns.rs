@@ -206,6 +206,85 @@ fn text_table_lists_streams() {
     assert!(t.contains("4 in HTA's statistics set"), "{t}");
 }
 
+#[test]
+fn amd_mi250_fixture_exact_and_equal_to_hta() {
+    let rel = "chrome/mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+    let (code, v) = gpu_json(rel, &[]);
+    assert_eq!(code, 0);
+    let c = &v["captures"][0];
+    let s = &c["gpu"][0];
+    assert_eq!((s["device"].as_i64(), s["stream"].as_i64()), (Some(2), Some(0)));
+    assert_eq!(s["activities"].as_u64(), Some(16));
+    assert_eq!(f(s, "busy_ns"), 149_042.0);
+    assert_eq!(f(s, "compute_ns"), 110_881.0);
+    assert_eq!(f(s, "memory_ns"), 38_161.0);
+    assert_eq!(f(s, "idle_ns"), 8_762_845.0);
+    assert_eq!(f(s, "host_wait_ns"), 8_762_845.0);
+    assert_eq!(s["queue_len_max"].as_i64(), Some(1));
+    // hipLaunchKernel is not in HTA's launch-statistics set.
+    assert_eq!(s["launched"].as_u64(), Some(0));
+    assert_eq!(f(&c["devices"][0], "kernel_time_ns"), 8_911_887.0);
+    // With HTA's preprocessing: HTA 0.5.0's own figures (docs/oracle/hta_compare.py): idle 8780,
+    // compute 96, non-compute 35, kernel time 8911 µs; host wait 8780 µs.
+    let (_, v) = gpu_json(rel, &["--hta"]);
+    let d = &v["captures"][0]["devices"][0];
+    assert_eq!(f(d, "idle_ns"), 8_780.0 * US);
+    assert_eq!(f(d, "compute_ns"), 96.0 * US);
+    assert_eq!(f(d, "non_compute_ns"), 35.0 * US);
+    assert_eq!(f(d, "kernel_time_ns"), 8_911.0 * US);
+    assert_eq!(f(&v["captures"][0]["gpu"][0], "host_wait_ns"), 8_780.0 * US);
+}
+
+#[test]
+fn triton_fixture_exact() {
+    let (code, v) = gpu_json("chrome/triton_example.json.gz", &[]);
+    assert_eq!(code, 0);
+    let c = &v["captures"][0];
+    let s = &c["gpu"][0];
+    assert_eq!(s["activities"].as_u64(), Some(1));
+    assert_eq!(f(s, "busy_ns"), 1_760.0);
+    assert_eq!(f(s, "compute_ns"), 1_760.0);
+    // Launched by cuLaunchKernel: in the queue (max 1) but not in the launch statistics.
+    assert_eq!(s["queue_len_max"].as_i64(), Some(1));
+    assert_eq!(f(s, "queue_len_mean"), 0.5);
+    assert!(s["launch_delay_p50_ns"].is_null());
+    assert_eq!(c["host_correlated"].as_u64(), Some(2));
+}
+
+#[test]
+fn xplane_tf_bert_fixture_exact() {
+    let (code, v) = gpu_json("xplane/tf_bert_gpu.xplane.pb.gz", &[]);
+    assert_eq!(code, 0);
+    let c = &v["captures"][0];
+    let rows = c["gpu"].as_array().expect("rows");
+    assert_eq!(rows.len(), 9);
+    assert_eq!(c["host_correlated"].as_u64(), Some(1556));
+    let s = rows
+        .iter()
+        .find(|r| r["device"].as_i64() == Some(4) && r["stream"].as_i64() == Some(134))
+        .expect("GPU 4 stream 134");
+    assert_eq!(s["stream_name"].as_str(), Some("Stream #134(Compute)"));
+    assert_eq!(s["activities"].as_u64(), Some(665));
+    assert_eq!(s["unlinked"].as_u64(), Some(0));
+    assert_eq!(f(s, "busy_ns"), 14_825_385.0);
+    assert_eq!(f(s, "compute_ns"), 14_825_385.0);
+    assert_eq!(f(s, "idle_ns"), 5_040_106.0);
+    assert_eq!(f(s, "host_wait_ns"), 2_047_987.0);
+    assert_eq!(f(s, "kernel_wait_ns"), 2_992_119.0);
+    assert_eq!(f(s, "idle_other_ns"), 0.0);
+    assert_eq!(s["queue_len_max"].as_i64(), Some(84));
+    assert_eq!(f(s, "launch_delay_p50_ns"), 701_787.0);
+    assert_eq!(
+        (s["short_kernels"].as_u64(), s["runtime_outliers"].as_u64(), s["launch_delay_outliers"].as_u64()),
+        (Some(172), Some(6), Some(477))
+    );
+    let d4 = &c["devices"][1];
+    assert_eq!(d4["device_name"].as_str(), Some("/device:GPU:4"));
+    assert_eq!(f(d4, "kernel_time_ns"), 119_308_658.0);
+    assert_eq!(f(d4, "busy_ns"), 14_983_622.0);
+    assert_eq!(f(d4, "memory_ns"), 158_237.0);
+}
+
 /// Brute force: paint each time unit with the highest-priority active class.
 fn brute(acts: &[(i64, i64, KernelClass)]) -> [i64; 6] {
     let lo = acts.iter().map(|a| a.0).min().unwrap_or(0);
