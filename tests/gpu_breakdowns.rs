@@ -51,7 +51,8 @@ fn gpu_text(rel: &str) -> (i32, String) {
 const US: f64 = 1000.0; // ns per µs
 
 fn f(v: &Value, k: &str) -> f64 {
-    v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
+    v[k].as_f64()
+        .unwrap_or_else(|| panic!("{k} missing in {v}"))
 }
 
 #[test]
@@ -64,7 +65,10 @@ fn two_streams_every_figure() {
     // Stream 7: gemm [10,30) [35,45), memcpy [90,100), nccl [105,150), elementwise [400,402),
     // sync [402,422) (busy only); the annotation is not an activity.
     let s7 = &rows[0];
-    assert_eq!((s7["device"].as_i64(), s7["stream"].as_i64()), (Some(0), Some(7)));
+    assert_eq!(
+        (s7["device"].as_i64(), s7["stream"].as_i64()),
+        (Some(0), Some(7))
+    );
     assert_eq!(s7["activities"].as_u64(), Some(6));
     assert_eq!(s7["unlinked"].as_u64(), Some(1)); // the sync
     assert_eq!(f(s7, "busy_ns"), 107.0 * US);
@@ -165,7 +169,10 @@ fn overlapping_kernels_on_one_stream() {
     assert_eq!(s.unlinked, 2);
     let recs = gpu::launch_records(&c, &gpu::streams::collect(&c, &GpuOptions::default()));
     assert_eq!(recs.len(), 1);
-    assert_eq!((recs[0].cpu_dur, recs[0].gpu_dur, recs[0].delay), (1_000_000, 100_000_000, 0));
+    assert_eq!(
+        (recs[0].cpu_dur, recs[0].gpu_dur, recs[0].delay),
+        (1_000_000, 100_000_000, 0)
+    );
     let series = gpu::queue_series(&c, &GpuOptions::default());
     assert_eq!(series.len(), 1);
     assert_eq!(series[0].1.len(), 2);
@@ -176,11 +183,17 @@ fn one_kernel() {
     let (code, v) = gpu_json("gpu/hand_one_kernel.json", &[]);
     assert_eq!(code, 0);
     let s = &v["captures"][0]["gpu"][0];
-    assert_eq!((s["device"].as_i64(), s["stream"].as_i64()), (Some(1), Some(3)));
+    assert_eq!(
+        (s["device"].as_i64(), s["stream"].as_i64()),
+        (Some(1), Some(3))
+    );
     assert_eq!(f(s, "busy_ns"), 7.0 * US);
     assert_eq!(f(s, "compute_ns"), 7.0 * US);
     assert_eq!(f(s, "idle_ns"), 0.0);
-    assert_eq!(f(s, "host_wait_ns") + f(s, "kernel_wait_ns") + f(s, "idle_other_ns"), 0.0);
+    assert_eq!(
+        f(s, "host_wait_ns") + f(s, "kernel_wait_ns") + f(s, "idle_other_ns"),
+        0.0
+    );
     assert!(s["queue_len_max"].is_null());
     assert!(s["launch_delay_p99_ns"].is_null());
     assert_eq!(s["unlinked"].as_u64(), Some(1));
@@ -213,7 +226,10 @@ fn amd_mi250_fixture_exact_and_equal_to_hta() {
     assert_eq!(code, 0);
     let c = &v["captures"][0];
     let s = &c["gpu"][0];
-    assert_eq!((s["device"].as_i64(), s["stream"].as_i64()), (Some(2), Some(0)));
+    assert_eq!(
+        (s["device"].as_i64(), s["stream"].as_i64()),
+        (Some(2), Some(0))
+    );
     assert_eq!(s["activities"].as_u64(), Some(16));
     assert_eq!(f(s, "busy_ns"), 149_042.0);
     assert_eq!(f(s, "compute_ns"), 110_881.0);
@@ -275,7 +291,11 @@ fn xplane_tf_bert_fixture_exact() {
     assert_eq!(s["queue_len_max"].as_i64(), Some(84));
     assert_eq!(f(s, "launch_delay_p50_ns"), 701_787.0);
     assert_eq!(
-        (s["short_kernels"].as_u64(), s["runtime_outliers"].as_u64(), s["launch_delay_outliers"].as_u64()),
+        (
+            s["short_kernels"].as_u64(),
+            s["runtime_outliers"].as_u64(),
+            s["launch_delay_outliers"].as_u64()
+        ),
         (Some(172), Some(6), Some(477))
     );
     let d4 = &c["devices"][1];

@@ -98,7 +98,10 @@ mod tests {
             ("MemcpyH2D", Memory),
             ("dma_copy", Memory),
             ("ampere_sgemm_128x64_tn", Compute),
-            ("void at::native::vectorized_elementwise_kernel<4>()", Compute),
+            (
+                "void at::native::vectorized_elementwise_kernel<4>()",
+                Compute,
+            ),
             ("Context Sync", Other),
             ("Stream Wait Event", Other),
             ("cudaLaunchKernel", Other),

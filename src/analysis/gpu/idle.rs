@@ -76,10 +76,10 @@ mod tests {
         let b = idle_breakdown(
             [
                 row(0, 10, Some(0)),
-                row(15, 20, Some(1)),    // gap 5, launched before 10: kernel wait
+                row(15, 20, Some(1)), // gap 5, launched before 10: kernel wait
                 row(100, 110, Some(50)), // gap 80, launched at 50 > 20: host wait
                 row(200, 210, Some(90)), // gap 90 ≥ 30, launched before: other
-                row(220, 230, None),     // gap 10, no launch: kernel wait
+                row(220, 230, None),  // gap 10, no launch: kernel wait
             ],
             30,
         );

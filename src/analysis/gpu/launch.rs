@@ -88,7 +88,11 @@ pub fn quantile(v: &mut [Ps], q: f64) -> Option<f64> {
 }
 
 /// Summarises `records`; `scratch` is reused for the delays.
-pub fn summarize(records: &[LaunchRecord], cut: LaunchCutoffs, scratch: &mut Vec<Ps>) -> LaunchSummary {
+pub fn summarize(
+    records: &[LaunchRecord],
+    cut: LaunchCutoffs,
+    scratch: &mut Vec<Ps>,
+) -> LaunchSummary {
     let mut s = LaunchSummary {
         launched: records.len() as u64,
         ..LaunchSummary::default()
@@ -123,9 +127,9 @@ mod tests {
     #[test]
     fn classes_and_percentiles() {
         let rs = [
-            LaunchRecord::new(0, (0, 10), (12, 15)),    // cpu 10, gpu 3, delay 2: short
+            LaunchRecord::new(0, (0, 10), (12, 15)), // cpu 10, gpu 3, delay 2: short
             LaunchRecord::new(1, (20, 80), (300, 400)), // cpu 60: runtime outlier; delay 220
-            LaunchRecord::new(2, (90, 95), (50, 60)),   // starts before launch end: delay 0
+            LaunchRecord::new(2, (90, 95), (50, 60)), // starts before launch end: delay 0
             LaunchRecord::new(3, (100, 110), (160, 170)), // delay 50, gpu = cpu: not short
         ];
         assert_eq!(rs[2].delay, 0);

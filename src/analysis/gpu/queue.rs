@@ -26,7 +26,10 @@ pub struct QueueSummary {
 }
 
 /// Builds the step series from (launch start, activity start) pairs; `scratch` is reused.
-pub fn series(pairs: impl IntoIterator<Item = (Ps, Ps)>, scratch: &mut Vec<(Ps, i8)>) -> QueueSeries {
+pub fn series(
+    pairs: impl IntoIterator<Item = (Ps, Ps)>,
+    scratch: &mut Vec<(Ps, i8)>,
+) -> QueueSeries {
     scratch.clear();
     for (launch, start) in pairs {
         scratch.push((launch, 1));

@@ -237,11 +237,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
     let compat = opts.hta_compat && !xplane;
     let mut g = GpuStreams {
         rounded: compat,
-        shift_ns: if compat {
-            file_shift_ns(c)
-        } else {
-            0
-        },
+        shift_ns: if compat { file_shift_ns(c) } else { 0 },
         ..GpuStreams::default()
     };
     // Which tracks are streams.
@@ -250,9 +246,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         let proc_gpu = c.processes[tr.process as usize].kind == ProcessKind::Gpu;
         is_stream[t] = match tr.kind {
             TrackKind::GpuStream => true,
-            TrackKind::XLine => {
-                proc_gpu && xplane_stream_number(c.strings.get(tr.name)).is_some()
-            }
+            TrackKind::XLine => proc_gpu && xplane_stream_number(c.strings.get(tr.name)).is_some(),
             _ => false,
         };
     }
@@ -287,7 +281,11 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             }
         }
     }
-    let window_end = if compat { last_step_start(c, &is_stream, &g) } else { None };
+    let window_end = if compat {
+        last_step_start(c, &is_stream, &g)
+    } else {
+        None
+    };
     // Streams, ordered by (device, stream, track).
     let mut order: Vec<(i64, i64, u32)> = (0..c.tracks.len() as u32)
         .filter(|&t| is_stream[t as usize])
@@ -332,7 +330,14 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
                 by_corr.get(&corr).copied().unwrap_or(NO_SLICE)
             };
             if let Some(w) = window_end
-                && (launch == NO_SLICE || round.span(c.slices.start[launch as usize], c.slices.end(launch as usize)).0 >= w)
+                && (launch == NO_SLICE
+                    || round
+                        .span(
+                            c.slices.start[launch as usize],
+                            c.slices.end(launch as usize),
+                        )
+                        .0
+                        >= w)
             {
                 g.window_dropped += 1;
                 continue;
