@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
 
+pub mod gpu;
 pub mod load;
 pub mod rank;
 pub mod stats;
@@ -70,6 +71,17 @@ cudaLaunchKernel*, plus cuLaunchKernel* and hip*LaunchKernel unless --compat) an
 captures (host events linked to /device:GPU:N kernels by correlation_id). START is relative to the
 capture's first event; --json gives absolute ts_ns. See docs/analysis.md.";
 
+const GPU_AFTER: &str = "\
+Examples:
+  tracetui gpu run/worker0.123.pt.trace.json.gz
+  tracetui gpu logs/ --json | jq '.captures[].gpu[] | {device, stream, idle_ns, host_wait_ns}'
+  tracetui gpu trace.json --idle-threshold-us 10 --hta
+
+Per device and stream, HTA's definitions (docs/gpu.md): busy time split into compute /
+communication / memory / other by kernel name, idle time and its breakdown into host wait, kernel
+wait and other, queue length (launched, not started) and launch delay; per device the temporal
+breakdown and the communication/computation overlap. --json gives ns.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -106,6 +118,42 @@ pub enum Command {
     /// Rank the CPU events worth optimizing: where the GPU queue drained (torch's BasicEvaluation)
     #[command(after_help = RANK_AFTER)]
     Rank(RankArgs),
+    /// Print HTA-style GPU breakdowns per device and stream: busy/idle, idle causes, queue, launches
+    #[command(after_help = GPU_AFTER)]
+    Gpu(GpuArgs),
+}
+
+fn parse_us(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number of µs, got {s:?}")),
+    }
+}
+
+/// Arguments of `gpu`.
+#[derive(Args, Debug)]
+pub struct GpuArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Gaps shorter than this are kernel wait, µs
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+    /// Launches longer than this are runtime outliers, µs
+    #[arg(long, value_name = "US", default_value = "50", value_parser = parse_us)]
+    pub runtime_cutoff_us: f64,
+    /// Launch delays longer than this are outliers, µs
+    #[arg(long, value_name = "US", default_value = "100", value_parser = parse_us)]
+    pub launch_delay_cutoff_us: f64,
+    /// Queue length that blocks the host
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub queue_full: i64,
+    /// Reproduce HTA's preprocessing (for parity checks): JSON times rounded inward to whole µs,
+    /// only activities launched before the last ProfilerStep
+    #[arg(long)]
+    pub hta: bool,
 }
 
 /// Arguments of `rank`.
@@ -254,6 +302,7 @@ where
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
         Some(Command::Rank(a)) => cmd_rank(&a),
+        Some(Command::Gpu(a)) => cmd_gpu(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -452,6 +501,52 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     finish(
         tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         tables.len(),
+    )
+}
+
+fn cmd_gpu(a: &GpuArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let ps = |us: f64| (us * 1e6).round() as i64;
+    let opts = crate::analysis::gpu::GpuOptions {
+        idle_threshold: ps(a.idle_threshold_us),
+        runtime_cutoff: ps(a.runtime_cutoff_us),
+        launch_delay_cutoff: ps(a.launch_delay_cutoff_us),
+        queue_full: a.queue_full,
+        hta_compat: a.hta,
+    };
+    let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        gpu::capture_gpu(cap, loaded, &opts)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [gpu::CaptureGpu],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &reports,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, r) in reports.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&gpu::render_text(r));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        reports.len(),
     )
 }
 

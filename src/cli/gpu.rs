@@ -1,0 +1,362 @@
+//! `tracetui gpu`: HTA-style GPU breakdowns per device and stream (see
+//! [`crate::analysis::gpu`] and docs/gpu.md).
+
+use super::text::{self, Align, clean};
+use crate::analysis::gpu::{self, GpuOptions, GpuReport};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::{Capture, Ps};
+use serde::Serialize;
+
+fn ns(ps: Ps) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// One stream of `gpu --json` (`captures[].gpu[]`; shape documented in docs/cli.md).
+#[derive(Serialize, Clone, Debug)]
+pub struct StreamJson {
+    /// Device number (Kineto pid, XPlane `/device:GPU:N`).
+    pub device: i64,
+    /// Stream number (Kineto tid / `args.stream`, XPlane `Stream #N`).
+    pub stream: i64,
+    /// Σ |∪ activities|, ns.
+    pub busy_ns: f64,
+    /// |∪ compute kernels|, ns.
+    pub compute_ns: f64,
+    /// Communication not overlapped by compute, ns.
+    pub communication_ns: f64,
+    /// Memory copies/sets not overlapped by compute or communication, ns.
+    pub memory_ns: f64,
+    /// Remaining busy time, ns.
+    pub other_ns: f64,
+    /// First start to last end minus busy, ns.
+    pub idle_ns: f64,
+    /// Idle breakdown (HTA rules): the host had not launched the next activity yet, ns.
+    pub host_wait_ns: f64,
+    /// Gaps below the threshold, ns.
+    pub kernel_wait_ns: f64,
+    /// Other gaps, ns.
+    pub idle_other_ns: f64,
+    /// Largest queue length (launched, not started).
+    pub queue_len_max: Option<i64>,
+    /// Mean queue length over change points (HTA's describe()).
+    pub queue_len_mean: Option<f64>,
+    /// Median launch delay, ns.
+    pub launch_delay_p50_ns: Option<f64>,
+    /// 99th percentile launch delay, ns.
+    pub launch_delay_p99_ns: Option<f64>,
+    /// Device display name.
+    pub device_name: String,
+    /// Stream display name.
+    pub stream_name: String,
+    /// GPU activities on the stream.
+    pub activities: u64,
+    /// Activities without a host launch (no correlation partner).
+    pub unlinked: u64,
+    /// First start and last end, ns from the capture origin.
+    pub window_ns: [f64; 2],
+    /// Activities whose launch is in HTA's launch-statistics set.
+    pub launched: u64,
+    /// Mean CPU runtime of those launches, ns.
+    pub launch_cpu_mean_ns: Option<f64>,
+    /// Short kernels (runtime ≤ cut-off and kernel shorter than its launch).
+    pub short_kernels: u64,
+    /// Launches whose runtime exceeds the cut-off.
+    pub runtime_outliers: u64,
+    /// Launches whose delay exceeds the cut-off.
+    pub launch_delay_outliers: u64,
+    /// Time-weighted mean queue length.
+    pub queue_len_time_mean: Option<f64>,
+    /// Time with a full queue (≥ `--queue-full`), ns.
+    pub queue_blocked_ns: f64,
+    /// That time over the capture span.
+    pub queue_blocked_ratio: f64,
+}
+
+/// One device of `gpu --json` (`captures[].devices[]`): HTA's per-rank figures.
+#[derive(Serialize, Clone, Debug)]
+pub struct DeviceJson {
+    /// Device number.
+    pub device: i64,
+    /// Device display name.
+    pub device_name: String,
+    /// Streams with activities.
+    pub streams: u64,
+    /// First start to last end over all streams (HTA `kernel_time`), ns.
+    pub kernel_time_ns: f64,
+    /// |∪ all activities|, ns.
+    pub busy_ns: f64,
+    /// |∪ compute|, ns.
+    pub compute_ns: f64,
+    /// Busy minus compute (HTA `non_compute_time`), ns.
+    pub non_compute_ns: f64,
+    /// Communication not overlapped by compute, ns.
+    pub communication_ns: f64,
+    /// Memory not overlapped by compute or communication, ns.
+    pub memory_ns: f64,
+    /// Remaining busy time, ns.
+    pub other_ns: f64,
+    /// kernel_time − busy, ns.
+    pub idle_ns: f64,
+    /// |∪ communication|, ns.
+    pub communication_total_ns: f64,
+    /// |∪ compute ∩ ∪ communication| / |∪ communication| (null without communication).
+    pub comm_overlap: Option<f64>,
+}
+
+/// One capture of `gpu --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureGpu {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Per stream.
+    pub gpu: Vec<StreamJson>,
+    /// Per device.
+    pub devices: Vec<DeviceJson>,
+    /// Host slices with a correlation id.
+    pub host_correlated: u64,
+    /// Host slices ignored because an earlier one had the same correlation id.
+    pub duplicate_correlations: u64,
+    /// Activities left out by `--hta`'s last-step window.
+    pub hta_window_dropped: u64,
+}
+
+fn opt_ns(v: Option<f64>) -> Option<f64> {
+    v.map(|p| p / 1000.0)
+}
+
+/// Converts a report to the JSON shape.
+pub fn to_json(cap: &CaptureFile, r: &GpuReport) -> CaptureGpu {
+    let gpu = r
+        .streams
+        .iter()
+        .map(|s| {
+            let b = &s.breakdown;
+            let q = (s.queue.points > 0).then_some(&s.queue);
+            StreamJson {
+                device: s.info.device,
+                stream: s.info.stream,
+                busy_ns: ns(b.busy),
+                compute_ns: ns(b.compute),
+                communication_ns: ns(b.communication),
+                memory_ns: ns(b.memory),
+                other_ns: ns(b.other),
+                idle_ns: ns(b.idle()),
+                host_wait_ns: ns(s.idle.host_wait),
+                kernel_wait_ns: ns(s.idle.kernel_wait),
+                idle_other_ns: ns(s.idle.other),
+                queue_len_max: q.map(|q| q.max),
+                queue_len_mean: q.map(|q| q.mean),
+                launch_delay_p50_ns: opt_ns(s.launch.delay_p50),
+                launch_delay_p99_ns: opt_ns(s.launch.delay_p99),
+                device_name: s.info.device_name.clone(),
+                stream_name: s.info.stream_name.clone(),
+                activities: s.activities,
+                unlinked: s.unlinked,
+                window_ns: [ns(b.window.0), ns(b.window.1)],
+                launched: s.launch.launched,
+                launch_cpu_mean_ns: opt_ns(s.launch.cpu_mean),
+                short_kernels: s.launch.short,
+                runtime_outliers: s.launch.runtime_outliers,
+                launch_delay_outliers: s.launch.delay_outliers,
+                queue_len_time_mean: q.map(|q| q.time_mean),
+                queue_blocked_ns: ns(s.queue.blocked),
+                queue_blocked_ratio: if r.span > 0 {
+                    s.queue.blocked as f64 / r.span as f64
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    let devices = r
+        .devices
+        .iter()
+        .map(|d| {
+            let b = &d.breakdown;
+            DeviceJson {
+                device: d.device,
+                device_name: d.device_name.clone(),
+                streams: d.streams,
+                kernel_time_ns: ns(b.window.1 - b.window.0),
+                busy_ns: ns(b.busy),
+                compute_ns: ns(b.compute),
+                non_compute_ns: ns(b.non_compute()),
+                communication_ns: ns(b.communication),
+                memory_ns: ns(b.memory),
+                other_ns: ns(b.other),
+                idle_ns: ns(b.idle()),
+                communication_total_ns: ns(b.communication_total),
+                comm_overlap: b.comm_overlap_ratio(),
+            }
+        })
+        .collect();
+    CaptureGpu {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        gpu,
+        devices,
+        host_correlated: r.host_correlated,
+        duplicate_correlations: r.duplicate_corr,
+        hta_window_dropped: r.window_dropped,
+    }
+}
+
+/// Loads → analyses → JSON shape for one capture.
+pub fn capture_gpu(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    opts: &GpuOptions,
+) -> CaptureGpu {
+    match loaded {
+        Ok(c) => to_json(cap, &gpu::analyze(&c, opts)),
+        Err(e) => CaptureGpu {
+            path: cap.path.display().to_string(),
+            run: cap.run.clone(),
+            host: cap.host.clone(),
+            error: Some(e.to_string()),
+            gpu: Vec::new(),
+            devices: Vec::new(),
+            host_correlated: 0,
+            duplicate_correlations: 0,
+            hta_window_dropped: 0,
+        },
+    }
+}
+
+fn pct(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:.1}%", 100.0 * part / whole)
+    } else {
+        "-".into()
+    }
+}
+
+/// Renders one capture for people.
+pub fn render_text(s: &CaptureGpu) -> String {
+    let mut o = format!(
+        "== {}  run {}  host {}\n",
+        clean(&s.path),
+        clean(&s.run),
+        clean(&s.host)
+    );
+    if let Some(e) = &s.error {
+        o.push_str(&format!("   error: {}\n", clean(e)));
+        return o;
+    }
+    if s.gpu.is_empty() {
+        o.push_str("   no GPU activity (no GPU stream with kernels, copies or sets)\n");
+        return o;
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let od = |v: Option<f64>| v.map_or("-".into(), d);
+    let rows: Vec<Vec<String>> = s
+        .gpu
+        .iter()
+        .map(|r| {
+            vec![
+                r.device.to_string(),
+                format!("{} {}", r.stream, text::fit(&clean(&r.stream_name), 24)),
+                r.activities.to_string(),
+                d(r.busy_ns),
+                pct(r.compute_ns, r.busy_ns),
+                pct(r.communication_ns, r.busy_ns),
+                pct(r.memory_ns, r.busy_ns),
+                pct(r.other_ns, r.busy_ns),
+                d(r.idle_ns),
+                d(r.host_wait_ns),
+                d(r.kernel_wait_ns),
+                d(r.idle_other_ns),
+                r.queue_len_max.map_or("-".into(), |v| v.to_string()),
+                r.queue_len_mean.map_or("-".into(), |v| format!("{v:.2}")),
+                od(r.launch_delay_p50_ns),
+                od(r.launch_delay_p99_ns),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("DEV", Align::Right),
+            ("STREAM", Align::Left),
+            ("ACTS", Align::Right),
+            ("BUSY", Align::Right),
+            ("COMP", Align::Right),
+            ("COMM", Align::Right),
+            ("MEM", Align::Right),
+            ("OTHER", Align::Right),
+            ("IDLE", Align::Right),
+            ("HOST WAIT", Align::Right),
+            ("KERN WAIT", Align::Right),
+            ("IDLE OTHER", Align::Right),
+            ("Q MAX", Align::Right),
+            ("Q MEAN", Align::Right),
+            ("DELAY P50", Align::Right),
+            ("DELAY P99", Align::Right),
+        ],
+        &rows,
+    ));
+    let drows: Vec<Vec<String>> = s
+        .devices
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{} {}", r.device, text::fit(&clean(&r.device_name), 24)),
+                r.streams.to_string(),
+                d(r.kernel_time_ns),
+                pct(r.idle_ns, r.kernel_time_ns),
+                pct(r.compute_ns, r.kernel_time_ns),
+                pct(r.non_compute_ns, r.kernel_time_ns),
+                r.comm_overlap
+                    .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
+            ]
+        })
+        .collect();
+    o.push('\n');
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("DEVICE", Align::Left),
+            ("STREAMS", Align::Right),
+            ("KERNEL TIME", Align::Right),
+            ("IDLE", Align::Right),
+            ("COMPUTE", Align::Right),
+            ("NON-COMPUTE", Align::Right),
+            ("COMM OVERLAP", Align::Right),
+        ],
+        &drows,
+    ));
+    let launched: u64 = s.gpu.iter().map(|r| r.launched).sum();
+    let unlinked: u64 = s.gpu.iter().map(|r| r.unlinked).sum();
+    let acts: u64 = s.gpu.iter().map(|r| r.activities).sum();
+    let sum = |f: fn(&StreamJson) -> u64| s.gpu.iter().map(f).sum::<u64>();
+    if s.duplicate_correlations > 0 {
+        o.push_str(&format!(
+            "   {} host slices reuse a correlation id already taken (the first is the launch)\n",
+            s.duplicate_correlations
+        ));
+    }
+    if s.hta_window_dropped > 0 {
+        o.push_str(&format!(
+            "   --hta: {} activities not launched before the last ProfilerStep left out\n",
+            s.hta_window_dropped
+        ));
+    }
+    o.push_str(&format!(
+        "   launches: {launched} in HTA's statistics set ({} short kernels, {} runtime outliers, {} \
+         launch-delay outliers); {unlinked} of {acts} activities have no host launch\n",
+        sum(|r| r.short_kernels),
+        sum(|r| r.runtime_outliers),
+        sum(|r| r.launch_delay_outliers),
+    ));
+    o
+}
