@@ -153,3 +153,20 @@ fn rank_view_lists_the_ranking_and_n_walks_it_in_rank_order() {
     app.update(key('N'));
     assert_eq!(app.selected, Some(want[want.len().min(4) - 2]));
 }
+
+#[test]
+fn gpu_view_has_one_row_per_stream_and_enter_goes_to_it() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    app.update(key('b'));
+    assert_eq!(app.top(), ViewKind::Table);
+    let l = app.loaded().unwrap().clone();
+    let rep = tracetui::analysis::gpu::analyze(&l.cap, &Default::default());
+    let t = table(&app);
+    assert_eq!(t.rows.len(), rep.streams.len());
+    assert!(!t.rows.is_empty(), "alexnet ran kernels");
+    let track = rep.streams[0].info.track;
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let row = app.rows.list[app.rows.cursor];
+    assert_eq!(row.track(), Some(track));
+}

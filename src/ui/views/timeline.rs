@@ -4,6 +4,7 @@
 //! [`Msg::Nav`].
 
 use super::View;
+use super::gpu::gpu_view;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
@@ -36,6 +37,10 @@ impl View for TimelineView {
             Some(Action::Search) if app.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(app)))]
             }
+            Some(Action::OpenGpu) => match gpu_view(app) {
+                Some(t) => vec![Msg::Push(Box::new(t))],
+                None => Vec::new(),
+            },
             Some(Action::OpenRank) => match rank_view(app) {
                 Some(t) => vec![Msg::Push(Box::new(t))],
                 None => Vec::new(),

@@ -1,0 +1,102 @@
+//! The GPU breakdown (`b`): one row per device stream with HTA's figures (see `docs/gpu.md`):
+//! busy split into compute / communication / memory / other, idle split into host wait /
+//! kernel wait / other, queue length and launch delay, with an inline busy bar. `Enter` moves
+//! the timeline cursor to the stream.
+
+use super::table::{Column, Key, Row, TableView, Target};
+use crate::analysis::gpu::{GpuOptions, analyze};
+use crate::model::Ps;
+use crate::ui::app::App;
+use crate::ui::keymap::ViewKind;
+use crate::ui::ruler::format_dur;
+
+/// Builds the GPU breakdown table of the open capture (`None` when nothing is loaded).
+pub fn gpu_view(app: &App) -> Option<TableView> {
+    let l = app.loaded()?;
+    let rep = analyze(&l.cap, &GpuOptions::default());
+    let pct = |x: Ps, of: Ps| {
+        if of > 0 {
+            format!("{:.0}%", x as f64 * 100.0 / of as f64)
+        } else {
+            "-".into()
+        }
+    };
+    let us = |v: Option<f64>| v.map_or("-".to_string(), |ps| format_dur(ps as Ps));
+    let rows = rep
+        .streams
+        .iter()
+        .map(|s| {
+            let b = &s.breakdown;
+            let w = (b.window.1 - b.window.0).max(0);
+            let idle = b.idle();
+            Row {
+                cells: vec![
+                    format!("{} · {}", s.info.device_name, s.info.stream_name),
+                    format_dur(b.busy),
+                    pct(b.compute, b.busy),
+                    pct(b.communication, b.busy),
+                    pct(b.memory, b.busy),
+                    pct(b.other, b.busy),
+                    format_dur(idle),
+                    pct(s.idle.host_wait, idle),
+                    pct(s.idle.kernel_wait, idle),
+                    s.queue.max.to_string(),
+                    format!("{:.1}", s.queue.mean),
+                    us(s.launch.delay_p50),
+                    us(s.launch.delay_p99),
+                    pct(b.busy, w),
+                ],
+                keys: vec![
+                    Key::Text(format!("{:08}{:08}", s.info.device, s.info.stream)),
+                    Key::Num(b.busy as f64),
+                    Key::Num(b.compute as f64),
+                    Key::Num(b.communication as f64),
+                    Key::Num(b.memory as f64),
+                    Key::Num(b.other as f64),
+                    Key::Num(idle as f64),
+                    Key::Num(s.idle.host_wait as f64),
+                    Key::Num(s.idle.kernel_wait as f64),
+                    Key::Num(s.queue.max as f64),
+                    Key::Num(s.queue.mean),
+                    Key::Num(s.launch.delay_p50.unwrap_or(0.0)),
+                    Key::Num(s.launch.delay_p99.unwrap_or(0.0)),
+                    Key::Num(if w > 0 { b.busy as f64 / w as f64 } else { 0.0 }),
+                ],
+                target: Target::Track(s.info.track),
+                bar: (w > 0).then(|| b.busy as f64 / w as f64),
+            }
+        })
+        .collect::<Vec<_>>();
+    let col = |name, width, right| Column { name, width, right };
+    let n = rows.len();
+    let mut t = TableView::new(
+        ViewKind::Table,
+        format!(
+            "GPU breakdown · {} devices · {n} streams",
+            rep.devices.len()
+        ),
+        vec![
+            col("device · stream", 0, false),
+            col("busy", 9, true),
+            col("comp", 5, true),
+            col("comm", 5, true),
+            col("mem", 5, true),
+            col("other", 5, true),
+            col("idle", 9, true),
+            col("host", 5, true),
+            col("kern", 5, true),
+            col("q max", 5, true),
+            col("q avg", 5, true),
+            col("dly p50", 9, true),
+            col("dly p99", 9, true),
+            col("busy bar", 10, false),
+        ],
+        rows,
+    );
+    t.note = if n == 0 {
+        "no GPU activity in this capture".into()
+    } else {
+        "busy % of the stream's window; idle split host wait / kernel wait (30 µs)".into()
+    };
+    Some(t)
+}
