@@ -12,4 +12,5 @@ pub mod formats;
 pub mod index;
 pub mod model;
 pub mod synth;
+pub mod text;
 pub mod ui;

@@ -1,45 +1,28 @@
-//! Text helpers for terminal output: control-character scrubbing, durations, column alignment.
+//! Text helpers for terminal output: trace strings made safe and cut by the shared rule
+//! ([`crate::text`]), durations, column alignment by display width.
 
+use crate::text::width;
 use std::borrow::Cow;
 
-/// Replaces control characters (event names are data) with a visible `\xNN` / `\u{..}` escape.
+/// Makes a trace string safe for the terminal: the one rule of [`crate::text::sanitize`]
+/// (controls, bidi, zero-width and BOM become `�`; tab/newline/CR a space).
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for ch in s.chars() {
-        if is_unsafe(ch) {
-            if (ch as u32) < 0x100 {
-                out.push_str(&format!("\\x{:02x}", ch as u32));
-            } else {
-                out.push_str(&format!("\\u{{{:x}}}", ch as u32));
-            }
-        } else {
-            out.push(ch);
-        }
-    }
-    Cow::Owned(out)
+    crate::text::sanitize(s)
 }
 
-/// Control characters and bidi overrides, which could move the cursor or reorder the line.
-fn is_unsafe(ch: char) -> bool {
-    ch.is_control() || matches!(ch, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Cuts `s` to at most `max` characters, marking the cut with `…`; long names keep their last
-/// characters too (unified names end in `(program-scope)`).
+/// Cuts `s` to at most `max` terminal columns, marking the cut with `…`; long names keep their
+/// last columns too (unified names end in `(program-scope)`).
 pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
-    let n = s.chars().count();
-    if n <= max {
+    if width(s) <= max {
         return Cow::Borrowed(s);
+    }
+    if max == 0 {
+        return Cow::Borrowed("");
     }
     let tail = if max >= 40 { max / 4 } else { 0 };
-    let head = max.saturating_sub(1 + tail);
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    Cow::Owned(out)
+    let t = crate::text::tail(s, tail);
+    let h = crate::text::head(s, max.saturating_sub(1 + width(t)));
+    Cow::Owned(format!("{h}…{t}"))
 }
 
 /// A duration in ps as a short human string (`812 ps`, `1.250 µs`, `12.345 ms`, `3.210 s`).
@@ -86,10 +69,10 @@ pub enum Align {
 /// Renders rows as aligned columns separated by two spaces, each line prefixed with `indent`.
 pub fn table(indent: &str, header: &[(&str, Align)], rows: &[Vec<String>]) -> String {
     let n = header.len();
-    let mut w: Vec<usize> = header.iter().map(|h| h.0.chars().count()).collect();
+    let mut w: Vec<usize> = header.iter().map(|h| width(h.0)).collect();
     for r in rows {
         for (k, cell) in r.iter().enumerate().take(n) {
-            w[k] = w[k].max(cell.chars().count());
+            w[k] = w[k].max(width(cell));
         }
     }
     let mut out = String::new();
@@ -99,7 +82,7 @@ pub fn table(indent: &str, header: &[(&str, Align)], rows: &[Vec<String>]) -> St
             if k > 0 {
                 s.push_str("  ");
             }
-            let pad = w[k].saturating_sub(cell.chars().count());
+            let pad = w[k].saturating_sub(width(cell));
             match header[k].1 {
                 Align::Left => {
                     s.push_str(cell);
@@ -130,13 +113,17 @@ mod tests {
     #[test]
     fn scrubs_and_formats() {
         assert_eq!(clean("aten::mm"), "aten::mm");
-        assert_eq!(clean("a\x1b[2Jb\n"), "a\\x1b[2Jb\\x0a");
-        assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(clean("a\x1b[2Jb\n"), "a\u{FFFD}[2Jb ");
+        assert_eq!(clean("x\u{202e}y"), "x\u{FFFD}y");
+        assert_eq!(clean("x\u{200b}\u{feff}y"), "x\u{FFFD}\u{FFFD}y");
+        assert_eq!(fit("日本語テキスト", 5), "日本…");
+        let wide: String = "漢".repeat(100);
+        assert_eq!(width(&fit(&wide, 41)), 41);
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
         let long: String = ('a'..='z').cycle().take(100).collect();
         let f = fit(&long, 40);
-        assert_eq!(f.chars().count(), 40);
+        assert_eq!(width(&f), 40);
         assert!(f.starts_with("abcdefghijklmnopqrstuvwxyzabc") && f.ends_with("opqrstuv"));
         assert_eq!(dur(1.5e9), "1.500 ms");
         assert_eq!(dur(999.0), "999 ps");
@@ -147,8 +134,9 @@ mod tests {
             &[
                 vec!["a".into(), "10".into()],
                 vec!["bbb".into(), "2".into()],
+                vec!["日本".into(), "3".into()],
             ],
         );
-        assert_eq!(t, "NAME   N\na     10\nbbb    2\n");
+        assert_eq!(t, "NAME   N\na     10\nbbb    2\n日本   3\n");
     }
 }

@@ -5,26 +5,16 @@ use ratatui::text::Span;
 use std::borrow::Cow;
 
 /// True for characters that must never be written to the terminal: C0/C1 controls, DEL, and
-/// bidirectional / zero-width format characters that could reorder or hide text.
+/// bidirectional / zero-width format characters that could reorder or hide text (the shared
+/// rule, [`crate::text::is_unsafe`]).
 pub fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    crate::text::is_unsafe(c)
 }
 
-/// Replaces unsafe characters: tab/newline/CR become a space, everything else `�`.
+/// Replaces unsafe characters: tab/newline/CR become a space, everything else `�` (the shared
+/// rule, [`crate::text::sanitize`]).
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(
-        s.chars()
-            .map(|c| match c {
-                '\t' | '\n' | '\r' => ' ',
-                c if is_unsafe(c) => '\u{FFFD}',
-                c => c,
-            })
-            .collect(),
-    )
+    crate::text::sanitize(s)
 }
 
 fn is_ident(c: char) -> bool {

@@ -1,0 +1,105 @@
+//! The one rule for trace strings on the terminal, shared by the CLI's text output
+//! (`cli::text`) and the explorer (`ui::text`): [`sanitize`] lets no control, bidi or invisible
+//! character through, [`width`] measures columns with `unicode-width` (wide CJK 2, combining
+//! marks 0) and [`fit`] cuts to a width with an ellipsis. JSON output needs none of this: serde
+//! escapes per the JSON spec.
+
+use std::borrow::Cow;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// True for characters that must never be written to the terminal: C0/C1 controls and DEL;
+/// bidi marks, embeddings, overrides and isolates that reorder text (U+061C, U+200E/F,
+/// U+202A–E, U+2066–9); zero-width and invisible characters that hide text (U+200B–D,
+/// U+2060–4, U+FEFF byte order mark, tag characters U+E0000–E007F); line and paragraph
+/// separators (U+2028/9) and interlinear annotations (U+FFF9–B).
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
+}
+
+/// Replaces unsafe characters ([`is_unsafe`]): tab, newline and CR become a space, everything
+/// else `�` (U+FFFD), so the text keeps its length and shows where something was. Borrows when
+/// there is nothing to replace.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| match c {
+                '\t' | '\n' | '\r' => ' ',
+                c if is_unsafe(c) => '\u{FFFD}',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// Display width of (sanitized) text in terminal columns.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// Display width of one character (0 for combining marks and controls).
+pub fn char_width(c: char) -> usize {
+    UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// Cuts `s` to at most `max` columns, ending with `…` when cut; a combining mark stays with
+/// its base character and a wide character is never split.
+pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(head(s, max.saturating_sub(1)).to_string() + if max > 0 { "…" } else { "" })
+}
+
+/// The longest prefix of `s` at most `max` columns wide (with the combining marks of its last
+/// character).
+pub fn head(s: &str, max: usize) -> &str {
+    let mut w = 0;
+    for (i, c) in s.char_indices() {
+        let cw = char_width(c);
+        if w + cw > max {
+            return &s[..i];
+        }
+        w += cw;
+    }
+    s
+}
+
+/// The longest suffix of `s` at most `max` columns wide that does not start with a combining
+/// mark.
+pub fn tail(s: &str, max: usize) -> &str {
+    let mut w = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        let cw = char_width(c);
+        if w + cw > max {
+            break;
+        }
+        w += cw;
+        if cw > 0 {
+            start = i;
+        }
+    }
+    &s[start..]
+}
+
+/// [`sanitize`] then [`fit`]: a trace string ready for a terminal cell of `max` columns.
+pub fn clean_fit(s: &str, max: usize) -> String {
+    fit(&sanitize(s), max).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

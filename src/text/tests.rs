@@ -1,0 +1,100 @@
+//! Tests of the terminal text rule: every dangerous character class is replaced, widths follow
+//! unicode-width, cuts never exceed the width nor split a character from its marks.
+
+use super::*;
+use proptest::prelude::*;
+
+#[test]
+fn controls_c0_c1_and_del_are_replaced() {
+    for c in (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32) {
+        let s = format!("a{c}b");
+        let out = sanitize(&s);
+        assert!(!out.chars().any(is_unsafe), "{c:?} leaked");
+        assert_eq!(out.chars().count(), 3);
+    }
+    assert_eq!(sanitize("\x1b[2Jboom"), "\u{FFFD}[2Jboom");
+    assert_eq!(sanitize("a\tb\nc\rd"), "a b c d");
+    assert_eq!(sanitize("\u{9b}31m"), "\u{FFFD}31m", "C1 CSI");
+}
+
+#[test]
+fn bidi_zero_width_bom_and_tags_are_replaced() {
+    for c in [
+        '\u{202E}',
+        '\u{202A}',
+        '\u{2066}',
+        '\u{2069}',
+        '\u{200E}',
+        '\u{200F}',
+        '\u{061C}',
+        '\u{200B}',
+        '\u{200C}',
+        '\u{200D}',
+        '\u{2060}',
+        '\u{FEFF}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{E0041}',
+        '\u{FFF9}',
+    ] {
+        assert_eq!(sanitize(&format!("x{c}y")), "x\u{FFFD}y", "{:x}", c as u32);
+    }
+}
+
+#[test]
+fn plain_text_is_borrowed_and_kept() {
+    for s in [
+        "aten::mm",
+        "日本語",
+        "e\u{301}t\u{e9}",
+        "fused_add_relu (12)",
+        "🙂",
+    ] {
+        assert!(matches!(sanitize(s), Cow::Borrowed(_)), "{s}");
+    }
+}
+
+#[test]
+fn width_counts_wide_and_combining() {
+    assert_eq!(width("abc"), 3);
+    assert_eq!(width("日本語"), 6);
+    assert_eq!(width("e\u{301}"), 1, "combining acute");
+    assert_eq!(width("a\u{20DD}"), 1, "combining enclosing circle");
+}
+
+#[test]
+fn fit_cuts_with_an_ellipsis_by_columns() {
+    assert_eq!(fit("abcdef", 6), "abcdef");
+    assert_eq!(fit("abcdef", 4), "abc…");
+    assert_eq!(fit("abcdef", 1), "…");
+    assert_eq!(fit("abcdef", 0), "");
+    assert_eq!(fit("日本語テキスト", 5), "日本…");
+    assert_eq!(fit("日本語テキスト", 6), "日本…");
+    assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
+    let long = "x".repeat(100_000);
+    let f = fit(&long, 60);
+    assert_eq!(width(&f), 60);
+    assert!(f.ends_with('…'));
+}
+
+#[test]
+fn head_and_tail_keep_marks_with_their_base() {
+    assert_eq!(head("ae\u{301}b", 2), "ae\u{301}");
+    assert_eq!(tail("ae\u{301}b", 2), "e\u{301}b");
+    assert_eq!(tail("a日本", 3), "本");
+    assert_eq!(head("日本", 3), "日");
+}
+
+proptest! {
+    #[test]
+    fn sanitized_fit_is_safe_and_fits(s in "\\PC*|[\\x00-\\x{ff}\\x{200b}-\\x{206f}\\x{feff}日é\\x{301}]{0,80}", max in 0usize..50) {
+        let out = clean_fit(&s, max);
+        prop_assert!(!out.chars().any(is_unsafe));
+        prop_assert!(width(&out) <= max);
+        if width(&sanitize(&s)) <= max {
+            prop_assert_eq!(out, sanitize(&s).into_owned());
+        } else {
+            prop_assert!(out.ends_with('…') || max == 0);
+        }
+    }
+}
