@@ -161,6 +161,12 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         }
         args.push(format!("{}={}", text::sanitize(key), text::sanitize(&val)));
     }
+    // Lazily read args may come from a file rewritten meanwhile: checked after reading, so
+    // nothing read from a changed file is shown.
+    if cap.source_changed() {
+        args.clear();
+        long_name = None;
+    }
     if !args.is_empty() {
         out.push((args.join("  "), Style::default()));
     }
@@ -253,7 +259,8 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
             )
         })
         .collect();
-    if !args.is_empty() {
+    // Checked after reading (see `lines`).
+    if !args.is_empty() && !cap.source_changed() {
         out.push((args.join("  "), Style::default()));
     }
     // Category and times fill the panel when there is room left.
