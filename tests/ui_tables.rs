@@ -170,3 +170,23 @@ fn gpu_view_has_one_row_per_stream_and_enter_goes_to_it() {
     let row = app.rows.list[app.rows.cursor];
     assert_eq!(row.track(), Some(track));
 }
+
+#[test]
+fn gpu_queue_depth_is_a_row_under_the_device() {
+    let app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let l = app.loaded().unwrap().clone();
+    assert!(!l.derived.is_empty(), "alexnet links launches to kernels");
+    let d = &l.derived[0];
+    assert!(d.max >= 1.0);
+    assert!(!d.marks.is_empty(), "the GPU idles somewhere");
+    let pos = app
+        .rows
+        .iter()
+        .position(|r| *r == tracetui::ui::app::Row::Derived(0))
+        .expect("derived row");
+    // Right under its process header.
+    assert_eq!(
+        app.rows.list[pos - 1],
+        tracetui::ui::app::Row::Process(d.process)
+    );
+}

@@ -68,6 +68,10 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
             Row::Counter(track) => {
                 format!(" {} ~", text::sanitize(&cap.track_name(track)))
             }
+            Row::Derived(i) => l
+                .derived
+                .get(i as usize)
+                .map_or(String::new(), |d| format!(" {} ~", d.name)),
         };
         if i == app.rows.cursor {
             style = style.add_modifier(Modifier::REVERSED);

@@ -543,10 +543,11 @@ impl Keymap {
             .map_or(&[], |r| &r.2)
     }
 
-    /// Help rows of `view` followed by the global ones: (keys joined by " / ", description).
+    /// Help rows: the global ones, then `view`'s: (keys joined by " / ", description).
     pub fn help_rows(&self, view: ViewKind) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
-        for v in [view, ViewKind::Global] {
+        // Global keys (quit, help) first: they stay visible on short terminals.
+        for v in [ViewKind::Global, view] {
             for (rv, _, keys, desc) in &self.rows {
                 if *rv == v && !keys.is_empty() {
                     let k: Vec<String> = keys.iter().map(Key::to_string).collect();

@@ -35,6 +35,26 @@ pub struct Loaded {
     search: OnceLock<SearchEngine>,
     /// The optimizable-events ranking, computed on first use (`o`, details of CPU events).
     rank: OnceLock<Ranking>,
+    /// Derived counter rows: the GPU queue depth of each device over time, with its idle
+    /// intervals (from the launch ↔ kernel links; empty without GPU kernels).
+    pub derived: Vec<Derived>,
+}
+
+/// A counter computed from the capture, drawn as a row under its process.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    /// Process the row belongs to.
+    pub process: u32,
+    /// Row label.
+    pub name: String,
+    /// Step series: value from `ts[i]` until the next sample.
+    pub ts: Vec<crate::model::Ps>,
+    /// Values.
+    pub value: Vec<f64>,
+    /// Largest value.
+    pub max: f64,
+    /// Intervals drawn as an overlay (GPU idle), sorted.
+    pub marks: Vec<(crate::model::Ps, crate::model::Ps)>,
 }
 
 impl Loaded {
@@ -65,7 +85,33 @@ impl Loaded {
             load_time: started.elapsed(),
             search: OnceLock::new(),
             rank: OnceLock::new(),
+            derived: Vec::new(),
         }
+        .with_derived()
+    }
+
+    /// Adds the GPU queue-depth rows (one per device with kernels).
+    fn with_derived(mut self) -> Loaded {
+        let started = Instant::now();
+        self.derived = rank::device_queues(&self.cap, rank::Mode::Default)
+            .into_iter()
+            .filter(|q| !q.steps.is_empty())
+            .map(|q| {
+                let ts: Vec<_> = q.steps.iter().map(|s| s.0).collect();
+                let value: Vec<f64> = q.steps.iter().map(|s| f64::from(s.1)).collect();
+                let max = value.iter().copied().fold(0.0, f64::max);
+                Derived {
+                    process: q.process,
+                    name: "GPU queue depth".into(),
+                    ts,
+                    value,
+                    max,
+                    marks: q.idle,
+                }
+            })
+            .collect();
+        self.load_time += started.elapsed();
+        self
     }
 
     /// The optimizable-events ranking (torch's intended semantics), computed on first call.

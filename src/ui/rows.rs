@@ -19,13 +19,15 @@ pub enum Row {
     },
     /// A counter track (sparkline).
     Counter(u32),
+    /// A derived counter (`Loaded::derived[i]`: GPU queue depth with idle overlay).
+    Derived(u32),
 }
 
 impl Row {
     /// Track of the row, if any.
     pub fn track(self) -> Option<u32> {
         match self {
-            Row::Process(_) => None,
+            Row::Process(_) | Row::Derived(_) => None,
             Row::Lane { track, .. } | Row::Counter(track) => Some(track),
         }
     }
@@ -142,6 +144,11 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
         rows.push(Row::Process(p));
         if collapsed.contains(&p) {
             continue;
+        }
+        for (i, d) in l.derived.iter().enumerate() {
+            if d.process == p {
+                rows.push(Row::Derived(i as u32));
+            }
         }
         let mut ts = std::mem::take(&mut by_proc[p as usize]);
         // Other tracks by sort index, then GPU streams by stream id, then counters.

@@ -93,6 +93,17 @@ fn under_cursor(app: &App) -> Option<String> {
                 )
             })
         }
+        Row::Derived(i) => {
+            let d = l.derived.get(i as usize)?;
+            let v = value_at(&d.ts, &d.value, t)?;
+            let k = d.marks.partition_point(|m| m.0 <= t);
+            let idle = k > 0 && d.marks[k - 1].1 > t;
+            Some(format!(
+                "{} {v}{} · falling to 0 marks where the GPU starves (o ranks the CPU events)",
+                d.name,
+                if idle { " · GPU idle here" } else { "" }
+            ))
+        }
         Row::Counter(track) => {
             let ci = l.cap.tracks.get(track as usize)?.counter?;
             let s = l.cap.counters.get(ci as usize)?;

@@ -166,6 +166,7 @@ impl Timeline<'_> {
                     }
                 }
                 Row::Counter(track) => self.draw_counter(buf, area.x, y, cols, track),
+                Row::Derived(i) => self.draw_derived(buf, area.x, y, cols, i),
             }
         }
     }
@@ -370,6 +371,42 @@ impl Timeline<'_> {
                     c.set_symbol("╻")
                         .set_style(colors::edge_style(app.theme, colors::name_slot(name)));
                 }
+            }
+        }
+    }
+
+    /// A derived counter (GPU queue depth): sparkline scaled to its maximum, with its marked
+    /// intervals (GPU idle) drawn as `▁` in reverse video.
+    fn draw_derived(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, i: u32) {
+        let app = self.app;
+        let Some(d) = self.l.derived.get(i as usize) else {
+            return;
+        };
+        let style = colors::edge_style(app.theme, colors::name_slot(&d.name));
+        for k in 0..cols {
+            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
+            let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+            // Idle overlaps this column?
+            let m = d.marks.partition_point(|iv| iv.0 < b);
+            let idle = m > 0 && d.marks[m - 1].1 > a;
+            let v = value_at(&d.ts, &d.value, a + (b - a) / 2);
+            let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
+                continue;
+            };
+            match v {
+                Some(v) if v > 0.0 => {
+                    let lvl = if d.max > 0.0 {
+                        ((v / d.max) * 7.0).round().clamp(1.0, 7.0) as usize
+                    } else {
+                        0
+                    };
+                    c.set_symbol(SPARK[lvl]).set_style(style);
+                }
+                _ if idle => {
+                    c.set_symbol("▁")
+                        .set_style(style.add_modifier(ratatui::style::Modifier::REVERSED));
+                }
+                _ => {}
             }
         }
     }
