@@ -33,7 +33,11 @@ fn main() {
         w.flush().expect("flush");
         drop(w);
         fs::rename(&tmp, &path).expect("rename");
-        eprintln!("generated {} ({n} events) in {:.1} s", path.display(), t.elapsed().as_secs_f64());
+        eprintln!(
+            "generated {} ({n} events) in {:.1} s",
+            path.display(),
+            t.elapsed().as_secs_f64()
+        );
     }
     let bytes = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let src = || SourceInfo {
@@ -63,7 +67,10 @@ fn main() {
                 r.eval.ranked.len()
             );
         }
-        println!("rank analysis ({label:<7}) {:>8.1} ms  ({summary})", best * 1e3);
+        println!(
+            "rank analysis ({label:<7}) {:>8.1} ms  ({summary})",
+            best * 1e3
+        );
     }
     drop(c);
     let mut best = f64::INFINITY;

@@ -29,7 +29,9 @@ fn kineto(events: &[String]) -> Capture {
 }
 
 fn cpu(cat: &str, name: &str, ts: u32, dur: u32, corr: Option<u32>) -> String {
-    let args = corr.map_or(String::new(), |c| format!(", \"args\": {{\"correlation\": {c}}}"));
+    let args = corr.map_or(String::new(), |c| {
+        format!(", \"args\": {{\"correlation\": {c}}}")
+    });
     format!(
         "{{\"ph\": \"X\", \"cat\": \"{cat}\", \"name\": \"{name}\", \"pid\": 1, \"tid\": 1, \
          \"ts\": {ts}, \"dur\": {dur}{args}}}"
@@ -58,8 +60,21 @@ fn example() -> Capture {
         gpu("gpu_memcpy", "Memcpy DtoH", 7, 91, 2, 99),
     ];
     for k in 0..5u32 {
-        ev.push(cpu("cuda_runtime", "cudaLaunchKernel", 2 + 2 * k, 1, Some(k + 1)));
-        ev.push(gpu("kernel", &format!("k{}", k + 1), 7, 30 + 2 * k, 2, k + 1));
+        ev.push(cpu(
+            "cuda_runtime",
+            "cudaLaunchKernel",
+            2 + 2 * k,
+            1,
+            Some(k + 1),
+        ));
+        ev.push(gpu(
+            "kernel",
+            &format!("k{}", k + 1),
+            7,
+            30 + 2 * k,
+            2,
+            k + 1,
+        ));
     }
     kineto(&ev)
 }
@@ -77,17 +92,45 @@ fn worked_example_every_step() {
     assert_eq!((r.launches, r.kernels, r.eval.linked), (6, 6, 6));
     let o = c.span.0;
     // Queue depth at each launch/kernel (memcpy excluded: cat is not `kernel`).
-    let d: Vec<(Ps, u32)> = r.eval.points.iter().map(|p| ((p.start - o) / US, p.depth)).collect();
+    let d: Vec<(Ps, u32)> = r
+        .eval
+        .points
+        .iter()
+        .map(|p| ((p.start - o) / US, p.depth))
+        .collect();
     assert_eq!(
         d,
-        vec![(2, 1), (4, 2), (6, 3), (8, 4), (10, 5), (30, 4), (32, 3), (34, 2), (36, 1), (38, 0), (61, 1), (80, 0)]
+        vec![
+            (2, 1),
+            (4, 2),
+            (6, 3),
+            (8, 4),
+            (10, 5),
+            (30, 4),
+            (32, 3),
+            (34, 2),
+            (36, 1),
+            (38, 0),
+            (61, 1),
+            (80, 0)
+        ]
     );
     assert_eq!(r.eval.queue_depth_max(), 5);
     // Idle: edges (0, 2) and (90, 95), then the drained gap (40, 61).
-    let idle: Vec<(Ps, Ps)> = r.eval.idle.iter().map(|&(a, b)| ((a - o) / US, (b - o) / US)).collect();
+    let idle: Vec<(Ps, Ps)> = r
+        .eval
+        .idle
+        .iter()
+        .map(|&(a, b)| ((a - o) / US, (b - o) / US))
+        .collect();
     assert_eq!(idle, vec![(0, 2), (90, 95), (40, 61)]);
     // Falling phases: from the last zero (80) back to the peak 5 at 10; again from the zero at 38.
-    let fall: Vec<(Ps, Ps)> = r.eval.falling.iter().map(|&(a, b)| ((a - o) / US, (b - o) / US)).collect();
+    let fall: Vec<(Ps, Ps)> = r
+        .eval
+        .falling
+        .iter()
+        .map(|&(a, b)| ((a - o) / US, (b - o) / US))
+        .collect();
     assert_eq!(fall, vec![(10, 80), (10, 38)]);
     // Per-event lookups: (name, ts) → (self µs, idle µs, queue depth).
     for (name, ts, self_us, idle_us, qd) in [
@@ -110,7 +153,13 @@ fn worked_example_every_step() {
     // sync 2.96663, c 0.684515, py 0.32666, b -0.53839, a -0.589116, launches at 10 and 61 -1.425149.
     let ranked: Vec<(String, Ps, f64)> = r
         .ranked()
-        .map(|(id, _, s)| (c.slice_name(id).to_string(), (c.slices.start[id as usize] - o) / US, s))
+        .map(|(id, _, s)| {
+            (
+                c.slice_name(id).to_string(),
+                (c.slices.start[id as usize] - o) / US,
+                s,
+            )
+        })
         .collect();
     let names: Vec<(&str, Ps)> = ranked.iter().map(|(n, t, _)| (n.as_str(), *t)).collect();
     assert_eq!(
@@ -125,7 +174,10 @@ fn worked_example_every_step() {
             ("cudaLaunchKernel", 61),
         ]
     );
-    for ((_, _, s), want) in ranked.iter().zip([2.96663, 0.684515, 0.32666, -0.53839, -0.589116, -1.425149]) {
+    for ((_, _, s), want) in ranked
+        .iter()
+        .zip([2.96663, 0.684515, 0.32666, -0.53839, -0.589116, -1.425149])
+    {
         assert!((s - want).abs() < 1e-5, "{s} vs {want}");
     }
     // Source location: the python frame above every candidate.
@@ -135,14 +187,22 @@ fn worked_example_every_step() {
     // Compat: same numbers here (disjoint idle intervals; nested falling phases are subsumed), but
     // ties keep torch's metrics order: the launch at 61 comes before the one at 10.
     let rc = rank(&c, Mode::Compat);
-    let last: Vec<Ps> = rc.ranked().skip(5).map(|(id, _, _)| (c.slices.start[id as usize] - o) / US).collect();
+    let last: Vec<Ps> = rc
+        .ranked()
+        .skip(5)
+        .map(|(id, _, _)| (c.slices.start[id as usize] - o) / US)
+        .collect();
     assert_eq!(last, vec![61, 10]);
     // Compat kernels: every GPU event whose name has no mem/cpy/alloc/free → the memcpy is out too.
     assert_eq!(rc.kernels, 6);
     // One device: its step series.
     let dq = device_queues(&c, Mode::Default);
     assert_eq!(dq.len(), 1);
-    let steps: Vec<(Ps, u32)> = dq[0].steps.iter().map(|&(t, d)| ((t - o) / US, d)).collect();
+    let steps: Vec<(Ps, u32)> = dq[0]
+        .steps
+        .iter()
+        .map(|&(t, d)| ((t - o) / US, d))
+        .collect();
     assert_eq!(steps, d);
 }
 
@@ -164,14 +224,22 @@ fn no_gpu_work_ranks_nothing() {
 
 #[test]
 fn no_launches_kernels_only() {
-    let c = kineto(&[cpu("cpu_op", "aten::a", 0, 10, None), gpu("kernel", "k", 7, 2, 3, 1)]);
+    let c = kineto(&[
+        cpu("cpu_op", "aten::a", 0, 10, None),
+        gpu("kernel", "k", 7, 2, 3, 1),
+    ]);
     let r = rank(&c, Mode::Default);
     assert_eq!((r.launches, r.kernels, r.eval.linked), (0, 1, 0));
     // spawned stays -1: depth 0 at the kernel; idle edges (0,2) and (5,10).
     assert_eq!(r.eval.points.len(), 1);
     assert_eq!(r.eval.points[0].depth, 0);
     let o = c.span.0;
-    let idle: Vec<(Ps, Ps)> = r.eval.idle.iter().map(|&(a, b)| ((a - o) / US, (b - o) / US)).collect();
+    let idle: Vec<(Ps, Ps)> = r
+        .eval
+        .idle
+        .iter()
+        .map(|&(a, b)| ((a - o) / US, (b - o) / US))
+        .collect();
     assert_eq!(idle, vec![(0, 2), (5, 10)]);
     assert_eq!(r.eval.idle_ps[0], 7 * US);
 }
@@ -181,7 +249,13 @@ fn one_candidate_and_zero_variance() {
     // Four launches then one event overlapping the falling phase: a single candidate.
     let mut ev = vec![cpu("cpu_op", "aten::wait", 20, 30, None)];
     for k in 0..4u32 {
-        ev.push(cpu("cuda_runtime", "cudaLaunchKernel", 2 * k, 0, Some(k + 1)));
+        ev.push(cpu(
+            "cuda_runtime",
+            "cudaLaunchKernel",
+            2 * k,
+            0,
+            Some(k + 1),
+        ));
         ev.push(gpu("kernel", "k", 7, 30 + 2 * k, 2, k + 1));
     }
     let c = kineto(&ev);
@@ -261,7 +335,10 @@ fn brute(inp: &Input) -> (Vec<u32>, Vec<Ps>) {
         // Latest start; ties: any event with that start whose end is used by torch — the
         // reference takes the last such in the compat DFS order, approximated by requiring
         // unique starts in the generator.
-        let le = (0..inp.start.len()).find(|&i| inp.start[i] == ls).map(|i| inp.end[i]).unwrap();
+        let le = (0..inp.start.len())
+            .find(|&i| inp.start[i] == ls)
+            .map(|i| inp.end[i])
+            .unwrap();
         iv.push((first, pts[0].0));
         iv.push((pts[pts.len() - 1].2, le));
     }
@@ -271,7 +348,9 @@ fn brute(inp: &Input) -> (Vec<u32>, Vec<Ps>) {
         if d == 0 && idle.is_none() {
             idle = Some(e);
         }
-        if d > 0 && let Some(a) = idle.take() {
+        if d > 0
+            && let Some(a) = idle.take()
+        {
             iv.push((a, s));
         }
     }

@@ -67,9 +67,21 @@ fn alexnet_default_and_compat() {
     assert_eq!(
         rows,
         vec![
-            ("[param|cuda]", 1695835542514261000, 61949000.0, 40358565000.0, 0),
+            (
+                "[param|cuda]",
+                1695835542514261000,
+                61949000.0,
+                40358565000.0,
+                0
+            ),
             ("aten::mul", 1695835585804961000, 21316000.0, 21338000.0, 0),
-            ("aten::fill_", 1695835585784599000, 20318000.0, 20318000.0, 0),
+            (
+                "aten::fill_",
+                1695835585784599000,
+                20318000.0,
+                20318000.0,
+                0
+            ),
         ]
     );
     let scores: Vec<f64> = top.iter().map(|e| e["score"].as_f64().unwrap()).collect();
@@ -97,19 +109,34 @@ fn text_table_times_relative_to_first_event() {
     assert_eq!(code, 0);
     assert!(out.contains("79 launches, 79 kernels, 79 linked; max queue depth 18; 728 CPU events, 2 falling phases, 119 candidates"), "{out}");
     let first = out.lines().find(|l| l.contains("[param|cuda]")).unwrap();
-    assert!(first.contains("33.132 ms") && first.contains("92.94%"), "{first}");
+    assert!(
+        first.contains("33.132 ms") && first.contains("92.94%"),
+        "{first}"
+    );
     assert!(out.contains("showing 2 of 119 candidates"), "{out}");
 }
 
 #[test]
 fn driver_and_hip_launches_only_in_default_mode() {
     let t = fixture("chrome/triton_example.json.gz");
-    assert_eq!(counts(&json(&["rank", &t, "--json"])), [1, 1, 1, 1, 6, 0, 0]);
-    assert_eq!(counts(&json(&["rank", &t, "--json", "--compat"])), [0, 1, 0, 0, 6, 0, 0]);
+    assert_eq!(
+        counts(&json(&["rank", &t, "--json"])),
+        [1, 1, 1, 1, 6, 0, 0]
+    );
+    assert_eq!(
+        counts(&json(&["rank", &t, "--json", "--compat"])),
+        [0, 1, 0, 0, 6, 0, 0]
+    );
     let m = fixture("chrome/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
-    assert_eq!(counts(&json(&["rank", &m, "--json"])), [14, 14, 14, 1, 94, 0, 0]);
+    assert_eq!(
+        counts(&json(&["rank", &m, "--json"])),
+        [14, 14, 14, 1, 94, 0, 0]
+    );
     // Compat: no launch names match; the 2 gpu_user_annotation slices count as kernels.
-    assert_eq!(counts(&json(&["rank", &m, "--json", "--compat"])), [0, 16, 0, 0, 94, 0, 0]);
+    assert_eq!(
+        counts(&json(&["rank", &m, "--json", "--compat"])),
+        [0, 16, 0, 0, 94, 0, 0]
+    );
 }
 
 #[test]
@@ -117,7 +144,10 @@ fn cpu_only_capture_says_so_and_exits_0() {
     let f = fixture("chrome/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
     let (code, out) = run(&["rank", &f]);
     assert_eq!(code, 0);
-    assert!(out.contains("no GPU work (no kernels): nothing to rank"), "{out}");
+    assert!(
+        out.contains("no GPU work (no kernels): nothing to rank"),
+        "{out}"
+    );
     let c = json(&["rank", &f, "--json"]);
     assert_eq!(counts(&c), [0, 0, 0, 0, 15, 0, 0]);
     assert_eq!(c["optimizable"].as_array().map(Vec::len), Some(0));

@@ -27,7 +27,8 @@ fn prefix(v: &[Ps]) -> Vec<i128> {
 impl Cover {
     /// Builds the cover of `iv` (`(start, end)`); empty and inverted intervals count for nothing.
     pub fn new(iv: impl IntoIterator<Item = (Ps, Ps)>) -> Cover {
-        let (mut starts, mut ends): (Vec<Ps>, Vec<Ps>) = iv.into_iter().filter(|i| i.1 > i.0).unzip();
+        let (mut starts, mut ends): (Vec<Ps>, Vec<Ps>) =
+            iv.into_iter().filter(|i| i.1 > i.0).unzip();
         starts.sort_unstable();
         ends.sort_unstable();
         let start_sums = prefix(&starts);

@@ -16,8 +16,7 @@ pub const TOP: u32 = 4;
 /// Intervals may be inverted or overlap; callers decide how to count them.
 pub fn idle_intervals(points: &[QueuePoint], tree_edges: Option<(Ps, Ps)>) -> Vec<(Ps, Ps)> {
     let mut out = Vec::new();
-    if let (Some(first), Some(last), Some((t0, t1))) = (points.first(), points.last(), tree_edges)
-    {
+    if let (Some(first), Some(last), Some((t0, t1))) = (points.first(), points.last(), tree_edges) {
         out.push((t0, first.start));
         out.push((last.end, t1));
     }

@@ -282,7 +282,12 @@ impl Ranking {
 }
 
 /// Builds the columns of `roles` (kernels filtered by `keep`) and evaluates them.
-fn rank_roles(c: &Capture, roles: &select::Roles, mode: Mode, keep: impl Fn(u32) -> bool) -> Ranking {
+fn rank_roles(
+    c: &Capture,
+    roles: &select::Roles,
+    mode: Mode,
+    keep: impl Fn(u32) -> bool,
+) -> Ranking {
     let s = &c.slices;
     let start: Vec<Ps> = roles.tree.iter().map(|&i| s.start[i as usize]).collect();
     let end: Vec<Ps> = roles.tree.iter().map(|&i| s.end(i as usize)).collect();

@@ -57,11 +57,7 @@ pub fn link(launch_corr: &[u64], kernel_corr: &[u64]) -> Vec<u32> {
 /// launches before kernels at equal starts. At each point the spawned index becomes the launch's
 /// kernel (when linked), the kernel cursor moves past every kernel started so far, and
 /// `depth = max(spawned − cursor + 1, 0)`.
-pub fn points(
-    launch: &[(Ps, Ps)],
-    kernel_of: &[u32],
-    kernel: &[(Ps, Ps)],
-) -> Vec<QueuePoint> {
+pub fn points(launch: &[(Ps, Ps)], kernel_of: &[u32], kernel: &[(Ps, Ps)]) -> Vec<QueuePoint> {
     let mut out = Vec::with_capacity(launch.len() + kernel.len());
     let (mut il, mut ig) = (0usize, 0usize);
     let mut spawned: i64 = -1;
@@ -143,6 +139,9 @@ mod tests {
         assert_eq!(depth_at(&p, -5), 0);
         assert_eq!(depth_at(&p, 2), 3);
         assert_eq!(depth_at(&p, 11), 2);
-        assert_eq!(steps(&p), vec![(0, 1), (1, 2), (2, 3), (10, 2), (12, 1), (14, 0)]);
+        assert_eq!(
+            steps(&p),
+            vec![(0, 1), (1, 2), (2, 3), (10, 2), (12, 1), (14, 0)]
+        );
     }
 }

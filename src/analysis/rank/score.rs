@@ -48,7 +48,10 @@ pub fn z_compat(x: &[f32]) -> Vec<f32> {
 pub fn scores_default(f: &[f64], s: &[Ps]) -> Vec<f64> {
     let sf: Vec<f64> = s.iter().map(|&v| v as f64).collect();
     let (zf, zs) = (z_default(f), z_default(&sf));
-    zf.iter().zip(&zs).map(|(a, b)| a + SELF_WEIGHT * b).collect()
+    zf.iter()
+        .zip(&zs)
+        .map(|(a, b)| a + SELF_WEIGHT * b)
+        .collect()
 }
 
 /// Compat scores: float32 as in torch; self time in ns as torch stores it.
