@@ -52,7 +52,7 @@ pub fn falling_phases(points: &[QueuePoint]) -> Vec<(Ps, Ps)> {
     let mut i = n;
     while i > 0 {
         i -= 1;
-        if v(i) <= BOTTOM {
+        if v(i) == BOTTOM {
             next[i] = next[i + 1];
             continue;
         }
@@ -70,8 +70,8 @@ pub fn falling_phases(points: &[QueuePoint]) -> Vec<(Ps, Ps)> {
             }
         }
         let this = (v(peak) >= TOP).then_some((peak, re));
-        for x in rs..re {
-            next[x] = this.or(after);
+        for slot in &mut next[rs..re] {
+            *slot = this.or(after);
         }
         // Inner positions of a qualifying run are never queried with a later start; the run
         // start is what matters.
@@ -123,7 +123,7 @@ mod tests {
                 continue;
             }
             for j in i + 1..v.len() {
-                let z = (j..v.len()).find(|&k| v[k] <= BOTTOM);
+                let z = (j..v.len()).find(|&k| v[k] == BOTTOM);
                 let seg = &v[j..z.unwrap_or(v.len())];
                 let peak = seg
                     .iter()
