@@ -69,6 +69,10 @@ Times are shown in ps/ns/µs/ms/s; --json gives ns.";
 pub struct Cli {
     /// Log dir or capture file to open in the interactive explorer [default: .]
     pub path: Option<PathBuf>,
+    /// Keep at most N events per capture (a capture too large for the available memory is
+    /// capped automatically; both are reported)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -93,6 +97,10 @@ pub struct SummaryArgs {
     /// Print JSON (stable shape, see docs/cli.md) instead of text
     #[arg(long)]
     pub json: bool,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
 }
 
 /// Row order of `stats`.
@@ -158,6 +166,10 @@ pub struct StatsArgs {
     /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
     #[arg(long)]
     pub unified: bool,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
 }
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
@@ -178,6 +190,11 @@ where
             return e.exit_code();
         }
     };
+    crate::formats::budget::set_max_events(match &cli.command {
+        Some(Command::Summary(a)) => a.max_events,
+        Some(Command::Stats(a)) => a.max_events,
+        None => cli.max_events,
+    });
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
