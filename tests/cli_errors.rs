@@ -323,3 +323,41 @@ fn mixed_directory_reports_each_file() {
     assert!(out.contains("kept the 1 complete XPlanes"), "{out}");
     assert_eq!(out.matches("   error:").count(), failed, "{out}");
 }
+
+#[test]
+fn max_events_caps_and_reports_prominently() {
+    let (code, out, err) = run([
+        OsStr::new("summary"),
+        OsStr::new("--max-events"),
+        OsStr::new("100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("   CAPPED:   kept the first 100 events of 2"),
+        "{out}"
+    );
+    assert!(out.contains("(--max-events 100)"), "{out}");
+    let (code, out, _) = run([
+        OsStr::new("summary"),
+        OsStr::new("--json"),
+        OsStr::new("--max-events=100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(
+        v["captures"][0]["capped"]
+            .as_str()
+            .is_some_and(|c| c.contains("--max-events 100"))
+    );
+    assert_eq!(run(["summary", "--max-events", "0", "."]).0, 2);
+    let (code, out, _) = run([
+        OsStr::new("stats"),
+        OsStr::new("--max-events"),
+        OsStr::new("100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(!out.is_empty());
+}
