@@ -454,7 +454,23 @@ fn reparse_repaired(
     let mut ld = Loader::new(progress);
     let res = run_slice(fixed, &mut ld);
     let off = |e: &serde_json::Error| recover::offset_of(fixed, e.line(), e.column());
-    settle(path, &mut ld, res, &off, fixed.len() as u64, false)?;
+    // Offsets of the repaired text are not offsets of the file (repairs change lengths): a
+    // failure is reported at the first error of the original text.
+    settle(path, &mut ld, res, &off, fixed.len() as u64, false).map_err(|e| {
+        if e.is_cancelled() {
+            return e;
+        }
+        LoadError::new(
+            e.kind,
+            path,
+            Some(first_at),
+            format!(
+                "{} (a second-chance parse after repairs failed too: {})",
+                strip_position(first),
+                e.message
+            ),
+        )
+    })?;
     ld.b.warn(
         "repaired",
         format!(

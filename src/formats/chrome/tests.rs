@@ -397,3 +397,14 @@ fn extreme_times_are_skipped_not_overflowed() {
     );
     assert_eq!(warning(&c, "bad_timestamp").map(|w| w.count), Some(1));
 }
+
+/// Fuzz find: invalid UTF-8 makes the repair pass lengthen the text (U+FFFD is 3 bytes), and an
+/// error of the repaired parse was reported at an offset past the end of the file.
+#[test]
+fn error_after_repair_points_into_the_file() {
+    let mut t = br#"[{"name": "a", "ph": "X", "pid": 1, "ts": 1, "cat": "x", "n[me": "g"#.to_vec();
+    t.extend(std::iter::repeat_n(0xff, 120));
+    t.extend_from_slice(br#"uce", "pid": 1074, , "ts": 9560, "ph": "E"}]"#);
+    let e = load_bytes(&t, SourceInfo::default(), &Progress::default()).unwrap_err();
+    assert!(e.offset.is_some_and(|o| o <= t.len() as u64), "{e}");
+}

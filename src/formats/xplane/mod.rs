@@ -165,7 +165,7 @@ pub fn load_bytes_threads(
 const XSPACE_FIRST_KEYS: [u8; 4] = [0x0a, 0x12, 0x1a, 0x22];
 
 /// The [`LoadError`] for a wire error of the file at `path`.
-fn wire_error(path: &Path, e: Box<wire::WireError>) -> LoadError {
+fn wire_error(path: &Path, e: &wire::WireError) -> LoadError {
     let kind = if e.cancelled {
         LoadErrorKind::Cancelled
     } else if e.truncated {
@@ -173,7 +173,7 @@ fn wire_error(path: &Path, e: Box<wire::WireError>) -> LoadError {
     } else {
         LoadErrorKind::Corrupt
     };
-    LoadError::new(kind, path, Some(e.offset), e.message)
+    LoadError::new(kind, path, Some(e.offset), e.message.clone())
 }
 
 /// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats. `gz_error`:
@@ -191,7 +191,7 @@ fn load_source(
         .bytes_total
         .store(bytes.len() as u64, Ordering::Relaxed);
     let to_err = |e: Box<wire::WireError>| {
-        let mut le = wire_error(&path, e);
+        let mut le = wire_error(&path, &e);
         if let Some(g) = &gz_error {
             le.message = format!("{} ({g})", le.message);
         }
@@ -319,7 +319,7 @@ pub fn line_event_counts(bytes: &[u8]) -> Result<Vec<(String, String, u64)>, Loa
     let path = Path::new("<bytes>");
     let mut buf = Vec::new();
     let bytes = maybe_gunzip(bytes, path, &mut buf)?;
-    let space = scan::scan_space(bytes).map_err(|e| wire_error(path, e))?;
+    let space = scan::scan_space(bytes).map_err(|e| wire_error(path, &e))?;
     let mut out: Vec<(String, String, u64)> = Vec::new();
     for p in &space.planes {
         let pname = String::from_utf8_lossy(p.name).into_owned();
