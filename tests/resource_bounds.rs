@@ -199,3 +199,82 @@ fn event_cap_keeps_the_first_events_and_says_so() {
     assert!(w.message.contains("whole XLines"), "{}", w.message);
     assert!(c.slices.len() < full.slices.len());
 }
+
+/// Peak resident memory of this process so far (`VmHWM`), bytes.
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Loads `text`, printing time, events and the peak RSS; returns the capture's event count.
+fn measure(what: &str, text: &[u8]) -> u64 {
+    // Reset the peak to the current RSS (Linux: "5" to clear_refs) so each figure is its own.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let t = std::time::Instant::now();
+    let before = peak_rss();
+    let c = chrome::load_bytes(text, src("big.json"), &Progress::default()).expect("load");
+    let n = c.event_count();
+    println!(
+        "{what}: {} MB of JSON, {n} events, {} tracks, {:.2} s, peak RSS {} MB (was {} MB)",
+        text.len() >> 20,
+        c.tracks.len(),
+        t.elapsed().as_secs_f64(),
+        peak_rss() >> 20,
+        before >> 20
+    );
+    n
+}
+
+/// 1 M tracks (one event per thread id). `cargo test --release --test resource_bounds -- --ignored --nocapture`
+#[test]
+#[ignore = "big: run by hand for the figures in docs/robustness.md"]
+fn one_million_tracks() {
+    let mut t = String::from("[");
+    for i in 0..1_000_000u32 {
+        if i > 0 {
+            t.push(',');
+        }
+        t.push_str(&format!(
+            r#"{{"ph":"X","name":"a","pid":1,"tid":{i},"ts":{i},"dur":1}}"#
+        ));
+    }
+    t.push(']');
+    assert_eq!(measure("1M tracks", t.as_bytes()), 1_000_000);
+}
+
+/// Millions of distinct names (`TRACETUI_NAMES`, default 2 M; 10 M needs ≈ 5 GB free).
+#[test]
+#[ignore = "big: run by hand for the figures in docs/robustness.md"]
+fn millions_of_distinct_names() {
+    let n: u32 = std::env::var("TRACETUI_NAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000_000);
+    let mut t = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            t.push(',');
+        }
+        t.push_str(&format!(
+            r#"{{"ph":"X","name":"kernel_{i:08x}","pid":1,"tid":1,"ts":{i},"dur":1}}"#
+        ));
+    }
+    t.push(']');
+    assert_eq!(measure("distinct names", t.as_bytes()), u64::from(n));
+}
+
+/// One 100 MB event name.
+#[test]
+#[ignore = "big: run by hand for the figures in docs/robustness.md"]
+fn one_hundred_megabyte_string() {
+    let mut t = String::from(r#"[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":""#);
+    t.push_str(&"x".repeat(100 << 20));
+    t.push_str(r#""}]"#);
+    assert_eq!(measure("100 MB name", t.as_bytes()), 1);
+}
