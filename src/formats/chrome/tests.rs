@@ -273,8 +273,10 @@ fn bare_na_control_chars_invalid_utf8() {
 fn not_a_trace_is_an_error_with_offset() {
     let e = try_load("hello").unwrap_err();
     assert_eq!(e.offset, Some(0));
+    assert_eq!(e.kind, crate::formats::LoadErrorKind::NotATrace);
     let e = try_load("").unwrap_err();
-    assert!(e.message.contains("end of file"), "{}", e.message);
+    assert!(e.message.contains("empty file"), "{}", e.message);
+    assert_eq!(e.kind, crate::formats::LoadErrorKind::NotATrace);
     let e = try_load("{\"a\":1}").unwrap_err();
     assert!(e.message.contains("traceEvents"), "{}", e.message);
     let e = try_load("[1,2]").unwrap_err();
