@@ -214,3 +214,150 @@ fn unreadable_entries_reported_others_loaded() {
     assert!(err.contains("w.3.pt.trace.json"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// A directory mixing a good capture, truncated JSON and XPlane captures, an empty file, binary
+/// garbage, an unreadable file (skipped as root) and a non-UTF-8 file name: every file is reported
+/// with its kind, the good and partial ones are summarized, exit 0.
+#[cfg(unix)]
+#[test]
+fn mixed_directory_reports_each_file() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().expect("tempdir");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    fs::copy(good_trace(), d.path().join("w.1.pt.trace.json.gz")).expect("copy");
+    let simple = fs::read(fx.join("chrome/simple_trace.json")).expect("read");
+    fs::write(d.path().join("cut.trace.json"), &simple[..3000]).expect("write");
+    let vm = fs::read(fx.join("cli/vm.xplane.pb")).expect("read");
+    // Past the first plane (199 373 bytes), inside the second.
+    fs::write(d.path().join("h.xplane.pb"), &vm[..300_000]).expect("write");
+    fs::write(d.path().join("cut0.xplane.pb"), &vm[..4000]).expect("write");
+    fs::write(d.path().join("empty.pt.trace.json"), b"").expect("write");
+    let garbage: Vec<u8> = (0..600u32).map(|i| (i * 7919 % 251) as u8 | 0x80).collect();
+    fs::write(d.path().join("garbage.pt.trace.json"), &garbage).expect("write");
+    fs::write(d.path().join("g.xplane.pb"), &garbage).expect("write");
+    let odd = d.path().join(OsStr::from_bytes(b"odd\xffname.json"));
+    fs::copy(fx.join("chrome/trivial_trace.json"), &odd).expect("copy");
+    let locked = d.path().join("locked.pt.trace.json");
+    fs::write(&locked, &simple).expect("write");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).expect("chmod");
+    let as_root = fs::File::open(&locked).is_ok();
+    if as_root {
+        fs::remove_file(&locked).expect("rm"); // permissions are not enforced for root
+    }
+
+    let (code, out, err) = run([
+        OsStr::new("summary"),
+        OsStr::new("--json"),
+        d.path().as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("summary --json");
+    let caps = v["captures"].as_array().expect("captures");
+    let find = |s: &str| {
+        caps.iter()
+            .find(|c| c["path"].as_str().is_some_and(|p| p.ends_with(s)))
+            .unwrap_or_else(|| panic!("{s} missing from {out}"))
+    };
+    let kind = |s: &str| find(s)["error_kind"].as_str().map(str::to_owned);
+    assert_eq!(kind("w.1.pt.trace.json.gz"), None);
+    assert_eq!(find("w.1.pt.trace.json.gz")["events"], 2451);
+    assert_eq!(kind("odd\u{fffd}name.json"), None);
+    assert_eq!(find("odd\u{fffd}name.json")["events"], 2);
+    // Partial loads: what was kept, in events, bytes and percent.
+    let warning = |s: &str| {
+        find(s)["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .find(|w| w["kind"] == "truncated")
+            .and_then(|w| w["message"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| panic!("no truncated warning for {s}"))
+    };
+    assert!(warning("cut.trace.json").contains("kept the 24 complete events"));
+    let w = warning("h.xplane.pb");
+    assert!(
+        w.contains("at byte 199373")
+            && w.contains("kept the 1 complete XPlanes")
+            && w.contains("66.5%"),
+        "{w}"
+    );
+    assert_eq!(kind("cut0.xplane.pb").as_deref(), Some("truncated"));
+    assert_eq!(kind("empty.pt.trace.json").as_deref(), Some("not_a_trace"));
+    assert_eq!(
+        kind("garbage.pt.trace.json").as_deref(),
+        Some("not_a_trace")
+    );
+    assert_eq!(kind("g.xplane.pb").as_deref(), Some("not_a_trace"));
+    for name in [
+        "cut0.xplane.pb",
+        "empty.pt.trace.json",
+        "garbage.pt.trace.json",
+        "g.xplane.pb",
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with("tracetui: error:")
+                && l.contains(name)
+                && l.contains("at byte")),
+            "{name}: {err}"
+        );
+    }
+    if !as_root {
+        assert_eq!(kind("locked.pt.trace.json").as_deref(), Some("io"));
+        assert!(
+            err.contains("locked.pt.trace.json") && err.contains("ermission denied"),
+            "{err}"
+        );
+    }
+    let failed = if as_root { 4 } else { 5 };
+    assert!(
+        err.contains(&format!(
+            "{failed} of {} captures could not be loaded",
+            caps.len()
+        )),
+        "{err}"
+    );
+    // Text mode: the same report, one block per file.
+    let (code, out, _) = run([OsStr::new("summary"), d.path().as_os_str()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("kept the 1 complete XPlanes"), "{out}");
+    assert_eq!(out.matches("   error:").count(), failed, "{out}");
+}
+
+#[test]
+fn max_events_caps_and_reports_prominently() {
+    let (code, out, err) = run([
+        OsStr::new("summary"),
+        OsStr::new("--max-events"),
+        OsStr::new("100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("   CAPPED:   kept the first 100 events of 2"),
+        "{out}"
+    );
+    assert!(out.contains("(--max-events 100)"), "{out}");
+    let (code, out, _) = run([
+        OsStr::new("summary"),
+        OsStr::new("--json"),
+        OsStr::new("--max-events=100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(
+        v["captures"][0]["capped"]
+            .as_str()
+            .is_some_and(|c| c.contains("--max-events 100"))
+    );
+    assert_eq!(run(["summary", "--max-events", "0", "."]).0, 2);
+    let (code, out, _) = run([
+        OsStr::new("stats"),
+        OsStr::new("--max-events"),
+        OsStr::new("100"),
+        good_trace().as_os_str(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(!out.is_empty());
+}

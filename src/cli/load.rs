@@ -30,6 +30,7 @@ where
                     }))
                     .unwrap_or_else(|_| {
                         Err(LoadError::new(
+                            crate::formats::LoadErrorKind::Internal,
                             &cap.path,
                             None,
                             "internal error: the loader panicked (please report this file)",

@@ -101,6 +101,10 @@ pub struct Cli {
     /// Print the default config (every key binding and theme setting) and exit
     #[arg(long)]
     pub print_config: bool,
+    /// Keep at most N events per capture (a capture too large for the available memory is
+    /// capped automatically; both are reported)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -180,6 +184,10 @@ pub struct SummaryArgs {
     /// Print JSON (stable shape, see docs/cli.md) instead of text
     #[arg(long)]
     pub json: bool,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
 }
 
 /// Row order of `stats`.
@@ -278,6 +286,10 @@ pub struct StatsArgs {
     /// Only events starting before TIME (relative to the first event, like --from)
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub to: Option<i64>,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
 }
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
@@ -298,6 +310,12 @@ where
             return e.exit_code();
         }
     };
+    crate::formats::budget::set_max_events(match &cli.command {
+        Some(Command::Summary(a)) => a.max_events,
+        Some(Command::Stats(a)) => a.max_events,
+        Some(_) => None,
+        None => cli.max_events,
+    });
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),

@@ -40,6 +40,9 @@ pub struct CaptureStats {
     /// Why loading failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Kind of the load error (`io`, `not_a_trace`, `truncated`, `corrupt`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
     /// Σ self time over all rows (before `--limit`), ns.
     pub total_self_ns: f64,
     /// Number of rows before `--limit`.
@@ -65,6 +68,7 @@ pub fn capture_stats(
         run: cap.run.clone(),
         host: cap.host.clone(),
         error: None,
+        error_kind: None,
         total_self_ns: 0.0,
         names: 0,
         stats: Vec::new(),
@@ -73,6 +77,7 @@ pub fn capture_stats(
         Ok(c) => c,
         Err(e) => {
             out.error = Some(e.to_string());
+            out.error_kind = Some(e.kind.name());
             return out;
         }
     };

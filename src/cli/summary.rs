@@ -54,6 +54,13 @@ pub struct CaptureSummary {
     /// Why loading failed (the other fields but `path`..`alternates` are then absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Kind of the load error (`io`, `not_a_trace`, `truncated`, `corrupt`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
+    /// Set when the capture was loaded with an event cap (`--max-events` or the memory budget):
+    /// what was kept and why. The same text is in `warnings` (kind `capped`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capped: Option<String>,
     /// Earliest start and latest end, ns relative to the origin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span_ns: Option<[i64; 2]>,
@@ -100,6 +107,8 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
             .map(|p| p.display().to_string())
             .collect(),
         error: None,
+        error_kind: None,
+        capped: None,
         span_ns: None,
         origin_epoch_ns: None,
         zero_epoch_ns: None,
@@ -119,12 +128,18 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
         Ok(c) => c,
         Err(e) => {
             out.error = Some(e.to_string());
+            out.error_kind = Some(e.kind.name());
             return out;
         }
     };
     if let Some(f) = c.format {
         out.format = f.name();
     }
+    out.capped = c
+        .warnings
+        .iter()
+        .find(|w| w.kind == "capped")
+        .map(|w| w.message.clone());
     out.span_ns = Some([ps_to_ns(c.span.0), ps_to_ns(c.span.1)]);
     out.origin_epoch_ns = c.origin_epoch_ns;
     out.zero_epoch_ns = c.zero_epoch_ns();
@@ -231,6 +246,9 @@ pub fn render_text(s: &CaptureSummary) -> String {
     if let Some(e) = &s.error {
         o.push_str(&format!("   error:    {}\n", clean(e)));
         return o;
+    }
+    if let Some(c) = &s.capped {
+        o.push_str(&format!("   CAPPED:   {}\n", clean(c)));
     }
     if let Some([a, b]) = s.span_ns {
         // Times are relative to the first event; its wall-clock time when the file gives one.

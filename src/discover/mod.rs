@@ -132,10 +132,12 @@ impl CaptureFile {
             source.file_bytes = m.len();
         }
         match format {
-            Format::XPlane => formats::xplane::load(path, source, progress),
+            Format::XPlane => {
+                formats::load_capped(path, source, progress, true, formats::xplane::load)
+            }
             _ if formats::format_of(path).is_some() => formats::load(path, source, progress),
             // A sniffed Chrome trace with an unusual extension.
-            _ => formats::chrome::load(path, source, progress),
+            _ => formats::load_capped(path, source, progress, false, formats::chrome::load),
         }
     }
 }

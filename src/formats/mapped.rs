@@ -13,7 +13,7 @@
 //! On platforms without the handler (not Linux), and when the table is full, the file is read
 //! into memory instead of mapped.
 
-use super::LoadError;
+use super::{LoadError, LoadErrorKind};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -155,6 +155,7 @@ impl Mapped {
 /// The load error of a file that changed on disk while it was being loaded.
 pub fn changed_error(path: &Path) -> LoadError {
     LoadError::new(
+        LoadErrorKind::Changed,
         path,
         None,
         "changed on disk while loading (truncated or rewritten): not loaded; load it again once it is complete",

@@ -204,9 +204,15 @@ fn by_corr(cap: &Capture) -> (Vec<u64>, Vec<(u64, u32)>) {
 /// Loads and indexes one capture on the calling thread.
 pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
     let started = Instant::now();
-    let cap = catalog::load(capture, progress).map_err(|e| e.to_string())?;
+    let cap = catalog::load(capture, progress).map_err(|e| {
+        if e.is_cancelled() {
+            crate::formats::CANCELLED.to_string()
+        } else {
+            e.to_string()
+        }
+    })?;
     if progress.cancelled() {
-        return Err("cancelled".into());
+        return Err(crate::formats::CANCELLED.into());
     }
     Ok(Loaded::new(cap, started))
 }

@@ -15,7 +15,7 @@ mod seed;
 pub(crate) mod spill;
 pub mod time;
 
-use super::{LoadError, Progress};
+use super::{LoadError, LoadErrorKind, Progress, percent};
 use crate::model::{Capture, Format, SourceInfo};
 use event::Loader;
 use serde::de::DeserializeSeed;
@@ -32,7 +32,7 @@ pub fn load(
     mut source: SourceInfo,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
-    let io_err = |e: io::Error| LoadError::new(path, None, format!("cannot read file: {e}"));
+    let io_err = |e: io::Error| LoadError::io(path, "cannot read file", &e);
     let file = File::open(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
     if source.path.as_os_str().is_empty() {
@@ -53,7 +53,7 @@ pub fn load(
         // cache, not anonymous memory); streaming through serde_json's reader is ~2.5x slower.
         if let Ok(sp) = spill::inflate_to_temp(path, progress) {
             if progress.cancelled() {
-                return Err(LoadError::new(path, None, seed::CANCELLED));
+                return Err(LoadError::cancelled(path));
             }
             progress.bytes_total.store(sp.len, Ordering::Relaxed);
             // SAFETY: the temporary file is private to this process (unlinked) and not resized.
@@ -204,6 +204,7 @@ fn settle(
         Ok(()) => {
             if !ld.saw_events {
                 return Err(LoadError::new(
+                    LoadErrorKind::NotATrace,
                     path,
                     Some(0),
                     "not a trace: expected a JSON array of events or an object with \"traceEvents\"",
@@ -214,7 +215,7 @@ fn settle(
         Err(e) => e,
     };
     if ld.cancelled {
-        return Err(LoadError::new(path, None, seed::CANCELLED));
+        return Err(LoadError::cancelled(path));
     }
     // A token cut by the end of the input (`12.`, `tr`) is a syntax error at EOF: a truncation.
     let mut class = e.classify();
@@ -228,16 +229,24 @@ fn settle(
                 ld.b.warn(
                     "truncated",
                     format!(
-                        "file ends at byte {total} inside the trace (unterminated {}): kept the {n} complete events before the cut",
+                        "file ends at byte {total} inside the trace (unterminated {}): kept the {n} complete events before the cut (all {total} bytes read, 100% of the file)",
                         if ld.object_form { "object" } else { "array" }
                     ),
                 );
                 Ok(Outcome::Done)
+            } else if total == 0 {
+                Err(LoadError::new(
+                    LoadErrorKind::NotATrace,
+                    path,
+                    Some(0),
+                    "empty file: expected a JSON array of trace events or an object with \"traceEvents\"",
+                ))
             } else {
                 Err(LoadError::new(
+                    LoadErrorKind::Truncated,
                     path,
                     Some(total),
-                    "unexpected end of file: expected a JSON array of trace events or an object with \"traceEvents\"",
+                    "unexpected end of file before the first event: expected a JSON array of trace events or an object with \"traceEvents\"",
                 ))
             }
         }
@@ -247,13 +256,18 @@ fn settle(
                 ld.b.warn(
                     "truncated",
                     format!(
-                        "compressed stream ends or is corrupt after {at} bytes ({e}): kept the {} complete events before it",
+                        "compressed stream ends or is corrupt after {at} uncompressed bytes ({e}): kept the {} complete events before it",
                         ld.events
                     ),
                 );
                 Ok(Outcome::Done)
             } else {
-                Err(LoadError::new(path, Some(0), format!("cannot read: {e}")))
+                Err(LoadError::new(
+                    LoadErrorKind::Corrupt,
+                    path,
+                    None,
+                    format!("cannot read the (compressed) stream: {e}"),
+                ))
             }
         }
         C::Syntax | C::Data => {
@@ -266,13 +280,21 @@ fn settle(
                 ld.b.warn(
                     "parse_error",
                     format!(
-                        "invalid JSON at byte {at} ({msg}): kept the {} events before it, the rest was not loaded",
-                        ld.events
+                        "invalid JSON at byte {at} ({msg}): kept the {} events before it ({} of the file), the remaining {} bytes were not loaded",
+                        ld.events,
+                        percent(at, total),
+                        total.saturating_sub(at)
                     ),
                 );
                 Ok(Outcome::Done)
             } else {
+                let kind = if ld.saw_events {
+                    LoadErrorKind::Corrupt
+                } else {
+                    LoadErrorKind::NotATrace
+                };
                 Err(LoadError::new(
+                    kind,
                     path,
                     Some(at),
                     format!(
@@ -366,6 +388,7 @@ fn parse_slice(
     let n = threads();
     if bytes.len() >= parallel::MIN_BYTES
         && n > 1
+        && progress.max_events().is_none()
         && let Some(cap) = parse_chunked(bytes, &source, hint, progress, parallel::CHUNK_BYTES, n)
     {
         return Ok(cap);
@@ -396,7 +419,7 @@ fn parse_stream<'a>(
     hint: Option<Format>,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
-    let io_err = |e: io::Error| LoadError::new(path, None, format!("cannot read file: {e}"));
+    let io_err = |e: io::Error| LoadError::io(path, "cannot read file", &e);
     let mut ld = Loader::new(progress);
     let res = run_reader(open().map_err(io_err)?, &mut ld);
     let total = ld.byte_offset();
@@ -438,7 +461,23 @@ fn reparse_repaired(
     let mut ld = Loader::new(progress);
     let res = run_slice(fixed, &mut ld);
     let off = |e: &serde_json::Error| recover::offset_of(fixed, e.line(), e.column());
-    settle(path, &mut ld, res, &off, fixed.len() as u64, false)?;
+    // Offsets of the repaired text are not offsets of the file (repairs change lengths): a
+    // failure is reported at the first error of the original text.
+    settle(path, &mut ld, res, &off, fixed.len() as u64, false).map_err(|e| {
+        if e.is_cancelled() {
+            return e;
+        }
+        LoadError::new(
+            e.kind,
+            path,
+            Some(first_at),
+            format!(
+                "{} (a second-chance parse after repairs failed too: {})",
+                strip_position(first),
+                e.message
+            ),
+        )
+    })?;
     ld.b.warn(
         "repaired",
         format!(

@@ -33,6 +33,7 @@ static IDLE: Progress = Progress {
     bytes_total: AtomicU64::new(0),
     events: AtomicU64::new(0),
     cancel: AtomicBool::new(false),
+    max_events: AtomicU64::new(0),
 };
 
 /// The mapped text and the frame reader's position, shared with [`run`].

@@ -13,9 +13,6 @@ use std::fmt;
 /// serde_json hand over the value's exact text (borrowed from a slice, owned from a reader).
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// Message of the error used to stop parsing when the user cancels.
-pub const CANCELLED: &str = "cancelled";
-
 /// Keys of one trace event; anything else is skipped with `IgnoredAny`.
 #[derive(Deserialize)]
 #[serde(field_identifier, rename_all = "snake_case")]
@@ -122,6 +119,7 @@ fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A
         }
         return Ok(());
     }
+    let cap = ld.progress().max_events();
     loop {
         ev.clear();
         if a.next_element_seed(EventSeed { ld, ev: &mut ev })?
@@ -130,14 +128,54 @@ fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A
             return Ok(());
         }
         ld.apply(&ev);
+        if cap.is_some_and(|c| ld.events >= c) {
+            return skip_rest(ld, a);
+        }
         if ld.events & 4095 == 0 {
             ld.report_progress();
             if ld.progress_cancelled() {
                 ld.cancelled = true;
-                return Err(de::Error::custom(CANCELLED));
+                return Err(de::Error::custom(crate::formats::CANCELLED));
             }
         }
     }
+}
+
+/// After the event cap: reads past the remaining events without keeping them (memory stays
+/// bounded; the count goes into the `capped` warning).
+fn skip_rest<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A::Error> {
+    let mut skipped = 0u64;
+    let warn = |ld: &mut Loader<'_>, skipped: u64, more: &str| {
+        let kept = ld.events;
+        ld.b.warn_n(
+            "capped",
+            format!(
+                "kept the first {kept} events of {}{more} ({}); {skipped}{more} events not loaded",
+                kept + skipped,
+                crate::formats::percent(kept, kept + skipped)
+            ),
+            skipped.max(1),
+        );
+    };
+    loop {
+        match a.next_element::<IgnoredAny>() {
+            Ok(Some(_)) => skipped += 1,
+            Ok(None) => break,
+            Err(e) => {
+                // A cut or broken tail after the cap: the count is a lower bound.
+                warn(ld, skipped, "+");
+                return Err(e);
+            }
+        }
+        if skipped & 65535 == 0 && ld.progress_cancelled() {
+            ld.cancelled = true;
+            return Err(de::Error::custom(crate::formats::CANCELLED));
+        }
+    }
+    if skipped > 0 {
+        warn(ld, skipped, "");
+    }
+    Ok(())
 }
 
 /// One event object; fields are collected into `ev`, applied by the caller once complete.

@@ -16,7 +16,7 @@ pub mod stats;
 mod walk;
 pub mod wire;
 
-use super::{LoadError, Progress};
+use super::{LoadError, LoadErrorKind, Progress, percent};
 use crate::model::{Capture, Format, SourceInfo};
 use std::io::Read;
 use std::path::Path;
@@ -29,11 +29,10 @@ pub fn load(
     mut source: SourceInfo,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| LoadError::new(path, None, format!("cannot open: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, "cannot open", &e))?;
     let len = file
         .metadata()
-        .map_err(|e| LoadError::new(path, None, format!("cannot stat: {e}")))?
+        .map_err(|e| LoadError::io(path, "cannot stat", &e))?
         .len();
     if source.path.as_os_str().is_empty() {
         source.path = path.to_path_buf();
@@ -53,31 +52,37 @@ pub fn load(
         // Inflate into an unlinked temporary file and map it: the capture keeps the bytes for
         // lazy stats, and page cache is not anonymous memory.
         if let Ok(sp) = super::chrome::spill::inflate_to_temp(path, progress) {
-            if let Some(e) = sp.error {
-                return Err(LoadError::new(
-                    path,
-                    None,
-                    format!("gzip: {e} (after {} bytes)", sp.len),
-                ));
-            }
             // SAFETY: the temporary file is private to this process (unlinked) and not resized.
             if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
-                return load_source(Arc::new(lazy::Source::Map(m)), source, progress, None);
+                // A cut or corrupt gzip stream: decode the inflated prefix (complete planes).
+                let gz_error = sp.error.map(|e| {
+                    format!(
+                        "gzip stream ends or is corrupt after {} uncompressed bytes ({e})",
+                        sp.len
+                    )
+                });
+                return load_source(
+                    Arc::new(lazy::Source::Map(m)),
+                    source,
+                    progress,
+                    None,
+                    gz_error,
+                );
             }
         }
         let mut raw = Vec::new();
         (&file)
             .read_to_end(&mut raw)
-            .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
+            .map_err(|e| LoadError::io(path, "cannot read", &e))?;
         return load_bytes(&raw, source, progress);
     }
     // Populated: every page is read anyway, so map them in one go instead of fault by fault.
     // The capture keeps the map for lazy stats; it survives the file being truncated or
     // rewritten by another process, during loading or later (`mapped`).
     let map = super::mapped::Mapped::new(file, true)
-        .map_err(|e| LoadError::new(path, None, format!("cannot map: {e}")))?;
+        .map_err(|e| LoadError::io(path, "cannot map", &e))?;
     let data = Arc::new(lazy::Source::File(map));
-    let loaded = load_source(data.clone(), source, progress, None);
+    let loaded = load_source(data.clone(), source, progress, None, None);
     if data.changed() {
         return Err(super::mapped::changed_error(path));
     }
@@ -94,7 +99,12 @@ fn maybe_gunzip<'a>(
         flate2::read::MultiGzDecoder::new(bytes)
             .read_to_end(buf)
             .map_err(|e| {
-                LoadError::new(path, None, format!("gzip: {e} (after {} bytes)", buf.len()))
+                LoadError::new(
+                    LoadErrorKind::Corrupt,
+                    path,
+                    None,
+                    format!("gzip: {e} (after {} uncompressed bytes)", buf.len()),
+                )
             })?;
         Ok(buf)
     } else {
@@ -110,7 +120,13 @@ pub fn load_bytes(
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
     let owned = owned_plain(bytes, &source.path)?;
-    load_source(Arc::new(lazy::Source::Owned(owned)), source, progress, None)
+    load_source(
+        Arc::new(lazy::Source::Owned(owned)),
+        source,
+        progress,
+        None,
+        None,
+    )
 }
 
 /// A copy of `bytes`, gunzipped when they start with the gzip magic.
@@ -139,28 +155,77 @@ pub fn load_bytes_threads(
         source,
         progress,
         Some(threads),
+        None,
     )
 }
 
-/// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats.
+/// Keys an XSpace can start with: planes, errors, warnings, hostnames (all length-delimited).
+const XSPACE_FIRST_KEYS: [u8; 4] = [0x0a, 0x12, 0x1a, 0x22];
+
+/// The [`LoadError`] for a wire error of the file at `path`.
+fn wire_error(path: &Path, e: &wire::WireError) -> LoadError {
+    let kind = if e.cancelled {
+        LoadErrorKind::Cancelled
+    } else if e.truncated {
+        LoadErrorKind::Truncated
+    } else {
+        LoadErrorKind::Corrupt
+    };
+    LoadError::new(kind, path, Some(e.offset), e.message.clone())
+}
+
+/// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats. `gz_error`:
+/// the inflated bytes end early because of this gzip error (reported with the planes kept).
 fn load_source(
     data: Arc<lazy::Source>,
     source: SourceInfo,
     progress: &Progress,
     threads: Option<usize>,
+    gz_error: Option<String>,
 ) -> Result<Capture, LoadError> {
     let bytes: &[u8] = &data;
     let path = source.path.clone();
     progress
         .bytes_total
         .store(bytes.len() as u64, Ordering::Relaxed);
-    let to_err = |e: Box<wire::WireError>| LoadError::new(&path, Some(e.offset), e.message);
-    let space = scan::scan_space(bytes).map_err(to_err)?;
+    let to_err = |e: Box<wire::WireError>| {
+        let mut le = wire_error(&path, &e);
+        if let Some(g) = &gz_error {
+            le.message = format!("{} ({g})", le.message);
+        }
+        le
+    };
+    let mut space = match scan::scan_space(bytes) {
+        Ok(s) => s,
+        // Not even the first key is an XSpace field: some other file, not a damaged capture.
+        Err(_)
+            if bytes
+                .first()
+                .is_some_and(|b| !XSPACE_FIRST_KEYS.contains(b)) =>
+        {
+            return Err(LoadError::new(
+                LoadErrorKind::NotATrace,
+                &path,
+                Some(0),
+                format!(
+                    "not an XSpace protobuf: starts with byte 0x{:02x} (expected 0x0a, the key of XSpace.planes)",
+                    bytes[0]
+                ),
+            ));
+        }
+        Err(e) => return Err(to_err(e)),
+    };
     if bytes.is_empty() {
-        return Err(LoadError::new(&path, Some(0), "empty file: no XSpace"));
+        return Err(LoadError::new(
+            LoadErrorKind::NotATrace,
+            &path,
+            Some(0),
+            "empty file: no XSpace",
+        ));
     }
     if space.planes.is_empty() {
         return Err(LoadError::new(
+            LoadErrorKind::NotATrace,
             &path,
             Some(0),
             "no XPlane in this XSpace: not an .xplane.pb file?",
@@ -170,6 +235,9 @@ fn load_source(
         Some(t) if t > 1_000_000_000_000_000 => t,
         _ => 0,
     };
+    let capped = progress
+        .max_events()
+        .and_then(|cap| cap_lines(&mut space, cap));
     let mut decoder = plane::Decoder::new(progress, origin_ns);
     if let Some(n) = threads {
         decoder = decoder.with_threads(n);
@@ -186,9 +254,61 @@ fn load_source(
             })
         })
         .collect();
+    let total = bytes.len() as u64;
+    let kept = space.planes.last().map_or(0, |p| p.end) as u64;
+    let events = space.event_count();
+    let planes = space.planes.len();
+    let cut = match (&space.cut, &gz_error) {
+        (Some(e), _) => Some(format!("at byte {}: {}", e.offset, e.message)),
+        (None, Some(g)) => Some(g.clone()),
+        (None, None) => None,
+    };
+    if let Some(why) = cut {
+        b.warn(
+            "truncated",
+            format!(
+                "{why}: kept the {planes} complete XPlanes before it ({events} events, the first {kept} bytes = {} of the decoded input); the rest was not loaded",
+                percent(kept, total)
+            ),
+        );
+    }
+    if let Some((kept, total, lines)) = capped {
+        b.warn_n(
+            "capped",
+            format!(
+                "kept {kept} of {total} events ({}): whole XLines in file order up to the cap; {lines} lines ({} events) not loaded",
+                percent(kept, total),
+                total - kept
+            ),
+            total - kept,
+        );
+    }
     drop(space);
     b.args.lazy = Some(Arc::new(lazy::XStats::new(data.clone(), lines, tables)));
     Ok(b.finish(source, Format::XPlane))
+}
+
+/// Keeps whole lines, in file order, while their events fit in `cap` (a line that does not fit
+/// is left out, later smaller ones may still fit). `Some((kept, total, lines left out))` when
+/// anything was left out.
+fn cap_lines(space: &mut scan::SpaceScan<'_>, cap: u64) -> Option<(u64, u64, u64)> {
+    let total = space.event_count();
+    if total <= cap {
+        return None;
+    }
+    let (mut kept, mut dropped) = (0u64, 0u64);
+    for p in &mut space.planes {
+        p.lines.retain(|l| {
+            let fits = kept + l.events <= cap;
+            if fits {
+                kept += l.events;
+            } else {
+                dropped += 1;
+            }
+            fits
+        });
+    }
+    Some((kept, total, dropped))
 }
 
 /// Raw XEvent counts per (plane name, line title) in file order; lines with the same title in a
@@ -197,8 +317,7 @@ pub fn line_event_counts(bytes: &[u8]) -> Result<Vec<(String, String, u64)>, Loa
     let path = Path::new("<bytes>");
     let mut buf = Vec::new();
     let bytes = maybe_gunzip(bytes, path, &mut buf)?;
-    let space =
-        scan::scan_space(bytes).map_err(|e| LoadError::new(path, Some(e.offset), e.message))?;
+    let space = scan::scan_space(bytes).map_err(|e| wire_error(path, &e))?;
     let mut out: Vec<(String, String, u64)> = Vec::new();
     for p in &space.planes {
         let pname = String::from_utf8_lossy(p.name).into_owned();

@@ -14,7 +14,7 @@ use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
 use super::scan::{PlaneScan, SpaceScan};
 use super::stats::{self, IdTable, Role, StatTable};
-use super::walk::{CANCELLED, Cats, EXTRA, SharedNames, UnitOut, Walk};
+use super::walk::{Cats, EXTRA, SharedNames, UnitOut, Walk};
 use super::wire::{LEN, Reader, WireError};
 use crate::formats::Progress;
 use crate::model::{
@@ -558,7 +558,7 @@ impl<'p> Decoder<'p> {
         if let Some(e) = outs
             .iter()
             .filter_map(|(_, o)| o.err.as_ref())
-            .min_by_key(|e| e.message == CANCELLED)
+            .min_by_key(|e| e.cancelled)
         {
             return Err(e.clone());
         }

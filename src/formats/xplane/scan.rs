@@ -73,6 +73,8 @@ pub struct PlaneScan<'a> {
     pub stat_metadata: Vec<Reader<'a>>,
     /// Plane `stats` (XStat messages).
     pub stats: Vec<Reader<'a>>,
+    /// Byte offset just past the plane's message in the input.
+    pub end: usize,
 }
 
 /// The XSpace's top-level pieces.
@@ -86,6 +88,9 @@ pub struct SpaceScan<'a> {
     pub warnings: Vec<&'a [u8]>,
     /// `hostnames`.
     pub hostnames: Vec<&'a [u8]>,
+    /// Set when the input is truncated or corrupt after some complete planes: the first error;
+    /// `planes` then holds only the planes that end before it (the decodable prefix).
+    pub cut: Option<Box<WireError>>,
 }
 
 impl SpaceScan<'_> {
@@ -111,22 +116,64 @@ impl SpaceScan<'_> {
 
 /// Scans the top level of an XSpace. Lines are scanned (headers read, events counted) on two
 /// threads for large inputs; the first error in file order is reported.
+///
+/// A file that is truncated or corrupt after at least one complete plane keeps the planes before
+/// the first error ([`SpaceScan::cut`] says where); with no complete plane the error is returned.
 pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
+    let mut s = scan_top(bytes)?;
+    if let Err(mut e) = scan_lines(&mut s) {
+        e.truncated = false; // inside a complete plane
+        // Keep the planes that end before the bad line (they scanned cleanly).
+        let keep = s.planes.partition_point(|p| p.end <= e.offset as usize);
+        if keep == 0 {
+            return Err(e);
+        }
+        s.planes.truncate(keep);
+        s.cut = Some(e);
+        scan_lines(&mut s)?;
+    }
+    Ok(s)
+}
+
+/// The top level: planes (their line readers) and the space's string lists.
+fn scan_top(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
     let mut r = Reader::new(bytes, 0);
     let mut s = SpaceScan::default();
     while !r.is_empty() {
-        let (f, wt) = r.key()?;
-        match (f, wt) {
-            (1, _) => s
-                .planes
-                .push(scan_plane(expect_len(&mut r, wt, "XSpace.planes")?)?),
-            (2, LEN) => s.errors.push(r.bytes()?),
-            (3, LEN) => s.warnings.push(r.bytes()?),
-            (4, LEN) => s.hostnames.push(r.bytes()?),
-            _ => r.skip(wt)?,
+        if let Err(e) = top_field(&mut r, &mut s) {
+            if s.planes.is_empty() {
+                return Err(e);
+            }
+            s.cut = Some(e);
+            break;
         }
     }
-    // Line bodies: every line's header fields and event count.
+    Ok(s)
+}
+
+/// One field of the XSpace message.
+fn top_field<'a>(r: &mut Reader<'a>, s: &mut SpaceScan<'a>) -> Result<(), Box<WireError>> {
+    let (f, wt) = r.key()?;
+    match (f, wt) {
+        (1, _) => {
+            // An error inside a complete plane is corruption, not a cut file.
+            let mut p = scan_plane(expect_len(r, wt, "XSpace.planes")?).map_err(|mut e| {
+                e.truncated = false;
+                e
+            })?;
+            p.end = r.offset();
+            s.planes.push(p);
+        }
+        (2, LEN) => s.errors.push(r.bytes()?),
+        (3, LEN) => s.warnings.push(r.bytes()?),
+        (4, LEN) => s.hostnames.push(r.bytes()?),
+        _ => r.skip(wt)?,
+    }
+    Ok(())
+}
+
+/// Scans every line's header fields and counts its events.
+fn scan_lines(s: &mut SpaceScan<'_>) -> Result<(), Box<WireError>> {
     let mut lines: Vec<&mut LineHead<'_>> = s
         .planes
         .iter_mut()
@@ -160,7 +207,7 @@ pub fn scan_space(bytes: &[u8]) -> Result<SpaceScan<'_>, Box<WireError>> {
         ra?;
         rb?;
     }
-    Ok(s)
+    Ok(())
 }
 
 /// Line bytes from which `scan_space` scans lines on two threads.

@@ -19,9 +19,6 @@ const TIME_LIMIT: i64 = 1 << 61;
 /// Ids tagged with this bit live in the walk's extra string table until the merge.
 pub(super) const EXTRA: u32 = 1 << 31;
 
-/// The error message of a load stopped by the user.
-pub(super) const CANCELLED: &str = "loading cancelled";
-
 /// A thread's view of the strings while the walk runs: the capture's interner (read-only)
 /// and a shared table of new strings (string stat values seen for the first time).
 pub(super) struct SharedNames<'a> {
@@ -354,7 +351,7 @@ impl Walk<'_> {
             / u128::from(self.total.max(1))) as u64;
         self.progress.update(bytes.min(self.bytes_total), done);
         if self.progress.cancelled() {
-            return Err(r.err(CANCELLED));
+            return Err(WireError::cancelled(r.offset()));
         }
         Ok(())
     }

@@ -8,6 +8,11 @@ pub struct WireError {
     pub offset: u64,
     /// What was expected.
     pub message: String,
+    /// The input ends before the value (a length, number or key) it starts: at the top level
+    /// of a file this means the file is truncated.
+    pub truncated: bool,
+    /// Not a decoding failure: the user cancelled the load.
+    pub cancelled: bool,
 }
 
 impl WireError {
@@ -17,7 +22,25 @@ impl WireError {
         Box::new(WireError {
             offset: offset as u64,
             message: message.into(),
+            truncated: false,
+            cancelled: false,
         })
+    }
+
+    /// An error for input that ends inside a value starting at `offset`.
+    #[cold]
+    pub fn cut(offset: usize, message: impl Into<String>) -> Box<Self> {
+        let mut e = Self::new(offset, message);
+        e.truncated = true;
+        e
+    }
+
+    /// The error used to stop a walk when the user cancels.
+    #[cold]
+    pub fn cancelled(offset: usize) -> Box<Self> {
+        let mut e = Self::new(offset, crate::formats::CANCELLED);
+        e.cancelled = true;
+        e
     }
 }
 
@@ -103,7 +126,7 @@ impl<'a> Reader<'a> {
         let mut v = 0u64;
         for i in 0..10 {
             let Some(&b) = self.data.get(self.pos) else {
-                return Err(WireError::new(
+                return Err(WireError::cut(
                     self.base + start,
                     "truncated varint (input ends inside a number)",
                 ));
@@ -177,7 +200,7 @@ impl<'a> Reader<'a> {
         let len = self.varint()?;
         let rest = self.data.len() - self.pos;
         if len > rest as u64 {
-            return Err(WireError::new(
+            return Err(WireError::cut(
                 self.base + at,
                 format!(
                     "length {len} runs past the end of its message ({rest} bytes left): truncated or corrupted"
@@ -210,7 +233,7 @@ impl<'a> Reader<'a> {
                 a.copy_from_slice(b);
                 Ok(u64::from_le_bytes(a))
             }
-            None => Err(self.err("truncated fixed64 value")),
+            None => Err(WireError::cut(self.offset(), "truncated fixed64 value")),
         }
     }
 
@@ -235,7 +258,7 @@ impl<'a> Reader<'a> {
                 a.copy_from_slice(b);
                 Ok(u32::from_le_bytes(a))
             }
-            None => Err(self.err("truncated fixed32 value")),
+            None => Err(WireError::cut(self.offset(), "truncated fixed32 value")),
         }
     }
 
