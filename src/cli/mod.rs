@@ -4,6 +4,7 @@
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod load;
+pub mod search;
 pub mod stats;
 pub mod summary;
 pub mod text;
@@ -28,6 +29,7 @@ Examples:
   tracetui summary run/worker0.123.pt.trace.json.gz
   tracetui stats logs/ --cat cpu_op,user_annotation --limit 20
   tracetui stats logs/ --plane '^/device:GPU:0$' --unified --json
+  tracetui search logs/ 'gemm cat:kernel' --limit 10
 
 Log dirs are searched recursively: TensorBoard/XProf sessions (plugins/profile/<session>/*.xplane.pb),
 PyTorch tensorboard_trace_handler dirs (*.pt.trace.json[.gz]) and other Chrome trace JSON files.
@@ -56,6 +58,17 @@ Self time = duration minus the durations of direct children on the same track, c
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
 Times are shown in ps/ns/µs/ms/s; --json gives ns.";
 
+const SEARCH_AFTER: &str = "\
+Examples:
+  tracetui search trace.pt.trace.json gemm              fuzzy (skim), ranked by score then total
+  tracetui search logs/ 'mm cat:kernel track:stream'    with prefix filters
+  tracetui search vm.xplane.pb 'proc:GPU arg:hlo_op=fusion' --limit 5
+  tracetui search trace.json '^aten::(mm|addmm)$' --regex --json
+
+Filters: cat:TEXT track:TEXT proc:TEXT (case-insensitive substrings), arg:KEY or arg:KEY=TEXT;
+quote values with spaces: track:\"stream 7\". Every track, all time is searched. Query syntax and
+ranking: docs/search.md. No match exits 0; an invalid regex exits 2.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -74,7 +87,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Headless commands. (`rank`, `search` and `watch` will join them.)
+/// Headless commands. (`rank` and `watch` will join them.)
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print what each capture holds: span, events, processes and tracks, warnings
@@ -83,6 +96,27 @@ pub enum Command {
     /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
     #[command(after_help = STATS_AFTER)]
     Stats(StatsArgs),
+    /// Find event names (fuzzy or regex, with filters) with count, total, self and first occurrences
+    #[command(after_help = SEARCH_AFTER)]
+    Search(SearchArgs),
+}
+
+/// Arguments of `search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Text to match plus optional filters (cat:, track:, proc:, arg:KEY=VALUE)
+    pub query: String,
+    /// Match the text as a regular expression instead of fuzzily
+    #[arg(long)]
+    pub regex: bool,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Show at most N names per capture [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
 }
 
 /// Arguments of `summary`.
@@ -181,6 +215,7 @@ where
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
+        Some(Command::Search(a)) => cmd_search(&a),
         None => {
             let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
             if !path.exists() {
@@ -358,5 +393,54 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     finish(
         tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         tables.len(),
+    )
+}
+
+fn cmd_search(a: &SearchArgs) -> i32 {
+    use crate::analysis::search::{Matcher, Mode, Query};
+    let mode = if a.regex { Mode::Regex } else { Mode::Fuzzy };
+    let query = Query::parse(&a.query, mode);
+    if let Err(e) = Matcher::new(&query) {
+        // The regex crate's message spans lines (pattern, caret, reason): keep them as lines.
+        let text = e.to_string();
+        let lines: Vec<_> = text.lines().map(clean).collect();
+        eprintln!("tracetui: error: {}", lines.join("\n"));
+        return 2;
+    }
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let limit = a.limit.or(if a.json { None } else { Some(20) });
+    let found = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        search::capture_search(cap, loaded, &query, limit)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [search::CaptureSearch],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &found,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, t) in found.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&search::render_text(t));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        found.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        found.len(),
     )
 }
