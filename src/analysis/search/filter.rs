@@ -173,9 +173,9 @@ impl EventFilter {
         };
         self.args.iter().all(|t| {
             let Some(key) = t.key else { return false };
-            cap.args
-                .iter(r, &cap.strings)
-                .any(|(k, v)| k == key && t.value.as_deref().is_none_or(|w| value_has(cap, v, w, buf)))
+            cap.args.iter(r, &cap.strings).any(|(k, v)| {
+                k == key && t.value.as_deref().is_none_or(|w| value_has(cap, v, w, buf))
+            })
         })
     }
 }

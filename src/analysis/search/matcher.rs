@@ -87,12 +87,14 @@ impl Matcher {
                     skim: Box::new(SkimMatcherV2::default().smart_case()),
                 })
             }
-            Mode::Regex => Regex::new(&q.text)
-                .map(Matcher::Regex)
-                .map_err(|e| SearchError::Regex {
-                    pattern: q.text.clone(),
-                    message: e.to_string(),
-                }),
+            Mode::Regex => {
+                Regex::new(&q.text)
+                    .map(Matcher::Regex)
+                    .map_err(|e| SearchError::Regex {
+                        pattern: q.text.clone(),
+                        message: e.to_string(),
+                    })
+            }
         }
     }
 
