@@ -105,6 +105,59 @@ fn typing(
         .collect()
 }
 
+/// One full scan of every name per query: fuzzy-matcher skim (with the engine's byte pre-test)
+/// against nucleo-matcher (fzf scoring, one fuzzy atom, smart case), same names, same queries.
+fn compare_matchers(c: &Capture, e: &SearchEngine, reps: usize) {
+    use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
+    use tracetui::analysis::search::Matcher;
+    let names: Vec<&str> = (0..e.len() as u32)
+        .map(|i| c.strings.get(e.name(i)))
+        .collect();
+    println!("  matcher scan of {} names (best of {reps}):", names.len());
+    for q in [
+        "s",
+        "a",
+        "mm",
+        "sgemm128",
+        "allred",
+        "elementwise add",
+        "zzzq",
+    ] {
+        let m = Matcher::new(&Query::parse(q, Mode::Fuzzy)).ok();
+        let (mut skim_ms, mut skim_hits) = (f64::INFINITY, 0);
+        let (mut nuc_ms, mut nuc_hits) = (f64::INFINITY, 0);
+        let atom = Atom::new(
+            q,
+            CaseMatching::Smart,
+            Normalization::Never,
+            AtomKind::Fuzzy,
+            false,
+        );
+        let mut nm = nucleo_matcher::Matcher::new(nucleo_matcher::Config::DEFAULT);
+        let mut buf = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            skim_hits = names
+                .iter()
+                .filter(|n| m.as_ref().and_then(|m| m.score(n)).is_some())
+                .count();
+            skim_ms = skim_ms.min(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            nuc_hits = names
+                .iter()
+                .filter(|n| {
+                    atom.score(nucleo_matcher::Utf32Str::new(n, &mut buf), &mut nm)
+                        .is_some()
+                })
+                .count();
+            nuc_ms = nuc_ms.min(t.elapsed().as_secs_f64() * 1e3);
+        }
+        println!(
+            "    {q:?}: fuzzy-matcher {skim_ms:.2} ms ({skim_hits} hits), nucleo-matcher {nuc_ms:.2} ms ({nuc_hits} hits)"
+        );
+    }
+}
+
 fn main() {
     let reps = 5;
     // 1. Keystrokes over 100 k unique names.
@@ -145,6 +198,7 @@ fn main() {
         );
     }
     println!("keystroke worst step (best of {reps}): {worst:.2} ms (target <= 10 ms)");
+    compare_matchers(&c, &e, reps);
 
     // 2. One-letter query on a large capture.
     let slices = env("TRACETUI_BENCH_SLICES", 10_000_000);
