@@ -6,6 +6,7 @@
 pub mod gpu;
 pub mod load;
 pub mod rank;
+pub mod search;
 pub mod stats;
 pub mod summary;
 pub mod text;
@@ -82,6 +83,17 @@ communication / memory / other by kernel name, idle time and its breakdown into 
 wait and other, queue length (launched, not started) and launch delay; per device the temporal
 breakdown and the communication/computation overlap. --json gives ns.";
 
+const SEARCH_AFTER: &str = "\
+Examples:
+  tracetui search trace.pt.trace.json gemm              fuzzy (skim), ranked by score then total
+  tracetui search logs/ 'mm cat:kernel track:stream'    with prefix filters
+  tracetui search vm.xplane.pb 'proc:GPU arg:hlo_op=fusion' --limit 5
+  tracetui search trace.json '^aten::(mm|addmm)$' --regex --json
+
+Filters: cat:TEXT track:TEXT proc:TEXT (case-insensitive substrings), arg:KEY or arg:KEY=TEXT;
+quote values with spaces: track:\"stream 7\". Every track, all time is searched. Query syntax and
+ranking: docs/search.md. No match exits 0; an invalid regex exits 2.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -125,6 +137,9 @@ pub enum Command {
     /// Print HTA-style GPU breakdowns per device and stream: busy/idle, idle causes, queue, launches
     #[command(after_help = GPU_AFTER)]
     Gpu(GpuArgs),
+    /// Find event names (fuzzy or regex, with filters) with count, total, self and first occurrences
+    #[command(after_help = SEARCH_AFTER)]
+    Search(SearchArgs),
 }
 
 fn parse_us(s: &str) -> Result<f64, String> {
@@ -158,6 +173,24 @@ pub struct GpuArgs {
     /// only activities launched before the last ProfilerStep
     #[arg(long)]
     pub hta: bool,
+}
+
+/// Arguments of `search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Text to match plus optional filters (cat:, track:, proc:, arg:KEY=VALUE)
+    pub query: String,
+    /// Match the text as a regular expression instead of fuzzily
+    #[arg(long)]
+    pub regex: bool,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Show at most N names per capture [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
 }
 
 /// Arguments of `rank`.
@@ -321,6 +354,7 @@ where
         Some(Command::Stats(a)) => cmd_stats(&a),
         Some(Command::Rank(a)) => cmd_rank(&a),
         Some(Command::Gpu(a)) => cmd_gpu(&a),
+        Some(Command::Search(a)) => cmd_search(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -519,6 +553,55 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     finish(
         tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         tables.len(),
+    )
+}
+
+fn cmd_search(a: &SearchArgs) -> i32 {
+    use crate::analysis::search::{Matcher, Mode, Query};
+    let mode = if a.regex { Mode::Regex } else { Mode::Fuzzy };
+    let query = Query::parse(&a.query, mode);
+    if let Err(e) = Matcher::new(&query) {
+        // The regex crate's message spans lines (pattern, caret, reason): keep them as lines.
+        let text = e.to_string();
+        let lines: Vec<_> = text.lines().map(clean).collect();
+        eprintln!("tracetui: error: {}", lines.join("\n"));
+        return 2;
+    }
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let limit = a.limit.or(if a.json { None } else { Some(20) });
+    let found = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        search::capture_search(cap, loaded, &query, limit)
+    });
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [search::CaptureSearch],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &found,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for (i, t) in found.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(&search::render_text(t));
+        }
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        found.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        found.len(),
     )
 }
 

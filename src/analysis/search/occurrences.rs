@@ -9,7 +9,7 @@
 use super::filter::EventFilter;
 use crate::index::CaptureIndex;
 use crate::index::postings::Postings;
-use crate::model::{Capture, Ps, StrId};
+use crate::model::{Capture, Ps, Slices, StrId};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -70,19 +70,34 @@ impl<'a> Occurrences<'a> {
         };
         if let [one] = lists.as_slice() {
             one.iter().for_each(|&id| keep(id, &mut out));
-        } else {
-            let key = |id: u32| (s.start[id as usize], id);
-            let mut heap: BinaryHeap<Reverse<((Ps, u32), usize, usize)>> = lists
-                .iter()
-                .enumerate()
-                .map(|(k, l)| Reverse((key(l[0]), k, 0)))
-                .collect();
-            while let Some(Reverse(((_, id), k, pos))) = heap.pop() {
-                keep(id, &mut out);
-                if let Some(&next) = lists[k].get(pos + 1) {
-                    heap.push(Reverse((key(next), k, pos + 1)));
+        } else if lists.len() > MERGE_LISTS_MAX {
+            // Many names: one scan of the name column marks their slices track by track (each
+            // track is already in (start, id) order), then a merge over tracks, O(n log tracks).
+            let mut want = vec![false; cap.strings.len()];
+            for &n in names {
+                if let Some(w) = want.get_mut(n.index()) {
+                    *w = true;
                 }
             }
+            let per_track: Vec<Vec<u32>> = cap
+                .tracks
+                .iter()
+                .map(|t| {
+                    let mut v = Vec::new();
+                    for id in t.slices.0..t.slices.1.min(s.len() as u32) {
+                        if want[s.name[id as usize].index()] {
+                            keep(id, &mut v);
+                        }
+                    }
+                    v
+                })
+                .collect();
+            let lists: Vec<&[u32]> = per_track.iter().map(|v| &v[..]).collect();
+            merge(s, &lists, &mut out);
+        } else {
+            let mut merged = Vec::with_capacity(out.capacity());
+            merge(s, &lists, &mut merged);
+            merged.into_iter().for_each(|id| keep(id, &mut out));
         }
         Occurrences {
             ids: Cow::Owned(out),
@@ -161,6 +176,25 @@ impl<'a> Occurrences<'a> {
             return 0;
         }
         self.first_at_or_after(cap, t1) - self.first_at_or_after(cap, t0)
+    }
+}
+
+/// Above this many posting lists, occurrences are collected by one scan over the slices.
+const MERGE_LISTS_MAX: usize = 32;
+
+/// k-way merge of lists each in (start, id) order into `out`. O(n log k).
+fn merge(s: &Slices, lists: &[&[u32]], out: &mut Vec<u32>) {
+    let key = |id: u32| (s.start[id as usize], id);
+    let mut heap: BinaryHeap<Reverse<((Ps, u32), usize, usize)>> = lists
+        .iter()
+        .enumerate()
+        .filter_map(|(k, l)| l.first().map(|&id| Reverse((key(id), k, 0))))
+        .collect();
+    while let Some(Reverse(((_, id), k, pos))) = heap.pop() {
+        out.push(id);
+        if let Some(&next) = lists[k].get(pos + 1) {
+            heap.push(Reverse((key(next), k, pos + 1)));
+        }
     }
 }
 

@@ -1,0 +1,215 @@
+//! `tracetui search`: names matching a query in each capture, ranked as in the explorer (see
+//! [`crate::analysis::search`]), with count / total / self, the tracks they occur on and their
+//! first occurrences.
+
+use super::text::{self, Align, clean};
+use crate::analysis::search::{
+    EventFilter, Hit, Occurrences, Query, SearchEngine, first_occurrences,
+};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::index::postings::Postings;
+use crate::model::Capture;
+use serde::Serialize;
+
+/// First occurrences listed per name.
+pub const FIRST_SHOWN: usize = 3;
+
+/// One occurrence of `search --json`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct OccurrenceJson {
+    /// `process / track` display names.
+    pub track: String,
+    /// Start, ns relative to the capture origin.
+    pub start_ns: f64,
+    /// Duration, ns.
+    pub dur_ns: f64,
+}
+
+/// One matching name of `search --json`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ResultJson {
+    /// Event name.
+    pub name: String,
+    /// Match score (higher is better; 0 in regex mode and for an empty text).
+    pub score: i64,
+    /// Events passing the filters (aggregated XPlane events count their occurrences).
+    pub count: u64,
+    /// Σ duration, ns.
+    pub total_ns: f64,
+    /// Σ self time, ns.
+    pub self_ns: f64,
+    /// `process / track` of every track it occurs on (track and category filters applied).
+    pub tracks: Vec<String>,
+    /// Its first timed occurrences (at most 3), in time order.
+    pub first: Vec<OccurrenceJson>,
+}
+
+/// One capture of `search --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureSearch {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Distinct names in the capture.
+    pub names: usize,
+    /// Matching names before `--limit`.
+    pub matches: usize,
+    /// Ranked results, limited.
+    pub results: Vec<ResultJson>,
+}
+
+fn ns(ps: i64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+fn track_label(c: &Capture, t: u32) -> String {
+    match c.tracks.get(t as usize) {
+        Some(tr) => format!("{} / {}", c.process_name(tr.process), c.track_name(t)),
+        None => String::new(),
+    }
+}
+
+/// Tracks of a hit: from the engine's groups, or from its events when `arg:` filters apply.
+fn tracks_of(
+    c: &Capture,
+    engine: &SearchEngine,
+    postings: &Postings,
+    filter: &EventFilter,
+    h: &Hit,
+) -> Vec<u32> {
+    if !filter.has_args() {
+        return engine.tracks(h.entry, filter);
+    }
+    let occ = Occurrences::of_names(c, postings, &[h.name], filter);
+    let mut t: Vec<u32> = occ.ids().iter().map(|&id| c.track_of(id)).collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+/// Runs `query` (already checked to compile) on one loaded capture.
+pub fn capture_search(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    query: &Query,
+    limit: Option<usize>,
+) -> CaptureSearch {
+    let mut out = CaptureSearch {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        names: 0,
+        matches: 0,
+        results: Vec::new(),
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    let engine = SearchEngine::build(&c);
+    let postings = Postings::build(&c.slices, c.strings.len());
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut r = match engine.search(&c, &postings, query, None, limit) {
+        Ok(r) => r,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    out.names = engine.len();
+    out.matches = r.hits.len();
+    let top = r.top(&c, limit).to_vec();
+    out.results = top
+        .iter()
+        .map(|h| ResultJson {
+            name: c.strings.get(h.name).to_string(),
+            score: h.score,
+            count: h.count,
+            total_ns: ns(h.total),
+            self_ns: ns(h.self_ps),
+            tracks: tracks_of(&c, &engine, &postings, &r.filter, h)
+                .into_iter()
+                .map(|t| track_label(&c, t))
+                .collect(),
+            first: first_occurrences(&c, &postings, h.name, &r.filter, FIRST_SHOWN)
+                .into_iter()
+                .map(|id| OccurrenceJson {
+                    track: track_label(&c, c.track_of(id)),
+                    start_ns: ns(c.slices.start[id as usize]),
+                    dur_ns: ns(c.slices.dur[id as usize]),
+                })
+                .collect(),
+        })
+        .collect();
+    out
+}
+
+/// Renders one capture's results for people.
+pub fn render_text(s: &CaptureSearch) -> String {
+    let mut o = format!(
+        "== {}  run {}  host {}\n",
+        clean(&s.path),
+        clean(&s.run),
+        clean(&s.host)
+    );
+    if let Some(e) = &s.error {
+        o.push_str(&format!("   error: {}\n", clean(e)));
+        return o;
+    }
+    if s.results.is_empty() {
+        o.push_str(&format!("   no match among {} names\n", s.names));
+        return o;
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let rows: Vec<Vec<String>> = s
+        .results
+        .iter()
+        .map(|r| {
+            let first = r.first.first().map_or("-".to_string(), |f| {
+                format!("{} @ {} ({})", clean(&f.track), d(f.start_ns), d(f.dur_ns))
+            });
+            vec![
+                text::fit(&clean(&r.name), 60).into_owned(),
+                r.count.to_string(),
+                d(r.total_ns),
+                d(r.self_ns),
+                r.tracks.len().to_string(),
+                first,
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("NAME", Align::Left),
+            ("COUNT", Align::Right),
+            ("TOTAL", Align::Right),
+            ("SELF", Align::Right),
+            ("TRACKS", Align::Right),
+            ("FIRST", Align::Left),
+        ],
+        &rows,
+    ));
+    o.push_str(&format!(
+        "   {} of {} names match{}\n",
+        s.matches,
+        s.names,
+        if s.matches > s.results.len() {
+            format!(" (showing {}; --limit to change)", s.results.len())
+        } else {
+            String::new()
+        }
+    ));
+    o
+}

@@ -1,0 +1,160 @@
+//! `tracetui search` on real fixtures: ranking, exact counts / totals / self times (equal to the
+//! `stats` rows), filters including lazily decoded XPlane stats, no-match and bad-regex exits.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cli")
+        .join(name)
+}
+
+const KINETO: &str = "worker0.1795311589169457977.pt.trace.json.gz";
+
+fn search(file: &str, args: &[&str]) -> (i32, Value, String) {
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .arg("search")
+        .arg(fixture(file))
+        .args(args)
+        .output()
+        .expect("run");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn results(v: &Value) -> &Vec<Value> {
+    v["captures"][0]["results"].as_array().expect("results")
+}
+
+fn row<'a>(v: &'a Value, name: &str) -> &'a Value {
+    results(v)
+        .iter()
+        .find(|r| r["name"] == name)
+        .expect("result row")
+}
+
+#[test]
+fn kineto_counts_and_ranking() {
+    let (code, v, err) = search(KINETO, &["aten::", "--json", "--limit", "4"]);
+    assert_eq!(code, 0, "{err}");
+    let c = &v["captures"][0];
+    assert_eq!(
+        (c["names"].as_u64(), c["matches"].as_u64()),
+        (Some(221), Some(58))
+    );
+    let names: Vec<&str> = results(&v)
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    // Same score: ordered by total time.
+    assert_eq!(names[..2], ["aten::sqrt", "aten::div"]);
+    assert_eq!(results(&v)[0]["score"], results(&v)[1]["score"]);
+    assert_eq!(names.len(), 4);
+    // Exact figures, equal to `tracetui stats` rows.
+    let (_, v, _) = search(KINETO, &["aten::conv2d", "--json", "--limit", "1"]);
+    let r = row(&v, "aten::conv2d");
+    assert_eq!(
+        (&r["count"], &r["total_ns"], &r["self_ns"]),
+        (
+            &Value::from(4),
+            &Value::from(12101446.0),
+            &Value::from(57496.0)
+        )
+    );
+    assert_eq!(
+        r["tracks"],
+        serde_json::json!(["python / thread 13398 (python)"])
+    );
+    let first = r["first"].as_array().expect("first");
+    assert_eq!(first.len(), 3);
+    assert_eq!(first[0]["start_ns"], Value::from(672708.0));
+    let starts: Vec<f64> = first
+        .iter()
+        .filter_map(|f| f["start_ns"].as_f64())
+        .collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]));
+    let (_, v, _) = search(KINETO, &["^aten::mm$", "--regex", "--json"]);
+    let r = row(&v, "aten::mm");
+    assert_eq!(results(&v).len(), 1);
+    assert_eq!(
+        (&r["count"], &r["total_ns"], &r["self_ns"], &r["score"]),
+        (
+            &Value::from(8),
+            &Value::from(25867358.0),
+            &Value::from(25862245.0),
+            &Value::from(0)
+        )
+    );
+}
+
+#[test]
+fn no_match_and_bad_regex() {
+    let (code, v, _) = search(KINETO, &["zzzqqq", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["captures"][0]["matches"], 0);
+    assert!(results(&v).is_empty());
+    let (code, _, err) = search(KINETO, &["(conv", "--regex"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("tracetui: error: invalid regex \"(conv\": "),
+        "{err}"
+    );
+    assert!(err.contains("unclosed group"), "{err}");
+    // Text output names the counts.
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args([
+            "search".as_ref(),
+            fixture(KINETO).as_os_str(),
+            "conv".as_ref(),
+        ])
+        .args(["--limit", "5"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("31 of 221 names match (showing 5"), "{text}");
+}
+
+#[test]
+fn xplane_filters_and_lazy_stats() {
+    let f = "vm.xplane.pb";
+    let (code, v, err) = search(f, &["dot arg:hlo_op=dot proc:CPU", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["captures"][0]["names"], 1018);
+    let names: Vec<&str> = results(&v)
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["dot.3", "dot.1", "dot.2", "dot"]);
+    let r = row(&v, "dot.3");
+    // Same as the `stats` row: every dot.3 event has an hlo_op stat naming it.
+    assert_eq!(
+        (&r["count"], &r["total_ns"], &r["self_ns"]),
+        (
+            &Value::from(5),
+            &Value::from(21023924.0),
+            &Value::from(21023504.0)
+        )
+    );
+    let (_, v, _) = search(f, &["thunkexec", "--json", "--limit", "2"]);
+    let r = row(&v, "ThunkExecutor::Execute");
+    assert_eq!(
+        (&r["count"], &r["total_ns"], &r["self_ns"]),
+        (
+            &Value::from(26),
+            &Value::from(120664016.0),
+            &Value::from(15401024.0)
+        )
+    );
+    assert_eq!(r["tracks"].as_array().map(Vec::len), Some(4));
+    // A track filter re-sums per-track groups.
+    let (_, v, _) = search(f, &["thunkexec track:PjRt", "--json"]);
+    let r = row(&v, "ThunkExecutor::Execute (wait for completion)");
+    assert_eq!(r["tracks"].as_array().map(Vec::len), Some(2));
+    let (_, v, _) = search(f, &["arg:no_such_stat", "--json"]);
+    assert!(results(&v).is_empty());
+}
