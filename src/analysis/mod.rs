@@ -1,5 +1,5 @@
-//! Analyses over a loaded capture: statistics tables and (later) rankings. Pure functions over
-//! [`Capture`](crate::model::Capture); no terminal code.
+//! Analyses over a loaded capture: statistics tables and optimizable-event rankings. Pure
+//! functions over [`Capture`](crate::model::Capture); no terminal code.
 
 pub mod nesting;
 pub mod rank;
