@@ -122,7 +122,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Headless commands. (`rank`, `search` and `watch` will join them.)
+/// Headless commands. (`search` and `watch` will join them.)
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print what each capture holds: span, events, processes and tracks, warnings
