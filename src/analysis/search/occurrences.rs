@@ -182,10 +182,13 @@ impl<'a> Occurrences<'a> {
 /// Above this many posting lists, occurrences are collected by one scan over the slices.
 const MERGE_LISTS_MAX: usize = 32;
 
+/// Merge heap entry: ((start, id), list, position in the list), smallest first.
+type Head = Reverse<((Ps, u32), usize, usize)>;
+
 /// k-way merge of lists each in (start, id) order into `out`. O(n log k).
 fn merge(s: &Slices, lists: &[&[u32]], out: &mut Vec<u32>) {
     let key = |id: u32| (s.start[id as usize], id);
-    let mut heap: BinaryHeap<Reverse<((Ps, u32), usize, usize)>> = lists
+    let mut heap: BinaryHeap<Head> = lists
         .iter()
         .enumerate()
         .filter_map(|(k, l)| l.first().map(|&id| Reverse((key(id), k, 0))))
