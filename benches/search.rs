@@ -240,7 +240,6 @@ fn main() {
     // 3. Occurrence jumps.
     let r = e
         .search(&c, &idx, &Query::parse("kernel_1", Mode::Fuzzy), None, 50)
-        .ok()
         .unwrap_or_default();
     let names: Vec<StrId> = r.hits.iter().map(|h| h.name).collect();
     let t = Instant::now();

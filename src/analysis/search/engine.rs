@@ -260,8 +260,8 @@ impl SearchEngine {
         let mut count = vec![0u64; names.len()];
         let mut total = vec![0 as Ps; names.len()];
         let mut self_ps = vec![0 as Ps; names.len()];
-        for e in 0..names.len() {
-            for g in group_off[e] as usize..group_off[e + 1] as usize {
+        for (e, w) in group_off.windows(2).enumerate() {
+            for g in w[0] as usize..w[1] as usize {
                 count[e] += g_count[g];
                 total[e] += g_total[g];
                 self_ps[e] += g_self[g];

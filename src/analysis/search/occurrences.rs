@@ -182,7 +182,7 @@ impl<'a> Occurrences<'a> {
 /// Above this many posting lists, occurrences are collected by one scan over the slices.
 const MERGE_LISTS_MAX: usize = 32;
 
-/// A merge cursor: ((start, id) of its next slice, list, position in the list).
+/// Merge heap entry: ((start, id), list, position in the list), smallest first.
 type Head = Reverse<((Ps, u32), usize, usize)>;
 
 /// k-way merge of lists each in (start, id) order into `out`. O(n log k).
