@@ -1,4 +1,4 @@
-//! Headless commands (`summary`, `stats`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `watch`) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
@@ -7,6 +7,7 @@ pub mod load;
 pub mod stats;
 pub mod summary;
 pub mod text;
+pub mod watch;
 
 use crate::analysis::stats::{SortKey, StatsOptions};
 use crate::discover::{self, CaptureFile, Catalog};
@@ -75,12 +76,15 @@ pub struct Cli {
     /// Print the default config (every key binding and theme setting) and exit
     #[arg(long)]
     pub print_config: bool,
+    /// Open each new capture as soon as it is complete (the log dir is always watched)
+    #[arg(long)]
+    pub follow: bool,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
-/// Headless commands. (`rank`, `search` and `watch` will join them.)
+/// Headless commands. (`rank` and `search` will join them.)
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print what each capture holds: span, events, processes and tracks, warnings
@@ -89,6 +93,40 @@ pub enum Command {
     /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
     #[command(after_help = STATS_AFTER)]
     Stats(StatsArgs),
+    /// Print one line per capture event (new, writing, ready, changed, removed) until interrupted
+    #[command(after_help = WATCH_AFTER)]
+    Watch(WatchArgs),
+}
+
+const WATCH_AFTER: &str = "\
+Examples:
+  tracetui watch logs/                  tab-separated: event, run, host, path, bytes
+  tracetui watch logs/ --json | jq -c 'select(.event == \"ready\")'
+
+A capture is announced `ready` (new) or `changed` (rewritten) only once it is complete: closed after
+its last write, renamed into place, or unchanged for the settle window (1 s); `writing` means it is
+still being written. Uses inotify; where that fails (limits reached), polls every 500 ms.";
+
+/// Arguments of `watch`.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON lines (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Poll the file system instead of using inotify
+    #[arg(long)]
+    pub poll: bool,
+    /// A file not closed after writing is complete once unchanged this long (ms)
+    #[arg(long, value_name = "MS", default_value_t = 1000, hide = true)]
+    pub settle_ms: u64,
+    /// Exit after printing N events (tests)
+    #[arg(long, value_name = "N", hide = true)]
+    pub exit_after: Option<usize>,
+    /// Exit after SECS seconds (tests)
+    #[arg(long, value_name = "SECS", hide = true)]
+    pub timeout: Option<f64>,
 }
 
 /// Arguments of `summary`.
@@ -187,6 +225,7 @@ where
     match cli.command {
         Some(Command::Summary(a)) => cmd_summary(&a),
         Some(Command::Stats(a)) => cmd_stats(&a),
+        Some(Command::Watch(a)) => watch::cmd_watch(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -203,7 +242,7 @@ where
                     clean(&path.display().to_string())
                 ));
             }
-            match crate::ui::run(&path, &config, &errors) {
+            match crate::ui::run_live(&path, &config, &errors, cli.follow) {
                 Ok(()) => 0,
                 Err(e) => fail(&e.to_string()),
             }

@@ -58,6 +58,8 @@ pub enum Action {
     Mark,
     /// Colour by name / by category.
     ToggleColor,
+    /// Open the newest capture (live watching).
+    OpenNewest,
 }
 
 impl Action {
@@ -90,6 +92,7 @@ impl Action {
         Action::PrevPartner,
         Action::Mark,
         Action::ToggleColor,
+        Action::OpenNewest,
     ];
 
     /// The name used in the config file.
@@ -122,6 +125,7 @@ impl Action {
             Action::PrevPartner => "prev_partner",
             Action::Mark => "mark",
             Action::ToggleColor => "toggle_color",
+            Action::OpenNewest => "open_newest",
         }
     }
 

@@ -8,6 +8,7 @@ use super::colors::{ColorMode, Theme};
 use super::config::Config;
 use super::keymap::{Keymap, ViewKind};
 use super::layout::{self, Areas};
+use super::live::Live;
 use super::loader::{LoadDone, Loaded};
 use super::loading::{Entries, EntryState};
 use super::rows::Rows;
@@ -57,6 +58,8 @@ pub enum Msg {
     SetWindow(Ps, Ps),
     /// Show a one-line notice in the status line.
     Notice(String),
+    /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
+    Watch(crate::live::WatchEvent),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -128,6 +131,8 @@ pub struct App {
     pub notice: Option<String>,
     /// Search hook: names to emphasize on the timeline.
     pub hits: Option<FxHashSet<StrId>>,
+    /// Live watching: `--follow`, the newest capture.
+    pub live: Live,
     /// Views, bottom first: the picker, the timeline when a capture is open, popups.
     stack: Vec<Box<dyn View>>,
 }
@@ -160,6 +165,7 @@ impl App {
             mark: Mark::None,
             notice: None,
             hits: None,
+            live: Live::default(),
             stack: vec![Box::new(PickerView::default())],
         };
         let cmds = if app.entries.len() == 1 {
@@ -212,6 +218,13 @@ impl App {
             .iter()
             .find_map(|v| v.as_any().downcast_ref::<PickerView>())
             .map_or(0, |p| p.cursor)
+    }
+
+    /// Moves the picker's cursor to entry `i`.
+    pub(super) fn set_picker_cursor(&mut self, i: usize) {
+        if let Some(p) = self.stack[0].as_any_mut().downcast_mut::<PickerView>() {
+            p.cursor = i;
+        }
     }
 
     /// The capture shown in the timeline, when loaded.
@@ -285,6 +298,12 @@ impl App {
                 self.notice = None;
                 let kind = self.top();
                 let action = self.keymap.action(kind, &k);
+                if action == Some(Action::OpenNewest)
+                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
+                {
+                    cmds.extend(self.open_newest());
+                    return Vec::new();
+                }
                 return self.with_top(|v, app| v.on_key(&k, action, app));
             }
             Msg::Mouse(m) => return self.with_top(|v, app| v.on_mouse(m, app)),
@@ -313,6 +332,7 @@ impl App {
                 self.vp.set(a, b, bo);
             }
             Msg::Notice(s) => self.notice = Some(s),
+            Msg::Watch(e) => cmds.extend(self.on_watch(e)),
         }
         Vec::new()
     }
@@ -329,6 +349,9 @@ impl App {
     }
 
     fn on_load(&mut self, done: LoadDone) {
+        if self.entries.is_reload(done.generation) {
+            return self.on_reload(done);
+        }
         let (ok, state) = match done.result {
             Ok(l) => (true, EntryState::Ready(l)),
             Err(msg) => (false, EntryState::Failed(msg)),

@@ -344,7 +344,7 @@ impl App {
             Action::Partner => self.jump_partner(0),
             Action::NextPartner => self.jump_partner(1),
             Action::PrevPartner => self.jump_partner(-1),
-            Action::Help => {}
+            Action::Help | Action::OpenNewest => {}
         }
         None
     }
