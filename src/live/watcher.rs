@@ -339,36 +339,30 @@ impl Worker {
             // final name.
             let skipped = name.starts_with('.') || name.ends_with(".tmp");
             let capture_name = classify(&name) != NameKind::Ignored;
-            match ev.kind {
-                K::Create(_) | K::Remove(_) => {
-                    if !skipped {
-                        self.dirty = true;
-                        if capture_name && matches!(ev.kind, K::Create(_)) {
-                            self.tracker.touched(p, false);
-                        }
-                    }
+            let structural = matches!(
+                ev.kind,
+                K::Create(_) | K::Remove(_) | K::Modify(ModifyKind::Name(_))
+            );
+            if structural {
+                if skipped {
+                    continue;
                 }
-                K::Modify(ModifyKind::Name(mode)) => {
-                    if !skipped {
-                        self.dirty = true;
-                        if mode == RenameMode::To && capture_name {
-                            // Renamed in: complete on arrival.
-                            self.tracker.touched(p, true);
-                        }
-                    }
+                self.dirty = true;
+                // Renamed in: complete on arrival; created: being written.
+                let renamed_in = ev.kind == K::Modify(ModifyKind::Name(RenameMode::To));
+                if capture_name && (renamed_in || matches!(ev.kind, K::Create(_))) {
+                    self.tracker.touched(p, renamed_in);
                 }
-                K::Modify(ModifyKind::Metadata(m)) if m != MetadataKind::WriteTime => {}
-                K::Modify(_) => {
-                    if capture_name && !self.tracker.touched(p, false) {
-                        self.dirty = true;
-                    }
-                }
-                K::Access(AccessKind::Close(AccessMode::Write)) => {
-                    if capture_name && !self.tracker.touched(p, true) {
-                        self.dirty = true;
-                    }
-                }
-                _ => {}
+                continue;
+            }
+            let closed = match ev.kind {
+                K::Modify(ModifyKind::Metadata(m)) if m != MetadataKind::WriteTime => continue,
+                K::Modify(_) => false,
+                K::Access(AccessKind::Close(AccessMode::Write)) => true,
+                _ => continue,
+            };
+            if capture_name && !self.tracker.touched(p, closed) {
+                self.dirty = true;
             }
         }
     }
