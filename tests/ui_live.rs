@@ -194,3 +194,32 @@ fn follow_opens_each_new_capture_when_complete() {
             .is_some_and(|l| l.cap.source.file_bytes == data.len() as u64)
     );
 }
+
+#[test]
+fn opening_a_capture_being_written_waits_for_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (tx, rx) = mpsc::channel();
+    let (_w, _) = live::start(dir.path(), &WatchOptions::default(), move |e| {
+        tx.send(e).is_ok()
+    })
+    .expect("watch");
+    let (mut app, _) = App::new(Vec::new(), (100, 20), ColorMode::Ansi256);
+    let data = fs::read(CNN).expect("fixture");
+    let mut f = fs::File::create(dir.path().join("x.pt.trace.json.gz")).expect("create");
+    f.write_all(&data[..1000]).expect("write");
+    f.flush().expect("flush");
+    pump(&mut app, &rx, |a| a.entries.len() == 1);
+    // Enter on it: nothing is parsed yet, a notice says it opens when complete.
+    let cmds = app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(app.screen(), Screen::Picker);
+    assert!(
+        app.notice
+            .as_deref()
+            .is_some_and(|n| n.contains("opens when complete"))
+    );
+    f.write_all(&data[1000..]).expect("write");
+    drop(f);
+    pump(&mut app, &rx, |a| a.loaded().is_some());
+    assert_eq!(app.screen(), Screen::Timeline);
+}

@@ -377,6 +377,9 @@ impl App {
 
     /// Opens entry `i`: shows it, starting a load when needed.
     pub fn open(&mut self, i: usize) -> Vec<Cmd> {
+        if self.defer_open(i) {
+            return Vec::new();
+        }
         let already = self.entries.current == Some(i)
             && self
                 .entries

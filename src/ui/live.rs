@@ -22,6 +22,8 @@ pub struct Live {
     pub follow: bool,
     /// The newest capture announced complete (what `open_newest` opens).
     pub newest: Option<PathBuf>,
+    /// Asked to open while still being written: opens once complete.
+    pub open_when_ready: Option<PathBuf>,
 }
 
 /// The picker reference of a discovered capture file.
@@ -78,6 +80,11 @@ impl App {
                     en.gone = false;
                 }
                 self.live.newest = Some(c.path.clone());
+                if self.live.open_when_ready.as_deref() == Some(c.path.as_path()) {
+                    self.live.open_when_ready = None;
+                    self.notice = Some(format!("{} is complete: opened", label(c)));
+                    return self.open(i);
+                }
                 if self.live.follow {
                     self.notice = Some(format!("following: opened {}", label(c)));
                     return self.open(i);
@@ -158,6 +165,17 @@ impl App {
         i
     }
 
+    /// Entry `i` is still being written: remember to open it once complete (true: deferred).
+    pub(super) fn defer_open(&mut self, i: usize) -> bool {
+        let open = self.entries.current == Some(i);
+        let Some(e) = self.entries.get(i).filter(|e| e.writing && !open) else {
+            return false;
+        };
+        self.live.open_when_ready = Some(e.capture.source.path.clone());
+        self.notice = Some("still being written: it opens when complete".into());
+        true
+    }
+
     /// Opens the newest capture announced complete (else the first entry, the newest run).
     pub fn open_newest(&mut self) -> Vec<Cmd> {
         let i = self
@@ -167,10 +185,6 @@ impl App {
             .and_then(|p| self.entries.position(p))
             .unwrap_or(0);
         match self.entries.get(i) {
-            Some(e) if e.writing => {
-                self.notice = Some("the newest capture is still being written".into());
-                Vec::new()
-            }
             Some(_) => self.open(i),
             None => Vec::new(),
         }
