@@ -2,7 +2,8 @@
 //!
 //! The pipeline, one folder per stage: [`discover`] finds captures in a log dir, [`formats`]
 //! parses them into the columnar [`model`], [`index`] builds the per-lane interval index with
-//! level of detail, [`analysis`] computes statistics, [`cli`] prints headless reports and [`ui`]
+//! level of detail, [`analysis`] computes statistics, [`live`] watches a log dir for new and
+//! changed captures, [`cli`] prints headless reports and [`ui`]
 //! draws the terminal explorer. Everything but `ui` is free of terminal code.
 
 pub mod analysis;
@@ -10,6 +11,7 @@ pub mod cli;
 pub mod discover;
 pub mod formats;
 pub mod index;
+pub mod live;
 pub mod model;
 pub mod synth;
 pub mod text;

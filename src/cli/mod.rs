@@ -1,4 +1,4 @@
-//! Headless commands (`summary`, `stats`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
@@ -10,6 +10,7 @@ pub mod search;
 pub mod stats;
 pub mod summary;
 pub mod text;
+pub mod watch;
 
 use crate::analysis::stats::{SortKey, StatsOptions};
 use crate::discover::{self, CaptureFile, Catalog};
@@ -113,6 +114,9 @@ pub struct Cli {
     /// Print the default config (every key binding and theme setting) and exit
     #[arg(long)]
     pub print_config: bool,
+    /// Open each new capture as soon as it is complete (the log dir is always watched)
+    #[arg(long)]
+    pub follow: bool,
     /// Keep at most N events per capture (a capture too large for the available memory is
     /// capped automatically; both are reported)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -122,7 +126,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Headless commands. (`search` and `watch` will join them.)
+/// Headless commands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print what each capture holds: span, events, processes and tracks, warnings
@@ -140,6 +144,40 @@ pub enum Command {
     /// Find event names (fuzzy or regex, with filters) with count, total, self and first occurrences
     #[command(after_help = SEARCH_AFTER)]
     Search(SearchArgs),
+    /// Print one line per capture event (new, writing, ready, changed, removed) until interrupted
+    #[command(after_help = WATCH_AFTER)]
+    Watch(WatchArgs),
+}
+
+const WATCH_AFTER: &str = "\
+Examples:
+  tracetui watch logs/                  tab-separated: event, run, host, path, bytes
+  tracetui watch logs/ --json | jq -c 'select(.event == \"ready\")'
+
+A capture is announced `ready` (new) or `changed` (rewritten) only once it is complete: closed after
+its last write, renamed into place, or unchanged for the settle window (1 s); `writing` means it is
+still being written. Uses inotify; where that fails (limits reached), polls every 500 ms.";
+
+/// Arguments of `watch`.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON lines (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Poll the file system instead of using inotify
+    #[arg(long)]
+    pub poll: bool,
+    /// A file not closed after writing is complete once unchanged this long (ms)
+    #[arg(long, value_name = "MS", default_value_t = 1000, hide = true)]
+    pub settle_ms: u64,
+    /// Exit after printing N events (tests)
+    #[arg(long, value_name = "N", hide = true)]
+    pub exit_after: Option<usize>,
+    /// Exit after SECS seconds (tests)
+    #[arg(long, value_name = "SECS", hide = true)]
+    pub timeout: Option<f64>,
 }
 
 fn parse_us(s: &str) -> Result<f64, String> {
@@ -355,6 +393,7 @@ where
         Some(Command::Rank(a)) => cmd_rank(&a),
         Some(Command::Gpu(a)) => cmd_gpu(&a),
         Some(Command::Search(a)) => cmd_search(&a),
+        Some(Command::Watch(a)) => watch::cmd_watch(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -371,7 +410,7 @@ where
                     clean(&path.display().to_string())
                 ));
             }
-            match crate::ui::run(&path, &config, &errors) {
+            match crate::ui::run_live(&path, &config, &errors, cli.follow) {
                 Ok(()) => 0,
                 Err(e) => fail(&e.to_string()),
             }

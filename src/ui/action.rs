@@ -80,6 +80,8 @@ pub enum Action {
     OpenRank,
     /// Open the GPU breakdown.
     OpenGpu,
+    /// Open the newest capture (live watching).
+    OpenNewest,
 }
 
 impl Action {
@@ -123,6 +125,7 @@ impl Action {
         Action::OpenStats,
         Action::OpenRank,
         Action::OpenGpu,
+        Action::OpenNewest,
     ];
 
     /// The name used in the config file.
@@ -166,6 +169,7 @@ impl Action {
             Action::OpenStats => "open_stats",
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",
+            Action::OpenNewest => "open_newest",
         }
     }
 

@@ -9,6 +9,7 @@ use super::config::Config;
 use super::hits::HitList;
 use super::keymap::{Keymap, ViewKind};
 use super::layout::{self, Areas};
+use super::live::Live;
 use super::loader::{LoadDone, Loaded};
 use super::loading::{Entries, EntryState};
 use super::rows::Rows;
@@ -65,6 +66,8 @@ pub enum Msg {
     RememberSearch(String),
     /// Move the row cursor to the first lane of track `t` (expanding its process).
     FocusTrack(u32),
+    /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
+    Watch(crate::live::WatchEvent),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -138,6 +141,8 @@ pub struct App {
     pub hits: Option<HitList>,
     /// Earlier search queries, oldest first.
     pub search_history: Vec<String>,
+    /// Live watching: `--follow`, the newest capture.
+    pub live: Live,
     /// Views, bottom first: the picker, the timeline when a capture is open, popups.
     stack: Vec<Box<dyn View>>,
 }
@@ -171,6 +176,7 @@ impl App {
             notice: None,
             hits: None,
             search_history: Vec::new(),
+            live: Live::default(),
             stack: vec![Box::new(PickerView::default())],
         };
         let cmds = if app.entries.len() == 1 {
@@ -223,6 +229,13 @@ impl App {
             .iter()
             .find_map(|v| v.as_any().downcast_ref::<PickerView>())
             .map_or(0, |p| p.cursor)
+    }
+
+    /// Moves the picker's cursor to entry `i`.
+    pub(super) fn set_picker_cursor(&mut self, i: usize) {
+        if let Some(p) = self.stack[0].as_any_mut().downcast_mut::<PickerView>() {
+            p.cursor = i;
+        }
     }
 
     /// The capture shown in the timeline, when loaded.
@@ -296,6 +309,12 @@ impl App {
                 self.notice = None;
                 let kind = self.top();
                 let action = self.keymap.action(kind, &k);
+                if action == Some(Action::OpenNewest)
+                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
+                {
+                    cmds.extend(self.open_newest());
+                    return Vec::new();
+                }
                 return self.with_top(|v, app| v.on_key(&k, action, app));
             }
             Msg::Mouse(m) => return self.with_top(|v, app| v.on_mouse(m, app)),
@@ -334,6 +353,7 @@ impl App {
                     self.search_history.remove(0);
                 }
             }
+            Msg::Watch(e) => cmds.extend(self.on_watch(e)),
         }
         Vec::new()
     }
@@ -350,6 +370,9 @@ impl App {
     }
 
     fn on_load(&mut self, done: LoadDone) {
+        if self.entries.is_reload(done.generation) {
+            return self.on_reload(done);
+        }
         let (ok, state) = match done.result {
             Ok(l) => (true, EntryState::Ready(l)),
             Err(msg) => (false, EntryState::Failed(msg)),
@@ -375,6 +398,9 @@ impl App {
 
     /// Opens entry `i`: shows it, starting a load when needed.
     pub fn open(&mut self, i: usize) -> Vec<Cmd> {
+        if self.defer_open(i) {
+            return Vec::new();
+        }
         let already = self.entries.current == Some(i)
             && self
                 .entries

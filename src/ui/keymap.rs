@@ -261,6 +261,12 @@ use ViewKind as V;
 pub const DEFAULTS: &[Default] = &[
     d(V::Global, A::Quit, &["q", "Ctrl-c"], "quit"),
     d(V::Global, A::Help, &["?"], "this help"),
+    d(
+        V::Global,
+        A::OpenNewest,
+        &["O"],
+        "open the newest capture (announced when it appears)",
+    ),
     d(V::Picker, A::Down, &["j", "Down"], "next capture"),
     d(V::Picker, A::Up, &["k", "Up"], "previous capture"),
     d(V::Picker, A::Top, &["g", "Home"], "first capture"),

@@ -4,6 +4,7 @@
 use super::catalog::CaptureRef;
 use super::loader::Loaded;
 use crate::formats::Progress;
+use std::path::Path;
 use std::sync::Arc;
 
 /// Load state of one catalog entry.
@@ -26,6 +27,10 @@ pub struct Entry {
     pub capture: CaptureRef,
     /// Its load state.
     pub state: EntryState,
+    /// The watcher says the file is being written (not offered for loading yet).
+    pub writing: bool,
+    /// The file was deleted while open (the capture stays shown).
+    pub gone: bool,
 }
 
 /// A load to start on a background thread.
@@ -49,6 +54,10 @@ pub struct Entries {
     pub current: Option<usize>,
     /// Generation of the newest load job.
     pub generation: u64,
+    /// Entry of the newest job (kept right when entries are added or removed meanwhile).
+    job_entry: Option<usize>,
+    /// A background reload of the open (still shown) capture.
+    reload: Option<Arc<Progress>>,
 }
 
 impl std::ops::Deref for Entries {
@@ -67,10 +76,14 @@ impl Entries {
                 .map(|capture| Entry {
                     capture,
                     state: EntryState::Idle,
+                    writing: false,
+                    gone: false,
                 })
                 .collect(),
             current: None,
             generation: 0,
+            job_entry: None,
+            reload: None,
         }
     }
 
@@ -100,6 +113,7 @@ impl Entries {
             return Some((cancel, None));
         }
         self.current = Some(i);
+        cancel.extend(self.reload.take());
         for (j, e) in self.list.iter_mut().enumerate() {
             if j == i {
                 continue;
@@ -123,6 +137,8 @@ impl Entries {
                     std::sync::atomic::Ordering::Relaxed,
                 );
                 self.list[i].state = EntryState::Loading(progress.clone());
+                self.job_entry = Some(i);
+                self.reload = None;
                 Some(LoadJob {
                     generation: self.generation,
                     entry: i,
@@ -143,6 +159,7 @@ impl Entries {
         let p = p.clone();
         self.list[i].state = EntryState::Idle;
         self.generation += 1;
+        self.job_entry = None;
         self.current = None;
         Some(p)
     }
@@ -152,6 +169,8 @@ impl Entries {
         if generation != self.generation {
             return false;
         }
+        let entry = self.job_entry.take().unwrap_or(entry);
+        self.reload = None;
         match self.list.get_mut(entry) {
             Some(e) => {
                 e.state = state;
@@ -159,5 +178,119 @@ impl Entries {
             }
             None => false,
         }
+    }
+
+    /// Index of the entry for the file `path`.
+    pub fn position(&self, path: &Path) -> Option<usize> {
+        self.list.iter().position(|e| e.capture.source.path == path)
+    }
+
+    /// Inserts an idle entry for `capture` at `at` (clamped), keeping the open entry and the
+    /// running job pointing at the same captures. Returns its index.
+    pub fn insert(&mut self, at: usize, capture: CaptureRef, writing: bool) -> usize {
+        let at = at.min(self.list.len());
+        let shift = |i: &mut usize| {
+            if *i >= at {
+                *i += 1;
+            }
+        };
+        self.current.as_mut().map(shift);
+        self.job_entry.as_mut().map(shift);
+        self.list.insert(
+            at,
+            Entry {
+                capture,
+                state: EntryState::Idle,
+                writing,
+                gone: false,
+            },
+        );
+        at
+    }
+
+    /// Removes entry `i` unless it is the open one (that one stays, marked `gone`). Returns
+    /// true when removed; a load running for it is returned through `cancel`.
+    pub fn remove(&mut self, i: usize, cancel: &mut Vec<Arc<Progress>>) -> bool {
+        if i >= self.list.len() {
+            return false;
+        }
+        if self.current == Some(i) {
+            self.list[i].gone = true;
+            return false;
+        }
+        if let EntryState::Loading(p) = &self.list[i].state {
+            cancel.push(p.clone());
+        }
+        self.list.remove(i);
+        let shift = |j: &mut usize| {
+            if *j > i {
+                *j -= 1;
+            }
+        };
+        self.current.as_mut().map(shift);
+        if self.job_entry == Some(i) {
+            self.job_entry = None;
+        }
+        self.job_entry.as_mut().map(shift);
+        true
+    }
+
+    /// Entry `i` in place, to update its capture reference and flags.
+    pub fn get_entry_mut(&mut self, i: usize) -> Option<&mut Entry> {
+        self.list.get_mut(i)
+    }
+
+    /// The file of entry `i` changed and is complete again: when it is the open entry, starts
+    /// a reload (the loaded capture stays shown until the new one is swapped in; a failed or
+    /// running load starts over) and returns the jobs to cancel and the load; otherwise a
+    /// failed entry becomes idle so opening it tries again.
+    pub fn reload(&mut self, i: usize) -> (Vec<Arc<Progress>>, Option<LoadJob>) {
+        let mut cancel = Vec::new();
+        let Some(e) = self.list.get_mut(i) else {
+            return (cancel, None);
+        };
+        e.gone = false;
+        if self.current != Some(i) {
+            if matches!(e.state, EntryState::Failed(_)) {
+                e.state = EntryState::Idle;
+            }
+            return (cancel, None);
+        }
+        cancel.extend(self.reload.take());
+        self.generation += 1;
+        let progress = Arc::new(Progress::default());
+        progress.bytes_total.store(
+            e.capture.source.file_bytes,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        match &e.state {
+            EntryState::Ready(_) => self.reload = Some(progress.clone()),
+            EntryState::Loading(p) => {
+                cancel.push(p.clone());
+                e.state = EntryState::Loading(progress.clone());
+            }
+            EntryState::Idle | EntryState::Failed(_) => {
+                e.state = EntryState::Loading(progress.clone())
+            }
+        }
+        self.job_entry = Some(i);
+        let job = LoadJob {
+            generation: self.generation,
+            entry: i,
+            capture: e.capture.clone(),
+            progress,
+        };
+        (cancel, Some(job))
+    }
+
+    /// True when `generation` is the running background reload of the shown capture.
+    pub fn is_reload(&self, generation: u64) -> bool {
+        self.reload.is_some() && generation == self.generation
+    }
+
+    /// Drops the running background reload (it failed: the old capture stays).
+    pub fn abandon_reload(&mut self) {
+        self.reload = None;
+        self.job_entry = None;
     }
 }

@@ -3,8 +3,9 @@
 //! ([`keymap`], rebindable in [`config`]) and handled by the top view; [`app::App::update`]
 //! turns a [`app::Msg`] into [`app::Cmd`]s, [`draw::draw`] renders the stack.
 //!
-//! Threads: an input thread blocks on crossterm events, loader threads parse and index captures;
-//! both feed one channel. The main loop blocks on it (ticking at 20 Hz only while a load runs),
+//! Threads: an input thread blocks on crossterm events, loader threads parse and index captures,
+//! the watcher thread ([`crate::live`]) reports new, changed and removed captures ([`live`]);
+//! all feed one channel. The main loop blocks on it (ticking at 20 Hz only while a load runs),
 //! so an idle explorer uses no CPU.
 
 pub mod action;
@@ -19,6 +20,7 @@ pub mod gutter;
 pub mod hits;
 pub mod keymap;
 pub mod layout;
+pub mod live;
 pub mod loader;
 pub mod loading;
 mod navigate;
@@ -46,8 +48,39 @@ pub fn run(
     config: &config::Config,
     config_errors: &[config::ConfigError],
 ) -> std::io::Result<()> {
-    let (captures, problems) = catalog::scan_all(path)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    run_live(path, config, config_errors, false)
+}
+
+/// [`run`], watching `path` for new, changed and removed captures; with `follow` each new
+/// capture opens as soon as it is complete. Where watching fails the explorer still opens
+/// (with a notice).
+pub fn run_live(
+    path: &Path,
+    config: &config::Config,
+    config_errors: &[config::ConfigError],
+    follow: bool,
+) -> std::io::Result<()> {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let watch_tx = tx.clone();
+    let watched = crate::live::start(path, &crate::live::WatchOptions::default(), move |e| {
+        watch_tx.send(Msg::Watch(e)).is_ok()
+    });
+    let (watcher, captures, problems, watch_notice) = match watched {
+        Ok((w, cat)) => {
+            let caps = cat.captures().map(live::capture_ref).collect();
+            (Some(w), caps, cat.problems, None)
+        }
+        Err(e) => {
+            let (c, p) = catalog::scan_all(path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            (
+                None,
+                c,
+                p,
+                Some(format!("not watching for new captures: {e}")),
+            )
+        }
+    };
     let mode = ColorMode::from_env();
     let mut terminal = terminal::init()?;
     let notice = config_errors.first().map(|e| {
@@ -59,21 +92,35 @@ pub fn run(
         };
         format!("config: {}{more}", text::sanitize(&e.to_string()))
     });
-    let result = event_loop(&mut terminal, captures, problems, mode, config, notice);
+    let notice = notice.or(watch_notice);
+    let chans = (tx, rx);
+    let result = event_loop(
+        &mut terminal,
+        chans,
+        captures,
+        problems,
+        mode,
+        config,
+        notice,
+        follow,
+    );
     terminal::restore();
+    drop(watcher);
     result
 }
 
+#[allow(clippy::too_many_arguments)]
 fn event_loop(
     terminal: &mut DefaultTerminal,
+    (tx, rx): (mpsc::Sender<Msg>, mpsc::Receiver<Msg>),
     captures: Vec<catalog::CaptureRef>,
     problems: Vec<(std::path::PathBuf, String)>,
     mode: ColorMode,
     config: &config::Config,
     notice: Option<String>,
+    follow: bool,
 ) -> std::io::Result<()> {
     let size = terminal.size()?;
-    let (tx, rx) = mpsc::channel::<Msg>();
     let input_tx = tx.clone();
     std::thread::Builder::new()
         .name("tracetui-input".into())
@@ -98,6 +145,7 @@ fn event_loop(
         })?;
     let (mut app, cmds) = App::with_config(captures, (size.width, size.height), mode, config);
     app.set_problems(problems);
+    app.live.follow = follow;
     if notice.is_some() {
         app.notice = notice;
     }

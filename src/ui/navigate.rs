@@ -367,7 +367,8 @@ impl App {
             | Action::SortReverse
             | Action::OpenStats
             | Action::OpenRank
-            | Action::OpenGpu => {}
+            | Action::OpenGpu
+            | Action::OpenNewest => {}
         }
         None
     }

@@ -141,6 +141,8 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
     {
         let src = &e.capture.source;
         let status = match &e.state {
+            _ if e.writing => "writing…".to_string(),
+            _ if e.gone => "deleted (still open)".to_string(),
             EntryState::Idle => String::new(),
             EntryState::Loading(p) => {
                 let (f, _) = progress_text(p);

@@ -1,0 +1,272 @@
+//! Live updates in the explorer: capture events from the watcher thread ([`crate::live`]) add,
+//! update and remove picker entries, announce new captures with a notice (and open them with
+//! `--follow`), and reload the open capture in the background when its file changes — swapped in
+//! keeping the time window and the track under the cursor (by stable name) where they still
+//! exist. An open capture whose file vanished stays open with a notice.
+
+use super::app::{App, Cmd, Mark};
+use super::catalog::CaptureRef;
+use super::loader::LoadDone;
+use super::loading::{EntryState, LoadJob};
+use crate::discover::CaptureFile;
+use crate::live::{CaptureEvent, EventKind, WatchEvent};
+use crate::ui::action::Action;
+use crate::ui::keymap::ViewKind;
+use crate::ui::text;
+use std::path::PathBuf;
+
+/// Live-watching state of the app.
+#[derive(Debug, Default, Clone)]
+pub struct Live {
+    /// Open each new capture as soon as it is complete (`--follow`).
+    pub follow: bool,
+    /// The newest capture announced complete (what `open_newest` opens).
+    pub newest: Option<PathBuf>,
+    /// Asked to open while still being written: opens once complete.
+    pub open_when_ready: Option<PathBuf>,
+}
+
+/// The picker reference of a discovered capture file.
+pub fn capture_ref(c: &CaptureFile) -> CaptureRef {
+    CaptureRef {
+        source: c.source_info(),
+        format: Some(c.format),
+        modified: Some(c.mtime),
+        span: c.span,
+    }
+}
+
+/// `run / host` for notices, sanitized.
+fn label(c: &CaptureFile) -> String {
+    text::sanitize(&format!("{} / {}", c.run, c.host)).into_owned()
+}
+
+impl App {
+    /// Applies one watcher event; returns the loads to start or cancel.
+    pub fn on_watch(&mut self, ev: WatchEvent) -> Vec<Cmd> {
+        match ev {
+            WatchEvent::Notice(n) => {
+                self.notice = Some(format!("watch: {}", text::sanitize(&n)));
+                Vec::new()
+            }
+            WatchEvent::Capture(e) => self.on_capture_event(e),
+        }
+    }
+
+    fn on_capture_event(&mut self, e: CaptureEvent) -> Vec<Cmd> {
+        let c = &e.capture;
+        let found = self.entries.position(&c.path);
+        match e.kind {
+            EventKind::New | EventKind::Writing => {
+                let i = match found {
+                    Some(i) => i,
+                    None => self.insert_entry(c),
+                };
+                if let Some(en) = self.entries.get_entry_mut(i) {
+                    en.capture = capture_ref(c);
+                    en.writing = true;
+                    en.gone = false;
+                }
+                Vec::new()
+            }
+            EventKind::Ready => {
+                let i = match found {
+                    Some(i) => i,
+                    None => self.insert_entry(c),
+                };
+                if let Some(en) = self.entries.get_entry_mut(i) {
+                    en.capture = capture_ref(c);
+                    en.writing = false;
+                    en.gone = false;
+                }
+                self.live.newest = Some(c.path.clone());
+                if self.live.open_when_ready.as_deref() == Some(c.path.as_path()) {
+                    self.live.open_when_ready = None;
+                    self.notice = Some(format!("{} is complete: opened", label(c)));
+                    return self.open(i);
+                }
+                if self.live.follow {
+                    self.notice = Some(format!("following: opened {}", label(c)));
+                    return self.open(i);
+                }
+                let key = self
+                    .keymap
+                    .keys(ViewKind::Global, Action::OpenNewest)
+                    .first()
+                    .map(|k| k.to_string());
+                self.notice = Some(match key {
+                    Some(k) => format!("new capture {} — {k} opens it", label(c)),
+                    None => format!("new capture {}", label(c)),
+                });
+                Vec::new()
+            }
+            EventKind::Changed => {
+                let Some(i) = found else {
+                    return Vec::new();
+                };
+                if let Some(en) = self.entries.get_entry_mut(i) {
+                    en.capture = capture_ref(c);
+                    en.writing = false;
+                }
+                let (cancel, job) = self.entries.reload(i);
+                let mut cmds: Vec<Cmd> = cancel.into_iter().map(Cmd::Cancel).collect();
+                if let Some(j) = job {
+                    self.notice = Some(format!("{} changed: reloading…", label(c)));
+                    cmds.push(load_cmd(j));
+                }
+                cmds
+            }
+            EventKind::Removed => {
+                let Some(i) = found else {
+                    return Vec::new();
+                };
+                if self.live.newest.as_deref() == Some(c.path.as_path()) {
+                    self.live.newest = None;
+                }
+                let mut cancel = Vec::new();
+                let cursor = self.picker_cursor();
+                if self.entries.remove(i, &mut cancel) {
+                    if cursor > i || cursor >= self.entries.len() {
+                        self.set_picker_cursor(cursor.saturating_sub(1));
+                    }
+                } else {
+                    self.notice = Some(format!(
+                        "{} was deleted: it stays open until you open another",
+                        label(c)
+                    ));
+                }
+                cancel.into_iter().map(Cmd::Cancel).collect()
+            }
+        }
+    }
+
+    /// Adds a picker entry for `c`: within its run (by host, span, path) when the run is
+    /// listed, else first (the newest run). The picker cursor stays on its entry.
+    fn insert_entry(&mut self, c: &CaptureFile) -> usize {
+        let run_rows: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].capture.source.run == c.run)
+            .collect();
+        let at = match (run_rows.first(), run_rows.last()) {
+            (Some(&first), Some(&last)) => (first..=last)
+                .find(|&i| {
+                    let r = &self.entries[i].capture;
+                    (r.source.host.as_str(), r.span, r.source.path.as_path())
+                        > (c.host.as_str(), c.span, c.path.as_path())
+                })
+                .unwrap_or(last + 1),
+            _ => 0,
+        };
+        let cursor = self.picker_cursor();
+        let was_empty = self.entries.is_empty();
+        let i = self.entries.insert(at, capture_ref(c), true);
+        if !was_empty && cursor >= i {
+            self.set_picker_cursor(cursor + 1);
+        }
+        i
+    }
+
+    /// Entry `i` is still being written: remember to open it once complete (true: deferred).
+    pub(super) fn defer_open(&mut self, i: usize) -> bool {
+        let open = self.entries.current == Some(i);
+        let Some(e) = self.entries.get(i).filter(|e| e.writing && !open) else {
+            return false;
+        };
+        self.live.open_when_ready = Some(e.capture.source.path.clone());
+        self.notice = Some("still being written: it opens when complete".into());
+        true
+    }
+
+    /// Opens the newest capture announced complete (else the first entry, the newest run).
+    pub fn open_newest(&mut self) -> Vec<Cmd> {
+        let i = self
+            .live
+            .newest
+            .as_deref()
+            .and_then(|p| self.entries.position(p))
+            .unwrap_or(0);
+        match self.entries.get(i) {
+            Some(_) => self.open(i),
+            None => Vec::new(),
+        }
+    }
+
+    /// A background reload of the shown capture finished: swap it in, keeping the window and
+    /// the cursor's track (by stable name) and lane; on failure keep the old one.
+    pub(super) fn on_reload(&mut self, done: LoadDone) {
+        let new = match done.result {
+            Ok(l) => l,
+            Err(m) => {
+                self.entries.abandon_reload();
+                self.notice = Some(format!(
+                    "reload failed, showing the previous version: {}",
+                    text::sanitize(&m)
+                ));
+                return;
+            }
+        };
+        let (t0, t1) = (self.vp.t0, self.vp.t1);
+        let old = self.loaded().cloned();
+        let keep = old.as_ref().and_then(|l| {
+            let row = self.rows.list.get(self.rows.cursor)?;
+            let t = row.track()?;
+            let lane = match row {
+                super::rows::Row::Lane { lane, .. } => *lane,
+                _ => 0,
+            };
+            Some((l.cap.track_stable_name(t), lane))
+        });
+        let folded: Vec<String> = old.as_ref().map_or(Vec::new(), |l| {
+            self.rows
+                .collapsed
+                .iter()
+                .filter(|&&p| (p as usize) < l.cap.processes.len())
+                .map(|&p| l.cap.process_stable_name(p))
+                .collect()
+        });
+        drop(old);
+        let cap_name = self.entries.current.and_then(|i| {
+            self.entries
+                .get(i)
+                .map(|e| format!("{} / {}", e.capture.source.run, e.capture.source.host))
+        });
+        if !self
+            .entries
+            .finish(done.generation, done.entry, EntryState::Ready(new.clone()))
+        {
+            return;
+        }
+        self.selected = None;
+        self.mark = Mark::None;
+        self.rows.collapsed = (0..new.cap.processes.len() as u32)
+            .filter(|&p| folded.contains(&new.cap.process_stable_name(p)))
+            .collect();
+        self.rebuild_rows();
+        if let Some((name, lane)) = keep
+            && let Some(t) =
+                (0..new.cap.tracks.len() as u32).find(|&t| new.cap.track_stable_name(t) == name)
+        {
+            let pos = self
+                .rows
+                .position_of_lane(t, lane)
+                .or_else(|| self.rows.list.iter().position(|r| r.track() == Some(t)));
+            if let Some(p) = pos {
+                self.rows.cursor = p;
+            }
+        }
+        self.set_window(t0, t1);
+        self.rows.clamp_scroll(self.body_height());
+        self.notice = Some(format!(
+            "reloaded {} (file changed)",
+            text::sanitize(&cap_name.unwrap_or_default())
+        ));
+    }
+}
+
+fn load_cmd(j: LoadJob) -> Cmd {
+    Cmd::Load {
+        generation: j.generation,
+        entry: j.entry,
+        capture: j.capture,
+        progress: j.progress,
+    }
+}
