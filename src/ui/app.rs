@@ -438,6 +438,8 @@ impl App {
 
     /// Rebuilds rows and shows the whole capture.
     fn reset_view(&mut self) {
+        self.close_popups();
+        self.hits = None;
         self.selected = None;
         self.mark = Mark::None;
         self.rows.cursor = 0;
@@ -446,6 +448,13 @@ impl App {
         self.rebuild_rows();
         let b = self.bounds();
         self.vp.fit_all(b);
+    }
+
+    /// Closes the popups above the topmost full view: their contents (search results, tables)
+    /// refer to the capture being replaced.
+    pub(super) fn close_popups(&mut self) {
+        let base = self.stack.iter().rposition(|v| !v.is_popup()).unwrap_or(0);
+        self.stack.truncate(base + 1);
     }
 
     /// Rebuilds the row list from the capture and the collapsed set.

@@ -235,6 +235,9 @@ impl App {
         {
             return;
         }
+        self.close_popups();
+        // Hits and the selection are slice ids of the previous version.
+        self.hits = None;
         self.selected = None;
         self.mark = Mark::None;
         self.rows.collapsed = (0..new.cap.processes.len() as u32)
