@@ -5,6 +5,7 @@
 
 pub mod gpu;
 pub mod load;
+pub mod nested;
 pub mod rank;
 pub mod stats;
 pub mod summary;
@@ -82,6 +83,18 @@ communication / memory / other by kernel name, idle time and its breakdown into 
 wait and other, queue length (launched, not started) and launch delay; per device the temporal
 breakdown and the communication/computation overlap. --json gives ns.";
 
+const NESTED_AFTER: &str = "\
+Examples:
+  tracetui nested logs/                                  every jit_* event's own duration
+  tracetui nested logs/ --regex '^fusion|^dot' --json    merged time of the contained fusions/dots
+  tracetui nested runs/ --id-pattern '^jit_autotune_fn_([0-9]+)' --json | jq .functions
+
+ejkernel's nested-event accounting (docs/analysis.md): for each event whose unified name
+hlo_module(program_id-scope_range_id) starts with --prefix, the union of the events it fully
+contains (same plane, any line) whose unified name matches --regex, else its own duration; events
+shorter than --min-dur are ignored. Per-function-id figures take one sample per capture and name
+(several runs = several samples), dropping the min and max when more than two. --json gives ns.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -121,6 +134,33 @@ pub enum Command {
     /// Print HTA-style GPU breakdowns per device and stream: busy/idle, idle causes, queue, launches
     #[command(after_help = GPU_AFTER)]
     Gpu(GpuArgs),
+    /// Nested-event accounting of jit_* events and per-function-id timing (ejkernel's profiler)
+    #[command(after_help = NESTED_AFTER)]
+    Nested(NestedArgs),
+}
+
+/// Arguments of `nested`.
+#[derive(Args, Debug)]
+pub struct NestedArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Parent events: unified names starting with this (empty: all)
+    #[arg(long, value_name = "P", default_value = "jit_")]
+    pub prefix: String,
+    /// Count the merged time of contained events whose unified name matches this regex
+    /// [default: the parent's own duration]
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub regex: Option<Regex>,
+    /// Ignore events shorter than this (a bare number is ns; 1.5us, 2ms…)
+    #[arg(long, value_name = "NS", default_value = "1000", value_parser = parse_time)]
+    pub min_dur: i64,
+    /// Function id: the first capture group of this regex on a row's name
+    #[arg(long, value_name = "RE", default_value = crate::analysis::nested::DEFAULT_ID_PATTERN,
+          value_parser = parse_regex)]
+    pub id_pattern: Regex,
 }
 
 fn parse_us(s: &str) -> Result<f64, String> {
@@ -303,6 +343,7 @@ where
         Some(Command::Stats(a)) => cmd_stats(&a),
         Some(Command::Rank(a)) => cmd_rank(&a),
         Some(Command::Gpu(a)) => cmd_gpu(&a),
+        Some(Command::Nested(a)) => cmd_nested(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -590,5 +631,55 @@ fn cmd_rank(a: &RankArgs) -> i32 {
     finish(
         ranks.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         ranks.len(),
+    )
+}
+
+fn cmd_nested(a: &NestedArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = crate::analysis::nested::NestedOptions {
+        prefix: a.prefix.clone(),
+        regex: a.regex.clone(),
+        min_dur: a.min_dur,
+        id_pattern: a.id_pattern.clone(),
+    };
+    let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        nested::capture_nested(cap, loaded, &opts)
+    });
+    let functions: Vec<nested::FunctionJson> =
+        crate::analysis::nested::by_function_id(reports.iter().map(|r| &r.report), &a.id_pattern)
+            .iter()
+            .map(nested::FunctionJson::from)
+            .collect();
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [nested::CaptureNested],
+            functions: &'a [nested::FunctionJson],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &reports,
+            functions: &functions,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for r in &reports {
+            s.push_str(&nested::render_text(r));
+            s.push('\n');
+        }
+        s.push_str(&nested::render_functions(&functions));
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        reports.len(),
     )
 }

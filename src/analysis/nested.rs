@@ -1,0 +1,307 @@
+//! Nested-event accounting and per-function-id timing, after ejkernel's JAX `Profiler`
+//! (design analysis.md §c).
+//!
+//! For every slice whose unified name ([`super::unified`]) starts with a prefix (default `jit_`),
+//! its *nested time* is the length of the union of the slices it fully contains (same process,
+//! any track, any depth; same-unified-name slices excluded) whose unified name matches a regex —
+//! or, without a regex, its own duration. Slices shorter than a minimum duration are ignored
+//! entirely, as parents and as children. Instances are aggregated per unified name; names that
+//! match an id pattern (`jit_autotune_fn_<id>`) are aggregated per id across captures.
+//!
+//! Differences from ejkernel, on purpose: times are absolute (ejkernel's raw-proto path uses
+//! line-relative offsets, so children on lines with another timestamp are misplaced); stats are
+//! resolved by key (ejkernel's `ProfileData` path never finds `hlo_module`); every plane is
+//! read, each slice's children taken from its own plane; every instance counts (ejkernel keeps
+//! the last instance per name) and a capture contributes its per-name mean as one sample.
+//!
+//! Cost: one sort of the kept slices per process, O(n log n), plus the candidates scanned per
+//! parent (those starting inside it) — linear overall when parents do not overlap each other.
+
+use super::unified::{UnifiedKey, UnifiedKeys, render};
+use crate::model::{Capture, Ps};
+use regex::Regex;
+use rustc_hash::FxHashMap;
+
+/// What to account.
+#[derive(Clone, Debug)]
+pub struct NestedOptions {
+    /// Parents: unified names starting with this (empty: every slice).
+    pub prefix: String,
+    /// Children counted: unified names matching this; `None`: a parent's own duration.
+    pub regex: Option<Regex>,
+    /// Slices shorter than this are ignored (ejkernel's `min_duration_ns`, default 1000 ns).
+    pub min_dur: Ps,
+    /// Function ids: the first capture group of this on a row name.
+    pub id_pattern: Regex,
+}
+
+/// ejkernel's function-id pattern.
+pub const DEFAULT_ID_PATTERN: &str = r"^jit_autotune_fn_([0-9]+)";
+
+impl Default for NestedOptions {
+    fn default() -> Self {
+        NestedOptions {
+            prefix: "jit_".into(),
+            regex: None,
+            min_dur: 1_000_000,
+            // A constant pattern: compiling it cannot fail.
+            id_pattern: Regex::new(DEFAULT_ID_PATTERN).unwrap_or_else(|_| unreachable!()),
+        }
+    }
+}
+
+/// Per-name aggregate of nested times (ps).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestedRow {
+    /// Unified name `N(P-S)`.
+    pub name: String,
+    /// Instances.
+    pub count: u64,
+    /// Mean nested time.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+    /// Shortest.
+    pub min: Ps,
+    /// Longest.
+    pub max: Ps,
+}
+
+/// Nested accounting of one capture.
+#[derive(Clone, Debug, Default)]
+pub struct NestedReport {
+    /// Rows, by mean descending then name.
+    pub rows: Vec<NestedRow>,
+    /// Slices ignored for being shorter than the minimum duration.
+    pub short_skipped: u64,
+}
+
+/// Mean and population standard deviation (0, 0 for no values).
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Length of the union of intervals given sorted by start.
+pub fn union_len(sorted: impl IntoIterator<Item = (Ps, Ps)>) -> Ps {
+    let mut total = 0;
+    let mut cur: Option<(Ps, Ps)> = None;
+    for (a, b) in sorted {
+        match cur {
+            Some((ca, cb)) if a <= cb => cur = Some((ca, cb.max(b))),
+            Some((ca, cb)) => {
+                total += cb - ca;
+                cur = Some((a, b));
+            }
+            None => cur = Some((a, b)),
+        }
+    }
+    total + cur.map_or(0, |(a, b)| b - a)
+}
+
+/// Unified names of one capture, interned: slice → name id, name id → (text, parent?, child?).
+struct Names {
+    by_key: FxHashMap<UnifiedKey, u32>,
+    text: Vec<String>,
+    parent: Vec<bool>,
+    child: Vec<bool>,
+}
+
+impl Names {
+    fn id(&mut self, c: &Capture, k: UnifiedKey, o: &NestedOptions) -> u32 {
+        if let Some(&i) = self.by_key.get(&k) {
+            return i;
+        }
+        let t = render(c, k);
+        let i = self.text.len() as u32;
+        self.parent.push(t.starts_with(&o.prefix));
+        self.child.push(o.regex.as_ref().is_some_and(|r| r.is_match(&t)));
+        self.text.push(t);
+        self.by_key.insert(k, i);
+        i
+    }
+}
+
+/// Nested time of every matching slice of `c`, aggregated per unified name.
+pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
+    let s = &c.slices;
+    let keys = UnifiedKeys::new(c);
+    let mut names = Names {
+        by_key: FxHashMap::default(),
+        text: Vec::new(),
+        parent: Vec::new(),
+        child: Vec::new(),
+    };
+    let mut short_skipped = 0u64;
+    // Per name id: nested times (ps) of its instances.
+    let mut times: Vec<Vec<Ps>> = Vec::new();
+    // Kept slices of one process as (start, end, slice id, name id), reused per process.
+    let mut ev: Vec<(Ps, Ps, u32, u32)> = Vec::new();
+    for p in 0..c.processes.len() {
+        ev.clear();
+        for (_, t) in c.tracks.iter().enumerate().filter(|(_, t)| t.process as usize == p) {
+            for i in t.slices.0..t.slices.1 {
+                let iu = i as usize;
+                if s.dur[iu] < o.min_dur {
+                    short_skipped += 1;
+                    continue;
+                }
+                let n = names.id(c, keys.key(c, s.name[iu], s.args[iu]), o);
+                ev.push((s.start[iu], s.end(iu), i, n));
+            }
+        }
+        ev.sort_unstable();
+        if times.len() < names.text.len() {
+            times.resize(names.text.len(), Vec::new());
+        }
+        for (k, &(a, b, _, n)) in ev.iter().enumerate() {
+            if !names.parent[n as usize] {
+                continue;
+            }
+            let v = if o.regex.is_some() {
+                // Candidates start at or after `a` (ties before k included), stop past `b`.
+                let first = ev[..k].partition_point(|e| e.0 < a);
+                let kids = ev[first..]
+                    .iter()
+                    .take_while(|e| e.0 <= b)
+                    .filter(|e| e.3 != n && e.1 <= b && names.child[e.3 as usize])
+                    .map(|e| (e.0, e.1));
+                union_len(kids)
+            } else {
+                b - a
+            };
+            times[n as usize].push(v);
+        }
+    }
+    let mut rows: Vec<NestedRow> = times
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(n, v)| {
+            let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            let (mean, std) = mean_std(&f);
+            NestedRow {
+                name: names.text[n].clone(),
+                count: v.len() as u64,
+                mean,
+                std,
+                min: v.iter().copied().min().unwrap_or(0),
+                max: v.iter().copied().max().unwrap_or(0),
+            }
+        })
+        .collect();
+    rows.sort_by(|x, y| y.mean.total_cmp(&x.mean).then_with(|| x.name.cmp(&y.name)));
+    NestedReport {
+        rows,
+        short_skipped,
+    }
+}
+
+/// Nested time of one slice (the explorer's details), from candidate slice ids (for instance
+/// every slice of its process overlapping it, from the index). `None` when the slice is not a
+/// parent (name without the prefix, or shorter than the minimum).
+pub fn nested_time_of(
+    c: &Capture,
+    o: &NestedOptions,
+    id: u32,
+    candidates: impl IntoIterator<Item = u32>,
+) -> Option<Ps> {
+    let s = &c.slices;
+    let i = id as usize;
+    if i >= s.len() || s.dur[i] < o.min_dur {
+        return None;
+    }
+    let keys = UnifiedKeys::new(c);
+    let own = keys.key(c, s.name[i], s.args[i]);
+    if !render(c, own).starts_with(&o.prefix) {
+        return None;
+    }
+    let Some(re) = &o.regex else {
+        return Some(s.dur[i]);
+    };
+    let (a, b) = (s.start[i], s.end(i));
+    let mut kids: Vec<(Ps, Ps)> = candidates
+        .into_iter()
+        .map(|k| k as usize)
+        .filter(|&k| {
+            k < s.len() && s.dur[k] >= o.min_dur && s.start[k] >= a && s.end(k) <= b && {
+                let kk = keys.key(c, s.name[k], s.args[k]);
+                kk != own && re.is_match(&render(c, kk))
+            }
+        })
+        .map(|k| (s.start[k], s.end(k)))
+        .collect();
+    kids.sort_unstable();
+    Some(union_len(kids))
+}
+
+/// One function id aggregated across captures (seconds-free: ps as f64).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionTime {
+    /// The captured id text.
+    pub id: String,
+    /// Samples collected (before trimming).
+    pub samples: usize,
+    /// Mean after dropping the min and the max when there are more than two samples.
+    pub mean: f64,
+    /// Population std of the same values.
+    pub std: f64,
+}
+
+/// Aggregates per function id: each (capture, row) whose name matches `id_pattern` gives one
+/// sample, the row's mean. With more than two samples the min and the max are dropped.
+pub fn by_function_id<'a>(
+    reports: impl IntoIterator<Item = &'a NestedReport>,
+    id_pattern: &Regex,
+) -> Vec<FunctionTime> {
+    let mut by: Vec<(String, Vec<f64>)> = Vec::new();
+    for r in reports {
+        for row in &r.rows {
+            let Some(id) = id_pattern
+                .captures(&row.name)
+                .and_then(|m| m.get(1).or_else(|| m.get(0)))
+            else {
+                continue;
+            };
+            match by.iter_mut().find(|(k, _)| k == id.as_str()) {
+                Some((_, v)) => v.push(row.mean),
+                None => by.push((id.as_str().to_string(), vec![row.mean])),
+            }
+        }
+    }
+    let mut out: Vec<FunctionTime> = by
+        .into_iter()
+        .map(|(id, mut v)| {
+            let samples = v.len();
+            v.sort_by(f64::total_cmp);
+            let kept = if samples > 2 {
+                &v[1..samples - 1]
+            } else {
+                &v[..]
+            };
+            let (mean, std) = mean_std(kept);
+            FunctionTime {
+                id,
+                samples,
+                mean,
+                std,
+            }
+        })
+        .collect();
+    // Numeric ids in numeric order, others after, by text.
+    out.sort_by(|x, y| {
+        let (a, b) = (x.id.parse::<u64>().ok(), y.id.parse::<u64>().ok());
+        match (a, b) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => x.id.cmp(&y.id),
+        }
+    });
+    out
+}
