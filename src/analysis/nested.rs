@@ -120,7 +120,8 @@ impl Names {
         let t = render(c, k);
         let i = self.text.len() as u32;
         self.parent.push(t.starts_with(&o.prefix));
-        self.child.push(o.regex.as_ref().is_some_and(|r| r.is_match(&t)));
+        self.child
+            .push(o.regex.as_ref().is_some_and(|r| r.is_match(&t)));
         self.text.push(t);
         self.by_key.insert(k, i);
         i
@@ -144,7 +145,12 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
     let mut ev: Vec<(Ps, Ps, u32, u32)> = Vec::new();
     for p in 0..c.processes.len() {
         ev.clear();
-        for (_, t) in c.tracks.iter().enumerate().filter(|(_, t)| t.process as usize == p) {
+        for (_, t) in c
+            .tracks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.process as usize == p)
+        {
             for i in t.slices.0..t.slices.1 {
                 let iu = i as usize;
                 if s.dur[iu] < o.min_dur {
@@ -203,7 +209,7 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
 }
 
 /// Nested time of one slice (the explorer's details), from candidate slice ids (for instance
-/// every slice of its process overlapping it, from the index). `None` when the slice is not a
+/// every slice overlapping it, from the index; those of other planes are ignored). `None` when the slice is not a
 /// parent (name without the prefix, or shorter than the minimum).
 pub fn nested_time_of(
     c: &Capture,
@@ -225,14 +231,21 @@ pub fn nested_time_of(
         return Some(s.dur[i]);
     };
     let (a, b) = (s.start[i], s.end(i));
+    let plane = |k: usize| c.tracks[c.track_of(k as u32) as usize].process;
+    let own_plane = plane(i);
     let mut kids: Vec<(Ps, Ps)> = candidates
         .into_iter()
         .map(|k| k as usize)
         .filter(|&k| {
-            k < s.len() && s.dur[k] >= o.min_dur && s.start[k] >= a && s.end(k) <= b && {
-                let kk = keys.key(c, s.name[k], s.args[k]);
-                kk != own && re.is_match(&render(c, kk))
-            }
+            k < s.len()
+                && s.dur[k] >= o.min_dur
+                && s.start[k] >= a
+                && s.end(k) <= b
+                && plane(k) == own_plane
+                && {
+                    let kk = keys.key(c, s.name[k], s.args[k]);
+                    kk != own && re.is_match(&render(c, kk))
+                }
         })
         .map(|k| (s.start[k], s.end(k)))
         .collect();
@@ -304,4 +317,177 @@ pub fn by_function_id<'a>(
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    const US: Ps = 1_000_000;
+
+    /// Plane 1: `jit_a` [0, 100) µs and [200, 230) µs on line 1; on line 2 fusions overlapping
+    /// each other [10, 30) + [20, 50), a dot [60, 70), a copy [75, 80) (not matching the
+    /// regex), a short fusion [80, 80.5) (under 1 µs), a fusion [90, 120) only partly inside,
+    /// a dot [205, 215). Plane 2: a fusion [0, 99) µs that must not count (another plane).
+    fn capture() -> Capture {
+        let mut b = CaptureBuilder::new();
+        let p1 = b.process(Key::Int(1));
+        let p2 = b.process(Key::Int(2));
+        let l1 = b.track(p1, Key::Int(1), TrackKind::XLine);
+        let l2 = b.track(p1, Key::Int(2), TrackKind::XLine);
+        let l3 = b.track(p2, Key::Int(1), TrackKind::XLine);
+        let (jit, fusion, dot, copy) = (
+            b.intern("jit_a"),
+            b.intern("fusion"),
+            b.intern("dot"),
+            b.intern("copy"),
+        );
+        let e = StrId::EMPTY;
+        let n = ArgsRef::NONE;
+        b.add_slice(l1, 0, 100 * US, jit, e, n, 0);
+        b.add_slice(l1, 200 * US, 30 * US, jit, e, n, 0);
+        for (s, d, name) in [
+            (10 * US, 20 * US, fusion),
+            (20 * US, 30 * US, fusion),
+            (60 * US, 10 * US, dot),
+            (75 * US, 5 * US, copy),
+            (80 * US, US / 2, fusion),
+            (90 * US, 30 * US, fusion),
+            (205 * US, 10 * US, dot),
+        ] {
+            b.add_slice(l2, s, d, name, e, n, 0);
+        }
+        b.add_slice(l3, 0, 99 * US, fusion, e, n, 0);
+        b.finish(SourceInfo::default(), Format::XPlane)
+    }
+
+    fn opts(regex: Option<&str>) -> NestedOptions {
+        NestedOptions {
+            regex: regex.map(|r| Regex::new(r).unwrap()),
+            ..NestedOptions::default()
+        }
+    }
+
+    #[test]
+    fn merged_contained_children_matching_the_regex() {
+        let c = capture();
+        let r = compute(&c, &opts(Some("^(fusion|dot)")));
+        // instance 1: [10,50) ∪ [60,70) = 50 µs; instance 2: 10 µs.
+        assert_eq!(
+            r.rows,
+            vec![NestedRow {
+                name: "jit_a(None-None)".into(),
+                count: 2,
+                mean: (30 * US) as f64,
+                std: (20 * US) as f64,
+                min: 10 * US,
+                max: 50 * US,
+            }]
+        );
+        assert_eq!(r.short_skipped, 1);
+        // Only dots: 10 µs each.
+        let r = compute(&c, &opts(Some("^dot")));
+        assert_eq!((r.rows[0].mean, r.rows[0].std), ((10 * US) as f64, 0.0));
+    }
+
+    #[test]
+    fn own_duration_without_regex_and_min_dur() {
+        let c = capture();
+        let r = compute(&c, &opts(None));
+        assert_eq!(r.rows.len(), 1);
+        assert_eq!((r.rows[0].min, r.rows[0].max), (30 * US, 100 * US));
+        assert_eq!(r.rows[0].mean, (65 * US) as f64);
+        // 50 µs minimum: the 30 µs instance goes, and every child but none is a parent.
+        let mut o = opts(None);
+        o.min_dur = 50 * US;
+        let r = compute(&c, &o);
+        assert_eq!((r.rows[0].count, r.rows[0].max), (1, 100 * US));
+        assert_eq!(r.short_skipped, 8);
+        // Empty prefix: every kept slice is a parent.
+        o.prefix = String::new();
+        o.min_dur = 0;
+        assert_eq!(compute(&c, &o).rows.len(), 4);
+    }
+
+    #[test]
+    fn single_event_matches_the_batch() {
+        let c = capture();
+        let o = opts(Some("^(fusion|dot)"));
+        let all = 0..c.slices.len() as u32;
+        let jit = (0..c.slices.len() as u32)
+            .find(|&i| c.slice_name(i) == "jit_a" && c.slices.start[i as usize] == 0);
+        let jit = jit.unwrap();
+        assert_eq!(nested_time_of(&c, &o, jit, all.clone()), Some(50 * US));
+        let dot = all.clone().find(|&i| c.slice_name(i) == "dot").unwrap();
+        assert_eq!(nested_time_of(&c, &o, dot, all), None);
+    }
+
+    fn report(rows: &[(&str, f64)]) -> NestedReport {
+        NestedReport {
+            rows: rows
+                .iter()
+                .map(|&(n, m)| NestedRow {
+                    name: n.into(),
+                    count: 1,
+                    mean: m,
+                    std: 0.0,
+                    min: 0,
+                    max: 0,
+                })
+                .collect(),
+            short_skipped: 0,
+        }
+    }
+
+    #[test]
+    fn function_ids_drop_min_and_max_above_two_samples() {
+        let reps = [
+            report(&[
+                ("jit_autotune_fn_1(3-None)", 10.0),
+                ("jit_autotune_fn_2(4-None)", 4.0),
+            ]),
+            report(&[
+                ("jit_autotune_fn_1(3-None)", 20.0),
+                ("jit_autotune_fn_2(4-None)", 8.0),
+            ]),
+            report(&[
+                ("jit_autotune_fn_1(3-None)", 30.0),
+                ("jit_other(1-None)", 1.0),
+            ]),
+            report(&[("jit_autotune_fn_1(3-None)", 100.0)]),
+        ];
+        let o = NestedOptions::default();
+        let f = by_function_id(&reps, &o.id_pattern);
+        assert_eq!(
+            f,
+            vec![
+                FunctionTime {
+                    id: "1".into(),
+                    samples: 4,
+                    mean: 25.0,
+                    std: 5.0
+                },
+                FunctionTime {
+                    id: "2".into(),
+                    samples: 2,
+                    mean: 6.0,
+                    std: 2.0
+                },
+            ]
+        );
+        // A custom pattern with its own group.
+        let f = by_function_id(&reps, &Regex::new(r"^jit_(other)").unwrap());
+        assert_eq!((f.len(), f[0].id.as_str(), f[0].mean), (1, "other", 1.0));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn union_len_matches_brute_force(mut v in proptest::collection::vec((0i64..60, 0i64..15), 0..20)) {
+            let mut iv: Vec<(Ps, Ps)> = v.drain(..).map(|(a, d)| (a, a + d)).collect();
+            iv.sort_unstable();
+            let brute = (0..80).filter(|&t| iv.iter().any(|&(a, b)| a <= t && t < b)).count();
+            proptest::prop_assert_eq!(union_len(iv.iter().copied()), brute as Ps);
+        }
+    }
 }
