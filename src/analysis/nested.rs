@@ -209,14 +209,40 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
 }
 
 /// Nested time of one slice (the explorer's details), from candidate slice ids (for instance
-/// every slice overlapping it, from the index; those of other planes are ignored). `None` when the slice is not a
-/// parent (name without the prefix, or shorter than the minimum).
+/// every slice overlapping it, from the index; those of other planes are ignored). `None` when
+/// the slice is not a parent (name without the prefix, or shorter than the minimum).
 pub fn nested_time_of(
     c: &Capture,
     o: &NestedOptions,
     id: u32,
     candidates: impl IntoIterator<Item = u32>,
 ) -> Option<Ps> {
+    match &o.regex {
+        Some(re) => merged_children(c, o, id, candidates, Some(re)),
+        None => merged_children(c, o, id, [], None).map(|_| c.slices.dur[id as usize]),
+    }
+}
+
+/// Like [`nested_time_of`] with every contained child counted, whatever the regex: the union of
+/// all the slices of its plane the parent fully contains.
+pub fn contained_time_of(
+    c: &Capture,
+    o: &NestedOptions,
+    id: u32,
+    candidates: impl IntoIterator<Item = u32>,
+) -> Option<Ps> {
+    merged_children(c, o, id, candidates, None)
+}
+
+fn merged_children(
+    c: &Capture,
+    o: &NestedOptions,
+    id: u32,
+    candidates: impl IntoIterator<Item = u32>,
+    re: Option<&Regex>,
+) -> Option<Ps> {
+    // Regex verdict per unified key: each distinct name rendered once.
+    let mut seen: FxHashMap<UnifiedKey, bool> = FxHashMap::default();
     let s = &c.slices;
     let i = id as usize;
     if i >= s.len() || s.dur[i] < o.min_dur {
@@ -227,9 +253,6 @@ pub fn nested_time_of(
     if !render(c, own).starts_with(&o.prefix) {
         return None;
     }
-    let Some(re) = &o.regex else {
-        return Some(s.dur[i]);
-    };
     let (a, b) = (s.start[i], s.end(i));
     let plane = |k: usize| c.tracks[c.track_of(k as u32) as usize].process;
     let own_plane = plane(i);
@@ -244,7 +267,12 @@ pub fn nested_time_of(
                 && plane(k) == own_plane
                 && {
                     let kk = keys.key(c, s.name[k], s.args[k]);
-                    kk != own && re.is_match(&render(c, kk))
+                    kk != own
+                        && re.is_none_or(|re| {
+                            *seen
+                                .entry(kk)
+                                .or_insert_with(|| re.is_match(&render(c, kk)))
+                        })
                 }
         })
         .map(|k| (s.start[k], s.end(k)))
@@ -420,7 +448,10 @@ mod tests {
         let jit = jit.unwrap();
         assert_eq!(nested_time_of(&c, &o, jit, all.clone()), Some(50 * US));
         let dot = all.clone().find(|&i| c.slice_name(i) == "dot").unwrap();
-        assert_eq!(nested_time_of(&c, &o, dot, all), None);
+        assert_eq!(nested_time_of(&c, &o, dot, all.clone()), None);
+        // Every contained child of its plane, copy included: [10,50) ∪ [60,70) ∪ [75,80).
+        assert_eq!(contained_time_of(&c, &o, jit, all.clone()), Some(55 * US));
+        assert_eq!(nested_time_of(&c, &opts(None), jit, all), Some(100 * US));
     }
 
     fn report(rows: &[(&str, f64)]) -> NestedReport {
