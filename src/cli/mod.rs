@@ -5,6 +5,7 @@
 
 pub mod gpu;
 pub mod load;
+pub mod nested;
 pub mod rank;
 pub mod search;
 pub mod stats;
@@ -95,6 +96,18 @@ Filters: cat:TEXT track:TEXT proc:TEXT (case-insensitive substrings), arg:KEY or
 quote values with spaces: track:\"stream 7\". Every track, all time is searched. Query syntax and
 ranking: docs/search.md. No match exits 0; an invalid regex exits 2.";
 
+const NESTED_AFTER: &str = "\
+Examples:
+  tracetui nested logs/                                  every jit_* event's own duration
+  tracetui nested logs/ --regex '^fusion|^dot' --json    merged time of the contained fusions/dots
+  tracetui nested runs/ --id-pattern '^jit_autotune_fn_([0-9]+)' --json | jq .functions
+
+ejkernel's nested-event accounting (docs/analysis.md): for each event whose unified name
+hlo_module(program_id-scope_range_id) starts with --prefix, the union of the events it fully
+contains (same plane, any line) whose unified name matches --regex, else its own duration; events
+shorter than --min-dur are ignored. Per-function-id figures take one sample per capture and name
+(several runs = several samples), dropping the min and max when more than two. --json gives ns.";
+
 /// tracetui: explore ML profiler traces (JAX/TensorFlow XPlane, PyTorch Kineto, Chrome JSON)
 /// in the terminal.
 #[derive(Parser, Debug)]
@@ -147,6 +160,9 @@ pub enum Command {
     /// Print one line per capture event (new, writing, ready, changed, removed) until interrupted
     #[command(after_help = WATCH_AFTER)]
     Watch(WatchArgs),
+    /// Nested-event accounting of jit_* events and per-function-id timing (ejkernel's profiler)
+    #[command(after_help = NESTED_AFTER)]
+    Nested(NestedArgs),
 }
 
 const WATCH_AFTER: &str = "\
@@ -229,6 +245,30 @@ pub struct SearchArgs {
     /// Show at most N names per capture [default: 20 for text, all for --json]
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+}
+
+/// Arguments of `nested`.
+#[derive(Args, Debug)]
+pub struct NestedArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Parent events: unified names starting with this (empty: all)
+    #[arg(long, value_name = "P", default_value = "jit_")]
+    pub prefix: String,
+    /// Count the merged time of contained events whose unified name matches this regex
+    /// [default: the parent's own duration]
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub regex: Option<Regex>,
+    /// Ignore events shorter than this (a bare number is ns; 1.5us, 2ms…)
+    #[arg(long, value_name = "NS", default_value = "1000", value_parser = parse_time)]
+    pub min_dur: i64,
+    /// Function id: the first capture group of this regex on a row's name
+    #[arg(long, value_name = "RE", default_value = crate::analysis::nested::DEFAULT_ID_PATTERN,
+          value_parser = parse_regex)]
+    pub id_pattern: Regex,
 }
 
 /// Arguments of `rank`.
@@ -394,6 +434,7 @@ where
         Some(Command::Gpu(a)) => cmd_gpu(&a),
         Some(Command::Search(a)) => cmd_search(&a),
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
+        Some(Command::Nested(a)) => cmd_nested(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -641,6 +682,56 @@ fn cmd_search(a: &SearchArgs) -> i32 {
     finish(
         found.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
         found.len(),
+    )
+}
+
+fn cmd_nested(a: &NestedArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = crate::analysis::nested::NestedOptions {
+        prefix: a.prefix.clone(),
+        regex: a.regex.clone(),
+        min_dur: a.min_dur,
+        id_pattern: a.id_pattern.clone(),
+    };
+    let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        nested::capture_nested(cap, loaded, &opts)
+    });
+    let functions: Vec<nested::FunctionJson> =
+        crate::analysis::nested::by_function_id(reports.iter().map(|r| &r.report), &a.id_pattern)
+            .iter()
+            .map(nested::FunctionJson::from)
+            .collect();
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [nested::CaptureNested],
+            functions: &'a [nested::FunctionJson],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &reports,
+            functions: &functions,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for r in &reports {
+            s.push_str(&nested::render_text(r));
+            s.push('\n');
+        }
+        s.push_str(&nested::render_functions(&functions));
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        reports.len(),
     )
 }
 

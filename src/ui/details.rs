@@ -22,6 +22,36 @@ pub fn self_time(l: &Loaded, id: u32) -> i64 {
     (s.dur[id as usize] - kids).max(0)
 }
 
+/// ejkernel's nested time of a `jit_*` slice (analysis::nested, default prefix and minimum):
+/// the union of the slices of its plane it fully contains, found through the index.
+fn nested_line(l: &Loaded, id: u32) -> Option<String> {
+    use crate::analysis::nested::{NestedOptions, contained_time_of};
+    let cap = &l.cap;
+    let s = &cap.slices;
+    let i = id as usize;
+    // Cheap test first: only slices whose name or stats can give a `jit_` unified name.
+    let o = NestedOptions::default();
+    if s.dur[i] < o.min_dur {
+        return None;
+    }
+    let (a, b) = (s.start[i], s.end(i).max(s.start[i].saturating_add(1)));
+    let process = cap.tracks[cap.track_of(id) as usize].process;
+    let mut cands: Vec<u32> = Vec::new();
+    for (t, tr) in cap.tracks.iter().enumerate() {
+        if tr.process != process {
+            continue;
+        }
+        for lane in 0..l.index.lane_count(t as u32) {
+            cands.extend_from_slice(l.index.window(cap, t as u32, lane, a, b));
+        }
+    }
+    let v = contained_time_of(cap, &o, id, cands)?;
+    Some(format!(
+        "nested time (jit_, contained events merged): {}",
+        format_dur(v)
+    ))
+}
+
 /// Parent chain from the root down to (excluding) `id`, at most 32 deep.
 pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
     let mut chain = Vec::new();
@@ -101,6 +131,9 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         ),
         bold,
     ));
+    if let Some(line) = nested_line(l, id) {
+        out.push((line, Style::default()));
+    }
     out.push((
         format!(
             "{} · depth {} · start {} · end {} · {}",

@@ -1,0 +1,205 @@
+//! `tracetui nested`: ejkernel-style nested-event accounting per capture and per-function-id
+//! timing across captures (see [`crate::analysis::nested`]).
+
+use super::text::{self, Align, clean};
+use crate::analysis::nested::{FunctionTime, NestedOptions, NestedReport, compute};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::Capture;
+use serde::Serialize;
+
+/// One row of `nested --json`: a unified name's nested times.
+#[derive(Serialize, Clone, Debug)]
+pub struct NestedJson {
+    /// Unified name `N(P-S)`.
+    pub name: String,
+    /// Instances.
+    pub count: u64,
+    /// Mean nested time, ns.
+    pub mean_ns: f64,
+    /// Population standard deviation, ns.
+    pub std_ns: f64,
+    /// Shortest, ns.
+    pub min_ns: f64,
+    /// Longest, ns.
+    pub max_ns: f64,
+}
+
+/// One capture of `nested --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureNested {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Slices ignored for being shorter than `--min-dur`.
+    pub short_skipped: u64,
+    /// Rows, longest mean first.
+    pub nested: Vec<NestedJson>,
+    /// The report in ps, for the cross-capture aggregation (not in JSON).
+    #[serde(skip)]
+    pub report: NestedReport,
+}
+
+/// One function id of `nested --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct FunctionJson {
+    /// Id captured by `--id-pattern`.
+    pub id: String,
+    /// Samples (one per capture and matching name), before dropping min and max.
+    pub samples: usize,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// Population standard deviation, ns.
+    pub std_ns: f64,
+}
+
+impl From<&FunctionTime> for FunctionJson {
+    fn from(f: &FunctionTime) -> Self {
+        FunctionJson {
+            id: f.id.clone(),
+            samples: f.samples,
+            mean_ns: f.mean / 1000.0,
+            std_ns: f.std / 1000.0,
+        }
+    }
+}
+
+fn ns(ps: i64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// Computes one capture's nested accounting.
+pub fn capture_nested(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    opts: &NestedOptions,
+) -> CaptureNested {
+    let mut out = CaptureNested {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        short_skipped: 0,
+        nested: Vec::new(),
+        report: NestedReport::default(),
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    let r = compute(&c, opts);
+    // Unified names come from lazily read stats: a file changed since loading reads as empty.
+    if c.source_changed() {
+        out.error = Some(format!(
+            "{}: {}",
+            cap.path.display(),
+            crate::formats::mapped::CHANGED_SINCE_LOADING
+        ));
+        return out;
+    }
+    out.short_skipped = r.short_skipped;
+    out.nested = r
+        .rows
+        .iter()
+        .map(|r| NestedJson {
+            name: r.name.clone(),
+            count: r.count,
+            mean_ns: r.mean / 1000.0,
+            std_ns: r.std / 1000.0,
+            min_ns: ns(r.min),
+            max_ns: ns(r.max),
+        })
+        .collect();
+    out.report = r;
+    out
+}
+
+/// Renders one capture's rows for people.
+pub fn render_text(s: &CaptureNested) -> String {
+    let mut o = format!(
+        "== {}  run {}  host {}\n",
+        clean(&s.path),
+        clean(&s.run),
+        clean(&s.host)
+    );
+    if let Some(e) = &s.error {
+        o.push_str(&format!("   error: {}\n", clean(e)));
+        return o;
+    }
+    if s.nested.is_empty() {
+        o.push_str("   no event matches the prefix\n");
+    } else {
+        let d = |v: f64| text::dur(v * 1000.0);
+        let rows: Vec<Vec<String>> = s
+            .nested
+            .iter()
+            .map(|r| {
+                vec![
+                    text::fit(&clean(&r.name), 60).into_owned(),
+                    r.count.to_string(),
+                    d(r.mean_ns),
+                    d(r.std_ns),
+                    d(r.min_ns),
+                    d(r.max_ns),
+                ]
+            })
+            .collect();
+        o.push_str(&text::table(
+            "   ",
+            &[
+                ("NAME", Align::Left),
+                ("COUNT", Align::Right),
+                ("MEAN", Align::Right),
+                ("STD", Align::Right),
+                ("MIN", Align::Right),
+                ("MAX", Align::Right),
+            ],
+            &rows,
+        ));
+    }
+    o.push_str(&format!(
+        "   {} slices shorter than --min-dur ignored\n",
+        s.short_skipped
+    ));
+    o
+}
+
+/// Renders the per-function-id table.
+pub fn render_functions(f: &[FunctionJson]) -> String {
+    if f.is_empty() {
+        return "== functions: no name matches --id-pattern\n".into();
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let rows: Vec<Vec<String>> = f
+        .iter()
+        .map(|r| {
+            vec![
+                text::fit(&clean(&r.id), 40).into_owned(),
+                r.samples.to_string(),
+                d(r.mean_ns),
+                d(r.std_ns),
+            ]
+        })
+        .collect();
+    let mut o = String::from("== functions (min and max dropped when more than 2 samples)\n");
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("ID", Align::Left),
+            ("SAMPLES", Align::Right),
+            ("MEAN", Align::Right),
+            ("STD", Align::Right),
+        ],
+        &rows,
+    ));
+    o
+}
