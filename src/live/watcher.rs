@@ -132,7 +132,8 @@ pub fn start(
         backend,
         tracker,
         dirty: false,
-        last_rescan: now,
+        // The first change rescans at once.
+        last_rescan: now.checked_sub(MIN_RESCAN).unwrap_or(now),
         root_gone: false,
     };
     if let Some(n) = notice
