@@ -87,7 +87,7 @@ breakdown and the communication/computation overlap. --json gives ns.";
 
 const SEARCH_AFTER: &str = "\
 Examples:
-  tracetui search trace.pt.trace.json gemm              fuzzy (skim), ranked by score then total
+  tracetui search trace.pt.trace.json gemm              fuzzy (fzf-style), ranked by score then total
   tracetui search logs/ 'mm cat:kernel track:stream'    with prefix filters
   tracetui search vm.xplane.pb 'proc:GPU arg:hlo_op=fusion' --limit 5
   tracetui search trace.json '^aten::(mm|addmm)$' --regex --json

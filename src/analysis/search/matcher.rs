@@ -1,14 +1,15 @@
-//! Name matching: skim fuzzy scoring (fuzzy-matcher's `SkimMatcherV2`) or a regex, with the
-//! matched character positions for highlighting.
+//! Name matching: fzf-style fuzzy scoring (nucleo-matcher, one fuzzy [`Atom`], smart case,
+//! smart Latin normalization) or a regex, with the matched character positions for highlighting.
 //!
-//! Fuzzy matching first runs a byte-level subsequence test (the same test skim's own
-//! `cheap_matches` does on `char`s, ASCII case folded unless the pattern has an upper-case
-//! letter); only names that pass are scored by skim's dynamic programme, which allocates.
+//! nucleo's `Matcher` needs `&mut` and owns scratch memory, so each [`Matcher`] keeps one (with a
+//! reused `char` buffer for non-ASCII names) in a `RefCell`: build one per search, per thread.
 
 use super::query::{Mode, Query};
-use fuzzy_matcher::FuzzyMatcher;
-use fuzzy_matcher::skim::SkimMatcherV2;
+use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
+use nucleo_matcher::{Config, Utf32Str};
 use regex::Regex;
+use std::cell::RefCell;
+use unicode_segmentation::UnicodeSegmentation;
 
 /// Why a query cannot run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,17 +39,14 @@ impl std::error::Error for SearchError {}
 pub enum Matcher {
     /// Empty text: every name matches.
     All,
-    /// Skim fuzzy matching.
+    /// Fuzzy matching (nucleo-matcher).
     Fuzzy {
-        /// The pattern.
+        /// The pattern as typed.
         pattern: String,
-        /// Pattern bytes for the subsequence pre-test (lower-cased unless case-sensitive);
-        /// `None` when the pattern is not ASCII (skim then tests every name itself).
-        folded: Option<Vec<u8>>,
-        /// Smart case: the pattern has an upper-case ASCII letter.
-        case_sensitive: bool,
-        /// The skim matcher (smart case, its default).
-        skim: Box<SkimMatcherV2>,
+        /// The compiled pattern: one fuzzy atom, smart case, smart normalization.
+        atom: Atom,
+        /// nucleo's matcher and a reused buffer for non-ASCII names.
+        scratch: RefCell<Scratch>,
     },
     /// A regular expression.
     Regex(Regex),
@@ -71,22 +69,20 @@ impl Matcher {
             return Ok(Matcher::All);
         }
         match q.mode {
-            Mode::Fuzzy => {
-                let case_sensitive = q.text.bytes().any(|b| b.is_ascii_uppercase());
-                let folded = q.text.is_ascii().then(|| {
-                    if case_sensitive {
-                        q.text.as_bytes().to_vec()
-                    } else {
-                        q.text.bytes().map(|b| b.to_ascii_lowercase()).collect()
-                    }
-                });
-                Ok(Matcher::Fuzzy {
-                    pattern: q.text.clone(),
-                    folded,
-                    case_sensitive,
-                    skim: Box::new(SkimMatcherV2::default().smart_case()),
-                })
-            }
+            Mode::Fuzzy => Ok(Matcher::Fuzzy {
+                pattern: q.text.clone(),
+                atom: Atom::new(
+                    &q.text,
+                    CaseMatching::Smart,
+                    Normalization::Smart,
+                    AtomKind::Fuzzy,
+                    false,
+                ),
+                scratch: RefCell::new(Scratch {
+                    nucleo: nucleo_matcher::Matcher::new(Config::DEFAULT),
+                    buf: Vec::new(),
+                }),
+            }),
             Mode::Regex => {
                 Regex::new(&q.text)
                     .map(Matcher::Regex)
@@ -103,18 +99,9 @@ impl Matcher {
     pub fn score(&self, name: &str) -> Option<i64> {
         match self {
             Matcher::All => Some(0),
-            Matcher::Fuzzy {
-                pattern,
-                folded,
-                case_sensitive,
-                skim,
-            } => {
-                if let Some(p) = folded
-                    && !subsequence(name.as_bytes(), p, *case_sensitive)
-                {
-                    return None;
-                }
-                skim.fuzzy_match(name, pattern)
+            Matcher::Fuzzy { atom, scratch, .. } => {
+                let Scratch { nucleo, buf } = &mut *scratch.borrow_mut();
+                atom.score(utf32(name, buf), nucleo).map(i64::from)
             }
             Matcher::Regex(r) => r.is_match(name).then_some(0),
         }
@@ -125,10 +112,29 @@ impl Matcher {
     pub fn indices(&self, name: &str) -> Vec<usize> {
         match self {
             Matcher::All => Vec::new(),
-            Matcher::Fuzzy { pattern, skim, .. } => skim
-                .fuzzy_indices(name, pattern)
-                .map(|(_, ix)| ix)
-                .unwrap_or_default(),
+            Matcher::Fuzzy { atom, scratch, .. } => {
+                let Scratch { nucleo, buf } = &mut *scratch.borrow_mut();
+                let mut ix: Vec<u32> = Vec::new();
+                if atom.indices(utf32(name, buf), nucleo, &mut ix).is_none() {
+                    return Vec::new();
+                }
+                ix.sort_unstable();
+                ix.dedup();
+                if name.is_ascii() {
+                    return ix.into_iter().map(|i| i as usize).collect();
+                }
+                // nucleo counts graphemes (it matches each one's first char): map each to the
+                // char position where it starts.
+                let mut starts = Vec::with_capacity(name.len());
+                let mut c = 0usize;
+                for g in name.graphemes(true) {
+                    starts.push(c);
+                    c += g.chars().count();
+                }
+                ix.into_iter()
+                    .filter_map(|i| starts.get(i as usize).copied())
+                    .collect()
+            }
             Matcher::Regex(r) => match r.find(name) {
                 Some(m) => name
                     .char_indices()
@@ -142,28 +148,22 @@ impl Matcher {
     }
 }
 
-/// True when `pat` (ASCII, already folded when not case-sensitive) is a subsequence of `hay`.
-/// Non-ASCII bytes of `hay` never equal an ASCII pattern byte, as in skim's char comparison.
+/// nucleo's matcher plus a reused buffer, owned by one [`Matcher`].
+pub struct Scratch {
+    nucleo: nucleo_matcher::Matcher,
+    buf: Vec<char>,
+}
+
+/// `name` as nucleo's input: the bytes when ASCII, else the first char of each grapheme in `buf`
+/// (as `Utf32Str::new` does, but never handing nucleo non-ASCII bytes as ASCII).
 #[inline]
-fn subsequence(hay: &[u8], pat: &[u8], case_sensitive: bool) -> bool {
-    let mut it = pat.iter();
-    let Some(mut want) = it.next() else {
-        return true;
-    };
-    for &b in hay {
-        let b = if case_sensitive {
-            b
-        } else {
-            b.to_ascii_lowercase()
-        };
-        if b == *want {
-            match it.next() {
-                Some(w) => want = w,
-                None => return true,
-            }
-        }
+fn utf32<'a>(name: &'a str, buf: &'a mut Vec<char>) -> Utf32Str<'a> {
+    if name.is_ascii() {
+        return Utf32Str::Ascii(name.as_bytes());
     }
-    false
+    buf.clear();
+    buf.extend(nucleo_matcher::chars::graphemes(name));
+    Utf32Str::Unicode(buf)
 }
 
 #[cfg(test)]
@@ -206,13 +206,54 @@ mod tests {
         assert!(e.to_string().starts_with("invalid regex \"ker(nel\": "));
     }
 
+    #[test]
+    fn fuzzy_unicode_positions_and_normalization() {
+        // Latin normalization: an ASCII pattern matches accented letters.
+        assert!(fuzzy("cafe").score("café_kernel").is_some());
+        // A combining accent belongs to the grapheme of its base letter; positions stay chars.
+        assert_eq!(fuzzy("ab").indices("e\u{301}_ab"), vec![3, 4]);
+        assert_eq!(fuzzy("zz").indices("µ_ab"), Vec::<usize>::new());
+    }
+
+    /// Brute-force reference for ASCII names and patterns: smart-case subsequence test.
+    fn reference(name: &str, pat: &str) -> bool {
+        let sensitive = pat.bytes().any(|b| b.is_ascii_uppercase());
+        let fold = |b: u8| if sensitive { b } else { b.to_ascii_lowercase() };
+        let mut want = pat.bytes().map(fold).peekable();
+        for b in name.bytes().map(fold) {
+            if want.peek() == Some(&b) {
+                want.next();
+            }
+        }
+        want.peek().is_none()
+    }
+
     proptest! {
-        /// The byte pre-test never rejects a name skim would match.
+        /// A name matches exactly when the pattern is a smart-case subsequence of it, and the
+        /// highlighted positions are sorted, distinct, spell the pattern, and lie inside the name.
         #[test]
-        fn pretest_agrees_with_skim(name in "[a-zA-Z_:µ0-9 ]{0,12}", pat in "[a-zA-Z_:0-9]{1,4}") {
+        fn fuzzy_agrees_with_subsequence(name in "[a-zA-Z_:0-9 ]{0,12}", pat in "[a-zA-Z_:0-9]{1,4}") {
             let m = fuzzy(&pat);
-            let skim = SkimMatcherV2::default().smart_case();
-            prop_assert_eq!(m.score(&name), skim.fuzzy_match(&name, &pat));
+            prop_assert_eq!(m.score(&name).is_some(), reference(&name, &pat));
+            let ix = m.indices(&name);
+            if m.score(&name).is_some() {
+                prop_assert!(ix.windows(2).all(|w| w[0] < w[1]));
+                let picked: String = ix.iter().map(|&i| name.as_bytes()[i] as char).collect();
+                prop_assert!(picked.eq_ignore_ascii_case(&pat), "{picked} vs {pat}");
+            } else {
+                prop_assert!(ix.is_empty());
+            }
+        }
+
+        /// Non-ASCII names: highlighted positions are valid, sorted char positions.
+        #[test]
+        fn fuzzy_indices_are_char_positions(name in "[a-zµéü_\u{301}]{0,12}", pat in "[a-z_]{1,3}") {
+            let m = fuzzy(&pat);
+            let ix = m.indices(&name);
+            let n = name.chars().count();
+            prop_assert!(ix.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(ix.iter().all(|&i| i < n));
+            prop_assert_eq!(ix.is_empty(), m.score(&name).is_none());
         }
     }
 }

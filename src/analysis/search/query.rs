@@ -30,7 +30,7 @@ pub enum Filter {
 /// How the text is matched against names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Skim fuzzy matching (smart case: case-sensitive only when the text has an upper-case letter).
+    /// Fuzzy matching, nucleo-matcher (smart case: case-sensitive only when the text has an upper-case letter).
     #[default]
     Fuzzy,
     /// A `regex` crate pattern, unanchored and case-sensitive as written.
