@@ -276,3 +276,54 @@ proptest! {
         }
     }
 }
+
+/// A capture with `n` distinct names, one slice each (1 µs apart).
+fn many_names(n: usize) -> Capture {
+    let mut b = CaptureBuilder::new();
+    let p = b.process(Key::Int(1));
+    let t = b.track(p, Key::Int(1), TrackKind::Thread);
+    let cat = b.intern("cpu_op");
+    for i in 0..n {
+        let name = b.intern(&format!(
+            "op_{}_{i}",
+            ["mm", "add", "fusion", "copy"][i % 4]
+        ));
+        b.add_slice(
+            t,
+            i as i64 * 2_000_000,
+            1_000_000,
+            name,
+            cat,
+            ArgsRef::NONE,
+            0,
+        );
+    }
+    b.finish(SourceInfo::default(), Format::Chrome)
+}
+
+#[test]
+fn large_searches_split_over_cores_find_exactly_the_matching_names() {
+    // Above the parallel threshold (16 k candidates): the split scan must equal a brute force.
+    let cap = many_names(40_000);
+    let idx = CaptureIndex::build(&cap);
+    let e = SearchEngine::build(&cap);
+    let mut prev: Option<Results> = None;
+    for text in ["f", "fu", "fus", "fusion_1"] {
+        let q = Query::parse(text, Mode::Fuzzy);
+        let m = Matcher::new(&q).unwrap();
+        let mut want: Vec<StrId> = (0..cap.slices.len())
+            .map(|i| cap.slices.name[i])
+            .filter(|&n| m.score(cap.strings.get(n)).is_some())
+            .collect();
+        want.sort_unstable();
+        let r = e.search(&cap, &idx, &q, prev.as_ref(), 50).unwrap();
+        let mut got: Vec<StrId> = r.hits.iter().map(|h| h.name).collect();
+        got.sort_unstable();
+        assert_eq!(got, want, "{text}");
+        // Same ranking as a search from scratch.
+        let fresh = e.search(&cap, &idx, &q, None, 50).unwrap();
+        let top = |r: &Results| r.hits[..r.ranked().min(50)].to_vec();
+        assert_eq!(top(&r), top(&fresh), "{text}");
+        prev = Some(r);
+    }
+}

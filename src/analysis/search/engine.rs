@@ -17,6 +17,9 @@ use std::cmp::Ordering;
 
 const NONE: u32 = u32::MAX;
 
+/// Candidate names above which a search is split over the cores.
+const PARALLEL_MIN: usize = 16_384;
+
 /// The search index of one capture: one entry per distinct slice / aggregated-event name.
 #[derive(Clone, Debug, Default)]
 pub struct SearchEngine {
@@ -333,20 +336,69 @@ impl SearchEngine {
         let mut hits: Vec<Hit> = Vec::new();
         let mut scanned = 0usize;
         if !filter.impossible() {
-            let mut visit = |e: u32| {
-                scanned += 1;
-                let name = self.name(e);
-                if let Some(score) = matcher.score(cap.strings.get(name))
-                    && let Some(h) = self.aggregate(cap, postings, &filter, e, name, score)
-                {
-                    hits.push(h);
+            // Candidates in entry order: names are then read in interning order (sequential
+            // memory) — 3–5× faster than visiting the previous hits in rank order.
+            let cands: Vec<u32> = match prev {
+                Some(p) if p.query.narrows_to(query) => {
+                    let mut seen = vec![0u64; self.names.len().div_ceil(64)];
+                    for h in &p.hits {
+                        if let Some(w) = seen.get_mut(h.entry as usize / 64) {
+                            *w |= 1 << (h.entry % 64);
+                        }
+                    }
+                    let mut out = Vec::with_capacity(p.hits.len());
+                    for (wi, &w) in seen.iter().enumerate() {
+                        let mut bits = w;
+                        while bits != 0 {
+                            out.push(wi as u32 * 64 + bits.trailing_zeros());
+                            bits &= bits - 1;
+                        }
+                    }
+                    out
+                }
+                _ => (0..self.names.len() as u32).collect(),
+            };
+            scanned = cands.len();
+            let scan = |m: &Matcher, part: &[u32], out: &mut Vec<Hit>| {
+                for &e in part {
+                    let name = self.name(e);
+                    if let Some(score) = m.score(cap.strings.get(name))
+                        && let Some(h) = self.aggregate(cap, postings, &filter, e, name, score)
+                    {
+                        out.push(h);
+                    }
                 }
             };
-            match prev {
-                Some(p) if p.query.narrows_to(query) => {
-                    p.hits.iter().for_each(|h| visit(h.entry));
-                }
-                _ => (0..self.names.len() as u32).for_each(visit),
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+            if threads > 1 && cands.len() >= PARALLEL_MIN {
+                // Scoring dominates long patterns: split the candidates over the cores, one
+                // matcher each, and concatenate in entry order (the ranking is deterministic).
+                let chunk = cands.len().div_ceil(threads);
+                let parts: Vec<Vec<Hit>> = std::thread::scope(|sc| {
+                    let handles: Vec<_> = cands
+                        .chunks(chunk)
+                        .skip(1)
+                        .map(|part| {
+                            sc.spawn(move || {
+                                let mut out = Vec::new();
+                                if let Ok(m) = Matcher::new(query) {
+                                    scan(&m, part, &mut out);
+                                }
+                                out
+                            })
+                        })
+                        .collect();
+                    let mut first = Vec::new();
+                    scan(&matcher, &cands[..chunk.min(cands.len())], &mut first);
+                    let mut all = vec![first];
+                    for h in handles {
+                        all.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                    }
+                    all
+                });
+                hits = parts.concat();
+            } else {
+                scan(&matcher, &cands, &mut hits);
             }
         }
         let mut r = Results {

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Source of per-name posting lists (slice ids of one name ordered by (start, id)).
-pub trait NamePostings {
+pub trait NamePostings: Sync {
     /// Slices named `name`, ordered by (start, id).
     fn occurrences(&self, name: StrId) -> &[u32];
 }
