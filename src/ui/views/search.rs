@@ -1,4 +1,4 @@
-//! The `/` search prompt: every event name of the capture (all tracks, all time), fuzzy (skim)
+//! The `/` search prompt: every event name of the capture (all tracks, all time), fuzzy (nucleo)
 //! or regex (`Ctrl-R`), with `cat:` / `track:` / `proc:` / `arg:` filters. Results update on
 //! every keystroke (narrowing the previous set when the query grows) and show count, total,
 //! self time and the tracks, matched characters highlighted; with a range marked, the count in
