@@ -5,7 +5,6 @@
 //! target: jump to a slice, hit every occurrence of a name, or go to a track.
 
 use super::View;
-use crate::analysis::search::{Matcher, Mode, Query};
 use crate::index::Cell;
 use crate::model::StrId;
 use crate::ui::action::Action;
@@ -94,6 +93,8 @@ pub struct TableView {
     pub hits_label: String,
     /// `Enter` on a `Target::Slice` row makes every row's slice a hit, in display order.
     pub hits_from_rows: bool,
+    /// Per text column: each row's rank in ascending order, computed on the first sort by it.
+    text_ranks: Vec<Option<Vec<u32>>>,
 }
 
 impl TableView {
@@ -113,28 +114,65 @@ impl TableView {
             selected: 0,
             hits_label: String::new(),
             hits_from_rows: false,
+            text_ranks: Vec::new(),
         }
     }
 
     /// Re-filters and re-sorts `order`.
     pub fn refresh(&mut self) {
-        let m = (!self.filter.trim().is_empty())
-            .then(|| Matcher::new(&Query::parse(&self.filter, Mode::Fuzzy)).ok())
-            .flatten();
+        // The filter keeps rows whose first column contains the filter's characters in order
+        // (fuzzy, smart case: case-sensitive only with an upper-case letter) — the same rows
+        // the search matcher accepts, without scoring them.
+        let pat: Vec<char> = self.filter.trim().chars().collect();
+        let smart = pat.iter().any(|c| c.is_uppercase());
         self.order.clear();
         for (i, r) in self.rows.iter().enumerate() {
-            if m.as_ref()
-                .is_none_or(|m| r.cells.first().is_some_and(|c| m.score(c).is_some()))
-            {
+            if pat.is_empty() || r.cells.first().is_some_and(|c| subsequence(c, &pat, smart)) {
                 self.order.push(i);
             }
         }
         if let Some((c, rev)) = self.sort {
+            // Text columns sort by a rank computed once per column (rows never change), so
+            // every sort is of numbers: (key, row) pairs in a flat array, ties in row order.
+            if self.text_ranks.len() < self.columns.len() {
+                self.text_ranks.resize(self.columns.len(), None);
+            }
             let rows = &self.rows;
-            self.order.sort_by(|&a, &b| {
-                let o = cmp_key(rows[a].keys.get(c), rows[b].keys.get(c));
-                if rev { o.reverse() } else { o }
+            let text = rows
+                .iter()
+                .any(|r| matches!(r.keys.get(c), Some(Key::Text(_))));
+            if text && self.text_ranks[c].is_none() {
+                let mut idx: Vec<u32> = (0..rows.len() as u32).collect();
+                idx.sort_by(|&a, &b| {
+                    cmp_key(rows[a as usize].keys.get(c), rows[b as usize].keys.get(c))
+                });
+                let mut rank = vec![0u32; rows.len()];
+                for (k, &i) in idx.iter().enumerate() {
+                    rank[i as usize] = k as u32;
+                }
+                self.text_ranks[c] = Some(rank);
+            }
+            let ranks = self.text_ranks[c].as_deref();
+            let mut v: Vec<(f64, u32)> = self
+                .order
+                .iter()
+                .map(|&i| {
+                    let k = match (rows[i].keys.get(c), ranks) {
+                        (Some(Key::Num(x)), _) => *x,
+                        // Ascending text = descending negated rank.
+                        (_, Some(r)) => -f64::from(r[i]),
+                        _ => 0.0,
+                    };
+                    (k, i as u32)
+                })
+                .collect();
+            v.sort_unstable_by(|a, b| {
+                let o = b.0.total_cmp(&a.0);
+                let o = if rev { o.reverse() } else { o };
+                o.then(a.1.cmp(&b.1))
             });
+            self.order.clear();
+            self.order.extend(v.into_iter().map(|(_, i)| i as usize));
         }
         self.selected = self.selected.min(self.order.len().saturating_sub(1));
     }
@@ -205,6 +243,38 @@ impl TableView {
             Target::Track(t) => vec![Msg::Pop, Msg::FocusTrack(*t)],
         }
     }
+}
+
+/// True when the chars of `pat` occur in `s` in order (case-insensitive unless `exact`).
+fn subsequence(s: &str, pat: &[char], exact: bool) -> bool {
+    if s.is_ascii() && pat.iter().all(char::is_ascii) {
+        let mut k = 0;
+        for &b in s.as_bytes() {
+            if k == pat.len() {
+                break;
+            }
+            let w = pat[k] as u8;
+            if b == w || (!exact && b.eq_ignore_ascii_case(&w)) {
+                k += 1;
+            }
+        }
+        return k == pat.len();
+    }
+    let mut p = pat.iter().peekable();
+    for c in s.chars() {
+        let Some(&&want) = p.peek() else {
+            return true;
+        };
+        let hit = if exact {
+            c == want
+        } else {
+            c.to_lowercase().eq(want.to_lowercase())
+        };
+        if hit {
+            p.next();
+        }
+    }
+    p.peek().is_none()
 }
 
 fn cmp_key(a: Option<&Key>, b: Option<&Key>) -> Ordering {
@@ -432,6 +502,34 @@ mod tests {
             ],
             rows,
         )
+    }
+
+    #[test]
+    fn filter_is_a_smart_case_subsequence() {
+        let p = |s: &str| s.chars().collect::<Vec<_>>();
+        assert!(subsequence("aten::conv2d", &p("cv2"), false));
+        assert!(subsequence("ATEN::Conv2d", &p("conv"), false));
+        assert!(!subsequence("aten::conv2d", &p("Conv"), true));
+        assert!(subsequence("café_kernel", &p("éker"), false));
+        assert!(subsequence("ÉCOLE", &p("éc"), false));
+        assert!(!subsequence("abc", &p("abcd"), false));
+        assert!(!subsequence("abc", &p("ca"), false));
+    }
+
+    #[test]
+    fn text_columns_sort_ascending_and_reverse() {
+        let mut t = table(30);
+        t.sort_by(0, false);
+        let names: Vec<&str> = t
+            .order
+            .iter()
+            .map(|&i| t.rows[i].cells[0].as_str())
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort_by_key(|n| format!("name{:06}", &n[4..].parse::<u32>().unwrap()));
+        assert_eq!(names, sorted);
+        t.sort_by(0, true);
+        assert_eq!(t.rows[t.order[0]].cells[0], "name29");
     }
 
     #[test]
