@@ -49,7 +49,7 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
     let limit = 10i128.pow(30);
     while i < b.len() && b[i].is_ascii_digit() {
         if mant < limit {
-            mant = mant * 10 + i128::from(b[i] - b'0');
+            mant = mant * 10 + i128::from(digit(b[i]));
         } else {
             exp10 = exp10.saturating_add(1);
         }
@@ -60,7 +60,7 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
         i += 1;
         while i < b.len() && b[i].is_ascii_digit() {
             if mant < limit {
-                mant = mant * 10 + i128::from(b[i] - b'0');
+                mant = mant * 10 + i128::from(digit(b[i]));
                 exp10 = exp10.saturating_sub(1);
             }
             digits += 1;
@@ -80,7 +80,7 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
         let mut e: i32 = 0;
         let start = i;
         while i < b.len() && b[i].is_ascii_digit() {
-            e = e.saturating_mul(10).saturating_add(i32::from(b[i] - b'0'));
+            e = e.saturating_mul(10).saturating_add(i32::from(digit(b[i])));
             i += 1;
         }
         if i == start {
@@ -114,13 +114,21 @@ pub fn us_text_to_ps(text: &str) -> Option<i128> {
     Some(if neg { -v } else { v })
 }
 
+/// The value of an ASCII digit byte. The byte was checked with `is_ascii_digit`, but the text
+/// may be a map of a file another process is rewriting (it then reads as zeros or other bytes
+/// between the check and here), so never underflow: any byte gives 0..=9.
+#[inline]
+fn digit(b: u8) -> u8 {
+    b.wrapping_sub(b'0') % 10
+}
+
 /// Fast path for the common `123` / `123.456` forms (≤ 17 integer and ≤ 6 fraction digits).
 #[inline]
 fn fast_ps(b: &[u8]) -> Option<i128> {
     let mut i = 0;
     let mut int: u64 = 0;
     while i < b.len() && b[i].is_ascii_digit() {
-        int = int * 10 + u64::from(b[i] - b'0');
+        int = int * 10 + u64::from(digit(b[i]));
         i += 1;
         if i > 17 {
             return None;
@@ -141,7 +149,7 @@ fn fast_ps(b: &[u8]) -> Option<i128> {
             if !c.is_ascii_digit() || k == 6 {
                 return None;
             }
-            frac = frac * 10 + u64::from(c - b'0');
+            frac = frac * 10 + u64::from(digit(c));
             k += 1;
             i += 1;
         }
