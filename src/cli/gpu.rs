@@ -243,16 +243,10 @@ fn pct(part: f64, whole: f64) -> String {
 
 /// Renders one capture for people.
 pub fn render_text(s: &CaptureGpu) -> String {
-    let mut o = format!(
-        "== {}  run {}  host {}\n",
-        clean(&s.path),
-        clean(&s.run),
-        clean(&s.host)
-    );
-    if let Some(e) = &s.error {
-        o.push_str(&format!("   error: {}\n", clean(e)));
-        return o;
-    }
+    let mut o = match text::capture_head(&s.path, &s.run, &s.host, "", s.error.as_ref()) {
+        Ok(o) => o,
+        Err(failed) => return failed,
+    };
     if s.gpu.is_empty() {
         o.push_str("   no GPU activity (no GPU stream with kernels, copies or sets)\n");
         return o;

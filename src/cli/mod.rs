@@ -15,7 +15,8 @@ pub mod watch;
 
 use crate::analysis::stats::{SortKey, StatsOptions};
 use crate::discover::{self, CaptureFile, Catalog};
-use crate::model::Ps;
+use crate::formats::LoadError;
+use crate::model::{Capture, Ps};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use regex::Regex;
 use serde::Serialize;
@@ -540,48 +541,57 @@ fn problems(cat: &Catalog) -> Vec<Problem> {
         .collect()
 }
 
-fn cmd_summary(a: &SummaryArgs) -> i32 {
-    let cat = match catalog(&a.path) {
+/// Runs `per_capture` on every capture found under `path` (loaded [`LOAD_THREADS`] at a time),
+/// prints the reports — JSON `{"captures": […], "problems": […]}`, or each report's `text`
+/// separated by blank lines — and returns the exit code from each report's (path, error).
+fn report<T, F>(
+    path: &Path,
+    json: bool,
+    per_capture: F,
+    text: fn(&T) -> String,
+    outcome: fn(&T) -> (&str, Option<&String>),
+) -> i32
+where
+    T: Serialize + Send,
+    F: Fn(&CaptureFile, Result<Capture, LoadError>) -> T + Sync,
+{
+    let cat = match catalog(path) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let caps = captures(&cat);
-    let sums = load::map_loaded(&caps, LOAD_THREADS, summary::summarize);
-    let printed = if a.json {
+    let reports = load::map_loaded(&caps, LOAD_THREADS, per_capture);
+    let printed = if json {
         #[derive(Serialize)]
-        struct Out<'a> {
-            captures: &'a [summary::CaptureSummary],
+        struct Out<'a, T> {
+            captures: &'a [T],
             problems: Vec<Problem>,
         }
         emit(&to_json(&Out {
-            captures: &sums,
+            captures: &reports,
             problems: problems(&cat),
         }))
     } else {
-        let mut s = String::new();
-        for (i, c) in sums.iter().enumerate() {
-            if i > 0 {
-                s.push('\n');
-            }
-            s.push_str(&summary::render_text(c));
-        }
-        emit(&s)
+        let texts: Vec<String> = reports.iter().map(text).collect();
+        emit(&texts.join("\n"))
     };
     if let Err(code) = printed {
         return code;
     }
-    finish(
-        sums.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
-        sums.len(),
+    finish(reports.iter().map(outcome), reports.len())
+}
+
+fn cmd_summary(a: &SummaryArgs) -> i32 {
+    report(
+        &a.path,
+        a.json,
+        summary::summarize,
+        summary::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
     )
 }
 
 fn cmd_stats(a: &StatsArgs) -> i32 {
-    let cat = match catalog(&a.path) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let caps = captures(&cat);
     let opts = StatsOptions {
         cats: a.cat.clone(),
         nest_cats: a.nest_cat.clone(),
@@ -593,7 +603,7 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });
     let sort = SortKey::from(a.sort);
-    let tables = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+    let per_capture = |cap: &CaptureFile, loaded: Result<Capture, LoadError>| {
         // --from / --to are relative to each capture's first event.
         let mut o = opts.clone();
         if (from.is_some() || to.is_some())
@@ -606,34 +616,10 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
             ));
         }
         stats::capture_stats(cap, loaded, &o, sort, limit)
-    });
-    let printed = if a.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            captures: &'a [stats::CaptureStats],
-            problems: Vec<Problem>,
-        }
-        emit(&to_json(&Out {
-            captures: &tables,
-            problems: problems(&cat),
-        }))
-    } else {
-        let mut s = String::new();
-        for (i, t) in tables.iter().enumerate() {
-            if i > 0 {
-                s.push('\n');
-            }
-            s.push_str(&stats::render_text(t));
-        }
-        emit(&s)
     };
-    if let Err(code) = printed {
-        return code;
-    }
-    finish(
-        tables.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
-        tables.len(),
-    )
+    report(&a.path, a.json, per_capture, stats::render_text, |s| {
+        (s.path.as_str(), s.error.as_ref())
+    })
 }
 
 fn cmd_search(a: &SearchArgs) -> i32 {
@@ -647,41 +633,13 @@ fn cmd_search(a: &SearchArgs) -> i32 {
         eprintln!("tracetui: error: {}", lines.join("\n"));
         return 2;
     }
-    let cat = match catalog(&a.path) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let caps = captures(&cat);
     let limit = a.limit.or(if a.json { None } else { Some(20) });
-    let found = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
-        search::capture_search(cap, loaded, &query, limit)
-    });
-    let printed = if a.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            captures: &'a [search::CaptureSearch],
-            problems: Vec<Problem>,
-        }
-        emit(&to_json(&Out {
-            captures: &found,
-            problems: problems(&cat),
-        }))
-    } else {
-        let mut s = String::new();
-        for (i, t) in found.iter().enumerate() {
-            if i > 0 {
-                s.push('\n');
-            }
-            s.push_str(&search::render_text(t));
-        }
-        emit(&s)
-    };
-    if let Err(code) = printed {
-        return code;
-    }
-    finish(
-        found.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
-        found.len(),
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| search::capture_search(cap, loaded, &query, limit),
+        search::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
     )
 }
 
@@ -736,11 +694,6 @@ fn cmd_nested(a: &NestedArgs) -> i32 {
 }
 
 fn cmd_gpu(a: &GpuArgs) -> i32 {
-    let cat = match catalog(&a.path) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let caps = captures(&cat);
     let ps = |us: f64| (us * 1e6).round() as i64;
     let opts = crate::analysis::gpu::GpuOptions {
         idle_threshold: ps(a.idle_threshold_us),
@@ -749,77 +702,26 @@ fn cmd_gpu(a: &GpuArgs) -> i32 {
         queue_full: a.queue_full,
         hta_compat: a.hta,
     };
-    let reports = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
-        gpu::capture_gpu(cap, loaded, &opts)
-    });
-    let printed = if a.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            captures: &'a [gpu::CaptureGpu],
-            problems: Vec<Problem>,
-        }
-        emit(&to_json(&Out {
-            captures: &reports,
-            problems: problems(&cat),
-        }))
-    } else {
-        let mut s = String::new();
-        for (i, r) in reports.iter().enumerate() {
-            if i > 0 {
-                s.push('\n');
-            }
-            s.push_str(&gpu::render_text(r));
-        }
-        emit(&s)
-    };
-    if let Err(code) = printed {
-        return code;
-    }
-    finish(
-        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
-        reports.len(),
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| gpu::capture_gpu(cap, loaded, &opts),
+        gpu::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
     )
 }
 
 fn cmd_rank(a: &RankArgs) -> i32 {
-    let cat = match catalog(&a.path) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let caps = captures(&cat);
     let mode = if a.compat {
         crate::analysis::rank::Mode::Compat
     } else {
         crate::analysis::rank::Mode::Default
     };
-    let ranks = load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
-        rank::capture_rank(cap, loaded, mode, a.top)
-    });
-    let printed = if a.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            captures: &'a [rank::CaptureRank],
-            problems: Vec<Problem>,
-        }
-        emit(&to_json(&Out {
-            captures: &ranks,
-            problems: problems(&cat),
-        }))
-    } else {
-        let mut s = String::new();
-        for (i, r) in ranks.iter().enumerate() {
-            if i > 0 {
-                s.push('\n');
-            }
-            s.push_str(&rank::render_text(r));
-        }
-        emit(&s)
-    };
-    if let Err(code) = printed {
-        return code;
-    }
-    finish(
-        ranks.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
-        ranks.len(),
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| rank::capture_rank(cap, loaded, mode, a.top),
+        rank::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
     )
 }

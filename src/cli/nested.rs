@@ -125,16 +125,10 @@ pub fn capture_nested(
 
 /// Renders one capture's rows for people.
 pub fn render_text(s: &CaptureNested) -> String {
-    let mut o = format!(
-        "== {}  run {}  host {}\n",
-        clean(&s.path),
-        clean(&s.run),
-        clean(&s.host)
-    );
-    if let Some(e) = &s.error {
-        o.push_str(&format!("   error: {}\n", clean(e)));
-        return o;
-    }
+    let mut o = match text::capture_head(&s.path, &s.run, &s.host, "", s.error.as_ref()) {
+        Ok(o) => o,
+        Err(failed) => return failed,
+    };
     if s.nested.is_empty() {
         o.push_str("   no event matches the prefix\n");
     } else {

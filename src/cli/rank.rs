@@ -142,17 +142,11 @@ pub fn capture_rank(
 
 /// Renders one capture's ranking for people; times relative to the capture's first event.
 pub fn render_text(r: &CaptureRank) -> String {
-    let mut o = format!(
-        "== {}  run {}  host {}  ({} mode)\n",
-        clean(&r.path),
-        clean(&r.run),
-        clean(&r.host),
-        r.mode
-    );
-    if let Some(e) = &r.error {
-        o.push_str(&format!("   error: {}\n", clean(e)));
-        return o;
-    }
+    let mode = format!("  ({} mode)", r.mode);
+    let mut o = match text::capture_head(&r.path, &r.run, &r.host, &mode, r.error.as_ref()) {
+        Ok(o) => o,
+        Err(failed) => return failed,
+    };
     o.push_str(&format!(
         "   {} launches, {} kernels, {} linked; max queue depth {}; {} CPU events, {} falling \
          phases, {} candidates\n",

@@ -106,6 +106,30 @@ pub fn table(indent: &str, header: &[(&str, Align)], rows: &[Vec<String>]) -> St
     out
 }
 
+/// The first line of a capture's text report (`== PATH  run RUN  host HOST{extra}`), followed
+/// by `   error: …` when the capture failed. `Err` holds the finished report of a failed capture.
+pub fn capture_head(
+    path: &str,
+    run: &str,
+    host: &str,
+    extra: &str,
+    error: Option<&String>,
+) -> Result<String, String> {
+    let mut o = format!(
+        "== {}  run {}  host {}{extra}\n",
+        clean(path),
+        clean(run),
+        clean(host)
+    );
+    match error {
+        Some(e) => {
+            o.push_str(&format!("   error: {}\n", clean(e)));
+            Err(o)
+        }
+        None => Ok(o),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
