@@ -3,8 +3,8 @@
 //! scoped to the marked range when one is marked. `Enter` jumps to the event and makes the whole
 //! ranking the hit list, so `n` / `N` walk the ranked events in rank order on the timeline.
 
-use super::table::{Column, Key, Row, TableView, Target};
-use crate::ui::app::{App, Mark};
+use super::table::{Column, Key, Row, TableView, Target, scope};
+use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::ruler::format_dur;
 
@@ -13,10 +13,7 @@ pub fn rank_view(app: &App) -> Option<TableView> {
     let l = app.loaded()?;
     let cap = &l.cap;
     let r = l.ranking();
-    let range = match app.mark {
-        Mark::Range(a, b, _) => Some((a, b)),
-        _ => None,
-    };
+    let (range, scope) = scope(app);
     let z = cap.time_zero();
     let mut rows = Vec::new();
     for (pos, (id, i, score)) in r.ranked().enumerate() {
@@ -56,10 +53,6 @@ pub fn rank_view(app: &App) -> Option<TableView> {
         });
     }
     let col = |name, width, right| Column { name, width, right };
-    let scope = match range {
-        Some((a, b)) => format!("range of {}", format_dur(b - a)),
-        None => "whole capture".into(),
-    };
     let mut t = TableView::new(
         ViewKind::Table,
         format!(

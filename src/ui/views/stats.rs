@@ -4,10 +4,10 @@
 //! *starts* inside the range; durations are not clipped and self times are those of the whole
 //! capture (the same rule as `tracetui stats --from/--to`).
 
-use super::table::{Column, Key, Row, TableView, Target};
+use super::table::{Column, Key, Row, TableView, Target, scope};
 use crate::analysis::stats::{StatsOptions, compute};
 use crate::model::Ps;
-use crate::ui::app::{App, Mark};
+use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::ruler::format_dur;
 
@@ -15,10 +15,7 @@ use crate::ui::ruler::format_dur;
 pub fn stats_view(app: &App) -> Option<TableView> {
     let l = app.loaded()?;
     let cap = &l.cap;
-    let (range, scope) = match app.mark {
-        Mark::Range(a, b, _) => (Some((a, b)), format!("range of {}", format_dur(b - a))),
-        _ => (None, "whole capture".to_string()),
-    };
+    let (range, scope) = scope(app);
     let opts = StatsOptions {
         range,
         ..StatsOptions::default()

@@ -6,11 +6,13 @@
 
 use super::View;
 use crate::index::Cell;
+use crate::model::Ps;
 use crate::model::StrId;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Msg};
+use crate::ui::app::{App, Mark, Msg};
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
+use crate::ui::ruler::format_dur;
 use crate::ui::text;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -18,6 +20,15 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use std::cmp::Ordering;
+
+/// The scope of a table: the marked range when one is marked (with a label), else the whole
+/// capture.
+pub fn scope(app: &App) -> (Option<(Ps, Ps)>, String) {
+    match app.mark {
+        Mark::Range(a, b, _) => (Some((a, b)), format!("range of {}", format_dur(b - a))),
+        _ => (None, "whole capture".into()),
+    }
+}
 
 /// Sort key of one cell.
 #[derive(Clone, Debug, PartialEq)]

@@ -37,18 +37,17 @@ impl View for TimelineView {
             Some(Action::Search) if app.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(app)))]
             }
-            Some(Action::OpenGpu) => match gpu_view(app) {
-                Some(t) => vec![Msg::Push(Box::new(t))],
-                None => Vec::new(),
-            },
-            Some(Action::OpenRank) => match rank_view(app) {
-                Some(t) => vec![Msg::Push(Box::new(t))],
-                None => Vec::new(),
-            },
-            Some(Action::OpenStats) => match stats_view(app) {
-                Some(t) => vec![Msg::Push(Box::new(t))],
-                None => Vec::new(),
-            },
+            Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
+                let build = match a {
+                    Action::OpenGpu => gpu_view,
+                    Action::OpenRank => rank_view,
+                    _ => stats_view,
+                };
+                build(app)
+                    .map(|t| Msg::Push(Box::new(t)))
+                    .into_iter()
+                    .collect()
+            }
             Some(a) => vec![Msg::Nav(a)],
             None => Vec::new(),
         }
