@@ -1,17 +1,26 @@
-//! End-to-end Chrome/Kineto JSON load benchmark: MB/s and peak anonymous memory, plain and gzip.
+//! End-to-end Chrome/Kineto JSON load benchmark: file → model → index, MB/s and peak anonymous
+//! memory, plain and gzip, each run in a fresh process.
 //!
-//! `TRACETUI_BENCH_MB` (default 1024) sets the uncompressed size of the generated Kineto-shaped
-//! trace, written once into `target/bench-data/` and reused. `TRACETUI_BENCH_RUNS` (default 2)
-//! repeats each measurement; the best time is printed. `TRACETUI_BENCH_ONLY=plain|gz|gz-stream`
-//! runs one case (`gz-stream`: the streaming fallback of `.gz` loading). Run: `cargo bench --bench json_load`.
+//! Two inputs:
+//! - synthetic (default): `write_kineto_trace`, `TRACETUI_BENCH_MB` (default 1024) MB;
+//! - real-shaped: `TRACETUI_BENCH_SOURCE=tests/fixtures/chrome/alexnet_cuda_sync.json.gz` (any real
+//!   Kineto/Chrome JSON, gz or not) replicated in time to `TRACETUI_BENCH_MB` by
+//!   `synth::replicate` (`TRACETUI_BENCH_SOURCE=real` picks that bundled A100 capture).
+//!
+//! Files are written once into `target/bench-data/` and reused. `TRACETUI_BENCH_RUNS` (default 5)
+//! fresh processes per case print best / median / worst; `TRACETUI_BENCH_ONLY=plain|gz|gz-stream`
+//! runs one case (`gz-stream`: the streaming fallback of `.gz` loading). Run:
+//! `cargo bench --bench json_load`.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tracetui::formats::{Progress, chrome};
+use tracetui::index::CaptureIndex;
 use tracetui::model::SourceInfo;
 use tracetui::synth::kineto::write_kineto_trace;
+use tracetui::synth::replicate::replicate;
 
 mod common;
 use common::{Sampler, rss_anon};
@@ -54,68 +63,163 @@ fn generate(dir: &Path, mb: u64) -> (PathBuf, PathBuf) {
             t.elapsed().as_secs_f64()
         );
     }
-    if !gz.exists() {
-        let t = Instant::now();
-        let tmp = gz.with_extension("tmp");
-        let mut input = File::open(&plain).expect("open");
-        let out = BufWriter::new(File::create(&tmp).expect("create gz"));
-        let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::new(6));
-        std::io::copy(&mut input, &mut enc).expect("compress");
-        enc.finish().expect("finish gz").flush().expect("flush");
-        fs::rename(&tmp, &gz).expect("rename");
-        eprintln!("compressed in {:.1} s", t.elapsed().as_secs_f64());
-    }
+    compress(&plain, &gz);
     (plain, gz)
 }
 
-type Loader = fn(
-    &Path,
-    SourceInfo,
-    &Progress,
-) -> Result<tracetui::model::Capture, tracetui::formats::LoadError>;
-
-fn measure(label: &str, load: Loader, path: &Path, json_bytes: u64, runs: u32) {
-    let mut best = f64::MAX;
-    let mut best_cpu = f64::MAX;
-    let mut peak_delta = 0u64;
-    let mut stats = String::new();
-    for _ in 0..runs {
-        let base = rss_anon();
-        let sampler = Sampler::start(Duration::from_millis(10));
+/// Writes the real-shaped trace: `source` replicated in time to `mb` MB.
+fn generate_real(dir: &Path, source: &Path, mb: u64) -> (PathBuf, PathBuf) {
+    fs::create_dir_all(dir).expect("create bench dir");
+    let stem = source
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("source")
+        .split('.')
+        .next()
+        .unwrap_or("source")
+        .to_string();
+    let plain = dir.join(format!("real_{stem}_{mb}mb.pt.trace.json"));
+    let gz = dir.join(format!("real_{stem}_{mb}mb.pt.trace.json.gz"));
+    if !plain.exists() {
+        let raw = fs::read(source).expect("read TRACETUI_BENCH_SOURCE");
+        let text = if raw.starts_with(&[0x1f, 0x8b]) {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut v)
+                .expect("inflate source");
+            v
+        } else {
+            raw
+        };
         let t = Instant::now();
-        let c0 = cpu_secs();
-        let progress = Progress::default();
-        let cap = load(path, SourceInfo::default(), &progress).expect("load");
-        let secs = t.elapsed().as_secs_f64();
-        best_cpu = best_cpu.min(cpu_secs() - c0);
-        let peak = sampler.finish();
-        best = best.min(secs);
-        peak_delta = peak_delta.max(peak.saturating_sub(base));
-        stats = format!(
-            "{} slices, {} instants, {} flows, {} strings, heap_bytes {:.1} MB (args arena {:.1} MB, strings {:.1} MB), warnings {:?}",
-            cap.slices.len(),
-            cap.instants.ts.len(),
-            cap.flows.len(),
-            cap.strings.len(),
-            cap.heap_bytes() as f64 / 1e6,
-            cap.args.heap_bytes() as f64 / 1e6,
-            cap.strings.heap_bytes() as f64 / 1e6,
-            cap.warnings.iter().map(|w| w.kind).collect::<Vec<_>>()
+        let tmp = plain.with_extension("tmp");
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp).expect("create"));
+        let r = replicate(&text, mb * 1_000_000, &mut w).expect("replicate");
+        w.flush().expect("flush");
+        drop(w);
+        fs::rename(&tmp, &plain).expect("rename");
+        eprintln!(
+            "replicated {} x{} → {} ({} events, {:.1} MB) in {:.1} s",
+            source.display(),
+            r.copies,
+            plain.display(),
+            r.events,
+            r.bytes as f64 / 1e6,
+            t.elapsed().as_secs_f64()
         );
-        drop(cap);
     }
-    let mb = json_bytes as f64 / 1e6;
+    compress(&plain, &gz);
+    (plain, gz)
+}
+
+fn compress(plain: &Path, gz: &Path) {
+    if gz.exists() {
+        return;
+    }
+    let t = Instant::now();
+    let tmp = gz.with_extension("tmp");
+    let mut input = File::open(plain).expect("open");
+    let out = BufWriter::new(File::create(&tmp).expect("create gz"));
+    let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::new(6));
+    std::io::copy(&mut input, &mut enc).expect("compress");
+    enc.finish().expect("finish gz").flush().expect("flush");
+    fs::rename(&tmp, gz).expect("rename");
+    eprintln!("compressed in {:.1} s", t.elapsed().as_secs_f64());
+}
+
+/// One run in this (fresh) process: load + index; prints a `RESULT` line for the parent.
+fn child(case: &str, path: &Path) {
+    let base = rss_anon();
+    let sampler = Sampler::start(Duration::from_millis(5));
+    let c0 = cpu_secs();
+    let t = Instant::now();
+    let progress = Progress::default();
+    let cap = if case == "gz-stream" {
+        chrome::load_gz_streaming(path, SourceInfo::default(), &progress)
+    } else {
+        chrome::load(path, SourceInfo::default(), &progress)
+    }
+    .expect("load");
+    let t_load = t.elapsed().as_secs_f64();
+    let index = CaptureIndex::build(&cap);
+    let total = t.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - c0;
+    let peak = sampler.finish().saturating_sub(base);
     println!(
-        "{label:6} {mb:8.1} MB JSON  best {best:6.2} s wall  {:6.1} MB/s  (CPU {best_cpu:.2} s = {:.1} MB per CPU-s)  peak RssAnon +{:.1} MB ({:.2}x JSON)",
-        mb / best,
-        mb / best_cpu,
-        peak_delta as f64 / 1e6,
-        peak_delta as f64 / json_bytes as f64
+        "RESULT {total} {t_load} {cpu} {peak} {} {} {} {}",
+        cap.slices.len(),
+        cap.instants.ts.len(),
+        cap.flows.len(),
+        cap.warnings.len()
     );
-    println!("       {stats}");
+    drop(index);
+}
+
+/// Runs `runs` fresh processes of `case` on `path`; prints best / median / worst.
+fn measure(case: &str, path: &Path, json_bytes: u64, runs: u32) {
+    let exe = std::env::current_exe().expect("current exe");
+    let mut rows: Vec<[f64; 4]> = Vec::new();
+    let mut counts = String::new();
+    for _ in 0..runs {
+        let out = std::process::Command::new(&exe)
+            .env("TRACETUI_BENCH_CHILD", case)
+            .env("TRACETUI_BENCH_PATH", path)
+            .output()
+            .expect("spawn child");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let Some(line) = text.lines().find_map(|l| l.strip_prefix("RESULT ")) else {
+            eprintln!("child failed: {}", String::from_utf8_lossy(&out.stderr));
+            return;
+        };
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        rows.push([num(0), num(1), num(2), num(3)]);
+        counts = format!(
+            "{} slices, {} instants, {} flows, {} warnings",
+            f.get(4).unwrap_or(&"?"),
+            f.get(5).unwrap_or(&"?"),
+            f.get(6).unwrap_or(&"?"),
+            f.get(7).unwrap_or(&"?")
+        );
+    }
+    rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    let mb = json_bytes as f64 / 1e6;
+    let pick = |r: &[f64; 4]| {
+        format!(
+            "{:.2} s ({:.0} MB/s; load {:.2} s, index {:.2} s; CPU {:.2} s; peak anon +{:.0} MB = {:.2}x)",
+            r[0],
+            mb / r[0],
+            r[1],
+            r[0] - r[1],
+            r[2],
+            r[3] / 1e6,
+            r[3] / json_bytes as f64
+        )
+    };
+    let (Some(best), Some(worst)) = (rows.first(), rows.last()) else {
+        return;
+    };
+    let median = &rows[rows.len() / 2];
+    println!(
+        "{case:9} {mb:8.1} MB JSON, {} fresh processes, load + index:",
+        rows.len()
+    );
+    println!("    best   {}", pick(best));
+    println!("    median {}", pick(median));
+    println!("    worst  {}", pick(worst));
+    let max_peak = rows.iter().map(|r| r[3]).fold(0.0, f64::max);
+    println!(
+        "    max peak anon +{:.0} MB ({:.2}x JSON); {counts}",
+        max_peak / 1e6,
+        max_peak / json_bytes as f64
+    );
 }
 
 fn main() {
+    if let Ok(case) = std::env::var("TRACETUI_BENCH_CHILD") {
+        let path = PathBuf::from(std::env::var_os("TRACETUI_BENCH_PATH").unwrap_or_default());
+        child(&case, &path);
+        return;
+    }
     let mb: u64 = std::env::var("TRACETUI_BENCH_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -123,10 +227,19 @@ fn main() {
     let runs: u32 = std::env::var("TRACETUI_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
+        .unwrap_or(5);
     let only = std::env::var("TRACETUI_BENCH_ONLY").unwrap_or_default();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let (plain, gz) = generate(&dir, mb);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target/bench-data");
+    let (plain, gz) = match std::env::var("TRACETUI_BENCH_SOURCE") {
+        Ok(s) if s == "real" => generate_real(
+            &dir,
+            &root.join("tests/fixtures/chrome/alexnet_cuda_sync.json.gz"),
+            mb,
+        ),
+        Ok(s) if !s.is_empty() => generate_real(&dir, Path::new(&s), mb),
+        _ => generate(&dir, mb),
+    };
     let json_bytes = fs::metadata(&plain).map(|m| m.len()).unwrap_or(0);
     let gz_bytes = fs::metadata(&gz).map(|m| m.len()).unwrap_or(0);
     let load = fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -138,18 +251,12 @@ fn main() {
         gz_bytes as f64 / 1e6
     );
     if only.is_empty() || only == "plain" {
-        measure("plain", chrome::load, &plain, json_bytes, runs);
+        measure("plain", &plain, json_bytes, runs);
     }
     if only.is_empty() || only == "gz" {
-        measure("gz", chrome::load, &gz, json_bytes, runs);
+        measure("gz", &gz, json_bytes, runs);
     }
     if only == "gz-stream" {
-        measure(
-            "gz-stream",
-            chrome::load_gz_streaming,
-            &gz,
-            json_bytes,
-            runs,
-        );
+        measure("gz-stream", &gz, json_bytes, runs);
     }
 }

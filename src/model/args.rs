@@ -284,6 +284,58 @@ impl ArgsArena {
         Some(base as u32)
     }
 
+    /// Copies block `r` of `src` (an arena without inherit links or lazy handles) into this
+    /// arena with its string ids (keys, `Str` and `Json` values) mapped by `map`: the same
+    /// result as `begin`, one `push` per entry and `finish`, without decoding values.
+    /// `None` when the block has an inherit link or is malformed (nothing written).
+    pub fn copy_mapped(
+        &mut self,
+        src: &ArgsArena,
+        r: ArgsRef,
+        map: impl Fn(u32) -> u32,
+    ) -> Option<ArgsRef> {
+        if !r.is_some() {
+            return Some(r);
+        }
+        if r.lazy_offset().is_some() {
+            return None;
+        }
+        let d = &src.data;
+        let mut pos = r.0 as usize;
+        let n = get_varint(d, &mut pos)?;
+        self.begin();
+        for _ in 0..n {
+            let key = get_varint(d, &mut pos)? as u32;
+            let tag = *d.get(pos)?;
+            pos += 1;
+            let p = &mut self.pending;
+            put_varint(p, u64::from(map(key)));
+            p.push(tag);
+            match tag {
+                T_NULL | T_FALSE | T_TRUE => {}
+                T_I64 | T_U64 | T_BYTES => {
+                    let start = pos;
+                    get_varint(d, &mut pos)?;
+                    p.extend_from_slice(d.get(start..pos)?);
+                }
+                T_F64 => {
+                    p.extend_from_slice(d.get(pos..pos + 8)?);
+                    pos += 8;
+                }
+                T_STR | T_JSON => {
+                    let v = get_varint(d, &mut pos)? as u32;
+                    put_varint(p, u64::from(map(v)));
+                }
+                _ => {
+                    self.begin();
+                    return None;
+                }
+            }
+            self.pending_count += 1;
+        }
+        Some(self.finish())
+    }
+
     /// True when the lazy source changed on disk since loading (its blocks read as empty).
     pub fn source_changed(&self) -> bool {
         self.lazy.as_ref().is_some_and(|l| l.source_changed())
@@ -392,6 +444,37 @@ impl Iterator for ArgsIter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_mapped_equals_push_with_mapped_ids() {
+        let mut src = ArgsArena::default();
+        src.begin();
+        src.push(StrId(3), ArgValue::I64(-5));
+        src.push(StrId(1), ArgValue::U64(u64::MAX));
+        src.push(StrId(2), ArgValue::F64(1.5));
+        src.push(StrId(1), ArgValue::Str(StrId(200)));
+        src.push(StrId(2), ArgValue::Json(StrId(3)));
+        src.push(StrId(3), ArgValue::Bool(true));
+        src.push(StrId(3), ArgValue::Null);
+        src.push(StrId(3), ArgValue::Bytes(17));
+        let r = src.finish();
+        let map = |x: u32| x * 1000 + 7;
+        let (mut a, mut b) = (ArgsArena::default(), ArgsArena::default());
+        let ra = a.copy_mapped(&src, r, map).unwrap();
+        let s = Interner::new();
+        b.begin();
+        for (k, v) in src.iter(r, &s) {
+            let v = match v {
+                ArgValue::Str(x) => ArgValue::Str(StrId(map(x.0))),
+                ArgValue::Json(x) => ArgValue::Json(StrId(map(x.0))),
+                v => v,
+            };
+            b.push(StrId(map(k.0)), v);
+        }
+        let rb = b.finish();
+        assert_eq!((ra, &a.data), (rb, &b.data));
+        assert_eq!(a.copy_mapped(&src, ArgsRef::NONE, map), Some(ArgsRef::NONE));
+    }
 
     #[test]
     fn roundtrip_all_types_and_inherit() {

@@ -35,15 +35,7 @@ impl StrCache {
     /// Interns `s` through the cache.
     #[inline]
     pub fn intern(&mut self, strings: &mut Interner, s: &str) -> StrId {
-        let b = s.as_bytes();
-        let n = b.len();
-        let head = word(b);
-        let tail = word(&b[n.saturating_sub(8)..]);
-        let mid = word(&b[n / 2..]);
-        let fp = (head ^ tail.rotate_left(23) ^ mid.rotate_left(41) ^ (n as u64).rotate_left(7))
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            | 1;
-        let k = (fp >> (64 - CACHE_BITS)) as usize;
+        let (fp, k) = fingerprint(s.as_bytes());
         if let Some(slot) = self.slots.get_mut(k) {
             if slot.0 == fp && strings.get(slot.1) == s {
                 return slot.1;
@@ -54,6 +46,36 @@ impl StrCache {
         }
         strings.intern(s)
     }
+
+    /// Interns text given as bytes that the caller checked to be UTF-8 earlier: a cache hit is
+    /// a byte comparison with an interned (hence valid) string, so only a miss validates again
+    /// (lossily, should the bytes have changed meanwhile — a mapped file rewritten in place).
+    #[inline]
+    pub fn intern_bytes(&mut self, strings: &mut Interner, b: &[u8]) -> StrId {
+        let (fp, k) = fingerprint(b);
+        if let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == fp && strings.get(slot.1).as_bytes() == b {
+                return slot.1;
+            }
+            let id = strings.intern_lossy(b);
+            *slot = (fp, id);
+            return id;
+        }
+        strings.intern_lossy(b)
+    }
+}
+
+/// A fingerprint of a string's length and a few of its bytes, and its cache slot.
+#[inline]
+fn fingerprint(b: &[u8]) -> (u64, usize) {
+    let n = b.len();
+    let head = word(b);
+    let tail = word(&b[n.saturating_sub(8)..]);
+    let mid = word(&b[n / 2..]);
+    let fp = (head ^ tail.rotate_left(23) ^ mid.rotate_left(41) ^ (n as u64).rotate_left(7))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        | 1;
+    (fp, (fp >> (64 - CACHE_BITS)) as usize)
 }
 
 /// Interns a string value (borrowed or from serde's scratch buffer); numbers, bools and null

@@ -11,6 +11,7 @@ mod event;
 mod inflate;
 mod parallel;
 pub mod recover;
+mod scan;
 mod seed;
 pub(crate) mod spill;
 pub mod time;

@@ -12,6 +12,7 @@
 //! caller parses the whole file again single-threaded, which owns all error semantics.
 
 use super::event::{Loader, RawEvent};
+use super::scan;
 use super::seed::EventSeed;
 use crate::formats::Progress;
 use crate::model::{ArgValue, ArgsArena, ArgsRef, Interner, Key, StrId};
@@ -173,15 +174,30 @@ fn parse_elements(
     strs_after: &mut Vec<u32>,
     progress: &Progress,
 ) -> Result<usize, ()> {
+    let mut plan = scan::Plan::default();
+    let mut ev = RawEvent::default();
     loop {
-        let rest = bytes.get(pos..).ok_or(())?;
-        let mut it = serde_json::Deserializer::from_slice(rest).into_iter::<Ev>();
-        let Some(Ok(Ev(ev, n))) = it.next() else {
-            return Err(());
-        };
-        pos += it.byte_offset();
-        events.push(ev);
-        strs_after.push(n);
+        // The hand-written scanner takes the common shape; anything else goes through serde.
+        let fast = CUR.with(|c| {
+            let mut g = c.borrow_mut();
+            let ld = g.as_mut()?;
+            let end = scan::event(ld, &mut plan, &mut ev, bytes, pos)?;
+            Some((end, ld.b.strings.len() as u32))
+        });
+        if let Some((end, n)) = fast {
+            pos = end;
+            events.push(ev);
+            strs_after.push(n);
+        } else {
+            let rest = bytes.get(pos..).ok_or(())?;
+            let mut it = serde_json::Deserializer::from_slice(rest).into_iter::<Ev>();
+            let Some(Ok(Ev(ev, n))) = it.next() else {
+                return Err(());
+            };
+            pos += it.byte_offset();
+            events.push(ev);
+            strs_after.push(n);
+        }
         pos = skip_ws(bytes, pos);
         match (bytes.get(pos), stop) {
             (Some(b','), _) => {
@@ -208,6 +224,10 @@ fn parse_elements(
 fn copy_args(dst: &mut ArgsArena, src: &Parsed, r: ArgsRef, map: &[StrId]) -> ArgsRef {
     if !r.is_some() {
         return r;
+    }
+    let m32 = |s: u32| map.get(s as usize).map_or(0, |x| x.0);
+    if let Some(out) = dst.copy_mapped(&src.args, r, m32) {
+        return out;
     }
     let m = |s: StrId| map.get(s.index()).copied().unwrap_or(StrId::EMPTY);
     dst.begin();

@@ -481,7 +481,7 @@ impl<'de> DeserializeSeed<'de> for IdSeed {
 }
 
 /// FNV-1a, for string ids that are not numbers.
-fn hash_str(s: &str) -> u64 {
+pub(super) fn hash_str(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
