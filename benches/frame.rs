@@ -57,6 +57,7 @@ fn main() {
     // Load finished → first timeline frame.
     let t = Instant::now();
     app.update(Msg::Load(LoadDone {
+        partial: false,
         generation,
         entry: 0,
         result: Ok(loaded.clone()),

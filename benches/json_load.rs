@@ -8,8 +8,9 @@
 //!   `synth::replicate` (`TRACETUI_BENCH_SOURCE=real` picks that bundled A100 capture).
 //!
 //! Files are written once into `target/bench-data/` and reused. `TRACETUI_BENCH_RUNS` (default 5)
-//! fresh processes per case print best / median / worst; `TRACETUI_BENCH_ONLY=plain|gz|gz-stream`
-//! runs one case (`gz-stream`: the streaming fallback of `.gz` loading). Run:
+//! fresh processes per case print best / median / worst; `TRACETUI_BENCH_ONLY=plain|gz|preview|gz-stream`
+//! runs one case (`preview`: the partial capture the explorer draws first, plain and gz;
+//! `gz-stream`: the streaming fallback of `.gz` loading). Run:
 //! `cargo bench --bench json_load`.
 
 use std::fs::{self, File};
@@ -133,6 +134,23 @@ fn child(case: &str, path: &Path) {
     let c0 = cpu_secs();
     let t = Instant::now();
     let progress = Progress::default();
+    if case.starts_with("preview") {
+        // What the explorer draws first for a big file: its partial preview, indexed.
+        let cap = chrome::preview(path, SourceInfo::default()).expect("preview");
+        let index = CaptureIndex::build(&cap);
+        let total = t.elapsed().as_secs_f64();
+        let peak = sampler.finish().saturating_sub(base);
+        println!(
+            "RESULT {total} {total} {} {peak} {} {} {} {}",
+            cpu_secs() - c0,
+            cap.slices.len(),
+            cap.instants.ts.len(),
+            cap.flows.len(),
+            cap.warnings.len()
+        );
+        drop(index);
+        return;
+    }
     let cap = if case == "gz-stream" {
         chrome::load_gz_streaming(path, SourceInfo::default(), &progress)
     } else {
@@ -255,6 +273,10 @@ fn main() {
     }
     if only.is_empty() || only == "gz" {
         measure("gz", &gz, json_bytes, runs);
+    }
+    if only.is_empty() || only == "preview" {
+        measure("preview", &plain, json_bytes, runs);
+        measure("preview-gz", &gz, json_bytes, runs);
     }
     if only == "gz-stream" {
         measure("gz-stream", &gz, json_bytes, runs);

@@ -33,6 +33,7 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
             let more = app.update(Msg::Load(LoadDone {
+                partial: false,
                 generation,
                 entry,
                 result,
@@ -70,6 +71,7 @@ fn demo_app(w: u16, h: u16) -> App {
     };
     let loaded = Loaded::new(demo::capture(6, 4, true), Instant::now());
     app.update(Msg::Load(LoadDone {
+        partial: false,
         generation,
         entry: 0,
         result: Ok(Arc::new(loaded)),
@@ -118,6 +120,7 @@ fn stale_generation_is_dropped() {
     let mut app = demo_app(80, 24);
     let before = app.rows.len();
     app.update(Msg::Load(LoadDone {
+        partial: false,
         generation: app.entries.generation + 7,
         entry: 0,
         result: Err("late".into()),
@@ -340,6 +343,7 @@ fn esc_cancels_a_running_load_and_late_results_are_dropped() {
     assert!(!app.loading());
     // The cancelled job's result arrives late: ignored.
     app.update(Msg::Load(LoadDone {
+        partial: false,
         generation,
         entry: 0,
         result: Err("cancelled".into()),
@@ -821,4 +825,60 @@ fn a_long_picker_list_says_where_the_cursor_is() {
     // A list that fits shows no position.
     app.size = (80, 60);
     assert!(!screen(&app).lines().next().unwrap().contains("/30"));
+}
+
+/// A big file's partial preview is drawn (marked PARTIAL) while its load runs, then replaced by
+/// the whole capture; a preview of a stale job is dropped.
+#[test]
+fn partial_preview_is_drawn_until_the_full_load_lands() {
+    let cap = CaptureRef {
+        source: tracetui::model::SourceInfo {
+            path: "big.pt.trace.json".into(),
+            run: "run".into(),
+            host: "worker0".into(),
+            file_bytes: 0,
+        },
+        format: Some(tracetui::model::Format::Kineto),
+        modified: None,
+        span: None,
+    };
+    let (mut app, cmds) = App::new(vec![cap], (100, 20), ColorMode::Ansi256);
+    let generation = match cmds.as_slice() {
+        [Cmd::Load { generation, .. }] => *generation,
+        other => panic!("expected one load, got {other:?}"),
+    };
+    let render = |app: &App| {
+        let mut t = Terminal::new(TestBackend::new(100, 20)).unwrap();
+        t.draw(|f| draw::draw(app, f)).unwrap();
+        let b = t.backend().buffer().clone();
+        (0..b.area.width)
+            .map(|x| b[(x, 0)].symbol().to_string())
+            .collect::<String>()
+    };
+    // Stale preview (older generation): ignored.
+    let part = Arc::new(Loaded::new(demo::capture(2, 2, false), Instant::now()));
+    app.update(Msg::Load(LoadDone {
+        partial: true,
+        generation: generation.wrapping_sub(1),
+        entry: 0,
+        result: Ok(part.clone()),
+    }));
+    assert!(app.loaded().is_none());
+    app.update(Msg::Load(LoadDone {
+        partial: true,
+        generation,
+        entry: 0,
+        result: Ok(part.clone()),
+    }));
+    assert!(app.loaded().is_some_and(|l| Arc::ptr_eq(l, &part)));
+    assert!(render(&app).contains("PARTIAL"), "{}", render(&app));
+    let full = Arc::new(Loaded::new(demo::capture(6, 4, true), Instant::now()));
+    app.update(Msg::Load(LoadDone {
+        partial: false,
+        generation,
+        entry: 0,
+        result: Ok(full.clone()),
+    }));
+    assert!(app.loaded().is_some_and(|l| Arc::ptr_eq(l, &full)));
+    assert!(!render(&app).contains("PARTIAL"));
 }

@@ -53,6 +53,7 @@ fn demo_app(cfg: &config::Config) -> App {
     let generation = *generation;
     let loaded = Loaded::new(demo::capture(6, 4, true), Instant::now());
     app.update(Msg::Load(LoadDone {
+        partial: false,
         generation,
         entry: 0,
         result: Ok(Arc::new(loaded)),

@@ -33,6 +33,7 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
             let more = app.update(Msg::Load(LoadDone {
+                partial: false,
                 generation,
                 entry,
                 result,

@@ -46,6 +46,7 @@ fn open(path: &str, w: u16, h: u16) -> App {
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
             app.update(Msg::Load(LoadDone {
+                partial: false,
                 generation,
                 entry,
                 result,

@@ -29,6 +29,7 @@ fn open(path: &str) -> App {
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
             app.update(Msg::Load(LoadDone {
+                partial: false,
                 generation,
                 entry,
                 result,

@@ -370,6 +370,9 @@ impl App {
     }
 
     fn on_load(&mut self, done: LoadDone) {
+        if done.partial {
+            return self.on_preview(done);
+        }
         if self.entries.is_reload(done.generation) {
             return self.on_reload(done);
         }
@@ -389,6 +392,27 @@ impl App {
             self.show_picker();
             self.notice = Some("load failed: the error is shown above".into());
         }
+    }
+
+    /// A partial capture of a big file arrived: draw it until the full load lands (which then
+    /// replaces it and resets the view).
+    fn on_preview(&mut self, done: LoadDone) {
+        let Ok(l) = done.result else { return };
+        let events = l.cap.slices.len() as u64 + l.cap.instants.ts.len() as u64;
+        if !self
+            .entries
+            .set_preview(done.generation, done.entry, l.clone())
+        {
+            return;
+        }
+        if self.entries.current != Some(done.entry) {
+            return;
+        }
+        self.reset_view();
+        self.notice = Some(format!(
+            "partial preview: the first {} events; the whole capture replaces it when loaded",
+            crate::ui::status::count(events)
+        ));
     }
 
     /// Pops everything above the picker.

@@ -226,6 +226,19 @@ pub struct LoadDone {
     pub entry: usize,
     /// The capture or the error text.
     pub result: Result<Arc<Loaded>, String>,
+    /// A partial preview of a big file sent while the full load runs (a final `LoadDone`
+    /// with `partial: false` always follows).
+    pub partial: bool,
+}
+
+/// A partial capture of a big JSON file to draw while it loads ([`chrome::preview`]).
+fn preview(capture: &CaptureRef) -> Option<Loaded> {
+    if matches!(capture.format, Some(crate::model::Format::XPlane)) {
+        return None;
+    }
+    let started = Instant::now();
+    let cap = crate::formats::chrome::preview(&capture.source.path, capture.source.clone())?;
+    Some(Loaded::new(cap, started))
 }
 
 /// Runs [`load_sync`] on a new thread and sends the result through `tx` (wrapped by `wrap`).
@@ -240,12 +253,21 @@ pub fn spawn<M: Send + 'static>(
     let r = std::thread::Builder::new()
         .name(format!("tracetui-load-{generation}"))
         .spawn(move || {
+            if let Some(p) = preview(&capture) {
+                let _ = tx.send(wrap(LoadDone {
+                    generation,
+                    entry,
+                    result: Ok(Arc::new(p)),
+                    partial: true,
+                }));
+            }
             let result = load_sync(&capture, &progress).map(Arc::new);
             let ready = result.as_ref().ok().cloned();
             let _ = tx.send(wrap(LoadDone {
                 generation,
                 entry,
                 result,
+                partial: false,
             }));
             // The UI draws meanwhile; the first `/` then finds the search index built.
             if let Some(l) = ready {

@@ -31,6 +31,8 @@ pub struct Entry {
     pub writing: bool,
     /// The file was deleted while open (the capture stays shown).
     pub gone: bool,
+    /// A partial capture of a big file, drawn while its full load runs.
+    pub preview: Option<Arc<Loaded>>,
 }
 
 /// A load to start on a background thread.
@@ -78,6 +80,7 @@ impl Entries {
                     state: EntryState::Idle,
                     writing: false,
                     gone: false,
+                    preview: None,
                 })
                 .collect(),
             current: None,
@@ -87,11 +90,35 @@ impl Entries {
         }
     }
 
-    /// The open capture, when loaded.
+    /// The open capture, when loaded (or its partial preview while it loads).
     pub fn loaded(&self) -> Option<&Arc<Loaded>> {
-        match &self.list.get(self.current?)?.state {
+        let e = self.list.get(self.current?)?;
+        match &e.state {
             EntryState::Ready(l) => Some(l),
+            EntryState::Loading(_) => e.preview.as_ref(),
             _ => None,
+        }
+    }
+
+    /// True when what [`Entries::loaded`] returns is a partial preview.
+    pub fn is_preview(&self) -> bool {
+        self.current
+            .and_then(|i| self.list.get(i))
+            .is_some_and(|e| matches!(e.state, EntryState::Loading(_)) && e.preview.is_some())
+    }
+
+    /// Keeps a preview for the running job of `entry`; false when stale.
+    pub fn set_preview(&mut self, generation: u64, entry: usize, preview: Arc<Loaded>) -> bool {
+        if generation != self.generation || self.reload.is_some() {
+            return false;
+        }
+        let entry = self.job_entry.unwrap_or(entry);
+        match self.list.get_mut(entry) {
+            Some(e) if matches!(e.state, EntryState::Loading(_)) => {
+                e.preview = Some(preview);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -174,6 +201,7 @@ impl Entries {
         match self.list.get_mut(entry) {
             Some(e) => {
                 e.state = state;
+                e.preview = None;
                 true
             }
             None => false,
@@ -203,6 +231,7 @@ impl Entries {
                 state: EntryState::Idle,
                 writing,
                 gone: false,
+                preview: None,
             },
         );
         at

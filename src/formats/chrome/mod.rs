@@ -121,6 +121,43 @@ fn stream_gz(
     parse_stream(path, &open, source, hint, progress)
 }
 
+/// Text parsed for a [`preview`]: under the chunk-parallel threshold, so a cut prefix goes
+/// straight to the sequential parse (which keeps every complete event).
+pub const PREVIEW_BYTES: usize = parallel::MIN_BYTES - (1 << 20);
+
+/// Files at least this big (uncompressed text, or ×8 for `.gz`) get a [`preview`].
+pub const PREVIEW_MIN_FILE: u64 = 48 << 20;
+
+/// A quick partial capture of a big JSON file for the explorer to draw while the full load runs:
+/// the complete events of its first [`PREVIEW_BYTES`] of text (a `truncated` warning says where
+/// it stops). `None` for small files, non-JSON, or anything that goes wrong.
+pub fn preview(path: &Path, source: SourceInfo) -> Option<Capture> {
+    preview_with(path, source, PREVIEW_MIN_FILE, PREVIEW_BYTES)
+}
+
+fn preview_with(path: &Path, source: SourceInfo, min_file: u64, bytes: usize) -> Option<Capture> {
+    let file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut magic = [0u8; 2];
+    (&file).read_exact(&mut magic).ok()?;
+    let gz = super::is_gzip(&magic);
+    if len.saturating_mul(if gz { 8 } else { 1 }) < min_file {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let mut text = Vec::with_capacity(bytes);
+    let limit = bytes as u64;
+    let read = if gz {
+        let d = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file));
+        d.take(limit).read_to_end(&mut text)
+    } else {
+        file.take(limit).read_to_end(&mut text)
+    };
+    read.ok()?;
+    let cap = load_bytes(&text, source, &Progress::default()).ok()?;
+    (!cap.slices.is_empty() || !cap.instants.ts.is_empty()).then_some(cap)
+}
+
 /// Loads a capture from bytes in memory (plain JSON, or gzip when the bytes start with its magic).
 pub fn load_bytes(
     bytes: &[u8],

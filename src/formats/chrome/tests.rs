@@ -410,3 +410,26 @@ fn error_after_repair_points_into_the_file() {
     let e = load_bytes(&t, SourceInfo::default(), &Progress::default()).unwrap_err();
     assert!(e.offset.is_some_and(|o| o <= t.len() as u64), "{e}");
 }
+
+#[test]
+fn preview_keeps_the_complete_events_of_a_prefix() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chrome");
+    for (name, prefix) in [
+        ("alexnet_cuda_sync.json.gz", 20_000),
+        ("tall_trace.json", 1500),
+    ] {
+        let path = dir.join(name);
+        let whole = super::load(&path, SourceInfo::default(), &Progress::default()).unwrap();
+        let part = super::preview_with(&path, SourceInfo::default(), 0, prefix).unwrap();
+        assert!(
+            part.slices.len() > 0 && part.slices.len() < whole.slices.len(),
+            "{name}"
+        );
+        assert!(
+            part.warnings.iter().any(|w| w.kind == "truncated"),
+            "{name}"
+        );
+        // Small files get no preview at the real threshold.
+        assert!(super::preview(&path, SourceInfo::default()).is_none());
+    }
+}

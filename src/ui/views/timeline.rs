@@ -143,8 +143,13 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
         .map_or(String::new(), |ns| {
             format!(" · 0 = {} UTC", super::picker::format_clock(ns))
         });
+    let partial = if app.entries.is_preview() {
+        " · PARTIAL (loading)"
+    } else {
+        ""
+    };
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events{span}{started}",
+        " tracetui  {} / {} · {} procs · {} tracks · {} events{partial}{span}{started}",
         // Long run / file names give way to the counts on narrow terminals.
         text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
         text::fit(
