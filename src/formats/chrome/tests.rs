@@ -422,7 +422,7 @@ fn preview_keeps_the_complete_events_of_a_prefix() {
         let whole = super::load(&path, SourceInfo::default(), &Progress::default()).unwrap();
         let part = super::preview_with(&path, SourceInfo::default(), 0, prefix).unwrap();
         assert!(
-            part.slices.len() > 0 && part.slices.len() < whole.slices.len(),
+            !part.slices.is_empty() && part.slices.len() < whole.slices.len(),
             "{name}"
         );
         assert!(
