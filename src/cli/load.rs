@@ -36,6 +36,10 @@ where
                             "internal error: the loader panicked (please report this file)",
                         ))
                     });
+                    // Big JSON captures are cached for the next command on the same file.
+                    if let Ok(c) = &loaded {
+                        crate::formats::cache::store(&cap.path, c);
+                    }
                     let r = f(cap, loaded);
                     if let Ok(mut v) = out.lock()
                         && let Some(slot) = v.get_mut(i)

@@ -1,6 +1,7 @@
 //! File formats: each loader streams one capture file into a [`CaptureBuilder`](crate::model::CaptureBuilder).
 
 pub mod budget;
+pub mod cache;
 pub mod chrome;
 pub mod mapped;
 pub mod xplane;
@@ -236,7 +237,13 @@ pub fn load_capped(
 pub fn load(path: &Path, source: SourceInfo, progress: &Progress) -> Result<Capture, LoadError> {
     match format_of(path) {
         Some(Format::XPlane) => load_capped(path, source, progress, true, xplane::load),
-        Some(_) => load_capped(path, source, progress, false, chrome::load),
+        Some(_) => {
+            if let Some(c) = cache::lookup(path, &source) {
+                progress.update(c.source.file_bytes, c.event_count());
+                return Ok(c);
+            }
+            load_capped(path, source, progress, false, chrome::load)
+        }
         None => Err(LoadError::new(
             LoadErrorKind::NotATrace,
             path,

@@ -336,6 +336,22 @@ impl ArgsArena {
         Some(self.finish())
     }
 
+    /// The encoded blocks, dropped-block count and inherit flag (for snapshots).
+    pub fn raw_parts(&self) -> (&[u8], u64, bool) {
+        (&self.data, self.dropped_blocks, self.inherits)
+    }
+
+    /// An arena from [`ArgsArena::raw_parts`] output. Blocks are decoded defensively, so bytes
+    /// from a damaged snapshot read as missing entries, never as a panic.
+    pub fn from_raw_parts(data: Vec<u8>, dropped_blocks: u64, inherits: bool) -> ArgsArena {
+        ArgsArena {
+            data,
+            dropped_blocks,
+            inherits,
+            ..ArgsArena::default()
+        }
+    }
+
     /// True when the lazy source changed on disk since loading (its blocks read as empty).
     pub fn source_changed(&self) -> bool {
         self.lazy.as_ref().is_some_and(|l| l.source_changed())

@@ -7,6 +7,7 @@ pub mod category;
 pub mod clock;
 pub mod nesting;
 pub mod slots;
+pub mod snapshot;
 pub mod strings;
 pub mod track_of;
 

@@ -273,6 +273,7 @@ pub fn spawn<M: Send + 'static>(
             if let Some(l) = ready {
                 l.search_engine();
                 l.ranking();
+                crate::formats::cache::store(&capture.source.path, &l.cap);
             }
         });
     if let Err(e) = r {
