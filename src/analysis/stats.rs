@@ -694,6 +694,100 @@ mod tests {
         assert_eq!(row(&t, "fusion").count, 4);
     }
 
+    #[test]
+    fn grouping_by_category_and_stats_with_a_none_row() {
+        // One track: A[0,100) {hlo_op "dot", tf_op "mm:MatMul"} ⊃ B[10,40) {hlo_op "add"}
+        // ⊃ C[20,25) (no stats); D[50,60) {hlo_op 7}; track 2: E[0,10) {hlo_op "dot"}.
+        let mut b = CaptureBuilder::new();
+        let p1 = b.process(Key::Int(1));
+        let p2 = b.process(Key::Int(2));
+        let t1 = b.track(p1, Key::Int(1), TrackKind::Thread);
+        let t2 = b.track(p2, Key::Int(2), TrackKind::Thread);
+        let (hlo, tf) = (b.intern("hlo_op"), b.intern("tf_op"));
+        let (dot, add, mm) = (b.intern("dot"), b.intern("add"), b.intern("mm:MatMul"));
+        let args = |b: &mut CaptureBuilder, pairs: &[(StrId, ArgValue)]| {
+            b.args.begin();
+            for &(k, v) in pairs {
+                b.args.push(k, v);
+            }
+            b.args.finish()
+        };
+        let a_args = args(
+            &mut b,
+            &[(hlo, ArgValue::Str(dot)), (tf, ArgValue::Str(mm))],
+        );
+        let b_args = args(&mut b, &[(hlo, ArgValue::Str(add))]);
+        let d_args = args(&mut b, &[(hlo, ArgValue::I64(7))]);
+        let e_args = args(&mut b, &[(hlo, ArgValue::Str(dot))]);
+        let ev = [
+            (t1, 0, 100, "A", "cpu_op", a_args),
+            (t1, 10, 30, "B", "kernel", b_args),
+            (t1, 20, 5, "C", "cpu_op", ArgsRef::NONE),
+            (t1, 50, 10, "D", "", d_args),
+            (t2, 0, 10, "E", "kernel", e_args),
+        ];
+        for (t, s, d, n, c, a) in ev {
+            let (n, c) = (b.intern(n), b.intern(c));
+            b.add_slice(t, s, d, n, c, a, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::Kineto);
+        let summary = |opts: &StatsOptions| {
+            let mut rows: Vec<(String, u64, Ps, Ps)> = compute(&c, opts)
+                .rows
+                .into_iter()
+                .map(|r| (r.name, r.count, r.total_ps, r.self_ps))
+                .collect();
+            rows.sort();
+            rows
+        };
+        let by = |group| StatsOptions {
+            group,
+            ..Default::default()
+        };
+        let s = |n: &str, k, t, sp| (n.to_string(), k, t, sp);
+        // self: A 100-30-10 = 60, B 30-5 = 25, C 5, D 10, E 10
+        assert_eq!(
+            summary(&by(GroupBy::Category)),
+            vec![
+                s("(none)", 1, 10, 10),
+                s("cpu_op", 2, 105, 65),
+                s("kernel", 2, 40, 35)
+            ]
+        );
+        assert_eq!(
+            summary(&by(GroupBy::HloOp)),
+            vec![
+                s("(none)", 1, 5, 5),
+                s("7", 1, 10, 10),
+                s("add", 1, 30, 25),
+                s("dot", 2, 110, 70)
+            ]
+        );
+        assert_eq!(
+            summary(&by(GroupBy::TfOp)),
+            vec![s("(none)", 4, 55, 50), s("mm:MatMul", 1, 100, 60)]
+        );
+        // Filters: process 2 only; track 0 only with a range; a category.
+        let o = StatsOptions {
+            process: Some(1),
+            ..by(GroupBy::HloOp)
+        };
+        assert_eq!(summary(&o), vec![s("dot", 1, 10, 10)]);
+        let o = StatsOptions {
+            track: Some(0),
+            range: Some((5, 50)),
+            ..Default::default()
+        };
+        assert_eq!(summary(&o), vec![s("B", 1, 30, 25), s("C", 1, 5, 5)]);
+        let o = StatsOptions {
+            cats: Some(vec!["kernel".into()]),
+            ..by(GroupBy::Category)
+        };
+        // Without cpu_op events in the nesting, B has no child: self = 30.
+        assert_eq!(summary(&o), vec![s("kernel", 2, 40, 40)]);
+        assert_eq!(GroupBy::TfOp.next(), GroupBy::Name);
+    }
+
     proptest! {
         /// Self time of every name equals a brute-force computation: for each event, its duration
         /// minus the durations of the events whose torch parent it is (found by an O(n²) search
