@@ -319,7 +319,8 @@ mod tests {
             if !track_selected(c, t as u32, opts) {
                 continue;
             }
-            for i in tr.slices.0 as usize..tr.slices.1 as usize {
+            let ids = tr.slices.0 as usize..tr.slices.1 as usize;
+            for (i, &own) in selfv.iter().enumerate().take(ids.end).skip(ids.start) {
                 let inr = opts
                     .range
                     .is_none_or(|(a, b)| s.start[i] >= a && s.start[i] < b);
@@ -335,7 +336,7 @@ mod tests {
                     Some(r) => {
                         r.count += 1;
                         r.total_ps += d;
-                        r.self_ps += selfv[i];
+                        r.self_ps += own;
                         r.min_ps = r.min_ps.map(|m| m.min(d));
                         r.max_ps = r.max_ps.map(|m| m.max(d));
                     }
@@ -343,7 +344,7 @@ mod tests {
                         name,
                         count: 1,
                         total_ps: d,
-                        self_ps: selfv[i],
+                        self_ps: own,
                         min_ps: Some(d),
                         max_ps: Some(d),
                     }),
