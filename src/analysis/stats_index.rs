@@ -29,6 +29,16 @@ impl SelfTimes {
     /// Nests every track of `c` (all of them: the track filters do not change self times) with
     /// the category filter of `opts`, on up to [`threads`] threads.
     pub fn new(c: &Capture, opts: &StatsOptions) -> SelfTimes {
+        let parts = if c.slices.len() >= PARALLEL_MIN {
+            threads()
+        } else {
+            1
+        };
+        SelfTimes::in_parts(c, opts, parts)
+    }
+
+    /// [`SelfTimes::new`] on `parts` threads (1 when the tracks are not in id order).
+    fn in_parts(c: &Capture, opts: &StatsOptions, parts: usize) -> SelfTimes {
         let n = c.slices.len();
         let mut self_ps = vec![0; n];
         // Tracks own contiguous id ranges in track order; cut the id space at track boundaries
@@ -39,11 +49,7 @@ impl SelfTimes {
             ordered &= tr.slices.0 >= end;
             end = tr.slices.1;
         }
-        let parts = if ordered && n >= PARALLEL_MIN {
-            threads()
-        } else {
-            1
-        };
+        let parts = if ordered { parts.max(1) } else { 1 };
         let mut cuts: Vec<(usize, usize)> = vec![(0, 0)]; // (first track, first id)
         for (t, tr) in c.tracks.iter().enumerate() {
             let lo = tr.slices.0 as usize;
@@ -157,6 +163,16 @@ fn nest_tracks(
 /// self times: one pass over the slices starting in the range, on all cores for large ranges.
 /// `st` must [fit](SelfTimes::fits) `opts`; equals [`compute`](super::stats::compute).
 pub fn compute_with(c: &Capture, st: &SelfTimes, opts: &StatsOptions) -> StatsTable {
+    compute_in_parts(c, st, opts, None)
+}
+
+/// [`compute_with`] on `parts` threads (`None`: all cores for large ranges, else one).
+fn compute_in_parts(
+    c: &Capture,
+    st: &SelfTimes,
+    opts: &StatsOptions,
+    parts: Option<usize>,
+) -> StatsTable {
     let s = &c.slices;
     // Per selected track: the run of ids starting in the range.
     let mut runs: Vec<(usize, usize, bool)> = Vec::new();
@@ -179,7 +195,11 @@ pub fn compute_with(c: &Capture, st: &SelfTimes, opts: &StatsOptions) -> StatsTa
             total += b - a;
         }
     }
-    let parts = if total >= PARALLEL_MIN { threads() } else { 1 };
+    let parts = match parts {
+        Some(p) => p.max(1),
+        None if total >= PARALLEL_MIN => threads(),
+        None => 1,
+    };
     // Cut the runs into `parts` pieces of about `total / parts` slices each.
     let mut pieces: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new(); parts];
     let per = total.div_ceil(parts).max(1);
@@ -398,6 +418,7 @@ mod tests {
             ev in proptest::collection::vec((0u32..4, 0i64..200, 0i64..60, 0u8..5, 0u8..3), 1..80),
             from in -10i64..220, len in 0i64..250,
             cat_filter in 0u8..3, by_cat in any::<bool>(), track in proptest::option::of(0u32..4),
+            parts in 1usize..5,
         ) {
             let c = capture(&ev);
             let opts = StatsOptions {
@@ -409,8 +430,11 @@ mod tests {
                 track: track.filter(|&t| (t as usize) < c.tracks.len()),
                 ..Default::default()
             };
-            let st = SelfTimes::new(&c, &opts);
-            let fast = compute_with(&c, &st, &opts);
+            // Split over `parts` threads (the small inputs would otherwise run on one).
+            let st = SelfTimes::in_parts(&c, &opts, parts);
+            prop_assert_eq!(&st.self_ps, &SelfTimes::new(&c, &opts).self_ps);
+            let fast = compute_in_parts(&c, &st, &opts, Some(parts));
+            prop_assert_eq!(&fast, &compute_with(&c, &st, &opts));
             let slow = compute(&c, &opts);
             prop_assert_eq!(fast.total_self_ps, slow.total_self_ps);
             let want = brute(&c, &opts);

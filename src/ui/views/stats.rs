@@ -104,10 +104,13 @@ impl StatsScope {
                 self.track = next_of(&tracks, self.track, cursor);
             }
             Action::FilterProcess => {
-                let mut procs: Vec<u32> = slice_tracks(cap)
-                    .map(|t| cap.tracks[t as usize].process)
-                    .collect();
-                procs.dedup();
+                let mut procs: Vec<u32> = Vec::new();
+                for t in slice_tracks(cap) {
+                    let p = cap.tracks[t as usize].process;
+                    if !procs.contains(&p) {
+                        procs.push(p);
+                    }
+                }
                 let here = cursor
                     .and_then(|t| cap.tracks.get(t as usize))
                     .map(|t| t.process);
