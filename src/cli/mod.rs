@@ -391,7 +391,7 @@ pub struct StatsArgs {
     /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
     #[arg(long)]
     pub unified: bool,
-    /// What a row groups (with --unified: only `name`)
+    /// What a row groups (not with --unified, which is a grouping by name)
     #[arg(long, value_enum, default_value = "name", conflicts_with = "unified")]
     pub group_by: stats::GroupArg,
     /// Only events starting at or after TIME, relative to each capture's first event
