@@ -287,3 +287,28 @@ fn stats_table_groups_and_filters_by_category_track_and_process() {
     }
     assert_eq!(table(&app).columns[0].name, "name");
 }
+
+#[test]
+fn enter_on_a_category_row_makes_its_slices_the_hits() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let l = app.loaded().unwrap().clone();
+    app.update(key('t'));
+    app.update(key('v'));
+    // The third row by self time (cpu_op on this capture: hundreds of events).
+    app.update(key('j'));
+    app.update(key('j'));
+    let t = table(&app);
+    let row = &t.rows[t.order[t.selected]];
+    let (cat, count): (String, usize) = (row.cells[0].clone(), row.cells[1].parse().unwrap());
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let hits = app.hits.as_ref().expect("hits set");
+    assert_eq!(hits.ids.len(), count);
+    assert!(count > 100, "{cat}: {count}");
+    assert!(
+        hits.ids
+            .iter()
+            .all(|&i| l.cap.strings.get(l.cap.slices.cat(i as usize)) == cat)
+    );
+    assert_eq!(app.selected, hits.ids.first().copied());
+}

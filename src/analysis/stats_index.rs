@@ -279,6 +279,43 @@ fn compute_in_parts(
     rows.finish(opts)
 }
 
+/// Ids of the slices that [`compute_with`] counts in the row named `row` (same range, filters
+/// and grouping), in track order.
+pub fn slices_of_row(c: &Capture, opts: &StatsOptions, row: &str) -> Vec<u32> {
+    let s = &c.slices;
+    let mut rows = Rows::new(c, opts);
+    let mut cats = CatFilter::new(opts);
+    let mut want: Option<u32> = None;
+    let mut out = Vec::new();
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
+        if lo >= hi || !track_selected(c, t as u32, opts) {
+            continue;
+        }
+        let (a, b) = match opts.range {
+            Some((a, b)) => (
+                lo + s.start[lo..hi].partition_point(|&x| x < a),
+                lo + s.start[lo..hi].partition_point(|&x| x < b),
+            ),
+            None => (lo, hi),
+        };
+        let dev = is_device_process(c, t as u32);
+        for i in a..b {
+            if cats.class(c, s.cat(i), s.kind(i)) != 1 {
+                continue;
+            }
+            let r = rows.of_slice(i, dev);
+            if want.is_none() && rows.rows.get(r as usize).is_some_and(|x| x.name == row) {
+                want = Some(r);
+            }
+            if want == Some(r) {
+                out.push(i as u32);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,6 +446,14 @@ mod tests {
         let t = compute_with(&c, &st, &p2);
         assert_eq!(t.rows.len(), 1);
         assert_eq!(t.total_self_ps, 5);
+        // The slices behind a row: both B (ids 1 and 3), C by category.
+        assert_eq!(slices_of_row(&c, &opts, "n1"), vec![1, 3]);
+        let by_cat = StatsOptions {
+            group: GroupBy::Category,
+            ..opts.clone()
+        };
+        assert_eq!(slices_of_row(&c, &by_cat, "cpu_op"), vec![1, 2, 3, 4]);
+        assert!(slices_of_row(&c, &by_cat, "kernel").is_empty());
     }
 
     proptest! {

@@ -11,7 +11,7 @@
 
 use super::table::{Column, Key, Row, Source, TableView, Target, scope};
 use crate::analysis::stats::{GroupBy, NO_GROUP, StatsOptions};
-use crate::analysis::stats_index::{SelfTimes, compute_with};
+use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
 use crate::model::{Capture, Ps, TrackKind};
 use crate::ui::action::Action;
 use crate::ui::app::App;
@@ -122,19 +122,24 @@ impl StatsScope {
         true
     }
 
-    /// The table for this grouping and these filters (`None` when nothing is loaded).
-    pub fn build(&self, app: &App) -> Option<TableView> {
-        let l = app.loaded()?;
-        let cap = &l.cap;
-        let (range, scope) = scope(app);
-        let opts = StatsOptions {
+    /// The options of this grouping and these filters over `range`.
+    fn options(&self, range: Option<(Ps, Ps)>) -> StatsOptions {
+        StatsOptions {
             range,
             cats: self.cat.clone().map(|c| vec![c]),
             group: self.group,
             track: self.track,
             process: self.process,
             ..StatsOptions::default()
-        };
+        }
+    }
+
+    /// The table for this grouping and these filters (`None` when nothing is loaded).
+    pub fn build(&self, app: &App) -> Option<TableView> {
+        let l = app.loaded()?;
+        let cap = &l.cap;
+        let (range, scope) = scope(app);
+        let opts = self.options(range);
         let table = compute_with(cap, &self_times(l, &opts), &opts);
         let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
         let by_name = self.group == GroupBy::Name;
@@ -144,7 +149,8 @@ impl StatsScope {
             .map(|r| {
                 let avg = r.avg_ps();
                 let pct = r.total_ps as f64 * 100.0 / width as f64;
-                // Enter makes a name's events the hits; other groupings have no target.
+                // Enter makes a name's events the hits; other groups' slices come from
+                // `slices_of` when Enter is pressed.
                 let target = match by_name {
                     true => cap
                         .strings
@@ -237,6 +243,14 @@ impl Source for StatsScope {
             return None;
         }
         self.build(app)
+    }
+
+    fn slices_of(&self, row: &Row, app: &App) -> Option<(String, Vec<u32>)> {
+        let l = app.loaded()?;
+        let name = row.cells.first()?;
+        let ids = slices_of_row(&l.cap, &self.options(scope(app).0), name);
+        let label = crate::ui::text::fit(&crate::ui::text::sanitize(name), 30).into_owned();
+        Some((format!("{} “{label}”", self.group.name()), ids))
     }
 }
 

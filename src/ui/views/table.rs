@@ -83,6 +83,12 @@ pub struct Row {
 pub trait Source: std::fmt::Debug + Send {
     /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
     fn on_action(&mut self, action: Action, app: &App) -> Option<TableView>;
+
+    /// For a row without its own target: the slices it stands for (made the hits by `Enter`)
+    /// and their label; `None` when it has none.
+    fn slices_of(&self, _row: &Row, _app: &App) -> Option<(String, Vec<u32>)> {
+        None
+    }
 }
 
 /// The table view.
@@ -233,7 +239,17 @@ impl TableView {
             return vec![Msg::Pop];
         };
         match &row.target {
-            Target::None => Vec::new(),
+            Target::None => {
+                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, app))
+                else {
+                    return Vec::new();
+                };
+                let hits = HitList::new(&l.cap, label, ids);
+                match hits.ids.first() {
+                    Some(&first) => vec![Msg::Pop, Msg::SetHits(hits), Msg::JumpTo(first)],
+                    None => vec![Msg::Notice("no timed event in that row".into())],
+                }
+            }
             Target::Slice(id) if self.hits_from_rows => {
                 let ids: Vec<u32> = self
                     .order
