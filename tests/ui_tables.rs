@@ -191,3 +191,125 @@ fn gpu_queue_depth_is_a_row_under_the_device() {
         tracetui::ui::app::Row::Process(d.process)
     );
 }
+
+fn screen(app: &App) -> String {
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1)).unwrap();
+    t.draw(|f| tracetui::ui::draw::draw(app, f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn stats_table_groups_and_filters_by_category_track_and_process() {
+    use tracetui::analysis::stats::GroupBy;
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let l = app.loaded().unwrap().clone();
+    app.update(key('t'));
+    let counts = |t: &TableView| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = t
+            .rows
+            .iter()
+            .map(|r| (r.cells[0].clone(), r.cells[1].parse().unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let want = |opts: StatsOptions| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = compute(&l.cap, &opts)
+            .rows
+            .into_iter()
+            .map(|r| (r.name, r.count))
+            .collect();
+        v.sort();
+        v
+    };
+    // `v`: by category, sort kept.
+    app.update(key('v'));
+    let t = table(&app);
+    assert_eq!(t.columns[0].name, "category");
+    assert_eq!(t.sort, Some((3, false)));
+    let by_cat = StatsOptions {
+        group: GroupBy::Category,
+        ..Default::default()
+    };
+    assert_eq!(counts(t), want(by_cat.clone()));
+    assert!(t.title.contains("categories"), "{}", t.title);
+    insta::assert_snapshot!("stats_by_category_140x40", screen(&app));
+    // `c`: only the first category of the capture.
+    app.update(key('c'));
+    let first = l.cap.strings.get(l.cap.slices.classes[0].0).to_string();
+    let t = table(&app);
+    assert!(
+        t.title.contains(&format!("category {first}")),
+        "{}",
+        t.title
+    );
+    assert_eq!(
+        counts(t),
+        want(StatsOptions {
+            cats: Some(vec![first]),
+            ..by_cat.clone()
+        })
+    );
+    // Cycling past the last category goes back to all.
+    let mut seen = std::collections::HashSet::new();
+    for &(c, _) in &l.cap.slices.classes {
+        seen.insert(c);
+    }
+    for _ in 0..seen.len() {
+        app.update(key('c'));
+    }
+    assert_eq!(counts(table(&app)), want(by_cat.clone()));
+    // `P`: the cursor's process (or the first); `T`: a track of it.
+    app.update(key('P'));
+    let t = table(&app);
+    assert!(t.title.contains("process"), "{}", t.title);
+    let p = l.cap.tracks[app.rows.cursor_lane().map_or(0, |c| c.0) as usize].process;
+    let got: u64 = counts(t).iter().map(|r| r.1).sum();
+    let n = (0..l.cap.tracks.len())
+        .filter(|&k| l.cap.tracks[k].process == p)
+        .map(|k| (l.cap.tracks[k].slices.1 - l.cap.tracks[k].slices.0) as u64)
+        .sum::<u64>();
+    assert_eq!(got, n);
+    app.update(key('T'));
+    let t = table(&app);
+    assert!(t.title.contains("track"), "{}", t.title);
+    // Back to names: three more `v` presses.
+    for _ in 0..3 {
+        app.update(key('v'));
+    }
+    assert_eq!(table(&app).columns[0].name, "name");
+}
+
+#[test]
+fn enter_on_a_category_row_makes_its_slices_the_hits() {
+    let mut app = open("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let l = app.loaded().unwrap().clone();
+    app.update(key('t'));
+    app.update(key('v'));
+    // The third row by self time (cpu_op on this capture: hundreds of events).
+    app.update(key('j'));
+    app.update(key('j'));
+    let t = table(&app);
+    let row = &t.rows[t.order[t.selected]];
+    let (cat, count): (String, usize) = (row.cells[0].clone(), row.cells[1].parse().unwrap());
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let hits = app.hits.as_ref().expect("hits set");
+    assert_eq!(hits.ids.len(), count);
+    assert!(count > 100, "{cat}: {count}");
+    assert!(
+        hits.ids
+            .iter()
+            .all(|&i| l.cap.strings.get(l.cap.slices.cat(i as usize)) == cat)
+    );
+    assert_eq!(app.selected, hits.ids.first().copied());
+}

@@ -8,4 +8,5 @@ pub mod range;
 pub mod rank;
 pub mod search;
 pub mod stats;
+pub mod stats_index;
 pub mod unified;

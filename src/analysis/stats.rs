@@ -8,10 +8,55 @@
 //! (untimed) events add their occurrences and total duration (self = total, no min/max).
 
 use super::nesting::ContainmentStack;
-use super::unified::{UnifiedKey, UnifiedKeys, render};
+use super::unified::{UnifiedKey, UnifiedKeys, ValKey, render};
 use crate::model::{Capture, Category, ProcessKind, Ps, StrId};
 use regex::Regex;
 use rustc_hash::FxHashMap;
+
+/// Row name of the events a grouping finds no value for (no category, no `hlo_op` stat, ...):
+/// they are counted in this row, not dropped.
+pub const NO_GROUP: &str = "(none)";
+
+/// What one row groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The event name (`ProfilerStep#N` → `ProfilerStep*`; unified names with
+    /// [`StatsOptions::unified`]).
+    #[default]
+    Name,
+    /// The raw category string.
+    Category,
+    /// The XPlane `hlo_op` stat.
+    HloOp,
+    /// The XPlane `tf_op` stat (old captures: `level 0`).
+    TfOp,
+}
+
+impl GroupBy {
+    /// Every grouping, in the order the view cycles through them.
+    pub const ALL: [GroupBy; 4] = [
+        GroupBy::Name,
+        GroupBy::Category,
+        GroupBy::HloOp,
+        GroupBy::TfOp,
+    ];
+
+    /// Command-line / display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Name => "name",
+            GroupBy::Category => "category",
+            GroupBy::HloOp => "hlo_op",
+            GroupBy::TfOp => "tf_op",
+        }
+    }
+
+    /// The next grouping (wraps).
+    pub fn next(self) -> GroupBy {
+        let i = GroupBy::ALL.iter().position(|&g| g == self).unwrap_or(0);
+        GroupBy::ALL[(i + 1) % GroupBy::ALL.len()]
+    }
+}
 
 /// Which events a stats table covers and how they are named.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +77,12 @@ pub struct StatsOptions {
     /// and every event still takes part in nesting, so self times are those of the whole
     /// capture. Aggregated (untimed) events are left out when a range is set.
     pub range: Option<(Ps, Ps)>,
+    /// Row grouping ([`GroupBy::Name`] by default; `unified` only applies to it).
+    pub group: GroupBy,
+    /// Keep only this track.
+    pub track: Option<u32>,
+    /// Keep only the tracks of this process.
+    pub process: Option<u32>,
 }
 
 /// One row: all events of one (grouped) name.
@@ -121,16 +172,25 @@ pub fn group_name(name: &str) -> &str {
     }
 }
 
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Category filter state per category `StrId`: 0 unknown, 1 aggregated, 2 nesting only, 3 out.
-struct CatFilter<'a> {
+pub(crate) struct CatFilter<'a> {
     opts: &'a StatsOptions,
     memo: Vec<u8>,
 }
 
-impl CatFilter<'_> {
-    fn class(&mut self, c: &Capture, cat: StrId, kind: Category) -> u8 {
+impl<'a> CatFilter<'a> {
+    /// A filter with an empty memo.
+    pub(crate) fn new(opts: &'a StatsOptions) -> Self {
+        CatFilter {
+            opts,
+            memo: Vec::new(),
+        }
+    }
+
+    /// 1 aggregated, 2 nesting only, 3 out.
+    pub(crate) fn class(&mut self, c: &Capture, cat: StrId, kind: Category) -> u8 {
         let i = cat.index();
         if i >= self.memo.len() {
             self.memo.resize(i + 1, 0);
@@ -156,16 +216,43 @@ impl CatFilter<'_> {
     }
 }
 
-/// Maps event names (and unified keys) to row indices without per-event allocation.
-struct Rows<'c> {
+/// Maps events to row indices by the grouping, without per-event allocation.
+pub(crate) struct Rows<'c> {
     c: &'c Capture,
+    group: GroupBy,
+    ukeys: Option<UnifiedKeys>,
+    /// Stat keys read by `hlo_op` / `tf_op` grouping (absent from the capture: `None`).
+    stat_keys: [Option<StrId>; 2],
     by_str: Vec<u32>,
     by_name: FxHashMap<String, u32>,
     by_unified: FxHashMap<UnifiedKey, u32>,
-    rows: Vec<StatRow>,
+    by_val: FxHashMap<ValKey, u32>,
+    none_row: u32,
+    pub(crate) rows: Vec<StatRow>,
 }
 
 impl<'c> Rows<'c> {
+    /// Empty rows for `opts`' grouping.
+    pub(crate) fn new(c: &'c Capture, opts: &StatsOptions) -> Self {
+        let stat_keys = match opts.group {
+            GroupBy::HloOp => [c.strings.lookup("hlo_op"), None],
+            GroupBy::TfOp => [c.strings.lookup("tf_op"), c.strings.lookup("level 0")],
+            _ => [None, None],
+        };
+        Rows {
+            c,
+            group: opts.group,
+            ukeys: (opts.unified && opts.group == GroupBy::Name).then(|| UnifiedKeys::new(c)),
+            stat_keys,
+            by_str: Vec::new(),
+            by_name: FxHashMap::default(),
+            by_unified: FxHashMap::default(),
+            by_val: FxHashMap::default(),
+            none_row: NONE,
+            rows: Vec::new(),
+        }
+    }
+
     fn named(&mut self, name: &str) -> u32 {
         if let Some(&r) = self.by_name.get(name) {
             return r;
@@ -183,6 +270,14 @@ impl<'c> Rows<'c> {
         r
     }
 
+    fn none(&mut self) -> u32 {
+        if self.none_row == NONE {
+            self.none_row = self.named(NO_GROUP);
+        }
+        self.none_row
+    }
+
+    #[inline]
     fn of_name(&mut self, name: StrId) -> u32 {
         let i = name.index();
         if let Some(&r) = self.by_str.get(i)
@@ -191,7 +286,12 @@ impl<'c> Rows<'c> {
             return r;
         }
         let c = self.c;
-        let r = self.named(group_name(c.strings.get(name)));
+        let text = c.strings.get(name);
+        let r = match self.group {
+            GroupBy::Name => self.named(group_name(text)),
+            _ if text.is_empty() => self.none(),
+            _ => self.named(text),
+        };
         if i >= self.by_str.len() {
             self.by_str.resize(i + 1, NONE);
         }
@@ -208,7 +308,70 @@ impl<'c> Rows<'c> {
         r
     }
 
-    fn add_timed(&mut self, r: u32, dur: Ps) {
+    fn of_val(&mut self, v: ValKey) -> u32 {
+        match v {
+            ValKey::None => self.none(),
+            ValKey::S(s) => self.of_name(s),
+            v => {
+                if let Some(&r) = self.by_val.get(&v) {
+                    return r;
+                }
+                let mut text = String::new();
+                v.write(self.c, &mut text);
+                let r = self.named(&text);
+                self.by_val.insert(v, r);
+                r
+            }
+        }
+    }
+
+    /// The value of the grouping stat of slice `i` (the first of the stat keys present).
+    fn stat(&self, i: usize) -> ValKey {
+        let (c, args) = (self.c, self.c.slices.args[i]);
+        if !args.is_some() {
+            return ValKey::None;
+        }
+        for key in self.stat_keys.into_iter().flatten() {
+            if let Some(v) = c.args.get(args, key, &c.strings) {
+                return ValKey::of(Some(v));
+            }
+        }
+        ValKey::None
+    }
+
+    /// Row of slice `i` (on a device process when `device_track`).
+    #[inline]
+    pub(crate) fn of_slice(&mut self, i: usize, device_track: bool) -> u32 {
+        let s = &self.c.slices;
+        match self.group {
+            GroupBy::Name => match self.ukeys {
+                Some(k) if device_track || s.kind(i).is_device() => {
+                    self.of_unified(k.key(self.c, s.name[i], s.args[i]))
+                }
+                _ => self.of_name(s.name[i]),
+            },
+            GroupBy::Category => self.of_name(s.cat(i)),
+            GroupBy::HloOp | GroupBy::TfOp => {
+                let v = self.stat(i);
+                self.of_val(v)
+            }
+        }
+    }
+
+    /// Row of aggregated (untimed, argument-less) event `name` on a device process or not.
+    fn of_aggregated(&mut self, name: StrId, device_track: bool) -> u32 {
+        match (self.group, self.ukeys) {
+            (GroupBy::Name, Some(k)) if device_track => {
+                self.of_unified(k.key(self.c, name, crate::model::ArgsRef::NONE))
+            }
+            (GroupBy::Name, _) => self.of_name(name),
+            _ => self.none(),
+        }
+    }
+
+    /// Counts one timed event of row `r`.
+    #[inline]
+    pub(crate) fn add_timed(&mut self, r: u32, dur: Ps) {
         if let Some(row) = self.rows.get_mut(r as usize) {
             row.count += 1;
             row.total_ps += dur;
@@ -217,9 +380,77 @@ impl<'c> Rows<'c> {
         }
     }
 
-    fn add_self(&mut self, r: u32, self_ps: Ps) {
+    /// Adds `count` timed events (Σ duration, Σ self, min and max duration) to row `r`.
+    pub(crate) fn add_counted(
+        &mut self,
+        r: u32,
+        count: u64,
+        total: Ps,
+        self_ps: Ps,
+        min: Ps,
+        max: Ps,
+    ) {
+        if let Some(row) = self.rows.get_mut(r as usize) {
+            row.count += count;
+            row.total_ps += total;
+            row.self_ps += self_ps;
+            row.min_ps = Some(row.min_ps.map_or(min, |m| m.min(min)));
+            row.max_ps = Some(row.max_ps.map_or(max, |m| m.max(max)));
+        }
+    }
+
+    /// Adds self time to row `r`.
+    #[inline]
+    pub(crate) fn add_self(&mut self, r: u32, self_ps: Ps) {
         if let Some(row) = self.rows.get_mut(r as usize) {
             row.self_ps += self_ps;
+        }
+    }
+
+    /// Adds another partial table (of the same capture and grouping) row by row, by name; rows
+    /// new to `self` are appended in `other`'s order.
+    pub(crate) fn merge(&mut self, other: Rows<'_>) {
+        for o in other.rows {
+            let r = self.named(&o.name);
+            if let Some(row) = self.rows.get_mut(r as usize) {
+                row.count += o.count;
+                row.total_ps += o.total_ps;
+                row.self_ps += o.self_ps;
+                row.min_ps = match (row.min_ps, o.min_ps) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                row.max_ps = match (row.max_ps, o.max_ps) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+    }
+
+    /// Adds the aggregated (untimed) events of the selected tracks — only for whole-capture
+    /// tables without a category filter (they have no category and no start) — and returns the
+    /// table.
+    pub(crate) fn finish(mut self, opts: &StatsOptions) -> StatsTable {
+        let c = self.c;
+        if opts.cats.is_none() && opts.range.is_none() {
+            for a in &c.aggregated {
+                if !track_selected(c, a.track, opts) {
+                    continue;
+                }
+                let r = self.of_aggregated(a.name, is_device_process(c, a.track));
+                if let Some(row) = self.rows.get_mut(r as usize) {
+                    row.count += a.occurrences;
+                    row.total_ps += a.dur;
+                    row.self_ps += a.dur;
+                }
+            }
+        }
+        let rows = self.rows;
+        let total_self_ps = rows.iter().map(|r| r.self_ps).sum();
+        StatsTable {
+            rows,
+            total_self_ps,
         }
     }
 }
@@ -229,6 +460,9 @@ pub fn track_selected(c: &Capture, t: u32, opts: &StatsOptions) -> bool {
     let Some(tr) = c.tracks.get(t as usize) else {
         return false;
     };
+    if opts.track.is_some_and(|want| want != t) || opts.process.is_some_and(|p| p != tr.process) {
+        return false;
+    }
     if let Some(re) = &opts.plane
         && !re.is_match(&c.process_name(tr.process))
         && !re.is_match(&c.process_stable_name(tr.process))
@@ -244,7 +478,8 @@ pub fn track_selected(c: &Capture, t: u32, opts: &StatsOptions) -> bool {
     true
 }
 
-fn is_device_process(c: &Capture, t: u32) -> bool {
+/// True when track `t` belongs to a GPU / TPU / other accelerator process.
+pub(crate) fn is_device_process(c: &Capture, t: u32) -> bool {
     c.tracks
         .get(t as usize)
         .and_then(|tr| c.processes.get(tr.process as usize))
@@ -256,20 +491,11 @@ fn is_device_process(c: &Capture, t: u32) -> bool {
         })
 }
 
-/// Computes the statistics table of a capture.
+/// Computes the statistics table of a capture in one pass (the nesting and the aggregation
+/// together). For repeated range queries see [`super::stats_index`].
 pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
-    let mut cats = CatFilter {
-        opts,
-        memo: Vec::new(),
-    };
-    let mut rows = Rows {
-        c,
-        by_str: Vec::new(),
-        by_name: FxHashMap::default(),
-        by_unified: FxHashMap::default(),
-        rows: Vec::new(),
-    };
-    let ukeys = opts.unified.then(|| UnifiedKeys::new(c));
+    let mut cats = CatFilter::new(opts);
+    let mut rows = Rows::new(c, opts);
     let s = &c.slices;
     // Stack payload: (row or NONE for nesting-only events, self-time accumulator).
     let mut stack: ContainmentStack<(u32, Ps)> = ContainmentStack::new();
@@ -301,12 +527,7 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
                 until = until.max(start + dur);
             }
             let row = match class {
-                1 => match &ukeys {
-                    Some(k) if device_track || s.kind(i).is_device() => {
-                        rows.of_unified(k.key(c, s.name[i], s.args[i]))
-                    }
-                    _ => rows.of_name(s.name[i]),
-                },
+                1 => rows.of_slice(i, device_track),
                 2 => NONE,
                 _ => continue,
             };
@@ -333,31 +554,7 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
             }
         }
     }
-    // Aggregated events have no category: they are kept only when no --cat filter is given.
-    if opts.cats.is_none() && opts.range.is_none() {
-        for a in &c.aggregated {
-            if !track_selected(c, a.track, opts) {
-                continue;
-            }
-            let r = match &ukeys {
-                Some(k) if is_device_process(c, a.track) => {
-                    rows.of_unified(k.key(c, a.name, crate::model::ArgsRef::NONE))
-                }
-                _ => rows.of_name(a.name),
-            };
-            if let Some(row) = rows.rows.get_mut(r as usize) {
-                row.count += a.occurrences;
-                row.total_ps += a.dur;
-                row.self_ps += a.dur;
-            }
-        }
-    }
-    let rows = rows.rows;
-    let total_self_ps = rows.iter().map(|r| r.self_ps).sum();
-    StatsTable {
-        rows,
-        total_self_ps,
-    }
+    rows.finish(opts)
 }
 
 #[cfg(test)]
@@ -495,6 +692,100 @@ mod tests {
         );
         assert!(t.rows.iter().all(|r| r.name != "jit_f"));
         assert_eq!(row(&t, "fusion").count, 4);
+    }
+
+    #[test]
+    fn grouping_by_category_and_stats_with_a_none_row() {
+        // One track: A[0,100) {hlo_op "dot", tf_op "mm:MatMul"} ⊃ B[10,40) {hlo_op "add"}
+        // ⊃ C[20,25) (no stats); D[50,60) {hlo_op 7}; track 2: E[0,10) {hlo_op "dot"}.
+        let mut b = CaptureBuilder::new();
+        let p1 = b.process(Key::Int(1));
+        let p2 = b.process(Key::Int(2));
+        let t1 = b.track(p1, Key::Int(1), TrackKind::Thread);
+        let t2 = b.track(p2, Key::Int(2), TrackKind::Thread);
+        let (hlo, tf) = (b.intern("hlo_op"), b.intern("tf_op"));
+        let (dot, add, mm) = (b.intern("dot"), b.intern("add"), b.intern("mm:MatMul"));
+        let args = |b: &mut CaptureBuilder, pairs: &[(StrId, ArgValue)]| {
+            b.args.begin();
+            for &(k, v) in pairs {
+                b.args.push(k, v);
+            }
+            b.args.finish()
+        };
+        let a_args = args(
+            &mut b,
+            &[(hlo, ArgValue::Str(dot)), (tf, ArgValue::Str(mm))],
+        );
+        let b_args = args(&mut b, &[(hlo, ArgValue::Str(add))]);
+        let d_args = args(&mut b, &[(hlo, ArgValue::I64(7))]);
+        let e_args = args(&mut b, &[(hlo, ArgValue::Str(dot))]);
+        let ev = [
+            (t1, 0, 100, "A", "cpu_op", a_args),
+            (t1, 10, 30, "B", "kernel", b_args),
+            (t1, 20, 5, "C", "cpu_op", ArgsRef::NONE),
+            (t1, 50, 10, "D", "", d_args),
+            (t2, 0, 10, "E", "kernel", e_args),
+        ];
+        for (t, s, d, n, c, a) in ev {
+            let (n, c) = (b.intern(n), b.intern(c));
+            b.add_slice(t, s, d, n, c, a, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::Kineto);
+        let summary = |opts: &StatsOptions| {
+            let mut rows: Vec<(String, u64, Ps, Ps)> = compute(&c, opts)
+                .rows
+                .into_iter()
+                .map(|r| (r.name, r.count, r.total_ps, r.self_ps))
+                .collect();
+            rows.sort();
+            rows
+        };
+        let by = |group| StatsOptions {
+            group,
+            ..Default::default()
+        };
+        let s = |n: &str, k, t, sp| (n.to_string(), k, t, sp);
+        // self: A 100-30-10 = 60, B 30-5 = 25, C 5, D 10, E 10
+        assert_eq!(
+            summary(&by(GroupBy::Category)),
+            vec![
+                s("(none)", 1, 10, 10),
+                s("cpu_op", 2, 105, 65),
+                s("kernel", 2, 40, 35)
+            ]
+        );
+        assert_eq!(
+            summary(&by(GroupBy::HloOp)),
+            vec![
+                s("(none)", 1, 5, 5),
+                s("7", 1, 10, 10),
+                s("add", 1, 30, 25),
+                s("dot", 2, 110, 70)
+            ]
+        );
+        assert_eq!(
+            summary(&by(GroupBy::TfOp)),
+            vec![s("(none)", 4, 55, 50), s("mm:MatMul", 1, 100, 60)]
+        );
+        // Filters: process 2 only; track 0 only with a range; a category.
+        let o = StatsOptions {
+            process: Some(1),
+            ..by(GroupBy::HloOp)
+        };
+        assert_eq!(summary(&o), vec![s("dot", 1, 10, 10)]);
+        let o = StatsOptions {
+            track: Some(0),
+            range: Some((5, 50)),
+            ..Default::default()
+        };
+        assert_eq!(summary(&o), vec![s("B", 1, 30, 25), s("C", 1, 5, 5)]);
+        let o = StatsOptions {
+            cats: Some(vec!["kernel".into()]),
+            ..by(GroupBy::Category)
+        };
+        // Without cpu_op events in the nesting, B has no child: self = 30.
+        assert_eq!(summary(&o), vec![s("kernel", 2, 40, 40)]);
+        assert_eq!(GroupBy::TfOp.next(), GroupBy::Name);
     }
 
     proptest! {

@@ -391,6 +391,9 @@ pub struct StatsArgs {
     /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
     #[arg(long)]
     pub unified: bool,
+    /// What a row groups (not with --unified, which is a grouping by name)
+    #[arg(long, value_enum, default_value = "name", conflicts_with = "unified")]
+    pub group_by: stats::GroupArg,
     /// Only events starting at or after TIME, relative to each capture's first event
     /// (e.g. 1.5ms, 200us, 3s; a bare number is ns). Durations are not clipped.
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
@@ -599,6 +602,9 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
         line: a.line.clone(),
         unified: a.unified,
         range: None,
+        group: a.group_by.into(),
+        track: None,
+        process: None,
     };
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });

@@ -1,11 +1,38 @@
 //! `tracetui stats`: per-name statistics tables (see [`crate::analysis::stats`]).
 
 use super::text::{self, Align, clean};
-use crate::analysis::stats::{SortKey, StatsOptions, compute, sort_rows};
+use crate::analysis::stats::{GroupBy, SortKey, StatsOptions, compute, sort_rows};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+
+/// `stats --group-by`: what one row groups.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GroupArg {
+    /// Event name (`ProfilerStep#N` as `ProfilerStep*`)
+    #[default]
+    Name,
+    /// Raw category string
+    Category,
+    /// XPlane `hlo_op` stat ("(none)" row for events without it)
+    #[value(name = "hlo_op")]
+    HloOp,
+    /// XPlane `tf_op` stat ("(none)" row for events without it)
+    #[value(name = "tf_op")]
+    TfOp,
+}
+
+impl From<GroupArg> for GroupBy {
+    fn from(g: GroupArg) -> GroupBy {
+        match g {
+            GroupArg::Name => GroupBy::Name,
+            GroupArg::Category => GroupBy::Category,
+            GroupArg::HloOp => GroupBy::HloOp,
+            GroupArg::TfOp => GroupBy::TfOp,
+        }
+    }
+}
 
 /// One row of `stats --json`.
 #[derive(Serialize, Clone, Debug)]
@@ -43,6 +70,8 @@ pub struct CaptureStats {
     /// Kind of the load error (`io`, `not_a_trace`, `truncated`, `corrupt`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<&'static str>,
+    /// What a row groups: `name`, `category`, `hlo_op` or `tf_op` (`--group-by`).
+    pub group_by: &'static str,
     /// Σ self time over all rows (before `--limit`), ns.
     pub total_self_ns: f64,
     /// Number of rows before `--limit`.
@@ -69,6 +98,7 @@ pub fn capture_stats(
         host: cap.host.clone(),
         error: None,
         error_kind: None,
+        group_by: opts.group.name(),
         total_self_ns: 0.0,
         names: 0,
         stats: Vec::new(),
@@ -84,7 +114,8 @@ pub fn capture_stats(
     let mut t = compute(&c, opts);
     // Lazily read details (XPlane stats, which `--unified` groups by) of a file truncated or
     // rewritten since loading read as empty: say so instead of a table computed without them.
-    if opts.unified && c.source_changed() {
+    let reads_stats = opts.unified || matches!(opts.group, GroupBy::HloOp | GroupBy::TfOp);
+    if reads_stats && c.source_changed() {
         out.error = Some(format!(
             "{}: {}",
             cap.path.display(),
@@ -125,6 +156,7 @@ pub fn render_text(s: &CaptureStats) -> String {
         return o;
     }
     let d = |v: f64| text::dur(v * 1000.0);
+    let head = s.group_by.to_uppercase();
     let rows: Vec<Vec<String>> = s
         .stats
         .iter()
@@ -144,7 +176,7 @@ pub fn render_text(s: &CaptureStats) -> String {
     o.push_str(&text::table(
         "   ",
         &[
-            ("NAME", Align::Left),
+            (head.as_str(), Align::Left),
             ("COUNT", Align::Right),
             ("TOTAL", Align::Right),
             ("SELF", Align::Right),
@@ -156,9 +188,14 @@ pub fn render_text(s: &CaptureStats) -> String {
         &rows,
     ));
     o.push_str(&format!(
-        "   self time total: {}; {} names{}\n",
+        "   self time total: {}; {} {}{}\n",
         d(s.total_self_ns),
         s.names,
+        match s.group_by {
+            "name" => "names".to_string(),
+            "category" => "categories".to_string(),
+            g => format!("{g} groups"),
+        },
         if s.names > s.stats.len() {
             format!(" (showing {}; --limit to change)", s.stats.len())
         } else {

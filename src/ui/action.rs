@@ -74,6 +74,14 @@ pub enum Action {
     SortNext,
     /// Reverse a table's sort.
     SortReverse,
+    /// Statistics table: group rows by the next key (name, category, hlo_op, tf_op).
+    GroupNext,
+    /// Statistics table: only the next category (cycles, then all).
+    FilterCategory,
+    /// Statistics table: only the next track (starting at the cursor's; cycles, then all).
+    FilterTrack,
+    /// Statistics table: only the next process (starting at the cursor's; cycles, then all).
+    FilterProcess,
     /// Open the statistics table.
     OpenStats,
     /// Open the optimizable-events ranking.
@@ -122,6 +130,10 @@ impl Action {
         Action::ToggleRegex,
         Action::SortNext,
         Action::SortReverse,
+        Action::GroupNext,
+        Action::FilterCategory,
+        Action::FilterTrack,
+        Action::FilterProcess,
         Action::OpenStats,
         Action::OpenRank,
         Action::OpenGpu,
@@ -166,6 +178,10 @@ impl Action {
             Action::ToggleRegex => "toggle_regex",
             Action::SortNext => "sort_next",
             Action::SortReverse => "sort_reverse",
+            Action::GroupNext => "group_next",
+            Action::FilterCategory => "filter_category",
+            Action::FilterTrack => "filter_track",
+            Action::FilterProcess => "filter_process",
             Action::OpenStats => "open_stats",
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",

@@ -426,6 +426,30 @@ pub const DEFAULTS: &[Default] = &[
     d(V::Table, A::SortReverse, &["S"], "reverse the sort"),
     d(
         V::Table,
+        A::GroupNext,
+        &["v"],
+        "statistics: group by name / category / hlo_op / tf_op",
+    ),
+    d(
+        V::Table,
+        A::FilterCategory,
+        &["c"],
+        "statistics: only the next category (then all)",
+    ),
+    d(
+        V::Table,
+        A::FilterTrack,
+        &["T"],
+        "statistics: only the cursor's / next track (then all)",
+    ),
+    d(
+        V::Table,
+        A::FilterProcess,
+        &["P"],
+        "statistics: only the cursor's / next process (then all)",
+    ),
+    d(
+        V::Table,
         A::Search,
         &["/"],
         "filter the rows (fuzzy, on the first column)",

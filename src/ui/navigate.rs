@@ -365,6 +365,10 @@ impl App {
             | Action::ToggleRegex
             | Action::SortNext
             | Action::SortReverse
+            | Action::GroupNext
+            | Action::FilterCategory
+            | Action::FilterTrack
+            | Action::FilterProcess
             | Action::OpenStats
             | Action::OpenRank
             | Action::OpenGpu

@@ -1,81 +1,266 @@
-//! The statistics table (`t`): per name count, total, self, avg, min, max and % of the scope —
+//! The statistics table (`t`): per group count, total, self, avg, min, max and % of the scope —
 //! the marked range when one is marked, else the whole capture — computed with
 //! `analysis::stats` (torch's `key_averages` rules). Range rule: an event counts when it
 //! *starts* inside the range; durations are not clipped and self times are those of the whole
 //! capture (the same rule as `tracetui stats --from/--to`).
+//!
+//! Rows group by name, category, or the XPlane `hlo_op` / `tf_op` stat (`v` cycles); `c`, `T`
+//! and `P` narrow to one category, track or process. The tables come from per-slice self times
+//! ([`SelfTimes`]) computed once per capture and category filter and kept for the next table, so
+//! a new range or grouping is one pass over the slices that start in the scope.
 
-use super::table::{Column, Key, Row, TableView, Target, scope};
-use crate::analysis::stats::{StatsOptions, compute};
-use crate::model::Ps;
+use super::table::{Column, Key, Row, Source, TableView, Target, scope};
+use crate::analysis::stats::{GroupBy, NO_GROUP, StatsOptions};
+use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
+use crate::model::{Capture, Ps, TrackKind};
+use crate::ui::action::Action;
 use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
+use crate::ui::loader::Loaded;
 use crate::ui::ruler::format_dur;
+use std::sync::{Arc, Mutex, Weak};
 
-/// Builds the statistics table of the open capture (`None` when nothing is loaded).
-pub fn stats_view(app: &App) -> Option<TableView> {
-    let l = app.loaded()?;
-    let cap = &l.cap;
-    let (range, scope) = scope(app);
-    let opts = StatsOptions {
-        range,
-        ..StatsOptions::default()
-    };
-    let table = compute(cap, &opts);
-    let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
-    let rows = table
-        .rows
+/// The last self times computed, for the capture they belong to (a `Weak` keeps its
+/// allocation, so a new capture can never be mistaken for it).
+type SelfCache = Option<(Weak<Loaded>, Arc<SelfTimes>)>;
+static SELF_TIMES: Mutex<SelfCache> = Mutex::new(None);
+
+/// Self times of `l` for `opts`, from the cache when they fit.
+fn self_times(l: &Arc<Loaded>, opts: &StatsOptions) -> Arc<SelfTimes> {
+    let mut cache = SELF_TIMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((w, st)) = cache.as_ref()
+        && std::ptr::eq(w.as_ptr(), Arc::as_ptr(l))
+        && st.fits(opts)
+    {
+        return st.clone();
+    }
+    let st = Arc::new(SelfTimes::new(&l.cap, opts));
+    *cache = Some((Arc::downgrade(l), st.clone()));
+    st
+}
+
+/// Grouping and filters of the statistics table; rebuilds it on its keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatsScope {
+    /// Row grouping.
+    pub group: GroupBy,
+    /// Only this raw category.
+    pub cat: Option<String>,
+    /// Only this track.
+    pub track: Option<u32>,
+    /// Only this process.
+    pub process: Option<u32>,
+}
+
+/// Tracks with slices, in track order (counters have none).
+fn slice_tracks(cap: &Capture) -> impl Iterator<Item = u32> + '_ {
+    cap.tracks
         .iter()
-        .map(|r| {
-            let avg = r.avg_ps();
-            let pct = r.total_ps as f64 * 100.0 / width as f64;
-            let target = cap
-                .strings
-                .lookup(&r.name)
-                .map_or(Target::None, Target::Name);
-            Row {
-                cells: vec![
-                    r.name.clone(),
-                    r.count.to_string(),
-                    format_dur(r.total_ps),
-                    format_dur(r.self_ps),
-                    format_dur(avg as Ps),
-                    r.min_ps.map_or("-".into(), format_dur),
-                    r.max_ps.map_or("-".into(), format_dur),
-                    format!("{pct:.1}%"),
-                ],
-                keys: vec![
-                    Key::Text(r.name.clone()),
-                    Key::Num(r.count as f64),
-                    Key::Num(r.total_ps as f64),
-                    Key::Num(r.self_ps as f64),
-                    Key::Num(avg),
-                    Key::Num(r.min_ps.unwrap_or(0) as f64),
-                    Key::Num(r.max_ps.unwrap_or(0) as f64),
-                    Key::Num(pct),
-                ],
-                target,
-                bar: None,
+        .enumerate()
+        .filter(|(_, t)| t.slices.0 < t.slices.1 && t.kind != TrackKind::Counter)
+        .map(|(i, _)| i as u32)
+}
+
+/// The element after `cur` in `list` (the first when `cur` is `None`, `None` after the last).
+fn next_of<T: PartialEq + Copy>(list: &[T], cur: Option<T>, first: Option<T>) -> Option<T> {
+    match cur {
+        None => first.filter(|f| list.contains(f)).or(list.first().copied()),
+        Some(c) => list
+            .iter()
+            .position(|&x| x == c)
+            .and_then(|i| list.get(i + 1).copied()),
+    }
+}
+
+impl StatsScope {
+    /// Moves to the next state for `action`; false when the action is not one of ours.
+    fn step(&mut self, action: Action, app: &App, cap: &Capture) -> bool {
+        let cursor = app.rows.cursor_lane().map(|(t, _)| t);
+        match action {
+            Action::GroupNext => self.group = self.group.next(),
+            Action::FilterCategory => {
+                let mut cats: Vec<String> = Vec::new();
+                for &(raw, _) in &cap.slices.classes {
+                    let s = cap.strings.get(raw);
+                    if !cats.iter().any(|c| c == s) {
+                        cats.push(s.to_string());
+                    }
+                }
+                self.cat = match &self.cat {
+                    None => cats.first().cloned(),
+                    Some(c) => cats
+                        .iter()
+                        .position(|x| x == c)
+                        .and_then(|i| cats.get(i + 1).cloned()),
+                };
             }
-        })
-        .collect();
-    let col = |name, width, right| Column { name, width, right };
-    let mut t = TableView::new(
-        ViewKind::Table,
-        format!("statistics · {scope} · {} names", table.rows.len()),
-        vec![
-            col("name", 0, false),
-            col("count", 9, true),
-            col("total", 9, true),
-            col("self", 9, true),
-            col("avg", 9, true),
-            col("min", 9, true),
-            col("max", 9, true),
-            col("% scope", 8, true),
-        ],
-        rows,
-    );
-    t.note = "events starting in the scope".into();
+            Action::FilterTrack => {
+                let tracks: Vec<u32> = slice_tracks(cap)
+                    .filter(|&t| {
+                        self.process
+                            .is_none_or(|p| cap.tracks[t as usize].process == p)
+                    })
+                    .collect();
+                self.track = next_of(&tracks, self.track, cursor);
+            }
+            Action::FilterProcess => {
+                let mut procs: Vec<u32> = Vec::new();
+                for t in slice_tracks(cap) {
+                    let p = cap.tracks[t as usize].process;
+                    if !procs.contains(&p) {
+                        procs.push(p);
+                    }
+                }
+                let here = cursor
+                    .and_then(|t| cap.tracks.get(t as usize))
+                    .map(|t| t.process);
+                self.process = next_of(&procs, self.process, here);
+                self.track = None;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The options of this grouping and these filters over `range`.
+    fn options(&self, range: Option<(Ps, Ps)>) -> StatsOptions {
+        StatsOptions {
+            range,
+            cats: self.cat.clone().map(|c| vec![c]),
+            group: self.group,
+            track: self.track,
+            process: self.process,
+            ..StatsOptions::default()
+        }
+    }
+
+    /// The table for this grouping and these filters (`None` when nothing is loaded).
+    pub fn build(&self, app: &App) -> Option<TableView> {
+        let l = app.loaded()?;
+        let cap = &l.cap;
+        let (range, scope) = scope(app);
+        let opts = self.options(range);
+        let table = compute_with(cap, &self_times(l, &opts), &opts);
+        let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
+        let by_name = self.group == GroupBy::Name;
+        let rows = table
+            .rows
+            .iter()
+            .map(|r| {
+                let avg = r.avg_ps();
+                let pct = r.total_ps as f64 * 100.0 / width as f64;
+                // Enter makes a name's events the hits; other groups' slices come from
+                // `slices_of` when Enter is pressed.
+                let target = match by_name {
+                    true => cap
+                        .strings
+                        .lookup(&r.name)
+                        .map_or(Target::None, Target::Name),
+                    false => Target::None,
+                };
+                Row {
+                    cells: vec![
+                        r.name.clone(),
+                        r.count.to_string(),
+                        format_dur(r.total_ps),
+                        format_dur(r.self_ps),
+                        format_dur(avg as Ps),
+                        r.min_ps.map_or("-".into(), format_dur),
+                        r.max_ps.map_or("-".into(), format_dur),
+                        format!("{pct:.1}%"),
+                    ],
+                    keys: vec![
+                        Key::Text(r.name.clone()),
+                        Key::Num(r.count as f64),
+                        Key::Num(r.total_ps as f64),
+                        Key::Num(r.self_ps as f64),
+                        Key::Num(avg),
+                        Key::Num(r.min_ps.unwrap_or(0) as f64),
+                        Key::Num(r.max_ps.unwrap_or(0) as f64),
+                        Key::Num(pct),
+                    ],
+                    target,
+                    bar: None,
+                }
+            })
+            .collect();
+        let col = |name, width, right| Column { name, width, right };
+        let mut title = format!(
+            "statistics · {scope} · {} {}",
+            table.rows.len(),
+            match self.group {
+                GroupBy::Name => "names".to_string(),
+                GroupBy::Category => "categories".to_string(),
+                g => format!("{} groups", g.name()),
+            }
+        );
+        if let Some(c) = &self.cat {
+            let c = if c.is_empty() { NO_GROUP } else { c };
+            title.push_str(&format!(" · category {c}"));
+        }
+        if let Some(p) = self.process {
+            title.push_str(&format!(" · process {}", cap.process_name(p)));
+        }
+        if let Some(t) = self.track {
+            title.push_str(&format!(" · track {}", cap.track_name(t)));
+        }
+        let mut t = TableView::new(
+            ViewKind::Table,
+            title,
+            vec![
+                col(self.group.name(), 0, false),
+                col("count", 9, true),
+                col("total", 9, true),
+                col("self", 9, true),
+                col("avg", 9, true),
+                col("min", 9, true),
+                col("max", 9, true),
+                col("% scope", 8, true),
+            ],
+            rows,
+        );
+        let key = |a| {
+            app.keymap
+                .keys(ViewKind::Table, a)
+                .first()
+                .map_or(String::new(), |k| k.to_string())
+        };
+        t.note = format!(
+            "events starting in the scope · {} group · {} category · {} track · {} process",
+            key(Action::GroupNext),
+            key(Action::FilterCategory),
+            key(Action::FilterTrack),
+            key(Action::FilterProcess)
+        );
+        Some(t)
+    }
+}
+
+impl Source for StatsScope {
+    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView> {
+        let l = app.loaded()?;
+        if !self.step(action, app, &l.cap) {
+            return None;
+        }
+        self.build(app)
+    }
+
+    fn slices_of(&self, row: &Row, app: &App) -> Option<(String, Vec<u32>)> {
+        let l = app.loaded()?;
+        let name = row.cells.first()?;
+        let ids = slices_of_row(&l.cap, &self.options(scope(app).0), name);
+        let label = crate::ui::text::fit(&crate::ui::text::sanitize(name), 30).into_owned();
+        Some((format!("{} “{label}”", self.group.name()), ids))
+    }
+}
+
+/// Builds the statistics table of the open capture, grouped by name over every track (`None`
+/// when nothing is loaded).
+pub fn stats_view(app: &App) -> Option<TableView> {
+    let scope = StatsScope::default();
+    let mut t = scope.build(app)?;
     // By self time, like key_averages.
     t.sort_by(3, false);
+    t.source = Some(Box::new(scope));
     Some(t)
 }

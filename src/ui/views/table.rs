@@ -78,6 +78,19 @@ pub struct Row {
     pub bar: Option<f64>,
 }
 
+/// Where a table's rows come from when actions of its own recompute them (the statistics
+/// table's grouping and filters): the table keeps its sort, filter text and source.
+pub trait Source: std::fmt::Debug + Send {
+    /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
+    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView>;
+
+    /// For a row without its own target: the slices it stands for (made the hits by `Enter`)
+    /// and their label; `None` when it has none.
+    fn slices_of(&self, _row: &Row, _app: &App) -> Option<(String, Vec<u32>)> {
+        None
+    }
+}
+
 /// The table view.
 #[derive(Debug)]
 pub struct TableView {
@@ -106,6 +119,8 @@ pub struct TableView {
     pub hits_from_rows: bool,
     /// Per text column: each row's rank in ascending order, computed on the first sort by it.
     text_ranks: Vec<Option<Vec<u32>>>,
+    /// Recomputes the rows on actions the table does not handle itself.
+    pub source: Option<Box<dyn Source>>,
 }
 
 impl TableView {
@@ -126,7 +141,21 @@ impl TableView {
             hits_label: String::new(),
             hits_from_rows: false,
             text_ranks: Vec::new(),
+            source: None,
         }
+    }
+
+    /// Takes the title, note, columns and rows of `new`, keeping the sort, filter, cursor
+    /// position and source.
+    pub fn replace(&mut self, new: TableView) {
+        self.title = new.title;
+        self.note = new.note;
+        self.columns = new.columns;
+        self.rows = new.rows;
+        self.hits_label = new.hits_label;
+        self.hits_from_rows = new.hits_from_rows;
+        self.text_ranks.clear();
+        self.refresh();
     }
 
     /// Re-filters and re-sorts `order`.
@@ -210,7 +239,17 @@ impl TableView {
             return vec![Msg::Pop];
         };
         match &row.target {
-            Target::None => Vec::new(),
+            Target::None => {
+                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, app))
+                else {
+                    return Vec::new();
+                };
+                let hits = HitList::new(&l.cap, label, ids);
+                match hits.ids.first() {
+                    Some(&first) => vec![Msg::Pop, Msg::SetHits(hits), Msg::JumpTo(first)],
+                    None => vec![Msg::Notice("no timed event in that row".into())],
+                }
+            }
             Target::Slice(id) if self.hits_from_rows => {
                 let ids: Vec<u32> = self
                     .order
@@ -352,7 +391,12 @@ impl View for TableView {
                 self.sort_by(c, !rev);
             }
             Some(Action::Search) => self.typing = true,
-            _ => {}
+            Some(a) => {
+                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, app)) {
+                    self.replace(new);
+                }
+            }
+            None => {}
         }
         Vec::new()
     }
