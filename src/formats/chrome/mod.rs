@@ -50,6 +50,9 @@ pub fn load(
     let hint = format_from_name(path);
     if gz {
         progress.bytes_total.store(0, Ordering::Relaxed);
+        if let Some(r) = load_gz_overlapped(path, &source, hint, progress, len) {
+            return r;
+        }
         // Fast path: inflate into an unlinked temporary file and parse the mapped text (page
         // cache, not anonymous memory); streaming through serde_json's reader is ~2.5x slower.
         if let Ok(sp) = spill::inflate_to_temp(path, progress) {
@@ -61,14 +64,7 @@ pub fn load(
             if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
                 let mut cap = parse_slice(path, &m, source, hint, progress)?;
                 if let Some(e) = sp.error {
-                    cap.warnings.push(crate::model::Warning {
-                        kind: "gzip_error",
-                        count: 1,
-                        message: format!(
-                            "gzip stream ends or is corrupt after {} uncompressed bytes ({e}): loaded what came before",
-                            sp.len
-                        ),
-                    });
+                    cap.warnings.push(gzip_warning(sp.len, &e));
                 }
                 return Ok(cap);
             }
@@ -92,6 +88,81 @@ pub fn load(
             (&file).read_to_end(&mut v).map_err(io_err)?;
             parse_slice(path, &v, source, hint, progress)
         }
+    }
+}
+
+/// Compressed `.gz` files at least this big inflate while they are parsed.
+const OVERLAP_MIN_GZ: u64 = 1 << 20;
+
+/// `.gz` with inflate and parse overlapped: a thread inflates into a sparse, unlinked temporary
+/// file mapped in advance (room for 64× the compressed size) while the chunk-parallel parse reads
+/// what has been inflated so far. `None` (nothing kept) when that does not apply or the text
+/// outgrows the room: the caller inflates first, then parses.
+fn load_gz_overlapped(
+    path: &Path,
+    source: &SourceInfo,
+    hint: Option<Format>,
+    progress: &Progress,
+    gz_len: u64,
+) -> Option<Result<Capture, LoadError>> {
+    let threads = threads();
+    if gz_len < OVERLAP_MIN_GZ || threads < 2 || progress.max_events().is_some() {
+        return None;
+    }
+    let room = gz_len.saturating_mul(64).max(64 << 20);
+    let sp = &spill::Growing::create(room).ok()?;
+    // SAFETY: the temporary file is private to this process (unlinked) and only grows while
+    // mapped; only bytes below the published inflated length (inside the file) are read, so
+    // the map's pages past the file's end are never touched.
+    let map = unsafe {
+        memmap2::MmapOptions::new()
+            .len(usize::try_from(sp.room).ok()?)
+            .map(&sp.file)
+    }
+    .ok()?;
+    std::thread::scope(|sc| {
+        let inflater = sc.spawn(move || sp.inflate(path, progress));
+        let avail = || sp.avail();
+        let chunked = parse_chunked(
+            &map,
+            source,
+            hint,
+            progress,
+            parallel::CHUNK_BYTES,
+            threads,
+            Some(&avail),
+        );
+        let (len, error) = match inflater.join() {
+            Ok(Ok(x)) => x,
+            // Out of room or a write error: start over the usual way.
+            _ => return None,
+        };
+        if progress.cancelled() {
+            return Some(Err(LoadError::cancelled(path)));
+        }
+        progress.bytes_total.store(len, Ordering::Relaxed);
+        let text = map.get(..usize::try_from(len).ok()?)?;
+        let cap = match chunked {
+            Some(c) => Ok(c),
+            // Declined (a defect, truncation): the complete text, parsed as before.
+            None => parse_slice(path, text, source.clone(), hint, progress),
+        };
+        Some(cap.map(|mut c| {
+            if let Some(e) = error {
+                c.warnings.push(gzip_warning(len, &e));
+            }
+            c
+        }))
+    })
+}
+
+fn gzip_warning(len: u64, e: &io::Error) -> crate::model::Warning {
+    crate::model::Warning {
+        kind: "gzip_error",
+        count: 1,
+        message: format!(
+            "gzip stream ends or is corrupt after {len} uncompressed bytes ({e}): loaded what came before"
+        ),
     }
 }
 
@@ -379,6 +450,7 @@ fn parse_chunked(
     progress: &Progress,
     chunk_bytes: usize,
     threads: usize,
+    avail: Option<parallel::Avail<'_>>,
 ) -> Option<Capture> {
     let pos = Rc::new(Cell::new(0usize));
     let mut ld = Loader::new(progress);
@@ -389,8 +461,9 @@ fn parse_chunked(
         pos: pos.clone(),
         chunk_bytes,
         threads,
+        avail,
     });
-    let mut de = serde_json::Deserializer::from_reader(parallel::Frame { bytes, pos });
+    let mut de = serde_json::Deserializer::from_reader(parallel::Frame { bytes, pos, avail });
     let res = seed::TopSeed(&mut ld)
         .deserialize(&mut de)
         .and_then(|()| de.end());
@@ -413,7 +486,7 @@ pub fn load_bytes_chunked(
     threads: usize,
 ) -> Option<Capture> {
     let hint = format_from_name(&source.path);
-    parse_chunked(bytes, &source, hint, progress, chunk_bytes, threads)
+    parse_chunked(bytes, &source, hint, progress, chunk_bytes, threads, None)
 }
 
 fn parse_slice(
@@ -427,7 +500,15 @@ fn parse_slice(
     if bytes.len() >= parallel::MIN_BYTES
         && n > 1
         && progress.max_events().is_none()
-        && let Some(cap) = parse_chunked(bytes, &source, hint, progress, parallel::CHUNK_BYTES, n)
+        && let Some(cap) = parse_chunked(
+            bytes,
+            &source,
+            hint,
+            progress,
+            parallel::CHUNK_BYTES,
+            n,
+            None,
+        )
     {
         return Ok(cap);
     }

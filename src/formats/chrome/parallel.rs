@@ -37,9 +37,12 @@ static IDLE: Progress = Progress {
     max_events: AtomicU64::new(0),
 };
 
+/// Bytes readable so far and whether that is all of them (a file still being inflated).
+pub type Avail<'a> = &'a (dyn Fn() -> (usize, bool) + Sync);
+
 /// The mapped text and the frame reader's position, shared with [`run`].
 pub struct Chunked<'a> {
-    /// The whole input.
+    /// The whole input (for a growing input: its reserved map).
     pub bytes: &'a [u8],
     /// Next byte the frame reader hands out.
     pub pos: Rc<Cell<usize>>,
@@ -47,6 +50,27 @@ pub struct Chunked<'a> {
     pub chunk_bytes: usize,
     /// Parsing threads (including the caller's).
     pub threads: usize,
+    /// For an input still being written (inflated `.gz`): how much is readable; `None`: all.
+    pub avail: Option<Avail<'a>>,
+}
+
+/// `(readable bytes, complete)` of an input, clamped to `bytes`.
+fn readable(bytes: &[u8], avail: Option<Avail<'_>>) -> (usize, bool) {
+    avail.map_or((bytes.len(), true), |f| {
+        let (n, done) = f();
+        (n.min(bytes.len()), done)
+    })
+}
+
+/// Waits (polling) until `n` bytes are readable or the input is complete.
+fn wait_for(bytes: &[u8], avail: Option<Avail<'_>>, n: usize) -> (usize, bool) {
+    loop {
+        let (a, done) = readable(bytes, avail);
+        if a >= n || done {
+            return (a, done);
+        }
+        std::thread::sleep(std::time::Duration::from_micros(500));
+    }
 }
 
 /// Reader over the mapped text whose position [`run`] moves past the events array.
@@ -55,12 +79,15 @@ pub struct Frame<'a> {
     pub bytes: &'a [u8],
     /// Shared position.
     pub pos: Rc<Cell<usize>>,
+    /// See [`Chunked::avail`].
+    pub avail: Option<Avail<'a>>,
 }
 
 impl Read for Frame<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let p = self.pos.get();
-        let rest = self.bytes.get(p..).unwrap_or(&[]);
+        let (a, _) = wait_for(self.bytes, self.avail, p.saturating_add(1));
+        let rest = self.bytes.get(p..a).unwrap_or(&[]);
         let n = rest.len().min(buf.len());
         buf[..n].copy_from_slice(&rest[..n]);
         self.pos.set(p + n);
@@ -281,66 +308,127 @@ struct State {
     applied: usize,
     abort: bool,
     slots: Vec<Option<Result<Parsed, ()>>>,
+    /// Chunk starts found so far (candidate event boundaries, verified by the parse).
+    starts: Vec<usize>,
+    /// Every boundary is known: the input is complete and the last chunk runs to its end.
+    complete: bool,
+}
+
+impl State {
+    /// Chunk `c` can be parsed: its end is known.
+    fn ready(&self, c: usize) -> bool {
+        c + 1 < self.starts.len() || (self.complete && c + 1 == self.starts.len())
+    }
+
+    /// Finds boundaries in what is readable, up to `ahead` chunks past the next claim.
+    fn extend(&mut self, bytes: &[u8], avail: Option<Avail<'_>>, step: usize, ahead: usize) {
+        while !self.complete && self.starts.len() <= self.next + ahead + 1 {
+            let Some(&last) = self.starts.last() else {
+                self.complete = true;
+                break;
+            };
+            let t = last.saturating_add(step);
+            let (a, done) = readable(bytes, avail);
+            let found = if t < a {
+                next_boundary(bytes.get(..a).unwrap_or(&[]), t)
+            } else {
+                None
+            };
+            match found {
+                Some(b) => {
+                    self.starts.push(b);
+                    self.slots.push(None);
+                }
+                None => {
+                    self.complete = done;
+                    break;
+                }
+            }
+        }
+    }
+
+    fn finished(&self, i: usize) -> bool {
+        self.complete && i >= self.starts.len()
+    }
 }
 
 /// Parses the events array whose `[` the frame reader has just consumed; on success the reader
-/// continues at the array's closing `]`.
+/// continues at the array's closing `]`. Chunk boundaries are found as the input becomes
+/// readable, so a `.gz` still being inflated is parsed while it inflates.
 pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
     let fail = || "chunked parse declined".to_string();
     let bytes = ch.bytes;
-    let start = skip_ws(bytes, ch.pos.get());
-    if bytes.get(start) != Some(&b'{') {
+    let avail = ch.avail;
+    let (a, _) = wait_for(bytes, avail, ch.pos.get().saturating_add(4096));
+    let start = skip_ws(bytes.get(..a).unwrap_or(&[]), ch.pos.get());
+    if bytes.get(..a).and_then(|b| b.get(start)) != Some(&b'{') {
         return Err(fail());
     }
     let step = ch.chunk_bytes.max(1);
-    let mut starts = vec![start];
-    let mut t = start.saturating_add(step);
-    while t < bytes.len() {
-        match next_boundary(bytes, t) {
-            Some(b) => {
-                starts.push(b);
-                t = b.saturating_add(step);
-            }
-            None => break,
-        }
-    }
-    let k = starts.len();
     let ahead = ch.threads.max(1) + 1;
     let state = Mutex::new(State {
         next: 0,
         applied: 0,
         abort: false,
-        slots: (0..k).map(|_| None).collect(),
+        slots: vec![None],
+        starts: vec![start],
+        complete: false,
     });
     let cv = Condvar::new();
     let progress = ld.progress();
-    let chunk = |c: usize| -> Result<Parsed, ()> {
-        let s = starts.get(c).copied().ok_or(())?;
-        parse_chunk(bytes, s, starts.get(c + 1).copied(), progress)
+    // Chunk `c`, whose end the caller saw known: the next start, or (last) the array's end.
+    let chunk = |c: usize, s: usize, stop: Option<usize>| -> Result<Parsed, ()> {
+        let _ = c;
+        let (a, _) = readable(bytes, avail);
+        parse_chunk(bytes.get(..a).ok_or(())?, s, stop, progress)
     };
     let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
+    // Polls while the input grows (nobody signals new bytes); plain waits otherwise.
+    fn wait<'m>(
+        cv: &Condvar,
+        g: std::sync::MutexGuard<'m, State>,
+    ) -> std::sync::MutexGuard<'m, State> {
+        if g.complete {
+            cv.wait(g).unwrap_or_else(|e| e.into_inner())
+        } else {
+            cv.wait_timeout(g, std::time::Duration::from_millis(1))
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+        }
+    }
+    // Claims the next chunk when it is ready and within `limit`: (index, start, stop).
+    let claim = |g: &mut State, limit: usize| -> Option<(usize, usize, Option<usize>)> {
+        g.extend(bytes, avail, step, ahead);
+        if g.next < limit && g.ready(g.next) {
+            let c = g.next;
+            g.next += 1;
+            Some((c, g.starts[c], g.starts.get(c + 1).copied()))
+        } else {
+            None
+        }
+    };
     std::thread::scope(|sc| {
         for _ in 1..ch.threads {
             sc.spawn(|| {
                 loop {
-                    let c = {
+                    let (c, s, stop) = {
                         let mut g = lock();
                         loop {
-                            if g.abort || g.next >= k {
+                            if g.abort || g.finished(g.next) {
                                 return;
                             }
-                            if g.next < g.applied + ahead {
-                                g.next += 1;
-                                break g.next - 1;
+                            let limit = g.applied + ahead;
+                            if let Some(x) = claim(&mut g, limit) {
+                                break x;
                             }
-                            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                            g = wait(&cv, g);
                         }
                     };
-                    let r = chunk(c);
+                    let r = chunk(c, s, stop);
                     let failed = r.is_err();
                     let mut g = lock();
-                    if let Some(s) = g.slots.get_mut(c) {
-                        *s = Some(r);
+                    if let Some(slot) = g.slots.get_mut(c) {
+                        *slot = Some(r);
                     }
                     if failed {
                         g.abort = true;
@@ -353,43 +441,47 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
         let res = (|| -> Result<usize, String> {
             let mut i = 0;
             let mut end = 0;
-            while i < k {
+            loop {
                 enum Act {
-                    Apply(Result<Parsed, ()>),
-                    Parse(usize),
+                    Apply(Result<Parsed, ()>, usize),
+                    Parse(usize, usize, Option<usize>),
+                    Done,
                 }
                 let act = {
                     let mut g = lock();
                     loop {
-                        if let Some(r) = g.slots.get_mut(i).and_then(Option::take) {
-                            break Act::Apply(r);
+                        if g.finished(i) {
+                            break Act::Done;
                         }
-                        if g.next < k && g.next < i + ahead {
-                            g.next += 1;
-                            break Act::Parse(g.next - 1);
+                        if let Some(r) = g.slots.get_mut(i).and_then(Option::take) {
+                            break Act::Apply(r, g.starts[i]);
+                        }
+                        if let Some((c, s, stop)) = claim(&mut g, i + ahead) {
+                            break Act::Parse(c, s, stop);
                         }
                         if g.abort {
                             return Err(fail());
                         }
-                        g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                        g = wait(&cv, g);
                     }
                 };
-                let parsed = match act {
-                    Act::Apply(r) => r,
-                    Act::Parse(c) => {
-                        let r = chunk(c);
+                let (parsed, at) = match act {
+                    Act::Done => break,
+                    Act::Apply(r, at) => (r, at),
+                    Act::Parse(c, s, stop) => {
+                        let r = chunk(c, s, stop);
                         if c != i {
                             let mut g = lock();
-                            if let Some(s) = g.slots.get_mut(c) {
-                                *s = Some(r);
+                            if let Some(slot) = g.slots.get_mut(c) {
+                                *slot = Some(r);
                             }
                             continue;
                         }
-                        r
+                        (r, s)
                     }
                 };
                 let p = parsed.map_err(|()| fail())?;
-                replay(ld, &p, starts.get(i).copied().unwrap_or(0));
+                replay(ld, &p, at);
                 end = p.end;
                 drop(p);
                 i += 1;

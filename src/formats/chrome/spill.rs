@@ -5,7 +5,7 @@ use crate::formats::Progress;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The inflated text in a temporary file (already unlinked).
 pub struct Spilled {
@@ -19,20 +19,96 @@ pub struct Spilled {
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Inflates `path` (gzip, possibly multi-member) into a temporary file. Errors only when the
-/// temporary file cannot be created or written (the caller then streams instead).
-pub fn inflate_to_temp(path: &Path, progress: &Progress) -> io::Result<Spilled> {
+/// A new, already unlinked temporary file.
+fn temp_file() -> io::Result<File> {
     let name = std::env::temp_dir().join(format!(
         ".tracetui-{}-{}.json",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create_new(true)
         .open(&name)?;
     let _ = fs::remove_file(&name);
+    Ok(file)
+}
+
+/// A temporary file being filled by [`Growing::inflate`] while others read its first
+/// [`Growing::avail`] bytes through a map made in advance.
+pub struct Growing {
+    /// The file, growing by appends; map [`Growing::room`] bytes of it once (pages past its
+    /// end are never read: only the published length is).
+    pub file: File,
+    /// Most bytes the text may take.
+    pub room: u64,
+    written: AtomicU64,
+    done: AtomicBool,
+}
+
+impl Growing {
+    /// An unlinked temporary file for at most `room` bytes.
+    pub fn create(room: u64) -> io::Result<Growing> {
+        let file = temp_file()?;
+        Ok(Growing {
+            file,
+            room,
+            written: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        })
+    }
+
+    /// Bytes inflated so far, and whether inflating has ended.
+    pub fn avail(&self) -> (usize, bool) {
+        let done = self.done.load(Ordering::Acquire);
+        let n = self.written.load(Ordering::Acquire);
+        (usize::try_from(n).unwrap_or(usize::MAX), done)
+    }
+
+    /// Inflates `path` into the file, publishing its progress; `(length, inflate error)`. Errors
+    /// when the text outgrows the room or cannot be written (then nothing is usable).
+    pub fn inflate(
+        &self,
+        path: &Path,
+        progress: &Progress,
+    ) -> io::Result<(u64, Option<io::Error>)> {
+        let r = self.fill(path, progress);
+        self.done.store(true, Ordering::Release);
+        r
+    }
+
+    fn fill(&self, path: &Path, progress: &Progress) -> io::Result<(u64, Option<io::Error>)> {
+        let mut src =
+            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, File::open(path)?));
+        let mut buf = vec![0u8; 1 << 20];
+        let mut len = 0u64;
+        let mut out = &self.file;
+        loop {
+            if progress.cancelled() {
+                return Ok((len, None));
+            }
+            match src.read(&mut buf) {
+                Ok(0) => return Ok((len, None)),
+                Ok(n) => {
+                    if len + n as u64 > self.room {
+                        return Err(io::Error::other("inflated text outgrew its room"));
+                    }
+                    out.write_all(&buf[..n])?;
+                    len += n as u64;
+                    self.written.store(len, Ordering::Release);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Ok((len, Some(e))),
+            }
+        }
+    }
+}
+
+/// Inflates `path` (gzip, possibly multi-member) into a temporary file. Errors only when the
+/// temporary file cannot be created or written (the caller then streams instead).
+pub fn inflate_to_temp(path: &Path, progress: &Progress) -> io::Result<Spilled> {
+    let mut file = temp_file()?;
     let mut src =
         flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, File::open(path)?));
     let mut buf = vec![0u8; 1 << 20];

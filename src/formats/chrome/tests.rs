@@ -433,3 +433,62 @@ fn preview_keeps_the_complete_events_of_a_prefix() {
         assert!(super::preview(&path, SourceInfo::default()).is_none());
     }
 }
+
+#[test]
+fn gz_inflated_while_parsed_equals_the_plain_parse() {
+    use std::io::{Read, Write};
+    let mut v = Vec::new();
+    crate::synth::kineto::write_kineto_trace(&mut v, 40_000, 3).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let gz_path = d.path().join("t.pt.trace.json.gz");
+    // Stored blocks: the compressed file is as big as the text, above the overlap threshold.
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    enc.write_all(&v).unwrap();
+    let gz = enc.finish().unwrap();
+    std::fs::write(&gz_path, &gz).unwrap();
+    let src = SourceInfo::default();
+    let p = Progress::default();
+    let plain = load_bytes(&v, src.clone(), &p).unwrap();
+    let over = super::load_gz_overlapped(&gz_path, &src, None, &p, gz.len() as u64)
+        .expect("overlapped path taken")
+        .unwrap();
+    assert_eq!(format!("{:?}", plain.slices), format!("{:?}", over.slices));
+    assert_eq!(format!("{:?}", plain.flows), format!("{:?}", over.flows));
+    assert_eq!(plain.warnings, over.warnings);
+    // A cut gzip: what inflated is parsed (truncated), plus the gzip error.
+    let cut = &gz[..gz.len() * 2 / 3];
+    std::fs::write(&gz_path, cut).unwrap();
+    let mut prefix = Vec::new();
+    let _ = flate2::read::MultiGzDecoder::new(cut).read_to_end(&mut prefix);
+    let want = load_bytes(&prefix, src.clone(), &p).unwrap();
+    let got = super::load_gz_overlapped(&gz_path, &src, None, &p, cut.len() as u64)
+        .expect("overlapped path taken")
+        .unwrap();
+    assert_eq!(format!("{:?}", want.slices), format!("{:?}", got.slices));
+    assert!(got.warnings.iter().any(|w| w.kind == "gzip_error"));
+    assert!(got.warnings.iter().any(|w| w.kind == "truncated"));
+}
+
+#[test]
+fn chunked_parse_of_a_growing_input_equals_the_sequential_parse() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut v = Vec::new();
+    crate::synth::kineto::write_kineto_trace(&mut v, 3000, 5).unwrap();
+    let p = Progress::default();
+    let seq = load_bytes(&v, SourceInfo::default(), &p).unwrap();
+    for (grow, chunk) in [(997usize, 4096usize), (50_000, 20_000), (3001, 100_000)] {
+        // Each look reveals `grow` more bytes, as an inflating writer would.
+        let seen = AtomicUsize::new(0);
+        let avail = || {
+            let n = seen.fetch_add(grow, Ordering::Relaxed) + grow;
+            (n.min(v.len()), n >= v.len())
+        };
+        let par =
+            super::parse_chunked(&v, &SourceInfo::default(), None, &p, chunk, 2, Some(&avail))
+                .expect("chunked path declined");
+        assert!(
+            format!("{seq:?}") == format!("{par:?}"),
+            "grow {grow}, chunk {chunk}"
+        );
+    }
+}
