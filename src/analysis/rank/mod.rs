@@ -94,11 +94,27 @@ impl Evaluation {
     }
 }
 
-/// Runs steps 1–4 of analysis.md §b on columns.
-pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
-    let n = inp.start.len();
-    let tr = tree::build(inp.start, inp.end, inp.groups);
-    // Step 2: link and queue depth.
+/// Runs `a` here and `b` on a second thread; a panic in either is resumed here.
+pub(crate) fn par2<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|sc| {
+        let h = sc.spawn(b);
+        let ra = a();
+        match h.join() {
+            Ok(rb) => (ra, rb),
+            Err(e) => std::panic::resume_unwind(e),
+        }
+    })
+}
+
+/// The launch/kernel side of an evaluation: links, points, per-event queue depth, falling phases.
+struct QueueSide {
+    linked: usize,
+    points: Vec<QueuePoint>,
+    queue_depth: Vec<u32>,
+    falling: Vec<(Ps, Ps)>,
+}
+
+fn queue_side(inp: &Input, groups: &[usize]) -> QueueSide {
     let kernel_of = queue::link(inp.launch_corr, inp.kernel_corr);
     let linked = kernel_of.iter().filter(|&&k| k != NO_KERNEL).count();
     let launch_iv: Vec<(Ps, Ps)> = inp
@@ -107,47 +123,109 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
         .map(|&l| (inp.start[l as usize], inp.end[l as usize]))
         .collect();
     let points = queue::points(&launch_iv, &kernel_of, inp.kernels);
-    let queue_depth: Vec<u32> = inp
-        .start
-        .iter()
-        .map(|&t| queue::depth_at(&points, t))
-        .collect();
+    // Depth at each start: within a track the starts ascend, so the search gallops forward.
+    let pstart: Vec<Ps> = points.iter().map(|p| p.start).collect();
+    let mut queue_depth = vec![0u32; inp.start.len()];
+    for w in groups.windows(2) {
+        let mut k = 0usize;
+        for i in w[0]..w[1] {
+            let t = inp.start[i];
+            k = cover::gallop(&pstart, k, |s| s <= t);
+            queue_depth[i] = k.checked_sub(1).map_or(0, |k| points[k].depth);
+        }
+    }
+    let falling = idle::falling_phases(&points);
+    QueueSide {
+        linked,
+        points,
+        queue_depth,
+        falling,
+    }
+}
+
+/// `f(run start, run end, out)` over the tracks of `groups`, split in two halves (at a track
+/// boundary) over two threads; `out` is the slice of `out` belonging to the run.
+fn per_track_split<T: Send>(
+    groups: &[usize],
+    out: &mut [T],
+    f: impl Fn(usize, usize, &mut [T]) + Sync,
+) {
+    let n = out.len();
+    let g = groups.len() - 1;
+    let cut_g = groups[..g].partition_point(|&o| o * 2 < n);
+    let cut = groups[cut_g];
+    let (oa, ob) = out.split_at_mut(cut);
+    let run = |gs: &[usize], o: &mut [T]| {
+        let base = gs[0];
+        for w in gs.windows(2) {
+            f(w[0], w[1], &mut o[w[0] - base..w[1] - base]);
+        }
+    };
+    par2(|| run(&groups[..=cut_g], oa), || run(&groups[cut_g..], ob));
+}
+
+/// Runs steps 1–4 of analysis.md §b on columns. The CPU tree is built on one thread while the
+/// queue side (links, points, depths, falling phases) runs on another; the per-event overlaps are
+/// split over two threads by track.
+pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
+    let n = inp.start.len();
+    let groups = tree::whole_groups(inp.groups, n);
+    let (q, tr) = par2(
+        || queue_side(inp, &groups),
+        || tree::build(inp.start, inp.end, &groups),
+    );
+    let QueueSide {
+        linked,
+        points,
+        queue_depth,
+        falling,
+    } = q;
     // Step 3: idle intervals; edges from the first start and from the end of the latest-starting
     // event (ties: the last in torch's metrics order).
     let edges = tree_edges(inp, &tr.order);
     let idle_iv = idle::idle_intervals(&points, edges);
-    let falling = idle::falling_phases(&points);
-    let mut idle_ps = vec![0; n];
-    let mut touches = vec![false; n];
-    match mode {
-        Mode::Default => {
-            let ic = Cover::new(union(&idle_iv));
-            let fc = Cover::new(union(&falling));
-            for i in 0..n {
-                idle_ps[i] = ic.overlap(inp.start[i], inp.end[i]);
-                touches[i] = fc.overlap(inp.start[i], inp.end[i]) > 0;
-            }
-        }
+    // Overlaps as (idle ps, touches a falling phase).
+    let mut ov: Vec<(Ps, bool)> = vec![(0, false); n];
+    let (ic, fc, first_calls) = match mode {
+        Mode::Default => (
+            vec![Cover::new(union(&idle_iv))],
+            vec![Cover::new(union(&falling))],
+            0,
+        ),
+        // torch's calls in metrics order: call k counts with cover min(k, len − 1); every event
+        // is computed with the settled cover, then the first few calls are redone with theirs.
         Mode::Compat => {
-            let mut ic = CompatOverlap::new(idle_iv.clone());
-            let mut fc = CompatOverlap::new(falling.clone());
-            for &e in &tr.order {
-                let e = e as usize;
-                idle_ps[e] = ic.next(inp.start[e], inp.end[e]);
-            }
-            for &e in &tr.order {
-                let e = e as usize;
-                touches[e] = fc.next(inp.start[e], inp.end[e]) > 0;
-            }
+            let ic = CompatOverlap::new(idle_iv.clone()).covers(n);
+            let fc = CompatOverlap::new(falling.clone()).covers(n);
+            let first = ic.len().max(fc.len()).saturating_sub(1);
+            (ic, fc, first)
         }
+    };
+    if let (Some(il), Some(fl)) = (ic.last(), fc.last()) {
+        per_track_split(&groups, &mut ov, |lo, hi, o| {
+            let (st, en) = (&inp.start[lo..hi], &inp.end[lo..hi]);
+            il.overlap_run(st, en, |i, v| o[i].0 = v);
+            fl.overlap_run(st, en, |i, v| o[i].1 = v > 0);
+        });
+    }
+    for (k, &e) in tr.order.iter().take(first_calls).enumerate() {
+        let e = e as usize;
+        let (a, b) = (inp.start[e], inp.end[e]);
+        let pick = |c: &[Cover]| {
+            c.get(k.min(c.len().saturating_sub(1)))
+                .map(|c| c.overlap(a, b))
+        };
+        ov[e] = (pick(&ic).unwrap_or(0), pick(&fc).unwrap_or(0) > 0);
     }
     // Step 4: candidates in metrics order, scores, order.
     let cand: Vec<u32> = tr
         .order
         .iter()
         .copied()
-        .filter(|&e| touches[e as usize])
+        .filter(|&e| ov[e as usize].1)
         .collect();
+    let idle_ps: Vec<Ps> = ov.iter().map(|o| o.0).collect();
+    drop(ov);
     let frac = |e: u32| {
         let e = e as usize;
         let d = inp.end[e] - inp.start[e];
@@ -196,18 +274,28 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
 }
 
 /// `(start of the earliest event, end of the latest-starting event)`, ties of the latter going to
-/// the last in torch's metrics order (`order`); `None` without events.
+/// the last in torch's metrics order (`order`, only read on a tie); `None` without events.
 fn tree_edges(inp: &Input, order: &[u32]) -> Option<(Ps, Ps)> {
-    let mut first: Option<Ps> = None;
-    let mut last: Option<(Ps, Ps)> = None;
-    for &e in order {
-        let (s, en) = (inp.start[e as usize], inp.end[e as usize]);
-        first = Some(first.map_or(s, |f| f.min(s)));
-        if last.is_none_or(|(ls, _)| s >= ls) {
-            last = Some((s, en));
+    let (&s0, &e0) = (inp.start.first()?, inp.end.first()?);
+    let (mut first, mut last, mut tie) = (s0, (s0, e0), false);
+    for (&s, &e) in inp.start.iter().zip(inp.end) {
+        first = first.min(s);
+        if s > last.0 {
+            last = (s, e);
+            tie = false;
+        } else if s == last.0 && e != last.1 {
+            tie = true;
         }
     }
-    Some((first?, last?.1))
+    if tie {
+        for &e in order {
+            let e = e as usize;
+            if inp.start[e] == last.0 {
+                last.1 = inp.end[e];
+            }
+        }
+    }
+    Some((first, last.1))
 }
 
 /// Per-event results of a capture's ranking, keyed by slice id.
@@ -289,8 +377,6 @@ fn rank_roles(
     keep: impl Fn(u32) -> bool,
 ) -> Ranking {
     let s = &c.slices;
-    let start: Vec<Ps> = roles.tree.iter().map(|&i| s.start[i as usize]).collect();
-    let end: Vec<Ps> = roles.tree.iter().map(|&i| s.end(i as usize)).collect();
     let kernels: Vec<u32> = roles.kernels.iter().copied().filter(|&k| keep(k)).collect();
     let kiv: Vec<(Ps, Ps)> = kernels
         .iter()
@@ -318,8 +404,8 @@ fn rank_roles(
         .map(|&l| s.corr(roles.tree[l as usize] as usize))
         .collect();
     let inp = Input {
-        start: &start,
-        end: &end,
+        start: &roles.start,
+        end: &roles.end,
         groups: &roles.groups,
         launches: &launches,
         launch_corr: &lcorr,
