@@ -94,8 +94,8 @@ impl Evaluation {
     }
 }
 
-/// Runs `a` here and `b` on a second thread; a panic in either is resumed here.
-pub(crate) fn par2<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+/// Runs `a` here and `b` on a second thread (scoped); a panic in either is resumed here.
+pub fn par2<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
     std::thread::scope(|sc| {
         let h = sc.spawn(b);
         let ra = a();
@@ -182,7 +182,7 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
     } = q;
     // Step 3: idle intervals; edges from the first start and from the end of the latest-starting
     // event (ties: the last in torch's metrics order).
-    let edges = tree_edges(inp, &tr.order);
+    let edges = tree_edges(inp.start, inp.end, || tr.order.clone());
     let idle_iv = idle::idle_intervals(&points, edges);
     // Overlaps as (idle ps, touches a falling phase).
     let mut ov: Vec<(Ps, bool)> = vec![(0, false); n];
@@ -274,11 +274,11 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
 }
 
 /// `(start of the earliest event, end of the latest-starting event)`, ties of the latter going to
-/// the last in torch's metrics order (`order`, only read on a tie); `None` without events.
-fn tree_edges(inp: &Input, order: &[u32]) -> Option<(Ps, Ps)> {
-    let (&s0, &e0) = (inp.start.first()?, inp.end.first()?);
+/// the last in torch's metrics order (`order()`, only called on a tie); `None` without events.
+fn tree_edges(start: &[Ps], end: &[Ps], order: impl FnOnce() -> Vec<u32>) -> Option<(Ps, Ps)> {
+    let (&s0, &e0) = (start.first()?, end.first()?);
     let (mut first, mut last, mut tie) = (s0, (s0, e0), false);
-    for (&s, &e) in inp.start.iter().zip(inp.end) {
+    for (&s, &e) in start.iter().zip(end) {
         first = first.min(s);
         if s > last.0 {
             last = (s, e);
@@ -288,10 +288,10 @@ fn tree_edges(inp: &Input, order: &[u32]) -> Option<(Ps, Ps)> {
         }
     }
     if tie {
-        for &e in order {
+        for e in order() {
             let e = e as usize;
-            if inp.start[e] == last.0 {
-                last.1 = inp.end[e];
+            if start[e] == last.0 {
+                last.1 = end[e];
             }
         }
     }
@@ -443,25 +443,215 @@ pub struct DeviceQueue {
 /// launch counts for the device of the kernel it links to; torch computes one queue over all
 /// devices, which is what [`rank`] ranks with).
 pub fn device_queues(c: &Capture, mode: Mode) -> Vec<DeviceQueue> {
+    queues_of(c, &select::select(c, mode))
+}
+
+/// [`rank`] and [`device_queues`] from one selection.
+pub fn rank_and_queues(c: &Capture, mode: Mode) -> (Ranking, Vec<DeviceQueue>) {
     let roles = select::select(c, mode);
-    let mut procs: Vec<u32> = roles
+    let queues = queues_of(c, &roles);
+    (rank_roles(c, &roles, mode, |_| true), queues)
+}
+
+/// The device queues of `roles`: kernels and launches bucketed by device in one pass, then each
+/// device's links, points and idle intervals (devices split over two threads).
+fn queues_of(c: &Capture, roles: &select::Roles) -> Vec<DeviceQueue> {
+    let s = &c.slices;
+    let dev_of: Vec<u32> = roles
         .kernels
         .iter()
-        .map(|&k| c.tracks[c.track_of(k) as usize].process)
+        .map(|&k| {
+            c.tracks
+                .get(c.track_of(k) as usize)
+                .map_or(u32::MAX, |t| t.process)
+        })
         .collect();
+    let mut procs = dev_of.clone();
     procs.sort_unstable();
     procs.dedup();
-    procs
-        .into_iter()
-        .map(|p| {
-            let r = rank_roles(c, &roles, mode, |k| {
-                c.tracks[c.track_of(k) as usize].process == p
-            });
-            DeviceQueue {
-                process: p,
-                steps: queue::steps(&r.eval.points),
-                idle: union(&r.eval.idle),
+    let nd = procs.len();
+    let slot = |p: u32| procs.binary_search(&p).unwrap_or(0);
+    // Kernels per device, in start order.
+    let mut kernels: Vec<Vec<u32>> = vec![Vec::new(); nd];
+    for (&k, &p) in roles.kernels.iter().zip(&dev_of) {
+        kernels[slot(p)].push(k);
+    }
+    // Launches per device: those whose correlation id is among the device's kernels (all of them
+    // when one device holds every kernel).
+    let mut launches: Vec<Vec<u32>> = vec![Vec::new(); nd];
+    if nd == 1 {
+        launches[0] = roles.launches.clone();
+    } else {
+        let mut corr_dev: Vec<(u64, u32)> = roles
+            .kernels
+            .iter()
+            .zip(&dev_of)
+            .map(|(&k, &p)| (s.corr(k as usize), slot(p) as u32))
+            .collect();
+        corr_dev.sort_unstable();
+        corr_dev.dedup();
+        for &l in &roles.launches {
+            let corr = s.corr(roles.tree[l as usize] as usize);
+            let lo = corr_dev.partition_point(|e| e.0 < corr);
+            for &(_, d) in corr_dev[lo..].iter().take_while(|e| e.0 == corr) {
+                launches[d as usize].push(l);
             }
-        })
-        .collect()
+        }
+    }
+    let edges = tree_edges(&roles.start, &roles.end, || {
+        tree::build(&roles.start, &roles.end, &roles.groups).order
+    });
+    let one = |d: usize| -> DeviceQueue {
+        let (ks, ls) = (&kernels[d], &launches[d]);
+        let kiv: Vec<(Ps, Ps)> = ks
+            .iter()
+            .map(|&k| (s.start[k as usize], s.end(k as usize)))
+            .collect();
+        let kcorr: Vec<u64> = ks.iter().map(|&k| s.corr(k as usize)).collect();
+        let lcorr: Vec<u64> = ls
+            .iter()
+            .map(|&l| s.corr(roles.tree[l as usize] as usize))
+            .collect();
+        let liv: Vec<(Ps, Ps)> = ls
+            .iter()
+            .map(|&l| (roles.start[l as usize], roles.end[l as usize]))
+            .collect();
+        let kernel_of = queue::link(&lcorr, &kcorr);
+        let points = queue::points(&liv, &kernel_of, &kiv);
+        let idle = union(&idle::idle_intervals(&points, edges));
+        DeviceQueue {
+            process: procs[d],
+            steps: queue::steps(&points),
+            idle,
+        }
+    };
+    let half = nd / 2;
+    let (mut a, b) = par2(
+        || (0..half).map(one).collect::<Vec<_>>(),
+        || (half..nd).map(one).collect::<Vec<_>>(),
+    );
+    a.extend(b);
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-device queues as first written: the whole ranking once per device.
+    fn reference_queues(c: &Capture, mode: Mode) -> Vec<DeviceQueue> {
+        let roles = select::select(c, mode);
+        let mut procs: Vec<u32> = roles
+            .kernels
+            .iter()
+            .map(|&k| c.tracks[c.track_of(k) as usize].process)
+            .collect();
+        procs.sort_unstable();
+        procs.dedup();
+        procs
+            .into_iter()
+            .map(|p| {
+                let r = rank_roles(c, &roles, mode, |k| {
+                    c.tracks[c.track_of(k) as usize].process == p
+                });
+                DeviceQueue {
+                    process: p,
+                    steps: queue::steps(&r.eval.points),
+                    idle: union(&r.eval.idle),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_queues_match_per_device_rankings() {
+        let mut devices = 0;
+        for f in [
+            "tests/fixtures/chrome/alexnet_cuda_sync.json.gz",
+            "tests/fixtures/chrome/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+            "tests/fixtures/chrome/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+            "tests/fixtures/gpu/hand_two_streams.json",
+        ] {
+            let p = std::path::Path::new(f);
+            let cref = crate::ui::catalog::CaptureRef::from_file(p, p.parent().unwrap());
+            let c = crate::ui::catalog::load(&cref, &crate::formats::Progress::default()).unwrap();
+            for mode in [Mode::Default, Mode::Compat] {
+                let q = device_queues(&c, mode);
+                assert_eq!(q, reference_queues(&c, mode), "{f} {mode:?}");
+                devices += q.len();
+                let (r, q2) = rank_and_queues(&c, mode);
+                assert_eq!(q2, q);
+                let plain = rank(&c, mode);
+                assert_eq!(r.eval.ranked, plain.eval.ranked);
+                assert_eq!(r.eval.idle_ps, plain.eval.idle_ps);
+            }
+        }
+        assert!(devices >= 5, "{devices}");
+    }
+
+    /// A Kineto capture with launches on two threads and kernels on three devices (some ids
+    /// shared across devices, some unlinked), from a fixed pseudo-random seed.
+    fn three_devices(seed: u64) -> Capture {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut ev = Vec::new();
+        let mut t = [0u64; 2];
+        for corr in 1..=120u64 {
+            let th = next(2) as usize;
+            t[th] += 1 + next(5);
+            let cat = if next(4) == 0 {
+                "cpu_op"
+            } else {
+                "cuda_runtime"
+            };
+            let name = if cat == "cpu_op" {
+                "aten::mm"
+            } else {
+                "cudaLaunchKernel"
+            };
+            ev.push(format!(
+                "{{\"ph\":\"X\",\"cat\":\"{cat}\",\"name\":\"{name}\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{\"correlation\":{corr}}}}}",
+                th + 1,
+                t[th],
+                1 + next(3)
+            ));
+            for _ in 0..next(3) {
+                let dev = 10 + next(3);
+                let ts = t[th] + next(40);
+                ev.push(format!(
+                    "{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":{dev},\"tid\":7,\"ts\":{ts},\"dur\":{},\"args\":{{\"correlation\":{corr},\"device\":{dev}}}}}",
+                    1 + next(9)
+                ));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.pt.trace.json");
+        std::fs::write(
+            &path,
+            format!("{{\"schemaVersion\":1,\"traceEvents\":[{}]}}", ev.join(",")),
+        )
+        .unwrap();
+        let src = crate::model::SourceInfo {
+            path: path.clone(),
+            ..Default::default()
+        };
+        crate::formats::load(&path, src, &crate::formats::Progress::default()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_queues_match_on_several_devices() {
+        for seed in 0..6 {
+            let c = three_devices(seed);
+            for mode in [Mode::Default, Mode::Compat] {
+                let q = device_queues(&c, mode);
+                assert_eq!(q.len(), 3, "seed {seed}");
+                assert_eq!(q, reference_queues(&c, mode), "seed {seed} {mode:?}");
+            }
+        }
+    }
 }
