@@ -143,27 +143,6 @@ fn queue_side(inp: &Input, groups: &[usize]) -> QueueSide {
     }
 }
 
-/// `f(run start, run end, out)` over the tracks of `groups`, split in two halves (at a track
-/// boundary) over two threads; `out` is the slice of `out` belonging to the run.
-fn per_track_split<T: Send>(
-    groups: &[usize],
-    out: &mut [T],
-    f: impl Fn(usize, usize, &mut [T]) + Sync,
-) {
-    let n = out.len();
-    let g = groups.len() - 1;
-    let cut_g = groups[..g].partition_point(|&o| o * 2 < n);
-    let cut = groups[cut_g];
-    let (oa, ob) = out.split_at_mut(cut);
-    let run = |gs: &[usize], o: &mut [T]| {
-        let base = gs[0];
-        for w in gs.windows(2) {
-            f(w[0], w[1], &mut o[w[0] - base..w[1] - base]);
-        }
-    };
-    par2(|| run(&groups[..=cut_g], oa), || run(&groups[cut_g..], ob));
-}
-
 /// Runs steps 1–4 of analysis.md §b on columns. The CPU tree is built on one thread while the
 /// queue side (links, points, depths, falling phases) runs on another; the per-event overlaps are
 /// split over two threads by track.
@@ -184,8 +163,9 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
     // event (ties: the last in torch's metrics order).
     let edges = tree_edges(inp.start, inp.end, || tr.order.clone());
     let idle_iv = idle::idle_intervals(&points, edges);
-    // Overlaps as (idle ps, touches a falling phase).
-    let mut ov: Vec<(Ps, bool)> = vec![(0, false); n];
+    // Idle overlap and "touches a falling phase" per event.
+    let mut idle_ps: Vec<Ps> = vec![0; n];
+    let mut touches = vec![false; n];
     let (ic, fc, first_calls) = match mode {
         Mode::Default => (
             vec![Cover::new(union(&idle_iv))],
@@ -202,11 +182,25 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
         }
     };
     if let (Some(il), Some(fl)) = (ic.last(), fc.last()) {
-        per_track_split(&groups, &mut ov, |lo, hi, o| {
-            let (st, en) = (&inp.start[lo..hi], &inp.end[lo..hi]);
-            il.overlap_run(st, en, |i, v| o[i].0 = v);
-            fl.overlap_run(st, en, |i, v| o[i].1 = v > 0);
-        });
+        let g = groups.len() - 1;
+        let cut_g = groups[..g].partition_point(|&o| o * 2 < n);
+        let cut = groups[cut_g];
+        let (ia, ib) = idle_ps.split_at_mut(cut);
+        let (ta, tb) = touches.split_at_mut(cut);
+        let run = |gs: &[usize], io: &mut [Ps], to: &mut [bool]| {
+            let base = gs[0];
+            for w in gs.windows(2) {
+                let (lo, hi) = (w[0], w[1]);
+                let (st, en) = (&inp.start[lo..hi], &inp.end[lo..hi]);
+                let (io, to) = (&mut io[lo - base..hi - base], &mut to[lo - base..hi - base]);
+                il.overlap_run(st, en, |i, v| io[i] = v);
+                fl.overlap_run(st, en, |i, v| to[i] = v > 0);
+            }
+        };
+        par2(
+            || run(&groups[..=cut_g], ia, ta),
+            || run(&groups[cut_g..], ib, tb),
+        );
     }
     for (k, &e) in tr.order.iter().take(first_calls).enumerate() {
         let e = e as usize;
@@ -215,17 +209,17 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
             c.get(k.min(c.len().saturating_sub(1)))
                 .map(|c| c.overlap(a, b))
         };
-        ov[e] = (pick(&ic).unwrap_or(0), pick(&fc).unwrap_or(0) > 0);
+        idle_ps[e] = pick(&ic).unwrap_or(0);
+        touches[e] = pick(&fc).unwrap_or(0) > 0;
     }
     // Step 4: candidates in metrics order, scores, order.
     let cand: Vec<u32> = tr
         .order
         .iter()
         .copied()
-        .filter(|&e| ov[e as usize].1)
+        .filter(|&e| touches[e as usize])
         .collect();
-    let idle_ps: Vec<Ps> = ov.iter().map(|o| o.0).collect();
-    drop(ov);
+    drop(touches);
     let frac = |e: u32| {
         let e = e as usize;
         let d = inp.end[e] - inp.start[e];
