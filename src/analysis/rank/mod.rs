@@ -363,7 +363,8 @@ impl Ranking {
     }
 }
 
-/// Builds the columns of `roles` (kernels filtered by `keep`) and evaluates them.
+/// Builds the columns of `roles` (kernels filtered by `keep`) and evaluates them; `events` is left
+/// empty for the caller to move `roles.tree` into.
 fn rank_roles(
     c: &Capture,
     roles: &select::Roles,
@@ -408,7 +409,7 @@ fn rank_roles(
     };
     let eval = evaluate(&inp, mode);
     Ranking {
-        events: roles.tree.clone(),
+        events: Vec::new(),
         launches: launches.len(),
         kernels: kernels.len(),
         eval,
@@ -419,7 +420,9 @@ fn rank_roles(
 /// no idle intervals and no candidates.
 pub fn rank(c: &Capture, mode: Mode) -> Ranking {
     let roles = select::select(c, mode);
-    rank_roles(c, &roles, mode, |_| true)
+    let mut r = rank_roles(c, &roles, mode, |_| true);
+    r.events = roles.tree;
+    r
 }
 
 /// Queue depth and idle intervals of one device, for a timeline.
@@ -444,7 +447,9 @@ pub fn device_queues(c: &Capture, mode: Mode) -> Vec<DeviceQueue> {
 pub fn rank_and_queues(c: &Capture, mode: Mode) -> (Ranking, Vec<DeviceQueue>) {
     let roles = select::select(c, mode);
     let queues = queues_of(c, &roles);
-    (rank_roles(c, &roles, mode, |_| true), queues)
+    let mut r = rank_roles(c, &roles, mode, |_| true);
+    r.events = roles.tree;
+    (r, queues)
 }
 
 /// The device queues of `roles`: kernels and launches bucketed by device in one pass, then each

@@ -121,6 +121,26 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
         f: kernel_name,
         memo: Vec::new(),
     };
+    // Per class: 1 = a tree category, 2 = a kernel category (default mode), else 0.
+    let class_role: Vec<u8> = s
+        .classes
+        .iter()
+        .map(|c| match c.1 {
+            Category::CpuOp
+            | Category::UserAnnotation
+            | Category::Runtime
+            | Category::Driver
+            | Category::PythonFunction => 1,
+            Category::Kernel => 2,
+            _ => 0,
+        })
+        .collect();
+    let role = |i: usize| {
+        class_role
+            .get(usize::from(s.class[i]))
+            .copied()
+            .unwrap_or(0)
+    };
     let mut r = Roles::default();
     r.groups.push(0);
     for tr in tracks {
@@ -137,16 +157,11 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
             tr.kind == TrackKind::GpuStream
         };
         if host {
+            r.tree.reserve(hi - lo);
+            r.start.reserve(hi - lo);
+            r.end.reserve(hi - lo);
             for i in lo..hi {
-                let keep = xplane
-                    || matches!(
-                        s.kind(i),
-                        Category::CpuOp
-                            | Category::UserAnnotation
-                            | Category::Runtime
-                            | Category::Driver
-                            | Category::PythonFunction
-                    );
+                let keep = xplane || role(i) == 1;
                 if !keep {
                     continue;
                 }
@@ -168,7 +183,7 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
         } else if device {
             for i in lo..hi {
                 let k = if !xplane && mode == Mode::Default {
-                    s.kind(i) == Category::Kernel
+                    role(i) == 2
                 } else {
                     kname.get(c, s.name[i])
                 };
