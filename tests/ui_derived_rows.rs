@@ -104,7 +104,7 @@ fn alexnet_shows_a_queue_length_row_per_stream() {
     assert_eq!(queue_rows, streams);
     for (i, d) in l.derived.iter().enumerate() {
         assert!(
-            app.rows.iter().any(|r| *r == Row::Derived(i as u32)),
+            app.rows.contains(&Row::Derived(i as u32)),
             "row {} shown",
             d.name
         );

@@ -128,10 +128,10 @@ fn queue_side(inp: &Input, groups: &[usize]) -> QueueSide {
     let mut queue_depth = vec![0u32; inp.start.len()];
     for w in groups.windows(2) {
         let mut k = 0usize;
-        for i in w[0]..w[1] {
-            let t = inp.start[i];
+        let (st, qd) = (&inp.start[w[0]..w[1]], &mut queue_depth[w[0]..w[1]]);
+        for (&t, d) in st.iter().zip(qd) {
             k = cover::gallop(&pstart, k, |s| s <= t);
-            queue_depth[i] = k.checked_sub(1).map_or(0, |k| points[k].depth);
+            *d = k.checked_sub(1).map_or(0, |k| points[k].depth);
         }
     }
     let falling = idle::falling_phases(&points);
