@@ -29,8 +29,9 @@ impl Cover {
     pub fn new(iv: impl IntoIterator<Item = (Ps, Ps)>) -> Cover {
         let (mut starts, mut ends): (Vec<Ps>, Vec<Ps>) =
             iv.into_iter().filter(|i| i.1 > i.0).unzip();
-        starts.sort_unstable();
-        ends.sort_unstable();
+        // Stable sorts: runs already in order (a union, time-ordered lists) are merged in O(n).
+        starts.sort();
+        ends.sort();
         let start_sums = prefix(&starts);
         let end_sums = prefix(&ends);
         Cover {
@@ -115,7 +116,7 @@ pub fn gallop(v: &[Ps], from: usize, pred: impl Fn(Ps) -> bool) -> usize {
 /// The merged union of `iv`: sorted, disjoint, non-empty; touching intervals merge.
 pub fn union(iv: &[(Ps, Ps)]) -> Vec<(Ps, Ps)> {
     let mut v: Vec<(Ps, Ps)> = iv.iter().copied().filter(|i| i.1 > i.0).collect();
-    v.sort_unstable();
+    v.sort();
     let mut out: Vec<(Ps, Ps)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {

@@ -465,9 +465,16 @@ fn queues_of(c: &Capture, roles: &select::Roles) -> Vec<DeviceQueue> {
                 .map_or(u32::MAX, |t| t.process)
         })
         .collect();
-    let mut procs = dev_of.clone();
+    // Few devices: collect them without sorting a copy of every kernel's device.
+    let mut procs: Vec<u32> = Vec::new();
+    let mut last = None;
+    for &p in &dev_of {
+        if last != Some(p) && !procs.contains(&p) {
+            procs.push(p);
+        }
+        last = Some(p);
+    }
     procs.sort_unstable();
-    procs.dedup();
     let nd = procs.len();
     let slot = |p: u32| procs.binary_search(&p).unwrap_or(0);
     // Kernels per device, in start order.

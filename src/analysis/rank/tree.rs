@@ -47,7 +47,8 @@ pub fn build(start: &[Ps], end: &[Ps], groups: &[usize]) -> Tree {
     );
     roots.extend(rb);
     // Roots with their subtree's run in `closing`, taken in descending (start, index) order.
-    roots.sort_unstable_by_key(|r| (start[r.0 as usize], r.0));
+    // Each group's roots are already in order: the stable sort merges the runs.
+    roots.sort_by_key(|r| (start[r.0 as usize], r.0));
     let mut order = Vec::with_capacity(n);
     for &(_, lo, hi) in roots.iter().rev() {
         order.extend(closing[lo as usize..hi as usize].iter().rev());
