@@ -1,5 +1,7 @@
-//! `rank` on a synthetic Kineto capture: the analysis alone (both modes) and end to end (load the
-//! JSON file + rank), best of `TRACETUI_BENCH_RUNS` (default 3).
+//! `rank` on a synthetic Kineto capture: the analysis alone (both modes), the per-device queues
+//! (alone and shared with the ranking, as the explorer's loader thread computes them), the
+//! per-stream queue-length series, and end to end (load the JSON file + rank), best of
+//! `TRACETUI_BENCH_RUNS` (default 3).
 //!
 //! `TRACETUI_BENCH_EVENTS` (default 10,000,000) sets the number of trace events; the file is
 //! written once into `target/bench-data/` and reused. Run: `cargo bench --bench rank`.
@@ -8,7 +10,8 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use tracetui::analysis::rank::{Mode, rank};
+use tracetui::analysis::gpu::{GpuOptions, queue_series};
+use tracetui::analysis::rank::{Mode, device_queues, rank, rank_and_queues};
 use tracetui::formats::{Progress, load};
 use tracetui::model::SourceInfo;
 use tracetui::synth::kineto::write_kineto_trace;
@@ -72,6 +75,22 @@ fn main() {
             best * 1e3
         );
     }
+    let best_of = |f: &dyn Fn() -> usize| {
+        let mut best = f64::INFINITY;
+        let mut n = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            n = f();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        (best * 1e3, n)
+    };
+    let (ms, n) = best_of(&|| device_queues(&c, Mode::Default).len());
+    println!("device queues            {ms:>8.1} ms  ({n} devices)");
+    let (ms, n) = best_of(&|| rank_and_queues(&c, Mode::Default).1.len());
+    println!("rank + device queues     {ms:>8.1} ms  ({n} devices, one selection)");
+    let (ms, n) = best_of(&|| queue_series(&c, &GpuOptions::default()).len());
+    println!("stream queue lengths     {ms:>8.1} ms  ({n} streams)");
     drop(c);
     let mut best = f64::INFINITY;
     for _ in 0..runs {

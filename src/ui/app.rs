@@ -38,6 +38,8 @@ pub enum Msg {
     Tick,
     /// A load job finished.
     Load(LoadDone),
+    /// The derived rows of load job `generation` are ready (rows are rebuilt).
+    Derived(u64),
     /// Leave the app.
     Quit,
     /// Push a view (popups are drawn over the view below).
@@ -304,6 +306,14 @@ impl App {
             Msg::Resize(w, h) => self.size = (w, h),
             Msg::Tick => {}
             Msg::Load(done) => self.on_load(done),
+            Msg::Derived(_) => {
+                // The new rows sit under process headers: keep the cursor on its row.
+                let cur = self.rows.list.get(self.rows.cursor).copied();
+                self.rebuild_rows();
+                if let Some(p) = cur.and_then(|r| self.rows.list.iter().position(|&x| x == r)) {
+                    self.rows.cursor = p;
+                }
+            }
             Msg::Key(k) if k.kind == KeyEventKind::Release => {}
             Msg::Key(k) => {
                 self.notice = None;

@@ -36,9 +36,34 @@ pub struct Loaded {
     /// The optimizable-events ranking, computed on first use (`o`, details of CPU events).
     rank: OnceLock<Ranking>,
     /// Derived counter rows: the GPU queue depth of each device over time, with its idle
-    /// intervals (from the launch ↔ kernel links; empty without GPU kernels).
-    pub derived: Vec<Derived>,
+    /// intervals (from the launch ↔ kernel links), and the queue length of each GPU stream; empty
+    /// without GPU kernels, and until computed (on the loader thread after the capture is shown).
+    pub derived: DerivedRows,
 }
+
+/// The derived rows of a capture, filled once; reads as an empty slice until then.
+#[derive(Debug, Default)]
+pub struct DerivedRows(OnceLock<Vec<Derived>>);
+
+impl DerivedRows {
+    /// True once the rows are computed.
+    pub fn is_ready(&self) -> bool {
+        self.0.get().is_some()
+    }
+}
+
+impl std::ops::Deref for DerivedRows {
+    type Target = [Derived];
+    fn deref(&self) -> &[Derived] {
+        self.0.get().map_or(&[], |v| v.as_slice())
+    }
+}
+
+/// Status-line meaning of the GPU queue depth rows.
+const DEPTH_HELP: &str = "falling to 0 marks where the GPU starves (o ranks the CPU events)";
+/// Status-line meaning of the stream queue-length rows.
+const QUEUE_HELP: &str =
+    "queue length: launched, not yet started on this stream (HTA); the host blocks at 1024";
 
 /// A counter computed from the capture, drawn as a row under its process.
 #[derive(Debug, Clone)]
@@ -55,11 +80,45 @@ pub struct Derived {
     pub max: f64,
     /// Intervals drawn as an overlay (GPU idle), sorted.
     pub marks: Vec<(crate::model::Ps, crate::model::Ps)>,
+    /// What the value means (status line).
+    pub help: &'static str,
+}
+
+impl Derived {
+    fn new(
+        process: u32,
+        name: String,
+        ts: Vec<crate::model::Ps>,
+        value: Vec<f64>,
+        marks: Vec<(crate::model::Ps, crate::model::Ps)>,
+        help: &'static str,
+    ) -> Derived {
+        let max = value.iter().copied().fold(0.0, f64::max);
+        Derived {
+            process,
+            name,
+            ts,
+            value,
+            max,
+            marks,
+            help,
+        }
+    }
 }
 
 impl Loaded {
-    /// Wraps a capture: builds the index and the partner table.
+    /// Wraps a capture: builds the index, the partner table and the derived rows.
     pub fn new(cap: Capture, started: Instant) -> Loaded {
+        let l = Loaded::new_deferred(cap, started);
+        let t = Instant::now();
+        l.derive();
+        let mut l = l;
+        l.load_time += t.elapsed();
+        l
+    }
+
+    /// [`Loaded::new`] without the derived rows (and ranking): [`Loaded::derive`] adds them.
+    pub fn new_deferred(cap: Capture, started: Instant) -> Loaded {
         let index = CaptureIndex::build(&cap);
         let flow_partners = flow_partners(&cap);
         let (by_corr, by_wide_corr) = by_corr(&cap);
@@ -85,33 +144,67 @@ impl Loaded {
             load_time: started.elapsed(),
             search: OnceLock::new(),
             rank: OnceLock::new(),
-            derived: Vec::new(),
+            derived: DerivedRows::default(),
         }
-        .with_derived()
     }
 
-    /// Adds the GPU queue-depth rows (one per device with kernels).
-    fn with_derived(mut self) -> Loaded {
-        let started = Instant::now();
-        self.derived = rank::device_queues(&self.cap, rank::Mode::Default)
+    /// Computes the ranking and the derived rows when not done yet: per device the GPU queue
+    /// depth (one ranking selection shared with the ranking), per GPU stream its queue length
+    /// (HTA's definition, `analysis::gpu::queue`). Both sides run on two threads.
+    pub fn derive(&self) -> &[Derived] {
+        if self.derived.is_ready() {
+            return &self.derived;
+        }
+        let cap = &self.cap;
+        let (queues, streams) = rank::par2(
+            || {
+                if self.rank.get().is_some() {
+                    rank::device_queues(cap, rank::Mode::Default)
+                } else {
+                    let (r, q) = rank::rank_and_queues(cap, rank::Mode::Default);
+                    let _ = self.rank.set(r);
+                    q
+                }
+            },
+            || crate::analysis::gpu::queue_series(cap, &Default::default()),
+        );
+        let mut rows: Vec<Derived> = queues
             .into_iter()
             .filter(|q| !q.steps.is_empty())
             .map(|q| {
                 let ts: Vec<_> = q.steps.iter().map(|s| s.0).collect();
                 let value: Vec<f64> = q.steps.iter().map(|s| f64::from(s.1)).collect();
-                let max = value.iter().copied().fold(0.0, f64::max);
-                Derived {
-                    process: q.process,
-                    name: "GPU queue depth".into(),
+                Derived::new(
+                    q.process,
+                    "GPU queue depth".into(),
                     ts,
                     value,
-                    max,
-                    marks: q.idle,
-                }
+                    q.idle,
+                    DEPTH_HELP,
+                )
             })
             .collect();
-        self.load_time += started.elapsed();
-        self
+        for (track, series) in streams {
+            let Some(tr) = cap.tracks.get(track as usize) else {
+                continue;
+            };
+            if series.is_empty() {
+                continue;
+            }
+            let ts: Vec<_> = series.iter().map(|s| s.0).collect();
+            let value: Vec<f64> = series.iter().map(|s| s.1 as f64).collect();
+            let name = format!("queue {}", cap.track_name(track));
+            rows.push(Derived::new(
+                tr.process,
+                name,
+                ts,
+                value,
+                Vec::new(),
+                QUEUE_HELP,
+            ));
+        }
+        let _ = self.derived.0.set(rows);
+        &self.derived
     }
 
     /// The optimizable-events ranking (torch's intended semantics), computed on first call.
@@ -201,8 +294,18 @@ fn by_corr(cap: &Capture) -> (Vec<u64>, Vec<(u64, u32)>) {
     (narrow, wide)
 }
 
-/// Loads and indexes one capture on the calling thread.
+/// Loads and indexes one capture on the calling thread (derived rows included).
 pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
+    let l = load_deferred(capture, progress)?;
+    let t = Instant::now();
+    l.derive();
+    let mut l = l;
+    l.load_time += t.elapsed();
+    Ok(l)
+}
+
+/// [`load_sync`] without the derived rows.
+fn load_deferred(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
     let started = Instant::now();
     let cap = catalog::load(capture, progress).map_err(|e| {
         if e.is_cancelled() {
@@ -214,7 +317,7 @@ pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, St
     if progress.cancelled() {
         return Err(crate::formats::CANCELLED.into());
     }
-    Ok(Loaded::new(cap, started))
+    Ok(Loaded::new_deferred(cap, started))
 }
 
 /// The end of one load job.
@@ -241,7 +344,8 @@ fn preview(capture: &CaptureRef) -> Option<Loaded> {
     Some(Loaded::new(cap, started))
 }
 
-/// Runs [`load_sync`] on a new thread and sends the result through `tx` (wrapped by `wrap`).
+/// Loads on a new thread and sends the result through `tx` (wrapped by `wrap`); then, while the
+/// UI draws, builds the search index and the derived rows and sends `derived(generation)`.
 pub fn spawn<M: Send + 'static>(
     generation: u64,
     entry: usize,
@@ -249,6 +353,7 @@ pub fn spawn<M: Send + 'static>(
     progress: Arc<Progress>,
     tx: Sender<M>,
     wrap: fn(LoadDone) -> M,
+    derived: fn(u64) -> M,
 ) {
     let r = std::thread::Builder::new()
         .name(format!("tracetui-load-{generation}"))
@@ -261,7 +366,7 @@ pub fn spawn<M: Send + 'static>(
                     partial: true,
                 }));
             }
-            let result = load_sync(&capture, &progress).map(Arc::new);
+            let result = load_deferred(&capture, &progress).map(Arc::new);
             let ready = result.as_ref().ok().cloned();
             let _ = tx.send(wrap(LoadDone {
                 generation,
@@ -269,10 +374,13 @@ pub fn spawn<M: Send + 'static>(
                 result,
                 partial: false,
             }));
-            // The UI draws meanwhile; the first `/` then finds the search index built.
+            // The UI draws meanwhile; the derived rows appear when ready, and the first `/` then
+            // finds the search index built.
             if let Some(l) = ready {
+                l.derive();
+                let _ = tx.send(derived(generation));
                 l.search_engine();
-                l.ranking();
+                // Big JSON captures: a snapshot for the next open (after the first frame).
                 crate::formats::cache::store(&capture.source.path, &l.cap);
             }
         });

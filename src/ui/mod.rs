@@ -183,7 +183,15 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
                 entry,
                 capture,
                 progress,
-            } => loader::spawn(generation, entry, capture, progress, tx.clone(), Msg::Load),
+            } => loader::spawn(
+                generation,
+                entry,
+                capture,
+                progress,
+                tx.clone(),
+                Msg::Load,
+                Msg::Derived,
+            ),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
             Cmd::Quit => quit = true,
         }

@@ -99,9 +99,10 @@ fn under_cursor(app: &App) -> Option<String> {
             let k = d.marks.partition_point(|m| m.0 <= t);
             let idle = k > 0 && d.marks[k - 1].1 > t;
             Some(format!(
-                "{} {v}{} · falling to 0 marks where the GPU starves (o ranks the CPU events)",
+                "{} {v}{} · {}",
                 d.name,
-                if idle { " · GPU idle here" } else { "" }
+                if idle { " · GPU idle here" } else { "" },
+                d.help
             ))
         }
         Row::Counter(track) => {

@@ -375,8 +375,9 @@ impl Timeline<'_> {
         }
     }
 
-    /// A derived counter (GPU queue depth): sparkline scaled to its maximum, with its marked
-    /// intervals (GPU idle) drawn as `▁` in reverse video.
+    /// A derived counter (GPU queue depth, stream queue length): sparkline of the largest value in
+    /// each column, scaled to the series maximum, with its marked intervals (GPU idle) drawn as
+    /// `▁` in reverse video.
     fn draw_derived(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, i: u32) {
         let app = self.app;
         let Some(d) = self.l.derived.get(i as usize) else {
@@ -389,7 +390,7 @@ impl Timeline<'_> {
             // Idle overlaps this column?
             let m = d.marks.partition_point(|iv| iv.0 < b);
             let idle = m > 0 && d.marks[m - 1].1 > a;
-            let v = value_at(&d.ts, &d.value, a + (b - a) / 2);
+            let v = max_in(&d.ts, &d.value, a, b);
             let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
                 continue;
             };
@@ -450,6 +451,21 @@ impl Timeline<'_> {
 
 /// Value of a step-function counter at `t` (the last sample at or before `t`), if the series
 /// has started by then.
+/// Largest value of a step series over `[a, b)`: the value holding at `a` and every sample
+/// before `b` (`None` when the series starts at or after `b`).
+pub fn max_in(ts: &[Ps], vals: &[f64], a: Ps, b: Ps) -> Option<f64> {
+    let k = ts.partition_point(|&x| x <= a);
+    let mut out = k.checked_sub(1).and_then(|k| vals.get(k).copied());
+    for (&t, &v) in ts[k..].iter().zip(vals.get(k..).unwrap_or(&[])) {
+        if t >= b {
+            break;
+        }
+        out = Some(out.map_or(v, |o: f64| o.max(v)));
+    }
+    out
+}
+
+/// Value of a step series at `t` (`None` before its first sample).
 pub fn value_at(ts: &[Ps], vals: &[f64], t: Ps) -> Option<f64> {
     let k = ts.partition_point(|&x| x <= t);
     if k == 0 || k > ts.len() + 1 {

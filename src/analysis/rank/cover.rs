@@ -29,8 +29,9 @@ impl Cover {
     pub fn new(iv: impl IntoIterator<Item = (Ps, Ps)>) -> Cover {
         let (mut starts, mut ends): (Vec<Ps>, Vec<Ps>) =
             iv.into_iter().filter(|i| i.1 > i.0).unzip();
-        starts.sort_unstable();
-        ends.sort_unstable();
+        // Stable sorts: runs already in order (a union, time-ordered lists) are merged in O(n).
+        starts.sort();
+        ends.sort();
         let start_sums = prefix(&starts);
         let end_sums = prefix(&ends);
         Cover {
@@ -45,8 +46,7 @@ impl Cover {
     fn integral(&self, t: Ps) -> i128 {
         let k = self.starts.partition_point(|&s| s < t);
         let m = self.ends.partition_point(|&e| e < t);
-        let t = i128::from(t);
-        (k as i128 * t - self.start_sums[k]) - (m as i128 * t - self.end_sums[m])
+        self.integral_at(t, k, m)
     }
 
     /// Σ over the intervals of their overlap with `[a, b)` (0 when `b <= a`).
@@ -56,6 +56,37 @@ impl Cover {
         }
         let v = self.integral(b) - self.integral(a);
         Ps::try_from(v).unwrap_or(Ps::MAX)
+    }
+
+    /// [`Cover::overlap`] of each event `[start[i], end[i])` of a run sorted by start, handed to
+    /// `sink(i, overlap)`: the searches gallop from the previous event's position, so a run costs
+    /// O(n + Σ log gap) instead of O(n log k).
+    pub fn overlap_run(&self, start: &[Ps], end: &[Ps], mut sink: impl FnMut(usize, Ps)) {
+        if self.starts.is_empty() {
+            for i in 0..start.len() {
+                sink(i, 0);
+            }
+            return;
+        }
+        let (mut ka, mut ma) = (0usize, 0usize);
+        for (i, (&a, &b)) in start.iter().zip(end).enumerate() {
+            if b <= a {
+                sink(i, 0);
+                continue;
+            }
+            ka = gallop(&self.starts, ka, |s| s < a);
+            ma = gallop(&self.ends, ma, |e| e < a);
+            let kb = gallop(&self.starts, ka, |s| s < b);
+            let mb = gallop(&self.ends, ma, |e| e < b);
+            let v = self.integral_at(b, kb, mb) - self.integral_at(a, ka, ma);
+            sink(i, Ps::try_from(v).unwrap_or(Ps::MAX));
+        }
+    }
+
+    /// [`Cover::integral`] with the two partition points known.
+    fn integral_at(&self, t: Ps, k: usize, m: usize) -> i128 {
+        let t = i128::from(t);
+        (k as i128 * t - self.start_sums[k]) - (m as i128 * t - self.end_sums[m])
     }
 
     /// Number of (non-empty) intervals.
@@ -69,10 +100,23 @@ impl Cover {
     }
 }
 
+/// `v.partition_point(pred)` for a `pred` true on a prefix that covers at least `v[..from]`,
+/// found by galloping forward from `from` (O(log distance)).
+pub fn gallop(v: &[Ps], from: usize, pred: impl Fn(Ps) -> bool) -> usize {
+    let (mut lo, mut hi, mut step) = (from.min(v.len()), from.min(v.len()), 1usize);
+    while hi < v.len() && pred(v[hi]) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    let hi = hi.min(v.len());
+    lo + v[lo..hi].partition_point(|&x| pred(x))
+}
+
 /// The merged union of `iv`: sorted, disjoint, non-empty; touching intervals merge.
 pub fn union(iv: &[(Ps, Ps)]) -> Vec<(Ps, Ps)> {
     let mut v: Vec<(Ps, Ps)> = iv.iter().copied().filter(|i| i.1 > i.0).collect();
-    v.sort_unstable();
+    v.sort();
     let mut out: Vec<(Ps, Ps)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {
@@ -120,6 +164,17 @@ impl CompatOverlap {
             self.walk();
         }
         self.cover.overlap(a, b)
+    }
+
+    /// The covers torch's first `calls` calls count with: call `k` uses entry `min(k, len − 1)`
+    /// (the list settles after a few walks, so the result is short).
+    pub fn covers(mut self, calls: usize) -> Vec<Cover> {
+        let mut out = Vec::new();
+        while out.len() < calls && !self.settled {
+            self.walk();
+            out.push(std::mem::take(&mut self.cover));
+        }
+        out
     }
 
     /// The list as it stands now (after the calls made so far).
@@ -245,6 +300,28 @@ mod tests {
                 proptest::prop_assert_eq!(fast.next(a, a + d), torch(&mut lit, a, a + d));
             }
             proptest::prop_assert_eq!(fast.list(), &lit[..]);
+        }
+
+        #[test]
+        fn covers_and_runs_match_calls(
+            iv in proptest::collection::vec((0i64..60, 0i64..25), 0..8),
+            ev in proptest::collection::vec((0i64..80, 0i64..40), 1..12),
+        ) {
+            let list: Vec<(Ps, Ps)> = iv.iter().map(|&(s, d)| (s, s + d - 5)).collect();
+            let mut calls = CompatOverlap::new(list.clone());
+            let covers = CompatOverlap::new(list).covers(ev.len());
+            let mut sorted: Vec<(Ps, Ps)> = ev.iter().map(|&(a, d)| (a, a + d - 3)).collect();
+            for (k, &(a, b)) in sorted.iter().enumerate() {
+                let c = &covers[k.min(covers.len() - 1)];
+                proptest::prop_assert_eq!(c.overlap(a, b), calls.next(a, b));
+            }
+            sorted.sort_unstable();
+            let (st, en): (Vec<Ps>, Vec<Ps>) = sorted.iter().copied().unzip();
+            let last = &covers[covers.len() - 1];
+            let mut got = vec![0; st.len()];
+            last.overlap_run(&st, &en, |i, v| got[i] = v);
+            let want: Vec<Ps> = sorted.iter().map(|&(a, b)| last.overlap(a, b)).collect();
+            proptest::prop_assert_eq!(got, want);
         }
     }
 }

@@ -94,11 +94,27 @@ impl Evaluation {
     }
 }
 
-/// Runs steps 1–4 of analysis.md §b on columns.
-pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
-    let n = inp.start.len();
-    let tr = tree::build(inp.start, inp.end, inp.groups);
-    // Step 2: link and queue depth.
+/// Runs `a` here and `b` on a second thread (scoped); a panic in either is resumed here.
+pub fn par2<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|sc| {
+        let h = sc.spawn(b);
+        let ra = a();
+        match h.join() {
+            Ok(rb) => (ra, rb),
+            Err(e) => std::panic::resume_unwind(e),
+        }
+    })
+}
+
+/// The launch/kernel side of an evaluation: links, points, per-event queue depth, falling phases.
+struct QueueSide {
+    linked: usize,
+    points: Vec<QueuePoint>,
+    queue_depth: Vec<u32>,
+    falling: Vec<(Ps, Ps)>,
+}
+
+fn queue_side(inp: &Input, groups: &[usize]) -> QueueSide {
     let kernel_of = queue::link(inp.launch_corr, inp.kernel_corr);
     let linked = kernel_of.iter().filter(|&&k| k != NO_KERNEL).count();
     let launch_iv: Vec<(Ps, Ps)> = inp
@@ -107,39 +123,94 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
         .map(|&l| (inp.start[l as usize], inp.end[l as usize]))
         .collect();
     let points = queue::points(&launch_iv, &kernel_of, inp.kernels);
-    let queue_depth: Vec<u32> = inp
-        .start
-        .iter()
-        .map(|&t| queue::depth_at(&points, t))
-        .collect();
+    // Depth at each start: within a track the starts ascend, so the search gallops forward.
+    let pstart: Vec<Ps> = points.iter().map(|p| p.start).collect();
+    let mut queue_depth = vec![0u32; inp.start.len()];
+    for w in groups.windows(2) {
+        let mut k = 0usize;
+        let (st, qd) = (&inp.start[w[0]..w[1]], &mut queue_depth[w[0]..w[1]]);
+        for (&t, d) in st.iter().zip(qd) {
+            k = cover::gallop(&pstart, k, |s| s <= t);
+            *d = k.checked_sub(1).map_or(0, |k| points[k].depth);
+        }
+    }
+    let falling = idle::falling_phases(&points);
+    QueueSide {
+        linked,
+        points,
+        queue_depth,
+        falling,
+    }
+}
+
+/// Runs steps 1–4 of analysis.md §b on columns. The CPU tree is built on one thread while the
+/// queue side (links, points, depths, falling phases) runs on another; the per-event overlaps are
+/// split over two threads by track.
+pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
+    let n = inp.start.len();
+    let groups = tree::whole_groups(inp.groups, n);
+    let (q, tr) = par2(
+        || queue_side(inp, &groups),
+        || tree::build(inp.start, inp.end, &groups),
+    );
+    let QueueSide {
+        linked,
+        points,
+        queue_depth,
+        falling,
+    } = q;
     // Step 3: idle intervals; edges from the first start and from the end of the latest-starting
     // event (ties: the last in torch's metrics order).
-    let edges = tree_edges(inp, &tr.order);
+    let edges = tree_edges(inp.start, inp.end, || tr.order.clone());
     let idle_iv = idle::idle_intervals(&points, edges);
-    let falling = idle::falling_phases(&points);
-    let mut idle_ps = vec![0; n];
+    // Idle overlap and "touches a falling phase" per event.
+    let mut idle_ps: Vec<Ps> = vec![0; n];
     let mut touches = vec![false; n];
-    match mode {
-        Mode::Default => {
-            let ic = Cover::new(union(&idle_iv));
-            let fc = Cover::new(union(&falling));
-            for i in 0..n {
-                idle_ps[i] = ic.overlap(inp.start[i], inp.end[i]);
-                touches[i] = fc.overlap(inp.start[i], inp.end[i]) > 0;
-            }
-        }
+    let (ic, fc, first_calls) = match mode {
+        Mode::Default => (
+            vec![Cover::new(union(&idle_iv))],
+            vec![Cover::new(union(&falling))],
+            0,
+        ),
+        // torch's calls in metrics order: call k counts with cover min(k, len − 1); every event
+        // is computed with the settled cover, then the first few calls are redone with theirs.
         Mode::Compat => {
-            let mut ic = CompatOverlap::new(idle_iv.clone());
-            let mut fc = CompatOverlap::new(falling.clone());
-            for &e in &tr.order {
-                let e = e as usize;
-                idle_ps[e] = ic.next(inp.start[e], inp.end[e]);
-            }
-            for &e in &tr.order {
-                let e = e as usize;
-                touches[e] = fc.next(inp.start[e], inp.end[e]) > 0;
-            }
+            let ic = CompatOverlap::new(idle_iv.clone()).covers(n);
+            let fc = CompatOverlap::new(falling.clone()).covers(n);
+            let first = ic.len().max(fc.len()).saturating_sub(1);
+            (ic, fc, first)
         }
+    };
+    if let (Some(il), Some(fl)) = (ic.last(), fc.last()) {
+        let g = groups.len() - 1;
+        let cut_g = groups[..g].partition_point(|&o| o * 2 < n);
+        let cut = groups[cut_g];
+        let (ia, ib) = idle_ps.split_at_mut(cut);
+        let (ta, tb) = touches.split_at_mut(cut);
+        let run = |gs: &[usize], io: &mut [Ps], to: &mut [bool]| {
+            let base = gs[0];
+            for w in gs.windows(2) {
+                let (lo, hi) = (w[0], w[1]);
+                let (st, en) = (&inp.start[lo..hi], &inp.end[lo..hi]);
+                let (io, to) = (&mut io[lo - base..hi - base], &mut to[lo - base..hi - base]);
+                il.overlap_run(st, en, |i, v| io[i] = v);
+                fl.overlap_run(st, en, |i, v| to[i] = v > 0);
+            }
+        };
+        par2(
+            || run(&groups[..=cut_g], ia, ta),
+            || run(&groups[cut_g..], ib, tb),
+        );
+    }
+    for (k, &e) in tr.order.iter().take(first_calls).enumerate() {
+        let e = e as usize;
+        let (a, b) = (inp.start[e], inp.end[e]);
+        let pick = |c: &[Cover]| {
+            c.get(k.min(c.len().saturating_sub(1)))
+                .map(|c| c.overlap(a, b))
+        };
+        idle_ps[e] = pick(&ic).unwrap_or(0);
+        touches[e] = pick(&fc).unwrap_or(0) > 0;
     }
     // Step 4: candidates in metrics order, scores, order.
     let cand: Vec<u32> = tr
@@ -148,6 +219,7 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
         .copied()
         .filter(|&e| touches[e as usize])
         .collect();
+    drop(touches);
     let frac = |e: u32| {
         let e = e as usize;
         let d = inp.end[e] - inp.start[e];
@@ -196,18 +268,28 @@ pub fn evaluate(inp: &Input, mode: Mode) -> Evaluation {
 }
 
 /// `(start of the earliest event, end of the latest-starting event)`, ties of the latter going to
-/// the last in torch's metrics order (`order`); `None` without events.
-fn tree_edges(inp: &Input, order: &[u32]) -> Option<(Ps, Ps)> {
-    let mut first: Option<Ps> = None;
-    let mut last: Option<(Ps, Ps)> = None;
-    for &e in order {
-        let (s, en) = (inp.start[e as usize], inp.end[e as usize]);
-        first = Some(first.map_or(s, |f| f.min(s)));
-        if last.is_none_or(|(ls, _)| s >= ls) {
-            last = Some((s, en));
+/// the last in torch's metrics order (`order()`, only called on a tie); `None` without events.
+fn tree_edges(start: &[Ps], end: &[Ps], order: impl FnOnce() -> Vec<u32>) -> Option<(Ps, Ps)> {
+    let (&s0, &e0) = (start.first()?, end.first()?);
+    let (mut first, mut last, mut tie) = (s0, (s0, e0), false);
+    for (&s, &e) in start.iter().zip(end) {
+        first = first.min(s);
+        if s > last.0 {
+            last = (s, e);
+            tie = false;
+        } else if s == last.0 && e != last.1 {
+            tie = true;
         }
     }
-    Some((first?, last?.1))
+    if tie {
+        for e in order() {
+            let e = e as usize;
+            if start[e] == last.0 {
+                last.1 = end[e];
+            }
+        }
+    }
+    Some((first, last.1))
 }
 
 /// Per-event results of a capture's ranking, keyed by slice id.
@@ -281,7 +363,8 @@ impl Ranking {
     }
 }
 
-/// Builds the columns of `roles` (kernels filtered by `keep`) and evaluates them.
+/// Builds the columns of `roles` (kernels filtered by `keep`) and evaluates them; `events` is left
+/// empty for the caller to move `roles.tree` into.
 fn rank_roles(
     c: &Capture,
     roles: &select::Roles,
@@ -289,8 +372,6 @@ fn rank_roles(
     keep: impl Fn(u32) -> bool,
 ) -> Ranking {
     let s = &c.slices;
-    let start: Vec<Ps> = roles.tree.iter().map(|&i| s.start[i as usize]).collect();
-    let end: Vec<Ps> = roles.tree.iter().map(|&i| s.end(i as usize)).collect();
     let kernels: Vec<u32> = roles.kernels.iter().copied().filter(|&k| keep(k)).collect();
     let kiv: Vec<(Ps, Ps)> = kernels
         .iter()
@@ -318,8 +399,8 @@ fn rank_roles(
         .map(|&l| s.corr(roles.tree[l as usize] as usize))
         .collect();
     let inp = Input {
-        start: &start,
-        end: &end,
+        start: &roles.start,
+        end: &roles.end,
         groups: &roles.groups,
         launches: &launches,
         launch_corr: &lcorr,
@@ -328,7 +409,7 @@ fn rank_roles(
     };
     let eval = evaluate(&inp, mode);
     Ranking {
-        events: roles.tree.clone(),
+        events: Vec::new(),
         launches: launches.len(),
         kernels: kernels.len(),
         eval,
@@ -339,7 +420,9 @@ fn rank_roles(
 /// no idle intervals and no candidates.
 pub fn rank(c: &Capture, mode: Mode) -> Ranking {
     let roles = select::select(c, mode);
-    rank_roles(c, &roles, mode, |_| true)
+    let mut r = rank_roles(c, &roles, mode, |_| true);
+    r.events = roles.tree;
+    r
 }
 
 /// Queue depth and idle intervals of one device, for a timeline.
@@ -357,25 +440,224 @@ pub struct DeviceQueue {
 /// launch counts for the device of the kernel it links to; torch computes one queue over all
 /// devices, which is what [`rank`] ranks with).
 pub fn device_queues(c: &Capture, mode: Mode) -> Vec<DeviceQueue> {
+    queues_of(c, &select::select(c, mode))
+}
+
+/// [`rank`] and [`device_queues`] from one selection.
+pub fn rank_and_queues(c: &Capture, mode: Mode) -> (Ranking, Vec<DeviceQueue>) {
     let roles = select::select(c, mode);
-    let mut procs: Vec<u32> = roles
+    let queues = queues_of(c, &roles);
+    let mut r = rank_roles(c, &roles, mode, |_| true);
+    r.events = roles.tree;
+    (r, queues)
+}
+
+/// The device queues of `roles`: kernels and launches bucketed by device in one pass, then each
+/// device's links, points and idle intervals (devices split over two threads).
+fn queues_of(c: &Capture, roles: &select::Roles) -> Vec<DeviceQueue> {
+    let s = &c.slices;
+    let dev_of: Vec<u32> = roles
         .kernels
         .iter()
-        .map(|&k| c.tracks[c.track_of(k) as usize].process)
-        .collect();
-    procs.sort_unstable();
-    procs.dedup();
-    procs
-        .into_iter()
-        .map(|p| {
-            let r = rank_roles(c, &roles, mode, |k| {
-                c.tracks[c.track_of(k) as usize].process == p
-            });
-            DeviceQueue {
-                process: p,
-                steps: queue::steps(&r.eval.points),
-                idle: union(&r.eval.idle),
-            }
+        .map(|&k| {
+            c.tracks
+                .get(c.track_of(k) as usize)
+                .map_or(u32::MAX, |t| t.process)
         })
-        .collect()
+        .collect();
+    // Few devices: collect them without sorting a copy of every kernel's device.
+    let mut procs: Vec<u32> = Vec::new();
+    let mut last = None;
+    for &p in &dev_of {
+        if last != Some(p) && !procs.contains(&p) {
+            procs.push(p);
+        }
+        last = Some(p);
+    }
+    procs.sort_unstable();
+    let nd = procs.len();
+    let slot = |p: u32| procs.binary_search(&p).unwrap_or(0);
+    // Kernels per device, in start order.
+    let mut kernels: Vec<Vec<u32>> = vec![Vec::new(); nd];
+    for (&k, &p) in roles.kernels.iter().zip(&dev_of) {
+        kernels[slot(p)].push(k);
+    }
+    // Launches per device: those whose correlation id is among the device's kernels (all of them
+    // when one device holds every kernel).
+    let mut launches: Vec<Vec<u32>> = vec![Vec::new(); nd];
+    if nd == 1 {
+        launches[0] = roles.launches.clone();
+    } else {
+        let mut corr_dev: Vec<(u64, u32)> = roles
+            .kernels
+            .iter()
+            .zip(&dev_of)
+            .map(|(&k, &p)| (s.corr(k as usize), slot(p) as u32))
+            .collect();
+        corr_dev.sort_unstable();
+        corr_dev.dedup();
+        for &l in &roles.launches {
+            let corr = s.corr(roles.tree[l as usize] as usize);
+            let lo = corr_dev.partition_point(|e| e.0 < corr);
+            for &(_, d) in corr_dev[lo..].iter().take_while(|e| e.0 == corr) {
+                launches[d as usize].push(l);
+            }
+        }
+    }
+    let edges = tree_edges(&roles.start, &roles.end, || {
+        tree::build(&roles.start, &roles.end, &roles.groups).order
+    });
+    let one = |d: usize| -> DeviceQueue {
+        let (ks, ls) = (&kernels[d], &launches[d]);
+        let kiv: Vec<(Ps, Ps)> = ks
+            .iter()
+            .map(|&k| (s.start[k as usize], s.end(k as usize)))
+            .collect();
+        let kcorr: Vec<u64> = ks.iter().map(|&k| s.corr(k as usize)).collect();
+        let lcorr: Vec<u64> = ls
+            .iter()
+            .map(|&l| s.corr(roles.tree[l as usize] as usize))
+            .collect();
+        let liv: Vec<(Ps, Ps)> = ls
+            .iter()
+            .map(|&l| (roles.start[l as usize], roles.end[l as usize]))
+            .collect();
+        let kernel_of = queue::link(&lcorr, &kcorr);
+        let points = queue::points(&liv, &kernel_of, &kiv);
+        let idle = union(&idle::idle_intervals(&points, edges));
+        DeviceQueue {
+            process: procs[d],
+            steps: queue::steps(&points),
+            idle,
+        }
+    };
+    let half = nd / 2;
+    let (mut a, b) = par2(
+        || (0..half).map(one).collect::<Vec<_>>(),
+        || (half..nd).map(one).collect::<Vec<_>>(),
+    );
+    a.extend(b);
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-device queues as first written: the whole ranking once per device.
+    fn reference_queues(c: &Capture, mode: Mode) -> Vec<DeviceQueue> {
+        let roles = select::select(c, mode);
+        let mut procs: Vec<u32> = roles
+            .kernels
+            .iter()
+            .map(|&k| c.tracks[c.track_of(k) as usize].process)
+            .collect();
+        procs.sort_unstable();
+        procs.dedup();
+        procs
+            .into_iter()
+            .map(|p| {
+                let r = rank_roles(c, &roles, mode, |k| {
+                    c.tracks[c.track_of(k) as usize].process == p
+                });
+                DeviceQueue {
+                    process: p,
+                    steps: queue::steps(&r.eval.points),
+                    idle: union(&r.eval.idle),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_queues_match_per_device_rankings() {
+        let mut devices = 0;
+        for f in [
+            "tests/fixtures/chrome/alexnet_cuda_sync.json.gz",
+            "tests/fixtures/chrome/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+            "tests/fixtures/chrome/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+            "tests/fixtures/gpu/hand_two_streams.json",
+        ] {
+            let p = std::path::Path::new(f);
+            let cref = crate::ui::catalog::CaptureRef::from_file(p, p.parent().unwrap());
+            let c = crate::ui::catalog::load(&cref, &crate::formats::Progress::default()).unwrap();
+            for mode in [Mode::Default, Mode::Compat] {
+                let q = device_queues(&c, mode);
+                assert_eq!(q, reference_queues(&c, mode), "{f} {mode:?}");
+                devices += q.len();
+                let (r, q2) = rank_and_queues(&c, mode);
+                assert_eq!(q2, q);
+                let plain = rank(&c, mode);
+                assert_eq!(r.eval.ranked, plain.eval.ranked);
+                assert_eq!(r.eval.idle_ps, plain.eval.idle_ps);
+            }
+        }
+        assert!(devices >= 5, "{devices}");
+    }
+
+    /// A Kineto capture with launches on two threads and kernels on three devices (some ids
+    /// shared across devices, some unlinked), from a fixed pseudo-random seed.
+    fn three_devices(seed: u64) -> Capture {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut ev = Vec::new();
+        let mut t = [0u64; 2];
+        for corr in 1..=120u64 {
+            let th = next(2) as usize;
+            t[th] += 1 + next(5);
+            let cat = if next(4) == 0 {
+                "cpu_op"
+            } else {
+                "cuda_runtime"
+            };
+            let name = if cat == "cpu_op" {
+                "aten::mm"
+            } else {
+                "cudaLaunchKernel"
+            };
+            ev.push(format!(
+                "{{\"ph\":\"X\",\"cat\":\"{cat}\",\"name\":\"{name}\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{\"correlation\":{corr}}}}}",
+                th + 1,
+                t[th],
+                1 + next(3)
+            ));
+            for _ in 0..next(3) {
+                let dev = 10 + next(3);
+                let ts = t[th] + next(40);
+                ev.push(format!(
+                    "{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":{dev},\"tid\":7,\"ts\":{ts},\"dur\":{},\"args\":{{\"correlation\":{corr},\"device\":{dev}}}}}",
+                    1 + next(9)
+                ));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.pt.trace.json");
+        std::fs::write(
+            &path,
+            format!("{{\"schemaVersion\":1,\"traceEvents\":[{}]}}", ev.join(",")),
+        )
+        .unwrap();
+        let src = crate::model::SourceInfo {
+            path: path.clone(),
+            ..Default::default()
+        };
+        crate::formats::load(&path, src, &crate::formats::Progress::default()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_queues_match_on_several_devices() {
+        for seed in 0..6 {
+            let c = three_devices(seed);
+            for mode in [Mode::Default, Mode::Compat] {
+                let q = device_queues(&c, mode);
+                assert_eq!(q.len(), 3, "seed {seed}");
+                assert_eq!(q, reference_queues(&c, mode), "seed {seed} {mode:?}");
+            }
+        }
+    }
 }

@@ -25,6 +25,11 @@ pub struct QueuePoint {
 /// stream) stays unlinked. Since the spawned index only grows in practice, this equals linking by
 /// id and keeping the latest kernel. Correlation 0 (none) links nothing. O((L + K) log K).
 pub fn link(launch_corr: &[u64], kernel_corr: &[u64]) -> Vec<u32> {
+    let max = kernel_corr.iter().copied().max().unwrap_or(0);
+    // Dense ids (the usual case): kernels per id in a flat CSR table instead of a sorted list.
+    if max <= 4 * kernel_corr.len() as u64 + 1024 {
+        return link_dense(launch_corr, kernel_corr, max as usize);
+    }
     let mut by_corr: Vec<(u64, u32)> = kernel_corr
         .iter()
         .enumerate()
@@ -44,6 +49,46 @@ pub fn link(launch_corr: &[u64], kernel_corr: &[u64]) -> Vec<u32> {
             let run = &by_corr[lo..hi];
             match run.get(run.partition_point(|e| e.1 < last)) {
                 Some(&(_, k)) => {
+                    last = k;
+                    k
+                }
+                None => NO_KERNEL,
+            }
+        })
+        .collect()
+}
+
+/// [`link`] with every kernel id ≤ `max`: kernels grouped by id in a CSR table (ascending index
+/// within an id), O(L + K + max).
+fn link_dense(launch_corr: &[u64], kernel_corr: &[u64], max: usize) -> Vec<u32> {
+    let mut first = vec![0u32; max + 2];
+    for &c in kernel_corr {
+        if c != 0 {
+            first[c as usize + 1] += 1;
+        }
+    }
+    for i in 0..=max {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut ks = vec![0u32; first[max + 1] as usize];
+    for (k, &c) in kernel_corr.iter().enumerate() {
+        if c != 0 {
+            ks[fill[c as usize] as usize] = k as u32;
+            fill[c as usize] += 1;
+        }
+    }
+    drop(fill);
+    let mut last = 0u32;
+    launch_corr
+        .iter()
+        .map(|&c| {
+            if c == 0 || c > max as u64 {
+                return NO_KERNEL;
+            }
+            let run = &ks[first[c as usize] as usize..first[c as usize + 1] as usize];
+            match run.get(run.partition_point(|&k| k < last)) {
+                Some(&k) => {
                     last = k;
                     k
                 }
@@ -125,6 +170,21 @@ mod tests {
         // 1 → kernel 1, 2 → kernel 2, 3 → kernel 0 is before the last mapped one → unlinked.
         assert_eq!(link(&[1, 2, 3], &[3, 1, 2]), vec![1, 2, NO_KERNEL]);
         assert_eq!(link(&[0, 9], &[0, 5]), vec![NO_KERNEL, NO_KERNEL]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dense_link_matches_sorted(
+            l in proptest::collection::vec(0u64..12, 0..20),
+            k in proptest::collection::vec(0u64..12, 0..20),
+        ) {
+            // Sparse reference: the same ids shifted far apart take the sorted path.
+            let far = |v: &[u64]| -> Vec<u64> {
+                v.iter().map(|&c| if c == 0 { 0 } else { c << 40 }).collect()
+            };
+            let dense = link(&l, &k);
+            proptest::prop_assert_eq!(&dense, &link(&far(&l), &far(&k)));
+        }
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub const EXTRA_LAUNCHES: &[&str] = &[
 pub struct Roles {
     /// CPU tree events (slice ids, ascending: grouped by track in storage order).
     pub tree: Vec<u32>,
+    /// Start of each tree event, ps.
+    pub start: Vec<Ps>,
+    /// End of each tree event, ps.
+    pub end: Vec<Ps>,
     /// Offsets into `tree` where each track's events begin, plus `tree.len()` at the end.
     pub groups: Vec<usize>,
     /// Launches: indices into `tree`, sorted by (start, slice id).
@@ -78,6 +82,35 @@ impl<F: Fn(&str) -> bool> NameMemo<F> {
 /// events passing [`kernel_name`]. Launches: tree events named like a launch ([`launch_name`]); on
 /// XPlane, host events with a correlation id.
 pub fn select(c: &Capture, mode: Mode) -> Roles {
+    // Two halves of the tracks (by slice count) on two threads, then concatenated.
+    let total = c.slices.len() as u64;
+    let cut = c
+        .tracks
+        .partition_point(|t| u64::from(t.slices.0) * 2 < total)
+        .min(c.tracks.len());
+    let (a, b) = c.tracks.split_at(cut);
+    let (mut r, tail) = super::par2(|| select_tracks(c, a, mode), || select_tracks(c, b, mode));
+    let off = r.tree.len();
+    r.launches
+        .extend(tail.launches.iter().map(|&l| l + off as u32));
+    r.groups
+        .extend(tail.groups.iter().skip(1).map(|&g| g + off));
+    r.tree.extend_from_slice(&tail.tree);
+    r.start.extend_from_slice(&tail.start);
+    r.end.extend_from_slice(&tail.end);
+    r.kernels.extend_from_slice(&tail.kernels);
+    // Each track contributes a run already sorted by (start, id): the stable sort merges runs.
+    let start = |i: u32| -> Ps { c.slices.start[i as usize] };
+    let (tree, tstart) = (&r.tree, &r.start);
+    r.launches
+        .sort_by_key(|&l| (tstart[l as usize], tree[l as usize]));
+    r.kernels.sort_by_key(|&k| (start(k), k));
+    r
+}
+
+/// [`select`] over `tracks` (a contiguous run of the capture's tracks); launches and kernels come
+/// out in track order, not sorted.
+fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Roles {
     let s = &c.slices;
     let xplane = c.format == Some(Format::XPlane);
     let mut launch = NameMemo {
@@ -88,9 +121,29 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
         f: kernel_name,
         memo: Vec::new(),
     };
+    // Per class: 1 = a tree category, 2 = a kernel category (default mode), else 0.
+    let class_role: Vec<u8> = s
+        .classes
+        .iter()
+        .map(|c| match c.1 {
+            Category::CpuOp
+            | Category::UserAnnotation
+            | Category::Runtime
+            | Category::Driver
+            | Category::PythonFunction => 1,
+            Category::Kernel => 2,
+            _ => 0,
+        })
+        .collect();
+    let role = |i: usize| {
+        class_role
+            .get(usize::from(s.class[i]))
+            .copied()
+            .unwrap_or(0)
+    };
     let mut r = Roles::default();
     r.groups.push(0);
-    for tr in &c.tracks {
+    for tr in tracks {
         let pk = c.processes.get(tr.process as usize).map(|p| p.kind);
         let (lo, hi) = (tr.slices.0 as usize, tr.slices.1 as usize);
         let host = if xplane {
@@ -104,16 +157,11 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
             tr.kind == TrackKind::GpuStream
         };
         if host {
+            r.tree.reserve(hi - lo);
+            r.start.reserve(hi - lo);
+            r.end.reserve(hi - lo);
             for i in lo..hi {
-                let keep = xplane
-                    || matches!(
-                        s.kind(i),
-                        Category::CpuOp
-                            | Category::UserAnnotation
-                            | Category::Runtime
-                            | Category::Driver
-                            | Category::PythonFunction
-                    );
+                let keep = xplane || role(i) == 1;
                 if !keep {
                     continue;
                 }
@@ -126,6 +174,8 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
                     r.launches.push(r.tree.len() as u32);
                 }
                 r.tree.push(i as u32);
+                r.start.push(s.start[i]);
+                r.end.push(s.start[i] + s.dur[i]);
             }
             if r.groups.last() != Some(&r.tree.len()) {
                 r.groups.push(r.tree.len());
@@ -133,7 +183,7 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
         } else if device {
             for i in lo..hi {
                 let k = if !xplane && mode == Mode::Default {
-                    s.kind(i) == Category::Kernel
+                    role(i) == 2
                 } else {
                     kname.get(c, s.name[i])
                 };
@@ -143,11 +193,6 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
             }
         }
     }
-    let start = |i: u32| -> Ps { s.start[i as usize] };
-    let tree = &r.tree;
-    r.launches
-        .sort_unstable_by_key(|&l| (start(tree[l as usize]), tree[l as usize]));
-    r.kernels.sort_unstable_by_key(|&k| (start(k), k));
     r
 }
 
