@@ -8,11 +8,14 @@
 //!   `synth::replicate` (`TRACETUI_BENCH_SOURCE=real` picks that bundled A100 capture).
 //!
 //! Files are written once into `target/bench-data/` and reused. `TRACETUI_BENCH_RUNS` (default 5)
-//! fresh processes per case print best / median / worst; `TRACETUI_BENCH_ONLY=plain|gz|preview|gz-stream`
+//! fresh processes per case print best / median / worst; `TRACETUI_BENCH_ONLY=plain|gz|preview|explorer|gz-stream`
 //! runs one case (`preview`: the partial capture the explorer draws first, plain and gz;
+//! `explorer`: parse, then the explorer's index and partner tables and its first frame;
 //! `gz-stream`: the streaming fallback of `.gz` loading). Run:
 //! `cargo bench --bench json_load`.
 
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -22,6 +25,11 @@ use tracetui::index::CaptureIndex;
 use tracetui::model::SourceInfo;
 use tracetui::synth::kineto::write_kineto_trace;
 use tracetui::synth::replicate::replicate;
+use tracetui::ui::app::{App, Cmd, Msg};
+use tracetui::ui::catalog::CaptureRef;
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::draw;
+use tracetui::ui::loader::{LoadDone, Loaded};
 
 mod common;
 use common::{Sampler, rss_anon};
@@ -158,6 +166,41 @@ fn child(case: &str, path: &Path) {
     }
     .expect("load");
     let t_load = t.elapsed().as_secs_f64();
+    if case == "explorer" {
+        // What the explorer does after parsing: index + partner tables, then the first frame.
+        let started = Instant::now();
+        let loaded = std::sync::Arc::new(Loaded::new_deferred(cap, started));
+        let src = CaptureRef {
+            source: loaded.cap.source.clone(),
+            format: None,
+            modified: None,
+            span: None,
+        };
+        let (mut app, cmds) = App::new(vec![src], (200, 60), ColorMode::True);
+        let generation = match cmds.as_slice() {
+            [Cmd::Load { generation, .. }] => *generation,
+            _ => 0,
+        };
+        app.update(Msg::Load(LoadDone {
+            partial: false,
+            generation,
+            entry: 0,
+            result: Ok(loaded.clone()),
+        }));
+        let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
+        term.draw(|f| draw::draw(&app, f)).expect("draw");
+        let total = t.elapsed().as_secs_f64();
+        let peak = sampler.finish().saturating_sub(base);
+        println!(
+            "RESULT {total} {t_load} {} {peak} {} {} {} {}",
+            cpu_secs() - c0,
+            loaded.cap.slices.len(),
+            loaded.cap.instants.ts.len(),
+            loaded.cap.flows.len(),
+            loaded.cap.warnings.len()
+        );
+        return;
+    }
     let index = CaptureIndex::build(&cap);
     let total = t.elapsed().as_secs_f64();
     let cpu = cpu_secs() - c0;
@@ -273,6 +316,10 @@ fn main() {
     }
     if only.is_empty() || only == "gz" {
         measure("gz", &gz, json_bytes, runs);
+    }
+    if only == "explorer" {
+        // "index" in this case's lines is the time from parsed to the first frame drawn.
+        measure("explorer", &plain, json_bytes, runs);
     }
     if only.is_empty() || only == "preview" {
         measure("preview", &plain, json_bytes, runs);

@@ -119,9 +119,12 @@ impl Loaded {
 
     /// [`Loaded::new`] without the derived rows (and ranking): [`Loaded::derive`] adds them.
     pub fn new_deferred(cap: Capture, started: Instant) -> Loaded {
-        let index = CaptureIndex::build(&cap);
-        let flow_partners = flow_partners(&cap);
-        let (by_corr, by_wide_corr) = by_corr(&cap);
+        // The index on this thread, the partner tables beside it: both are on the way to the
+        // first frame.
+        let (index, (flow_partners, (by_corr, by_wide_corr))) = rank::par2(
+            || CaptureIndex::build(&cap),
+            || (flow_partners(&cap), by_corr(&cap)),
+        );
         let counter_range = cap
             .counters
             .iter()
