@@ -35,6 +35,9 @@ pub struct Loaded {
     search: OnceLock<SearchEngine>,
     /// The optimizable-events ranking, computed on first use (`o`, details of CPU events).
     rank: OnceLock<Ranking>,
+    /// Per-slice self times of the last category filter the statistics table used (freed
+    /// with the capture).
+    self_times: std::sync::Mutex<Option<Arc<crate::analysis::stats_index::SelfTimes>>>,
     /// Derived counter rows: the GPU queue depth of each device over time, with its idle
     /// intervals (from the launch ↔ kernel links), and the queue length of each GPU stream; empty
     /// without GPU kernels, and until computed (on the loader thread after the capture is shown).
@@ -146,6 +149,7 @@ impl Loaded {
             counter_range,
             load_time: started.elapsed(),
             search: OnceLock::new(),
+            self_times: std::sync::Mutex::new(None),
             rank: OnceLock::new(),
             derived: DerivedRows::default(),
         }
@@ -219,6 +223,23 @@ impl Loaded {
     /// The ranking when it was already computed (drawing never computes it).
     pub fn ranking_if_ready(&self) -> Option<&Ranking> {
         self.rank.get()
+    }
+
+    /// Per-slice self times for the category filter of `opts`, kept for the next table with
+    /// the same filter.
+    pub fn self_times(
+        &self,
+        opts: &crate::analysis::stats::StatsOptions,
+    ) -> Arc<crate::analysis::stats_index::SelfTimes> {
+        let mut g = self.self_times.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(st) = g.as_ref().filter(|st| st.fits(opts)) {
+            return st.clone();
+        }
+        let st = Arc::new(crate::analysis::stats_index::SelfTimes::new(
+            &self.cap, opts,
+        ));
+        *g = Some(st.clone());
+        st
     }
 
     /// The search engine of this capture (built on first call).

@@ -18,25 +18,11 @@ use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
 use crate::ui::ruler::format_dur;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
-/// The last self times computed, for the capture they belong to (a `Weak` keeps its
-/// allocation, so a new capture can never be mistaken for it).
-type SelfCache = Option<(Weak<Loaded>, Arc<SelfTimes>)>;
-static SELF_TIMES: Mutex<SelfCache> = Mutex::new(None);
-
-/// Self times of `l` for `opts`, from the cache when they fit.
+/// Self times of `l` for `opts` (kept by the capture for the next table with that filter).
 fn self_times(l: &Arc<Loaded>, opts: &StatsOptions) -> Arc<SelfTimes> {
-    let mut cache = SELF_TIMES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((w, st)) = cache.as_ref()
-        && std::ptr::eq(w.as_ptr(), Arc::as_ptr(l))
-        && st.fits(opts)
-    {
-        return st.clone();
-    }
-    let st = Arc::new(SelfTimes::new(&l.cap, opts));
-    *cache = Some((Arc::downgrade(l), st.clone()));
-    st
+    l.self_times(opts)
 }
 
 /// Grouping and filters of the statistics table; rebuilds it on its keys.
