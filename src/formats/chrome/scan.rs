@@ -810,6 +810,44 @@ mod equivalence {
         )
     }
 
+    /// A small real-shaped trace, mutated byte by byte below.
+    fn base_trace() -> Vec<u8> {
+        let mut v = Vec::new();
+        crate::synth::kineto::write_kineto_trace(&mut v, 60, 11).unwrap();
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(160))]
+        /// Differential fuzzing: damaged traces never panic either path, and whenever the chunked
+        /// path (scanner first) accepts one, it builds exactly what serde builds.
+        #[test]
+        fn mutated_traces_agree_or_decline(
+            edits in proptest::collection::vec(
+                (any::<proptest::sample::Index>(), proptest::sample::select(
+                    &b"\"\\{}[],:0-.eE+ \n\x01\x7f\xc3\xa9\xffatfnx"[..],
+                )),
+                1..6,
+            )
+        ) {
+            let mut text = base_trace();
+            for (at, byte) in edits {
+                let i = at.index(text.len());
+                text[i] = byte;
+            }
+            let p = Progress::default();
+            let seq = load_bytes(&text, SourceInfo::default(), &p);
+            if let Some(c) = load_bytes_chunked(&text, SourceInfo::default(), &p, 700, 2) {
+                let s = seq.map_err(|e| e.to_string());
+                prop_assert!(s.is_ok(), "chunks loaded, serde failed: {s:?}");
+                if let Ok(s) = s {
+                    let (a, b) = (format!("{s:?}"), format!("{c:?}"));
+                    prop_assert!(a == b, "chunked capture differs");
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(96))]
         #[test]
