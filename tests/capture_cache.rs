@@ -89,6 +89,23 @@ fn second_open_reads_the_snapshot_and_prints_the_same() {
     assert_eq!(fresh, direct);
     assert_ne!(fresh, before);
     assert_eq!(entries(&cache).len(), 1);
+    // `tracetui cache` lists the entry for this trace, current; `--clear` empties the cache.
+    let listing: serde_json::Value =
+        serde_json::from_str(&run(&["cache", "--json"], &cache, &[])).unwrap();
+    let e = &listing["entries"][0];
+    let canon = fs::canonicalize(&trace).unwrap();
+    assert_eq!(e["trace"].as_str(), canon.to_str());
+    assert_eq!(e["current"], true);
+    assert!(e["bytes"].as_u64().unwrap() > 1000);
+    let text = run(&["cache"], &cache, &[]);
+    assert!(text.contains("1 entries"), "{text}");
+    // A trace changed since: listed as stale.
+    fs::copy(fixture(), &trace).unwrap();
+    let listing: serde_json::Value =
+        serde_json::from_str(&run(&["cache", "--json"], &cache, &[])).unwrap();
+    assert_eq!(listing["entries"][0]["current"], false);
+    assert!(run(&["cache", "--clear"], &cache, &[]).contains("removed 1"));
+    assert!(entries(&cache).is_empty());
 }
 
 #[test]

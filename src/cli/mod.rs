@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
 
+pub mod cache;
 pub mod gpu;
 pub mod load;
 pub mod nested;
@@ -164,6 +165,8 @@ pub enum Command {
     /// Nested-event accounting of jit_* events and per-function-id timing (ejkernel's profiler)
     #[command(after_help = NESTED_AFTER)]
     Nested(NestedArgs),
+    /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
+    Cache(cache::CacheArgs),
 }
 
 const WATCH_AFTER: &str = "\
@@ -439,6 +442,7 @@ where
         Some(Command::Search(a)) => cmd_search(&a),
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
+        Some(Command::Cache(a)) => cache::cmd_cache(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 /// Smallest JSON text worth caching (for `.gz`, the compressed size × 8 is compared).
 pub const MIN_FILE_BYTES: u64 = 64 << 20;
 
-const HEADER: &[u8; 8] = b"TTCACHE1";
+const HEADER: &[u8; 8] = b"TTCACHE2";
 
 /// The cache directory, or `None` when caching is off or no home is known.
 pub fn dir() -> Option<PathBuf> {
@@ -79,24 +79,100 @@ fn eligible(path: &Path, m: &fs::Metadata) -> bool {
     m.len().saturating_mul(if gz { 8 } else { 1 }) >= min
 }
 
-/// The entry file of `path` in `dir`.
-fn entry(dir: &Path, path: &Path) -> Option<PathBuf> {
+/// The entry file of `path` in `dir`, and `path` made canonical.
+fn entry(dir: &Path, path: &Path) -> Option<(PathBuf, PathBuf)> {
     let canon = fs::canonicalize(path).ok()?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in canon.as_os_str().as_encoded_bytes() {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    Some(dir.join(format!("{h:016x}.snap")))
+    Some((dir.join(format!("{h:016x}.snap")), canon))
 }
 
-fn header(id: Ident) -> Vec<u8> {
+/// An entry's header: magic, the trace's identity, its canonical path (checked on lookup, and
+/// listed by `tracetui cache`).
+fn header(id: Ident, canon: &Path) -> Vec<u8> {
     let mut v = HEADER.to_vec();
     v.extend_from_slice(&id.size.to_le_bytes());
     v.extend_from_slice(&id.mtime_ns.to_le_bytes());
     v.extend_from_slice(&id.ino.to_le_bytes());
     v.extend_from_slice(&id.dev.to_le_bytes());
+    let p = canon.as_os_str().as_encoded_bytes();
+    v.extend_from_slice(&(p.len() as u32).to_le_bytes());
+    v.extend_from_slice(p);
     v
+}
+
+/// The canonical path recorded in an entry's first bytes.
+fn recorded_path(head: &[u8]) -> Option<PathBuf> {
+    let rest = head.strip_prefix(&HEADER[..])?.get(32..)?;
+    let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let p = rest.get(4..4 + n)?;
+    Some(PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+}
+
+/// One cache entry, for `tracetui cache`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EntryInfo {
+    /// The trace file it stands for.
+    pub trace: PathBuf,
+    /// Whether that file still exists unchanged (else the entry is never used again).
+    pub current: bool,
+    /// Bytes of the entry.
+    pub bytes: u64,
+    /// Seconds since it was last used.
+    pub idle_s: u64,
+    /// The entry file.
+    pub file: PathBuf,
+}
+
+/// Every entry of the cache directory, most recently used first.
+pub fn entries() -> Vec<EntryInfo> {
+    let Some(dir) = dir() else { return Vec::new() };
+    let Ok(rd) = fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let now = std::time::SystemTime::now();
+    let mut out: Vec<EntryInfo> = rd
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "snap"))
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            let mut head = vec![0u8; 4096];
+            let n = io::Read::read(&mut File::open(e.path()).ok()?, &mut head).ok()?;
+            let trace = recorded_path(&head[..n])?;
+            let current = fs::metadata(&trace)
+                .ok()
+                .is_some_and(|tm| head.starts_with(&header(ident(&tm), &trace)));
+            Some(EntryInfo {
+                trace,
+                current,
+                bytes: m.len(),
+                idle_s: m
+                    .modified()
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .map_or(0, |d| d.as_secs()),
+                file: e.path(),
+            })
+        })
+        .collect();
+    out.sort_by_key(|e| e.idle_s);
+    out
+}
+
+/// Deletes every entry (and stray temporary files); the number of files removed.
+pub fn clear() -> usize {
+    let Some(dir) = dir() else { return 0 };
+    let Ok(rd) = fs::read_dir(&dir) else { return 0 };
+    rd.flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.ends_with(".snap") || (n.starts_with('.') && n.ends_with(".tmp"))
+        })
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// The cached model of `path` when a current entry exists (`None`: load it).
@@ -107,10 +183,10 @@ pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
         return None;
     }
     let id = ident(&m);
-    let file = entry(&dir, path)?;
+    let (file, canon) = entry(&dir, path)?;
     let f = File::open(&file).ok()?;
     let map = Mapped::new(f, true).ok()?;
-    let head = header(id);
+    let head = header(id, &canon);
     if map.get(..head.len()) != Some(&head[..]) {
         return None;
     }
@@ -152,13 +228,14 @@ fn try_store(path: &Path, cap: &Capture) -> io::Result<bool> {
         return Ok(false);
     }
     let id = ident(&m);
-    let Some(file) = entry(&dir, path) else {
+    let Some((file, canon)) = entry(&dir, path) else {
         return Ok(false);
     };
+    let want = header(id, &canon);
     // Already current (this file was opened from the cache, or stored by another process).
     if let Ok(mut f) = File::open(&file) {
-        let mut head = vec![0u8; HEADER.len() + 32];
-        if io::Read::read_exact(&mut f, &mut head).is_ok() && head == header(id) {
+        let mut head = vec![0u8; want.len()];
+        if io::Read::read_exact(&mut f, &mut head).is_ok() && head == want {
             return Ok(false);
         }
     }
@@ -166,7 +243,7 @@ fn try_store(path: &Path, cap: &Capture) -> io::Result<bool> {
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), id.ino));
     let res = (|| -> io::Result<bool> {
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        w.write_all(&header(id))?;
+        w.write_all(&want)?;
         if !snapshot::encode_to(cap, &mut w)? {
             return Ok(false);
         }
