@@ -881,4 +881,9 @@ fn partial_preview_is_drawn_until_the_full_load_lands() {
     }));
     assert!(app.loaded().is_some_and(|l| Arc::ptr_eq(l, &full)));
     assert!(!render(&app).contains("PARTIAL"));
+    assert!(
+        app.notice
+            .as_deref()
+            .is_none_or(|n| !n.contains("partial preview"))
+    );
 }
