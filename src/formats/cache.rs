@@ -175,6 +175,24 @@ pub fn clear() -> usize {
         .count()
 }
 
+/// True when a current entry for `path` exists (reads its header only): the explorer then
+/// skips the partial preview, the whole capture being a snapshot read away.
+pub fn has_current(path: &Path) -> bool {
+    let current = || -> Option<bool> {
+        let dir = dir()?;
+        let m = fs::metadata(path).ok()?;
+        if !eligible(path, &m) {
+            return Some(false);
+        }
+        let (file, canon) = entry(&dir, path)?;
+        let want = header(ident(&m), &canon);
+        let mut head = vec![0u8; want.len()];
+        io::Read::read_exact(&mut File::open(file).ok()?, &mut head).ok()?;
+        Some(head == want)
+    };
+    current().unwrap_or(false)
+}
+
 /// The cached model of `path` when a current entry exists (`None`: load it).
 pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
     let dir = dir()?;

@@ -360,7 +360,9 @@ pub struct LoadDone {
 
 /// A partial capture of a big JSON file to draw while it loads ([`chrome::preview`]).
 fn preview(capture: &CaptureRef) -> Option<Loaded> {
-    if matches!(capture.format, Some(crate::model::Format::XPlane)) {
+    if matches!(capture.format, Some(crate::model::Format::XPlane))
+        || crate::formats::cache::has_current(&capture.source.path)
+    {
         return None;
     }
     let started = Instant::now();
