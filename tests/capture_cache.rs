@@ -59,6 +59,17 @@ fn second_open_reads_the_snapshot_and_prints_the_same() {
         let off = run(&cmd, &cache, &[("TRACETUI_CACHE", "off")]);
         assert_eq!(first, off, "{cmd:?}");
     }
+    // A capped load never comes from (or goes to) the cache: the whole capture is cached.
+    let capped = run(
+        &["summary", "--json", "--max-events", "100", t],
+        &cache,
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_str(&capped).unwrap();
+    assert!(
+        v["captures"][0]["events"].as_u64().unwrap() <= 100,
+        "{capped}"
+    );
     let snap = entries(&cache).remove(0);
     // A damaged entry is a miss: same output, and the entry is rewritten.
     let mut bytes = fs::read(&snap).unwrap();

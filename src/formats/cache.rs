@@ -206,6 +206,11 @@ pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
     let map = Mapped::new(f, true).ok()?;
     let head = header(id, &canon);
     if map.get(..head.len()) != Some(&head[..]) {
+        // An older version of this trace (same path): it can never be used again.
+        if map.get(..4096.min(map.len())).and_then(recorded_path) == Some(canon) {
+            drop(map);
+            let _ = fs::remove_file(&file);
+        }
         return None;
     }
     let decoded = snapshot::decode(&map[head.len()..], source.clone());

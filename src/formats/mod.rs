@@ -238,7 +238,15 @@ pub fn load(path: &Path, source: SourceInfo, progress: &Progress) -> Result<Capt
     match format_of(path) {
         Some(Format::XPlane) => load_capped(path, source, progress, true, xplane::load),
         Some(_) => {
-            if let Some(c) = cache::lookup(path, &source) {
+            // The cache holds whole captures only: not when this load would be capped
+            // (`--max-events`, or too little memory for the whole file).
+            let bytes = match source.file_bytes {
+                0 => std::fs::metadata(path).map_or(0, |m| m.len()),
+                n => n,
+            };
+            let uncapped = progress.max_events().is_none()
+                && budget::cap_for_file(path, bytes, false).is_none();
+            if uncapped && let Some(c) = cache::lookup(path, &source) {
                 progress.update(c.source.file_bytes, c.event_count());
                 return Ok(c);
             }
