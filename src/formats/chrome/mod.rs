@@ -2,9 +2,12 @@
 //!
 //! Streaming: a serde `DeserializeSeed` chain (`seed`) writes every event straight into the
 //! [`CaptureBuilder`](crate::model::CaptureBuilder) (`event`), with `args` packed into the
-//! args arena (`args`) and `ts`/`dur` parsed exactly from their text ([`time`]). Plain files are
-//! memory-mapped; `.gz` files are inflated as a stream. Truncated files keep every complete event;
-//! known writer defects get a second-chance parse ([`recover`]). See `docs/json-loader.md`.
+//! args arena (`args`) and `ts`/`dur` parsed exactly from their text ([`time`]). Files of 8 MB
+//! and more are parsed in chunks on all cores (`parallel`, with the event scanner `scan` in front
+//! of serde). Plain files are memory-mapped; `.gz` files are inflated into a temporary file
+//! while it is parsed (`spill`). Truncated files keep every complete event; known writer defects
+//! get a second-chance parse ([`recover`]). Big files get a quick partial [`preview`] for the
+//! explorer. See `docs/json-loader.md`.
 
 mod args;
 mod event;

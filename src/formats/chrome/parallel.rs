@@ -10,6 +10,10 @@
 //! trusted only once the previous chunk's parse, starting from a verified boundary, lands on it
 //! exactly; any failure (bad boundary, syntax error, truncation, cancel) returns `Err` and the
 //! caller parses the whole file again single-threaded, which owns all error semantics.
+//!
+//! Boundaries are found as the text becomes readable ([`Chunked::avail`]), so a `.gz` that a
+//! thread is still inflating is parsed while it inflates. Each chunk's events go through the
+//! hand-written scanner ([`super::scan`]) first, serde for what it declines.
 
 use super::event::{Loader, RawEvent};
 use super::scan;
