@@ -177,15 +177,30 @@ impl<'de> Visitor<'de> for CachedKeySeed<'_> {
     }
     #[inline]
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<StrId, E> {
-        if self.strings.get(*self.slot).as_bytes() == v {
-            return Ok(*self.slot);
-        }
-        let id = self.strings.intern_lossy(v);
-        *self.slot = id;
-        Ok(id)
+        Ok(cached_key(self.strings, self.slot, v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<StrId, E> {
         self.visit_bytes(v.as_bytes())
+    }
+}
+
+/// Interns an `args` key through its position's one-entry cache (see [`CachedKeySeed`]).
+#[inline]
+pub fn cached_key(strings: &mut Interner, slot: &mut StrId, key: &[u8]) -> StrId {
+    if strings.get(*slot).as_bytes() == key {
+        return *slot;
+    }
+    let id = strings.intern_lossy(key);
+    *slot = id;
+    id
+}
+
+/// An unsigned JSON integer as an arg value: `I64` when it fits, else `U64`.
+#[inline]
+pub fn uint_value(v: u64) -> ArgValue {
+    match i64::try_from(v) {
+        Ok(i) => ArgValue::I64(i),
+        Err(_) => ArgValue::U64(v),
     }
 }
 
@@ -369,10 +384,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         Ok(ArgValue::Str(self.strings.intern_lossy(v)))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<ArgValue, E> {
-        Ok(match i64::try_from(v) {
-            Ok(i) => ArgValue::I64(i),
-            Err(_) => ArgValue::U64(v),
-        })
+        Ok(uint_value(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<ArgValue, E> {
         Ok(ArgValue::I64(v))
@@ -416,6 +428,21 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 pub struct ArgFacts {
     /// Kineto `correlation`.
     pub correlation: Option<u64>,
+}
+
+impl ArgFacts {
+    /// Notes entry (`key`, `v`) when it is a fact the loader uses (`correlation` is the
+    /// interned id of that key).
+    #[inline]
+    pub fn note(&mut self, key: StrId, correlation: StrId, v: ArgValue) {
+        if key == correlation {
+            match v {
+                ArgValue::I64(c) if c >= 0 => self.correlation = Some(c as u64),
+                ArgValue::U64(c) => self.correlation = Some(c),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// Parses an `args` object into one arena block; extracts `correlation`.
@@ -469,13 +496,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
                 cache: &mut ld.cache,
                 scratch: &mut ld.scratch,
             })?;
-            if k == ld.k.correlation {
-                match v {
-                    ArgValue::I64(c) if c >= 0 => self.facts.correlation = Some(c as u64),
-                    ArgValue::U64(c) => self.facts.correlation = Some(c),
-                    _ => {}
-                }
-            }
+            self.facts.note(k, ld.k.correlation, v);
             ld.b.args.push(k, v);
         }
         Ok(ld.b.args.finish())

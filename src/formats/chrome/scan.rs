@@ -13,61 +13,26 @@
 //! visitor dispatch, no `RawValue` round trip for `ts`/`dur`, string ends found eight bytes at a
 //! time.
 
+use super::args::{cached_key, uint_value};
 use super::event::{Loader, RawEvent};
+use super::seed::{Field, id_from_str, key_from_str};
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
-
-/// Top-level keys of an event (the serde seed's `Field`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Ph,
-    Name,
-    Cat,
-    Pid,
-    Tid,
-    Ts,
-    Dur,
-    Args,
-    Id,
-    Id2,
-    S,
-    Bp,
-    BindId,
-    FlowIn,
-    FlowOut,
-    Other,
-}
-
-fn field(k: &[u8]) -> Field {
-    match k {
-        b"ph" => Field::Ph,
-        b"name" => Field::Name,
-        b"cat" => Field::Cat,
-        b"pid" => Field::Pid,
-        b"tid" => Field::Tid,
-        b"ts" => Field::Ts,
-        b"dur" => Field::Dur,
-        b"args" => Field::Args,
-        b"id" => Field::Id,
-        b"id2" => Field::Id2,
-        b"s" => Field::S,
-        b"bp" => Field::Bp,
-        b"bind_id" => Field::BindId,
-        b"flow_in" => Field::FlowIn,
-        b"flow_out" => Field::FlowOut,
-        _ => Field::Other,
-    }
-}
 
 /// A scalar value, validated; spans are byte ranges of the input.
 #[derive(Clone, Copy)]
 enum Val {
     /// String content (no escapes, valid UTF-8).
     Str(u32, u32),
-    /// Integer text (never `-0`, at most 20 digits).
+    /// Integer text (never `-0`, at most 20 digits); read by [`int_value`] where a field needs
+    /// the value (phase 1 turns those into `Whole`).
     Int(u32, u32),
+    /// An integer's value as serde reads it: (negative, magnitude).
+    Whole(bool, u64),
     /// Number with a fraction or exponent: its text span.
     Num(u32, u32),
+    /// An arg float, read by serde_json's own parser.
+    Float(f64),
     True,
     False,
     Null,
@@ -337,7 +302,7 @@ impl Plan {
                 return None;
             }
             let ke = string(b, j + 1)?;
-            let f = field(b.get(j + 1..ke)?);
+            let f = Field::from_key(b.get(j + 1..ke)?);
             j = ws(b, ke + 1);
             if b.get(j) != Some(&b':') {
                 return None;
@@ -347,6 +312,15 @@ impl Plan {
                 self.args(b, j)?
             } else {
                 scalar(b, j)?
+            };
+            // `ts`/`dur` keep their text (`us_text_to_ps`); skipped keys need no value.
+            let v = match (f, v) {
+                (Field::Ts | Field::Dur | Field::Other, v) => v,
+                (_, Val::Int(s, e)) => {
+                    let (neg, mag) = int_value(b, s, e)?;
+                    Val::Whole(neg, mag)
+                }
+                (_, v) => v,
             };
             self.fields.push((f, v));
             j = ws(b, e);
@@ -381,7 +355,14 @@ impl Plan {
                     let e = nested(b, j, &mut self.text, 1)?;
                     (e, Val::Json(t0, self.text.len() as u32))
                 }
-                _ => scalar(b, j)?,
+                _ => match scalar(b, j)? {
+                    (e, Val::Int(s, t)) => {
+                        let (neg, mag) = int_value(b, s, t)?;
+                        (e, Val::Whole(neg, mag))
+                    }
+                    (e, Val::Num(s, t)) => (e, Val::Float(float(b, s, t)?)),
+                    other => other,
+                },
             };
             self.entries.push((key.0, key.1, v));
             j = ws(b, e);
@@ -394,32 +375,25 @@ impl Plan {
     }
 
     /// Whether every field has a type the apply phase handles like serde (checked before any
-    /// side effect).
-    fn supported(&self, b: &[u8]) -> bool {
+    /// side effect; args entries were resolved in phase 1).
+    fn supported(&self) -> bool {
         self.fields.iter().all(|&(f, v)| match f {
             Field::Ph | Field::S | Field::Bp | Field::Name | Field::Cat => {
                 matches!(v, Val::Str(..))
             }
+            // serde interns pids/tids beyond i64 as text: leave those to it.
             Field::Pid | Field::Tid => match v {
-                Val::Int(s, e) => {
-                    int_value(b, s, e).is_some_and(|(neg, mag)| neg || i64::try_from(mag).is_ok())
-                }
+                Val::Whole(neg, mag) => neg || i64::try_from(mag).is_ok(),
                 Val::Str(..) => true,
                 _ => false,
             },
             Field::Ts | Field::Dur => matches!(v, Val::Int(..) | Val::Num(..)),
             Field::Args => matches!(v, Val::Args(..) | Val::Null),
-            Field::Id | Field::Id2 | Field::BindId => match v {
-                Val::Int(s, e) => int_value(b, s, e).is_some(),
-                Val::Str(..) | Val::Null => true,
-                _ => false,
-            },
+            Field::Id | Field::Id2 | Field::BindId => {
+                matches!(v, Val::Whole(..) | Val::Str(..) | Val::Null)
+            }
             Field::FlowIn | Field::FlowOut => matches!(v, Val::True | Val::False),
             Field::Other => true,
-        }) && self.entries.iter().all(|&(_, _, v)| match v {
-            Val::Num(s, e) => float(b, s, e).is_some(),
-            Val::Int(s, e) => int_value(b, s, e).is_some(),
-            _ => true,
         })
     }
 }
@@ -459,7 +433,7 @@ pub fn event(
     i: usize,
 ) -> Option<usize> {
     let end = plan.read(b, i)?;
-    if !plan.supported(b) {
+    if !plan.supported() {
         return None;
     }
     ev.clear();
@@ -477,11 +451,8 @@ pub fn event(
             }
             (Field::Pid | Field::Tid, v) => {
                 let k = match v {
-                    Val::Int(s, e) => {
-                        let (neg, mag) = int_value(b, s, e).unwrap_or((false, 0));
-                        Key::Int(int(neg, mag))
-                    }
-                    Val::Str(s, e) => str_key(ld, span(b, s, e)),
+                    Val::Whole(neg, mag) => Key::Int(int(neg, mag)),
+                    Val::Str(s, e) => key_from_str(&mut ld.b.strings, span(b, s, e)),
                     _ => Key::Str(StrId::EMPTY),
                 };
                 if f == Field::Pid {
@@ -508,11 +479,8 @@ pub fn event(
             }
             (Field::Id | Field::Id2 | Field::BindId, v) => {
                 let id = match v {
-                    Val::Int(s, e) => {
-                        let (neg, mag) = int_value(b, s, e).unwrap_or((false, 0));
-                        Some(int(neg, mag) as u64)
-                    }
-                    Val::Str(s, e) => Some(str_id(span(b, s, e))),
+                    Val::Whole(neg, mag) => Some(int(neg, mag) as u64),
+                    Val::Str(s, e) => Some(id_from_str(span(b, s, e))),
                     _ => None,
                 };
                 if f == Field::BindId {
@@ -537,30 +505,6 @@ fn first(b: &[u8], s: u32, e: u32) -> u8 {
     }
 }
 
-/// `KeySeed::visit_str`.
-fn str_key(ld: &mut Loader<'_>, v: &str) -> Key {
-    let t = v.trim();
-    if !t.is_empty()
-        && t.len() <= 20
-        && t.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-        && let Ok(i) = t.parse::<i64>()
-    {
-        return Key::Int(i);
-    }
-    Key::Str(ld.b.strings.intern(v))
-}
-
-/// `IdSeed::visit_str`.
-fn str_id(v: &str) -> u64 {
-    let t = v.trim();
-    let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else {
-        t.parse::<u64>().ok()
-    };
-    parsed.unwrap_or_else(|| super::seed::hash_str(v))
-}
-
 /// `ArgsSeed::visit_map`: one arena block, key cache per position, `correlation` noted.
 fn args(
     ld: &mut Loader<'_>,
@@ -579,41 +523,24 @@ fn args(
             Some(s) => s,
             None => &mut spare,
         };
-        let k = if ld.b.strings.get(*slot).as_bytes() == key {
-            *slot
-        } else {
-            let id = ld.b.strings.intern_lossy(key);
-            *slot = id;
-            id
-        };
+        let k = cached_key(&mut ld.b.strings, slot, key);
         let value = match v {
             Val::Str(s, e) => {
                 ArgValue::Str(ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e)))
             }
-            Val::Int(s, e) => match int_value(b, s, e).unwrap_or((false, 0)) {
-                (false, mag) => match i64::try_from(mag) {
-                    Ok(i) => ArgValue::I64(i),
-                    Err(_) => ArgValue::U64(mag),
-                },
-                (true, mag) => ArgValue::I64(int(true, mag)),
-            },
-            Val::Num(s, e) => ArgValue::F64(float(b, s, e).unwrap_or(0.0)),
+            Val::Whole(false, mag) => uint_value(mag),
+            Val::Whole(true, mag) => ArgValue::I64(int(true, mag)),
+            Val::Float(f) => ArgValue::F64(f),
             Val::True => ArgValue::Bool(true),
             Val::False => ArgValue::Bool(false),
-            Val::Null => ArgValue::Null,
             Val::Json(s, e) => {
                 let t = plan.text.get(s as usize..e as usize).unwrap_or(&[]);
                 ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
             }
-            Val::Args(..) => ArgValue::Null,
+            // Phase 1 resolves every number in args; the rest is null.
+            Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) => ArgValue::Null,
         };
-        if k == ld.k.correlation {
-            match value {
-                ArgValue::I64(c) if c >= 0 => ev.facts.correlation = Some(c as u64),
-                ArgValue::U64(c) => ev.facts.correlation = Some(c),
-                _ => {}
-            }
-        }
+        ev.facts.note(k, ld.k.correlation, value);
         ld.b.args.push(k, value);
     }
     ld.b.args.finish()

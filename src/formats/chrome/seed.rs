@@ -4,7 +4,7 @@
 use super::args::{ArgFacts, ArgsSeed, StrSeed, ValueSeed};
 use super::event::{IdVal, Loader, RawEvent};
 use super::time::us_text_to_ps;
-use crate::model::{Key, StrId};
+use crate::model::{Interner, Key, StrId};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -13,10 +13,10 @@ use std::fmt;
 /// serde_json hand over the value's exact text (borrowed from a slice, owned from a reader).
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// Keys of one trace event; anything else is skipped with `IgnoredAny`.
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "snake_case")]
-enum Field {
+/// Keys of one trace event; anything else is skipped with `IgnoredAny`. Shared with the
+/// hand-written scanner (`scan`), which matches the same keys on raw bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Field {
     Ph,
     Name,
     Cat,
@@ -32,8 +32,50 @@ enum Field {
     BindId,
     FlowIn,
     FlowOut,
-    #[serde(other)]
     Other,
+}
+
+impl Field {
+    /// The field a key names.
+    pub(super) fn from_key(k: &[u8]) -> Field {
+        match k {
+            b"ph" => Field::Ph,
+            b"name" => Field::Name,
+            b"cat" => Field::Cat,
+            b"pid" => Field::Pid,
+            b"tid" => Field::Tid,
+            b"ts" => Field::Ts,
+            b"dur" => Field::Dur,
+            b"args" => Field::Args,
+            b"id" => Field::Id,
+            b"id2" => Field::Id2,
+            b"s" => Field::S,
+            b"bp" => Field::Bp,
+            b"bind_id" => Field::BindId,
+            b"flow_in" => Field::FlowIn,
+            b"flow_out" => Field::FlowOut,
+            _ => Field::Other,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an event key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                Ok(Field::from_key(v.as_bytes()))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Field, E> {
+                Ok(Field::from_key(v))
+            }
+        }
+        d.deserialize_identifier(V)
+    }
 }
 
 /// Top-level document: `[events…]` or `{"traceEvents":[…], metadata…}`.
@@ -407,6 +449,30 @@ impl<'de> Visitor<'de> for TimeText {
     }
 }
 
+/// A pid/tid given as a string: numeric strings normalized to integers, others interned.
+pub(super) fn key_from_str(strings: &mut Interner, v: &str) -> Key {
+    let t = v.trim();
+    if !t.is_empty()
+        && t.len() <= 20
+        && t.bytes().all(|c| c.is_ascii_digit() || c == b'-')
+        && let Ok(i) = t.parse::<i64>()
+    {
+        return Key::Int(i);
+    }
+    Key::Str(strings.intern(v))
+}
+
+/// A flow/async id given as a string: decimal or `0x` hex, else a hash of the text.
+pub(super) fn id_from_str(v: &str) -> u64 {
+    let t = v.trim();
+    let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse::<u64>().ok()
+    };
+    parsed.unwrap_or_else(|| hash_str(v))
+}
+
 /// pid / tid: exact integers, numeric strings normalized to integers, other strings interned.
 struct KeySeed<'a, 'p>(&'a mut Loader<'p>);
 
@@ -443,15 +509,7 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
         }
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-        let t = v.trim();
-        if !t.is_empty()
-            && t.len() <= 20
-            && t.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-            && let Ok(i) = t.parse::<i64>()
-        {
-            return Ok(Key::Int(i));
-        }
-        Ok(Key::Str(self.0.b.strings.intern(v)))
+        Ok(key_from_str(&mut self.0.b.strings, v))
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
         Ok(Key::Int(i64::from(v)))
@@ -481,7 +539,7 @@ impl<'de> DeserializeSeed<'de> for IdSeed {
 }
 
 /// FNV-1a, for string ids that are not numbers.
-pub(super) fn hash_str(s: &str) -> u64 {
+fn hash_str(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
@@ -508,13 +566,7 @@ impl<'de> Visitor<'de> for IdSeed {
         Ok(Some(u64::from(v)))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        let t = v.trim();
-        let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-            u64::from_str_radix(h, 16).ok()
-        } else {
-            t.parse::<u64>().ok()
-        };
-        Ok(Some(parsed.unwrap_or_else(|| hash_str(v))))
+        Ok(Some(id_from_str(v)))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(None)
