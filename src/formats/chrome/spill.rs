@@ -79,28 +79,42 @@ impl Growing {
     }
 
     fn fill(&self, path: &Path, progress: &Progress) -> io::Result<(u64, Option<io::Error>)> {
-        let mut src =
-            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, File::open(path)?));
-        let mut buf = vec![0u8; 1 << 20];
-        let mut len = 0u64;
-        let mut out = &self.file;
-        loop {
-            if progress.cancelled() {
-                return Ok((len, None));
-            }
-            match src.read(&mut buf) {
-                Ok(0) => return Ok((len, None)),
-                Ok(n) => {
-                    if len + n as u64 > self.room {
-                        return Err(io::Error::other("inflated text outgrew its room"));
-                    }
-                    out.write_all(&buf[..n])?;
-                    len += n as u64;
-                    self.written.store(len, Ordering::Release);
+        inflate_into(path, &self.file, self.room, progress, |len| {
+            self.written.store(len, Ordering::Release)
+        })
+    }
+}
+
+/// Inflates `path` (gzip, possibly multi-member) into `out`, calling `wrote` with the length so
+/// far after each write; stops early on cancel. `(length, inflate error)`; `Err` when writing
+/// fails or the text would pass `room` bytes.
+fn inflate_into(
+    path: &Path,
+    mut out: &File,
+    room: u64,
+    progress: &Progress,
+    wrote: impl Fn(u64),
+) -> io::Result<(u64, Option<io::Error>)> {
+    let mut src =
+        flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, File::open(path)?));
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        if progress.cancelled() {
+            return Ok((len, None));
+        }
+        match src.read(&mut buf) {
+            Ok(0) => return Ok((len, None)),
+            Ok(n) => {
+                if len + n as u64 > room {
+                    return Err(io::Error::other("inflated text outgrew its room"));
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Ok((len, Some(e))),
+                out.write_all(&buf[..n])?;
+                len += n as u64;
+                wrote(len);
             }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Ok((len, Some(e))),
         }
     }
 }
@@ -108,30 +122,10 @@ impl Growing {
 /// Inflates `path` (gzip, possibly multi-member) into a temporary file. Errors only when the
 /// temporary file cannot be created or written (the caller then streams instead).
 pub fn inflate_to_temp(path: &Path, progress: &Progress) -> io::Result<Spilled> {
-    let mut file = temp_file()?;
-    let mut src =
-        flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, File::open(path)?));
-    let mut buf = vec![0u8; 1 << 20];
-    let mut len = 0u64;
-    let mut error = None;
-    loop {
-        if progress.cancelled() {
-            break;
-        }
-        match src.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                file.write_all(&buf[..n])?;
-                len += n as u64;
-                progress.bytes_done.store(len, Ordering::Relaxed);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
-    file.flush()?;
+    let file = temp_file()?;
+    let (len, error) = inflate_into(path, &file, u64::MAX, progress, |len| {
+        progress.bytes_done.store(len, Ordering::Relaxed)
+    })?;
+    (&file).flush()?;
     Ok(Spilled { file, len, error })
 }
