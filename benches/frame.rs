@@ -56,12 +56,11 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("backend");
     // Load finished → first timeline frame.
     let t = Instant::now();
-    app.update(Msg::Load(LoadDone {
-        partial: false,
+    app.update(Msg::Load(LoadDone::finished(
         generation,
-        entry: 0,
-        result: Ok(loaded.clone()),
-    }));
+        0,
+        Ok(loaded.clone()),
+    )));
     term.draw(|f| draw::draw(&app, f)).expect("draw");
     println!(
         "first timeline frame after load: {:.2} ms (update + draw)",

@@ -181,12 +181,11 @@ fn child(case: &str, path: &Path) {
             [Cmd::Load { generation, .. }] => *generation,
             _ => 0,
         };
-        app.update(Msg::Load(LoadDone {
-            partial: false,
+        app.update(Msg::Load(LoadDone::finished(
             generation,
-            entry: 0,
-            result: Ok(loaded.clone()),
-        }));
+            0,
+            Ok(loaded.clone()),
+        )));
         let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
         term.draw(|f| draw::draw(&app, f)).expect("draw");
         let total = t.elapsed().as_secs_f64();

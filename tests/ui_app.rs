@@ -32,12 +32,7 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
         } = c
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone {
-                partial: false,
-                generation,
-                entry,
-                result,
-            }));
+            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
             run_cmds(app, more);
         }
     }
@@ -70,12 +65,11 @@ fn demo_app(w: u16, h: u16) -> App {
         other => panic!("expected one load, got {other:?}"),
     };
     let loaded = Loaded::new(demo::capture(6, 4, true), Instant::now());
-    app.update(Msg::Load(LoadDone {
-        partial: false,
+    app.update(Msg::Load(LoadDone::finished(
         generation,
-        entry: 0,
-        result: Ok(Arc::new(loaded)),
-    }));
+        0,
+        Ok(Arc::new(loaded)),
+    )));
     app
 }
 
@@ -119,12 +113,11 @@ fn opens_directly_and_draws_every_region() {
 fn stale_generation_is_dropped() {
     let mut app = demo_app(80, 24);
     let before = app.rows.len();
-    app.update(Msg::Load(LoadDone {
-        partial: false,
-        generation: app.entries.generation + 7,
-        entry: 0,
-        result: Err("late".into()),
-    }));
+    app.update(Msg::Load(LoadDone::finished(
+        app.entries.generation + 7,
+        0,
+        Err("late".into()),
+    )));
     assert!(matches!(app.entries[0].state, EntryState::Ready(_)));
     assert_eq!(app.rows.len(), before);
 }
@@ -342,12 +335,11 @@ fn esc_cancels_a_running_load_and_late_results_are_dropped() {
     assert_eq!(app.screen(), Screen::Picker);
     assert!(!app.loading());
     // The cancelled job's result arrives late: ignored.
-    app.update(Msg::Load(LoadDone {
-        partial: false,
+    app.update(Msg::Load(LoadDone::finished(
         generation,
-        entry: 0,
-        result: Err("cancelled".into()),
-    }));
+        0,
+        Err("cancelled".into()),
+    )));
     assert!(matches!(app.entries[0].state, EntryState::Idle));
 }
 
@@ -857,28 +849,21 @@ fn partial_preview_is_drawn_until_the_full_load_lands() {
     };
     // Stale preview (older generation): ignored.
     let part = Arc::new(Loaded::new(demo::capture(2, 2, false), Instant::now()));
-    app.update(Msg::Load(LoadDone {
-        partial: true,
-        generation: generation.wrapping_sub(1),
-        entry: 0,
-        result: Ok(part.clone()),
-    }));
+    app.update(Msg::Load(LoadDone::preview(
+        generation.wrapping_sub(1),
+        0,
+        part.clone(),
+    )));
     assert!(app.loaded().is_none());
-    app.update(Msg::Load(LoadDone {
-        partial: true,
-        generation,
-        entry: 0,
-        result: Ok(part.clone()),
-    }));
+    app.update(Msg::Load(LoadDone::preview(generation, 0, part.clone())));
     assert!(app.loaded().is_some_and(|l| Arc::ptr_eq(l, &part)));
     assert!(render(&app).contains("PARTIAL"), "{}", render(&app));
     let full = Arc::new(Loaded::new(demo::capture(6, 4, true), Instant::now()));
-    app.update(Msg::Load(LoadDone {
-        partial: false,
+    app.update(Msg::Load(LoadDone::finished(
         generation,
-        entry: 0,
-        result: Ok(full.clone()),
-    }));
+        0,
+        Ok(full.clone()),
+    )));
     assert!(app.loaded().is_some_and(|l| Arc::ptr_eq(l, &full)));
     assert!(!render(&app).contains("PARTIAL"));
     assert!(

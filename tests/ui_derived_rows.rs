@@ -38,12 +38,7 @@ fn open(path: &str, deferred: bool) -> (App, u64) {
             } else {
                 loader::load_sync(&capture, &progress).map(Arc::new)
             };
-            app.update(Msg::Load(LoadDone {
-                generation: g,
-                entry,
-                result,
-                partial: false,
-            }));
+            app.update(Msg::Load(LoadDone::finished(g, entry, result)));
         }
     }
     (app, generation)

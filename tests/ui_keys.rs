@@ -52,12 +52,11 @@ fn demo_app(cfg: &config::Config) -> App {
     };
     let generation = *generation;
     let loaded = Loaded::new(demo::capture(6, 4, true), Instant::now());
-    app.update(Msg::Load(LoadDone {
-        partial: false,
+    app.update(Msg::Load(LoadDone::finished(
         generation,
-        entry: 0,
-        result: Ok(Arc::new(loaded)),
-    }));
+        0,
+        Ok(Arc::new(loaded)),
+    )));
     app
 }
 

@@ -32,12 +32,7 @@ fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
         } = c
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone {
-                partial: false,
-                generation,
-                entry,
-                result,
-            }));
+            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
             run_cmds(app, more);
         }
     }

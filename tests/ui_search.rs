@@ -45,12 +45,7 @@ fn open(path: &str, w: u16, h: u16) -> App {
         } = c
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            app.update(Msg::Load(LoadDone {
-                partial: false,
-                generation,
-                entry,
-                result,
-            }));
+            app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
         }
     }
     assert!(app.loaded().is_some());

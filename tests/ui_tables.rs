@@ -28,12 +28,7 @@ fn open(path: &str) -> App {
         } = c
         {
             let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            app.update(Msg::Load(LoadDone {
-                partial: false,
-                generation,
-                entry,
-                result,
-            }));
+            app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
         }
     }
     app

@@ -25,9 +25,6 @@ use std::sync::Arc;
 pub use super::loading::Entry;
 pub use super::rows::{Row, build_rows, stream_id};
 
-/// Start of the notice shown while a partial preview is drawn.
-const PREVIEW_NOTICE: &str = "partial preview";
-
 /// Everything that can happen to the app: input, load results, and what views ask for.
 #[derive(Debug)]
 pub enum Msg {
@@ -393,15 +390,12 @@ impl App {
             Ok(l) => (true, EntryState::Ready(l)),
             Err(msg) => (false, EntryState::Failed(msg)),
         };
+        let was_preview = self.entries.is_preview();
         if !self.entries.finish(done.generation, done.entry, state) {
             return;
         }
         // The preview's notice no longer applies once the whole capture (or its error) is in.
-        if self
-            .notice
-            .as_deref()
-            .is_some_and(|n| n.starts_with(PREVIEW_NOTICE))
-        {
+        if was_preview && !self.entries.is_preview() {
             self.notice = None;
         }
         if self.entries.current != Some(done.entry) {
@@ -431,7 +425,7 @@ impl App {
         }
         self.reset_view();
         self.notice = Some(format!(
-            "{PREVIEW_NOTICE}: the first {} events; the whole capture replaces it when loaded",
+            "partial preview: the first {} events; the whole capture replaces it when loaded",
             crate::ui::status::count(events)
         ));
     }

@@ -358,6 +358,28 @@ pub struct LoadDone {
     pub partial: bool,
 }
 
+impl LoadDone {
+    /// The end of job `generation` for `entry`: the capture or the error text.
+    pub fn finished(generation: u64, entry: usize, result: Result<Arc<Loaded>, String>) -> Self {
+        LoadDone {
+            generation,
+            entry,
+            result,
+            partial: false,
+        }
+    }
+
+    /// A partial preview sent while job `generation` for `entry` still runs.
+    pub fn preview(generation: u64, entry: usize, preview: Arc<Loaded>) -> Self {
+        LoadDone {
+            generation,
+            entry,
+            result: Ok(preview),
+            partial: true,
+        }
+    }
+}
+
 /// A partial capture of a big JSON file to draw while it loads ([`chrome::preview`]).
 fn preview(capture: &CaptureRef) -> Option<Loaded> {
     if matches!(capture.format, Some(crate::model::Format::XPlane))
@@ -385,21 +407,11 @@ pub fn spawn<M: Send + 'static>(
         .name(format!("tracetui-load-{generation}"))
         .spawn(move || {
             if let Some(p) = preview(&capture) {
-                let _ = tx.send(wrap(LoadDone {
-                    generation,
-                    entry,
-                    result: Ok(Arc::new(p)),
-                    partial: true,
-                }));
+                let _ = tx.send(wrap(LoadDone::preview(generation, entry, Arc::new(p))));
             }
             let result = load_deferred(&capture, &progress).map(Arc::new);
             let ready = result.as_ref().ok().cloned();
-            let _ = tx.send(wrap(LoadDone {
-                generation,
-                entry,
-                result,
-                partial: false,
-            }));
+            let _ = tx.send(wrap(LoadDone::finished(generation, entry, result)));
             // The UI draws meanwhile; the derived rows appear when ready, and the first `/` then
             // finds the search index built.
             if let Some(l) = ready {
