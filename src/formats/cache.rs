@@ -175,6 +175,15 @@ pub fn clear() -> usize {
         .count()
 }
 
+/// True when `file` begins with `head` (an entry's header).
+fn starts_with(file: &Path, head: &[u8]) -> bool {
+    let mut got = vec![0u8; head.len()];
+    File::open(file)
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut got))
+        .is_ok()
+        && got == head
+}
+
 /// True when a current entry for `path` exists (reads its header only): the explorer then
 /// skips the partial preview, the whole capture being a snapshot read away.
 pub fn has_current(path: &Path) -> bool {
@@ -185,10 +194,7 @@ pub fn has_current(path: &Path) -> bool {
             return Some(false);
         }
         let (file, canon) = entry(&dir, path)?;
-        let want = header(ident(&m), &canon);
-        let mut head = vec![0u8; want.len()];
-        io::Read::read_exact(&mut File::open(file).ok()?, &mut head).ok()?;
-        Some(head == want)
+        Some(starts_with(&file, &header(ident(&m), &canon)))
     };
     current().unwrap_or(false)
 }
@@ -256,11 +262,8 @@ fn try_store(path: &Path, cap: &Capture) -> io::Result<bool> {
     };
     let want = header(id, &canon);
     // Already current (this file was opened from the cache, or stored by another process).
-    if let Ok(mut f) = File::open(&file) {
-        let mut head = vec![0u8; want.len()];
-        if io::Read::read_exact(&mut f, &mut head).is_ok() && head == want {
-            return Ok(false);
-        }
+    if starts_with(&file, &want) {
+        return Ok(false);
     }
     fs::create_dir_all(&dir)?;
     let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), id.ino));
