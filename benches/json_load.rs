@@ -135,41 +135,35 @@ fn compress(plain: &Path, gz: &Path) {
     eprintln!("compressed in {:.1} s", t.elapsed().as_secs_f64());
 }
 
-/// One run in this (fresh) process: load + index; prints a `RESULT` line for the parent.
+/// One run in this (fresh) process: parse, then what `case` does after it (index; the explorer's
+/// first frame); prints a `RESULT` line for the parent: total s, parse s, CPU s, peak anon
+/// bytes, slices, instants, flows, warnings.
 fn child(case: &str, path: &Path) {
     let base = rss_anon();
     let sampler = Sampler::start(Duration::from_millis(5));
     let c0 = cpu_secs();
     let t = Instant::now();
     let progress = Progress::default();
-    if case.starts_with("preview") {
-        // What the explorer draws first for a big file: its partial preview, indexed.
-        let cap = chrome::preview(path, SourceInfo::default()).expect("preview");
-        let index = CaptureIndex::build(&cap);
-        let total = t.elapsed().as_secs_f64();
-        let peak = sampler.finish().saturating_sub(base);
-        println!(
-            "RESULT {total} {total} {} {peak} {} {} {} {}",
-            cpu_secs() - c0,
-            cap.slices.len(),
-            cap.instants.ts.len(),
-            cap.flows.len(),
-            cap.warnings.len()
-        );
-        drop(index);
-        return;
-    }
-    let cap = if case == "gz-stream" {
-        chrome::load_gz_streaming(path, SourceInfo::default(), &progress)
-    } else {
-        chrome::load(path, SourceInfo::default(), &progress)
+    let cap = match case {
+        // What the explorer draws first for a big file: its partial preview.
+        _ if case.starts_with("preview") => chrome::preview(path, SourceInfo::default()),
+        "gz-stream" => chrome::load_gz_streaming(path, SourceInfo::default(), &progress).ok(),
+        _ => chrome::load(path, SourceInfo::default(), &progress).ok(),
     }
     .expect("load");
     let t_load = t.elapsed().as_secs_f64();
-    if case == "explorer" {
+    let counts = |c: &tracetui::model::Capture| {
+        [
+            c.slices.len(),
+            c.instants.ts.len(),
+            c.flows.len(),
+            c.warnings.len(),
+        ]
+    };
+    // What was built stays alive until the times are taken, so its drop is not measured.
+    let (n, _keep): ([usize; 4], Box<dyn std::any::Any>) = if case == "explorer" {
         // What the explorer does after parsing: index + partner tables, then the first frame.
-        let started = Instant::now();
-        let loaded = std::sync::Arc::new(Loaded::new_deferred(cap, started));
+        let loaded = std::sync::Arc::new(Loaded::new_deferred(cap, Instant::now()));
         let src = CaptureRef {
             source: loaded.cap.source.clone(),
             format: None,
@@ -188,30 +182,18 @@ fn child(case: &str, path: &Path) {
         )));
         let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
         term.draw(|f| draw::draw(&app, f)).expect("draw");
-        let total = t.elapsed().as_secs_f64();
-        let peak = sampler.finish().saturating_sub(base);
-        println!(
-            "RESULT {total} {t_load} {} {peak} {} {} {} {}",
-            cpu_secs() - c0,
-            loaded.cap.slices.len(),
-            loaded.cap.instants.ts.len(),
-            loaded.cap.flows.len(),
-            loaded.cap.warnings.len()
-        );
-        return;
-    }
-    let index = CaptureIndex::build(&cap);
+        (counts(&loaded.cap), Box::new(loaded))
+    } else {
+        let index = CaptureIndex::build(&cap);
+        (counts(&cap), Box::new((cap, index)))
+    };
     let total = t.elapsed().as_secs_f64();
     let cpu = cpu_secs() - c0;
     let peak = sampler.finish().saturating_sub(base);
     println!(
         "RESULT {total} {t_load} {cpu} {peak} {} {} {} {}",
-        cap.slices.len(),
-        cap.instants.ts.len(),
-        cap.flows.len(),
-        cap.warnings.len()
+        n[0], n[1], n[2], n[3]
     );
-    drop(index);
 }
 
 /// Runs `runs` fresh processes of `case` on `path`; prints best / median / worst.
