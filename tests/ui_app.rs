@@ -2,41 +2,19 @@
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyCode;
 use std::sync::Arc;
 use std::time::Instant;
 use tracetui::ui::app::{App, Cmd, Mark, Msg, Row, Screen};
 use tracetui::ui::catalog::{self, CaptureRef};
 use tracetui::ui::colors::ColorMode;
 use tracetui::ui::keymap::ViewKind;
-use tracetui::ui::loader::{self, LoadDone, Loaded};
+use tracetui::ui::loader::{LoadDone, Loaded};
 use tracetui::ui::loading::EntryState;
 use tracetui::ui::{demo, draw};
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
-}
-
-fn code(k: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::from(k))
-}
-
-/// Runs the app's commands synchronously (loads through the real loader code).
-fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
-    for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-            run_cmds(app, more);
-        }
-    }
-}
+mod common;
+use common::{code, key, run_cmds, screen};
 
 /// Moves the picker cursor to entry `i` with the keys.
 fn pick(app: &mut App, i: usize) {
@@ -71,20 +49,6 @@ fn demo_app(w: u16, h: u16) -> App {
         Ok(Arc::new(loaded)),
     )));
     app
-}
-
-fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    t.draw(|f| draw::draw(app, f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 fn snap(name: &str, app: &App) {

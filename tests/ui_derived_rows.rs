@@ -2,16 +2,16 @@
 //! per-stream queue length (HTA) sit under their process header; a capture handed to the UI
 //! before its derived rows are computed gets them with [`Msg::Derived`], the cursor staying put.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::sync::Arc;
 use std::time::Instant;
 use tracetui::analysis::gpu::{GpuOptions, queue_series};
 use tracetui::ui::app::{App, Cmd, Msg, Row};
 use tracetui::ui::catalog::{self, CaptureRef};
 use tracetui::ui::colors::ColorMode;
-use tracetui::ui::draw;
 use tracetui::ui::loader::{self, LoadDone, Loaded};
+
+mod common;
+use common::screen;
 
 fn capture(path: &str) -> CaptureRef {
     let p = std::path::Path::new(path);
@@ -42,20 +42,6 @@ fn open(path: &str, deferred: bool) -> (App, u64) {
         }
     }
     (app, generation)
-}
-
-fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    t.draw(|f| draw::draw(app, f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[test]

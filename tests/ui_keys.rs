@@ -8,9 +8,12 @@ use tracetui::ui::app::{App, Cmd, Msg};
 use tracetui::ui::catalog::CaptureRef;
 use tracetui::ui::colors::ColorMode;
 use tracetui::ui::config;
+use tracetui::ui::demo;
 use tracetui::ui::keymap::{Keymap, ViewKind};
 use tracetui::ui::loader::{LoadDone, Loaded};
-use tracetui::ui::{demo, draw};
+
+mod common;
+use common::{key, screen};
 
 const BEGIN: &str = "<!-- keys:begin (generated from src/ui/keymap.rs) -->";
 const END: &str = "<!-- keys:end -->";
@@ -58,25 +61,6 @@ fn demo_app(cfg: &config::Config) -> App {
         Ok(Arc::new(loaded)),
     )));
     app
-}
-
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
-}
-
-fn screen(app: &App) -> String {
-    let mut t =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1)).unwrap();
-    t.draw(|f| draw::draw(app, f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[test]

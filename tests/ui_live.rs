@@ -3,8 +3,6 @@
 //! is announced and opened with its key, a rewritten open capture is reloaded keeping the window
 //! and the cursor's track, a deleted open capture stays open. Every wait is bounded.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::fs;
 use std::io::Write;
@@ -13,44 +11,16 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 use tracetui::live::{self, WatchEvent, WatchOptions};
-use tracetui::ui::app::{App, Cmd, Msg, Screen};
+use tracetui::ui::app::{App, Msg, Screen};
 use tracetui::ui::colors::ColorMode;
-use tracetui::ui::loader::{self, LoadDone};
+use tracetui::ui::live as ui_live;
 use tracetui::ui::loading::EntryState;
-use tracetui::ui::{draw, live as ui_live};
+
+mod common;
+use common::{run_cmds, screen};
 
 const ALEXNET: &str = "tests/fixtures/ui/alexnet.pt.trace.json.gz";
 const CNN: &str = "tests/fixtures/chrome/worker0.torch-cpu-cnn.pt.trace.json.gz";
-
-fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
-    for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-            run_cmds(app, more);
-        }
-    }
-}
-
-fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
-    t.draw(|f| draw::draw(app, f)).expect("draw");
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
 
 /// Feeds watcher events to the app (running its loads) until `done` holds; panics after 8 s.
 fn pump(app: &mut App, rx: &Receiver<WatchEvent>, done: impl Fn(&App) -> bool) {

@@ -2,25 +2,17 @@
 //! first occurrence, `n` / `N` step through all occurrences in time order, regex errors show
 //! inline, the history recalls earlier queries.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::sync::Arc;
 use tracetui::ui::app::{App, Cmd, Msg};
 use tracetui::ui::catalog::CaptureRef;
 use tracetui::ui::colors::ColorMode;
-use tracetui::ui::draw;
 use tracetui::ui::keymap::ViewKind;
 use tracetui::ui::loader::{self, LoadDone};
 use tracetui::ui::views::search::SearchView;
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
-}
-
-fn code(k: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::from(k))
-}
+mod common;
+use common::{code, key, screen};
 
 fn ctrl(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
@@ -50,20 +42,6 @@ fn open(path: &str, w: u16, h: u16) -> App {
     }
     assert!(app.loaded().is_some());
     app
-}
-
-fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    t.draw(|f| draw::draw(app, f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 fn search_view(app: &App) -> &SearchView {

@@ -11,9 +11,8 @@ use tracetui::ui::keymap::ViewKind;
 use tracetui::ui::loader::{self, LoadDone};
 use tracetui::ui::views::table::{Key, TableView};
 
-fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
-}
+mod common;
+use common::{key, screen};
 
 fn open(path: &str) -> App {
     let p = std::path::Path::new(path);
@@ -185,21 +184,6 @@ fn gpu_queue_depth_is_a_row_under_the_device() {
         app.rows.list[pos - 1],
         tracetui::ui::app::Row::Process(d.process)
     );
-}
-
-fn screen(app: &App) -> String {
-    let mut t =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1)).unwrap();
-    t.draw(|f| tracetui::ui::draw::draw(app, f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[test]

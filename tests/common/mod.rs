@@ -1,0 +1,53 @@
+//! Helpers shared by the explorer's test binaries (`mod common;`): key messages, running the
+//! app's load commands through the real loader, and the screen as text.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::sync::Arc;
+use tracetui::ui::app::{App, Cmd, Msg};
+use tracetui::ui::draw;
+use tracetui::ui::loader::{self, LoadDone};
+
+/// A printable key press.
+pub fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::from(KeyCode::Char(c)))
+}
+
+/// Any other key press.
+pub fn code(k: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::from(k))
+}
+
+/// Runs the app's commands synchronously (loads through the real loader code).
+pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
+    for c in cmds {
+        if let Cmd::Load {
+            generation,
+            entry,
+            capture,
+            progress,
+        } = c
+        {
+            let result = loader::load_sync(&capture, &progress).map(Arc::new);
+            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
+            run_cmds(app, more);
+        }
+    }
+}
+
+/// The app drawn at its size, one line of text per row.
+pub fn screen(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
+    t.draw(|f| draw::draw(app, f)).expect("draw");
+    let buf = t.backend().buffer().clone();
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
