@@ -19,7 +19,7 @@ use super::event::{Loader, RawEvent};
 use super::scan;
 use super::seed::EventSeed;
 use crate::formats::Progress;
-use crate::model::{ArgValue, ArgsArena, ArgsRef, Interner, Key, StrId};
+use crate::model::{ArgsArena, ArgsRef, Interner, Key, StrId};
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _};
 use std::cell::{Cell, RefCell};
 use std::io::{self, Read};
@@ -253,24 +253,10 @@ fn parse_elements(
 
 /// Copies args block `r` of `src` into `dst`, mapping string ids.
 fn copy_args(dst: &mut ArgsArena, src: &Parsed, r: ArgsRef, map: &[StrId]) -> ArgsRef {
-    if !r.is_some() {
-        return r;
-    }
-    let m32 = |s: u32| map.get(s as usize).map_or(0, |x| x.0);
-    if let Some(out) = dst.copy_mapped(&src.args, r, m32) {
-        return out;
-    }
-    let m = |s: StrId| map.get(s.index()).copied().unwrap_or(StrId::EMPTY);
-    dst.begin();
-    for (k, v) in src.args.iter(r, &src.strings) {
-        let v = match v {
-            ArgValue::Str(s) => ArgValue::Str(m(s)),
-            ArgValue::Json(s) => ArgValue::Json(m(s)),
-            other => other,
-        };
-        dst.push(m(k), v);
-    }
-    dst.finish()
+    // Chunk arenas hold plain blocks written moments ago (no inherit links, no lazy handles),
+    // so the raw copy always applies.
+    let m = |s: u32| map.get(s as usize).map_or(0, |x| x.0);
+    dst.copy_mapped(&src.args, r, m).unwrap_or(ArgsRef::NONE)
 }
 
 /// Applies a parsed chunk to the loader as if its events had been parsed there.
@@ -380,9 +366,9 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
     });
     let cv = Condvar::new();
     let progress = ld.progress();
-    // Chunk `c`, whose end the caller saw known: the next start, or (last) the array's end.
-    let chunk = |c: usize, s: usize, stop: Option<usize>| -> Result<Parsed, ()> {
-        let _ = c;
+    // The chunk starting at `s`, whose end the caller saw known: the next start, or (last) the
+    // array's end.
+    let chunk = |s: usize, stop: Option<usize>| -> Result<Parsed, ()> {
         let (a, _) = readable(bytes, avail);
         parse_chunk(bytes.get(..a).ok_or(())?, s, stop, progress)
     };
@@ -428,7 +414,7 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
                             g = wait(&cv, g);
                         }
                     };
-                    let r = chunk(c, s, stop);
+                    let r = chunk(s, stop);
                     let failed = r.is_err();
                     let mut g = lock();
                     if let Some(slot) = g.slots.get_mut(c) {
@@ -473,7 +459,7 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
                     Act::Done => break,
                     Act::Apply(r, at) => (r, at),
                     Act::Parse(c, s, stop) => {
-                        let r = chunk(c, s, stop);
+                        let r = chunk(s, stop);
                         if c != i {
                             let mut g = lock();
                             if let Some(slot) = g.slots.get_mut(c) {
