@@ -128,7 +128,6 @@ impl Enc<'_> {
     }
     fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
-        self.spill();
     }
     fn key(&mut self, k: Key) {
         match k {
