@@ -184,23 +184,17 @@ fn starts_with(file: &Path, head: &[u8]) -> bool {
         && got == head
 }
 
-/// True when a current entry for `path` exists (reads its header only): the explorer then
-/// skips the partial preview, the whole capture being a snapshot read away.
-pub fn has_current(path: &Path) -> bool {
-    let current = || -> Option<bool> {
-        let dir = dir()?;
-        let m = fs::metadata(path).ok()?;
-        if !eligible(path, &m) {
-            return Some(false);
-        }
-        let (file, canon) = entry(&dir, path)?;
-        Some(starts_with(&file, &header(ident(&m), &canon)))
-    };
-    current().unwrap_or(false)
+/// Where the entry of an eligible trace lives and what it must start with.
+struct Slot {
+    dir: PathBuf,
+    file: PathBuf,
+    canon: PathBuf,
+    head: Vec<u8>,
+    id: Ident,
 }
 
-/// The cached model of `path` when a current entry exists (`None`: load it).
-pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
+/// The [`Slot`] of `path`; `None` when caching is off or the trace is not eligible.
+fn slot(path: &Path) -> Option<Slot> {
     let dir = dir()?;
     let m = fs::metadata(path).ok()?;
     if !eligible(path, &m) {
@@ -208,9 +202,33 @@ pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
     }
     let id = ident(&m);
     let (file, canon) = entry(&dir, path)?;
+    let head = header(id, &canon);
+    Some(Slot {
+        dir,
+        file,
+        canon,
+        head,
+        id,
+    })
+}
+
+/// True when a current entry for `path` exists (reads its header only): the explorer then
+/// skips the partial preview, the whole capture being a snapshot read away.
+pub fn has_current(path: &Path) -> bool {
+    slot(path).is_some_and(|s| starts_with(&s.file, &s.head))
+}
+
+/// The cached model of `path` when a current entry exists (`None`: load it).
+pub fn lookup(path: &Path, source: &SourceInfo) -> Option<Capture> {
+    let Slot {
+        file,
+        canon,
+        head,
+        id,
+        ..
+    } = slot(path)?;
     let f = File::open(&file).ok()?;
     let map = Mapped::new(f, true).ok()?;
-    let head = header(id, &canon);
     if map.get(..head.len()) != Some(&head[..]) {
         // An older version of this trace (same path): it can never be used again.
         if map.get(..4096.min(map.len())).and_then(recorded_path) == Some(canon) {
@@ -248,19 +266,19 @@ pub fn store(path: &Path, cap: &Capture) {
 }
 
 fn try_store(path: &Path, cap: &Capture) -> io::Result<bool> {
-    let Some(dir) = dir() else { return Ok(false) };
-    let m = fs::metadata(path)?;
-    if !eligible(path, &m)
-        || !snapshot::supported(cap)
-        || cap.warnings.iter().any(|w| w.kind == "capped")
-    {
-        return Ok(false);
-    }
-    let id = ident(&m);
-    let Some((file, canon)) = entry(&dir, path) else {
+    let Some(Slot {
+        dir,
+        file,
+        head: want,
+        id,
+        ..
+    }) = slot(path)
+    else {
         return Ok(false);
     };
-    let want = header(id, &canon);
+    if !snapshot::supported(cap) || cap.warnings.iter().any(|w| w.kind == "capped") {
+        return Ok(false);
+    }
     // Already current (this file was opened from the cache, or stored by another process).
     if starts_with(&file, &want) {
         return Ok(false);
