@@ -13,6 +13,8 @@ use tracetui::formats::{self, Progress};
 use tracetui::model::{Capture, SourceInfo};
 use tracetui::synth::xplane::{XPlaneSynth, write_xspace};
 
+mod common;
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -303,86 +305,39 @@ fn cli_on_a_file_changing_underneath_never_crashes() {
 #[cfg(unix)]
 #[test]
 fn explorer_survives_truncation_while_a_slice_is_selected() {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::Read;
-    use std::sync::{Arc, Mutex};
     let dir = tempfile::tempdir().expect("temp dir");
     let p = temp_vm(dir.path());
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 24,
-            cols: 100,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("openpty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tracetui"));
-    cmd.arg(&p);
-    cmd.env("TERM", "xterm-256color");
-    let mut child = pty.slave.spawn_command(cmd).expect("spawn");
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().expect("reader");
-    let out = Arc::new(Mutex::new(Vec::new()));
-    let sink = out.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            if let Ok(mut v) = sink.lock() {
-                v.extend_from_slice(&buf[..n]);
-            }
-        }
-    });
-    let mut w = pty.master.take_writer().expect("writer");
-    let mut press = |k: &str| {
-        w.write_all(k.as_bytes()).expect("key");
-        w.flush().expect("flush");
-    };
-    let screen = || {
-        let mut v = vt100::Parser::new(24, 100, 0);
-        v.process(&out.lock().expect("lock"));
-        v.screen().contents()
-    };
-    let t = std::time::Instant::now();
-    while !screen().contains("tracks") {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "not loaded:\n{}",
-            screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut s = common::pty::Session::spawn(&[&p], &[]);
+    s.wait_for("tracks");
     let mut selected = false;
     for _ in 0..20 {
-        press("jl");
+        s.press("jl");
         std::thread::sleep(Duration::from_millis(150));
-        if screen().contains(" · self ") {
+        if s.screen().contains(" · self ") {
             selected = true;
             break;
         }
     }
-    assert!(selected, "nothing selected:\n{}", screen());
+    assert!(selected, "nothing selected:\n{}", s.screen());
     fs::File::options()
         .write(true)
         .open(&p)
         .and_then(|f| f.set_len(0))
         .expect("truncate");
     for _ in 0..10 {
-        press("lhjk");
+        s.press("lhjk");
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(
-        child.try_wait().expect("wait").is_none(),
+        s.exited().is_none(),
         "the explorer died after the truncation:\n{}",
-        screen()
+        s.screen()
     );
-    press("q");
+    s.press("q");
     let t = std::time::Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
+        if let Some(st) = s.exited() {
+            break st;
         }
         assert!(t.elapsed() < Duration::from_secs(10), "q did not exit");
         std::thread::sleep(Duration::from_millis(50));

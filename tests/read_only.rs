@@ -6,9 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+mod common;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -140,8 +141,6 @@ fn cli_leaves_a_read_only_log_dir_and_the_temp_dir_untouched() {
 
 #[test]
 fn explorer_leaves_a_read_only_log_dir_untouched() {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::Read;
     let root = tempfile::tempdir().expect("temp dir");
     let logs = root.path().join("logs");
     let tmp = root.path().join("tmp");
@@ -149,67 +148,20 @@ fn explorer_leaves_a_read_only_log_dir_untouched() {
     make_log_dir(&logs);
     set_writable(&logs, false);
     let before = snapshot(&logs);
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 24,
-            cols: 100,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("openpty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tracetui"));
-    cmd.arg(&logs);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("TMPDIR", &tmp);
-    let mut child = pty.slave.spawn_command(cmd).expect("spawn");
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().expect("reader");
-    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = out.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            if let Ok(mut v) = sink.lock() {
-                v.extend_from_slice(&buf[..n]);
-            }
-        }
-    });
-    let mut writer = pty.master.take_writer().expect("writer");
-    let screen = || {
-        let mut p = vt100::Parser::new(24, 100, 0);
-        p.process(&out.lock().expect("lock"));
-        p.screen().contents()
-    };
-    let wait_for = |what: &str| {
-        let t = std::time::Instant::now();
-        while !screen().contains(what) {
-            assert!(
-                t.elapsed() < Duration::from_secs(30),
-                "timed out waiting for {what:?}:\n{}",
-                screen()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    wait_for("captures, newest first");
+    let mut s = common::pty::Session::spawn(&[&logs], &[("TMPDIR", tmp.as_os_str())]);
+    s.wait_for("captures, newest first");
     // Open the first capture, wait for it to load, go back and quit.
-    writer.write_all(b"\r").expect("key");
-    writer.flush().expect("flush");
-    wait_for("tracks");
-    writer.write_all(b"q").expect("key");
-    writer.flush().expect("flush");
+    s.press("\r");
+    s.wait_for("tracks");
+    s.press("q");
     let t = std::time::Instant::now();
     loop {
-        if let Some(_status) = child.try_wait().expect("wait") {
+        if s.exited().is_some() {
             break;
         }
         if t.elapsed() > Duration::from_secs(10) {
             // Still running (q may go back to the picker first): ask again.
-            writer.write_all(b"q").expect("key");
-            writer.flush().expect("flush");
+            s.press("q");
         }
         assert!(t.elapsed() < Duration::from_secs(30), "did not exit");
         std::thread::sleep(Duration::from_millis(50));

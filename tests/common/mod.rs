@@ -51,3 +51,6 @@ pub fn screen(app: &App) -> String {
     }
     s
 }
+
+#[cfg(unix)]
+pub mod pty;
