@@ -15,4 +15,5 @@ pub mod live;
 pub mod model;
 pub mod synth;
 pub mod text;
+pub mod threads;
 pub mod ui;

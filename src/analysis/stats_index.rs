@@ -120,9 +120,7 @@ impl Acc {
 }
 
 /// Threads used: the available cores, at most 8.
-pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-}
+pub use crate::threads::cores as threads;
 
 /// Nests `tracks` (their slices are ids `base..base + out.len()`) and writes each kept slice's
 /// self time to `out`.

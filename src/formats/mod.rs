@@ -52,18 +52,6 @@ impl Progress {
     }
 }
 
-/// Threads a loader uses: the environment variable `var` when set (benchmark A/B; at least 1),
-/// else the available parallelism (at most 8).
-pub fn threads_from_env(var: &str) -> usize {
-    if let Some(n) = std::env::var(var)
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        return n.clamp(1, 64);
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-}
-
 /// What kind of failure a [`LoadError`] is; match on this, never on the message text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LoadErrorKind {

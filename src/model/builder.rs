@@ -519,7 +519,7 @@ impl CaptureBuilder {
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
-        let parallel = n >= PARALLEL_MIN_SLICES && parallelism() > 1;
+        let parallel = n >= PARALLEL_MIN_SLICES && crate::threads::cores() > 1;
         let mut ranges = None;
         if self
             .s_track
@@ -580,7 +580,7 @@ impl CaptureBuilder {
                 permute(s_flags, order);
                 permute(st, order);
             };
-            if n >= PARALLEL_MIN_SLICES && parallelism() > 1 {
+            if n >= PARALLEL_MIN_SLICES && crate::threads::cores() > 1 {
                 std::thread::scope(|sc| {
                     let (corr, flags) = (&mut s.corr, &mut s.flags);
                     sc.spawn(move || second(corr, flags, s_track));
@@ -836,7 +836,7 @@ impl CaptureBuilder {
         // First track ending past the middle: tracks before it go to the second thread.
         let k = tracks.partition_point(|t| (t.slices.1 as usize) <= n / 2);
         let cut = tracks.get(k).map_or(n, |t| t.slices.0 as usize);
-        if n < PARALLEL_MIN_SLICES || parallelism() < 2 || k == 0 {
+        if n < PARALLEL_MIN_SLICES || crate::threads::cores() < 2 || k == 0 {
             return run(tracks, start, dur, lane, parent, 0);
         }
         let (ta, tb) = tracks.split_at_mut(k);
@@ -854,10 +854,6 @@ impl CaptureBuilder {
 
 /// Slice counts from which `finish` sorts and permutes on several threads.
 const PARALLEL_MIN_SLICES: usize = 1 << 16;
-
-fn parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-}
 
 /// Raw slice ids ordered by (track, start asc, dur desc, raw id): a counting sort by track
 /// (stable, so ids stay ascending within a track), then each track's bucket sorted on packed
@@ -897,7 +893,7 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
             }
         }
     };
-    let threads = parallelism();
+    let threads = crate::threads::cores();
     if n < PARALLEL_MIN_SLICES || threads < 2 || nt < 2 {
         sort_buckets(&mut order, 0, 0..nt);
         return order;

@@ -441,7 +441,7 @@ fn finish(mut ld: Loader<'_>, source: SourceInfo, hint: Option<Format>) -> Captu
 /// Parsing threads for the chunk-parallel path (1: single-threaded): `TRACETUI_JSON_THREADS`
 /// when set (benchmark A/B), else the available parallelism (at most 8).
 fn threads() -> usize {
-    super::threads_from_env("TRACETUI_JSON_THREADS")
+    crate::threads::from_env("TRACETUI_JSON_THREADS")
 }
 
 /// Chunk-parallel parse of mapped text ([`parallel`]); `None` when it declined or failed, in

@@ -186,7 +186,7 @@ impl<'p> Decoder<'p> {
             gpus: FxHashMap::default(),
             cat_flow,
             k_long_name,
-            threads: crate::formats::threads_from_env("TRACETUI_XPLANE_THREADS"),
+            threads: crate::threads::from_env("TRACETUI_XPLANE_THREADS"),
         }
     }
 
