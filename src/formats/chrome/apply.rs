@@ -1,8 +1,10 @@
-//! Per-event handling: one parsed event (all fields collected) → builder calls, by phase.
+//! The last stage: one complete [`RawEvent`] → [`CaptureBuilder`] calls, by phase. [`Loader`] is
+//! the capture being built plus what the earlier stages share while they fill it (interning
+//! caches, scratch buffers, counts for the warnings).
 
-use super::args::ArgFacts;
-use super::seed::TimeVal;
-use crate::formats::Progress;
+use super::intern::StrCache;
+use super::raw::{RawEvent, TimeVal};
+use crate::formats::progress::Progress;
 use crate::model::{
     ArgValue, ArgsRef, CaptureBuilder, Category, FlowPhase, Key, ProcessKind, Ps, StrId, TrackKind,
 };
@@ -11,56 +13,8 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-/// A flow / async id.
-pub type IdVal = u64;
-
-/// The fields of one event, as read (applied once the object is complete).
-#[derive(Default, Clone, Copy)]
-pub struct RawEvent {
-    /// First byte of `ph` (0 = absent).
-    pub ph: u8,
-    /// Interned `name`.
-    pub name: StrId,
-    /// Interned `cat`.
-    pub cat: StrId,
-    /// `pid`.
-    pub pid: Option<Key>,
-    /// `tid`.
-    pub tid: Option<Key>,
-    /// `ts` in ns (raw, not yet shifted).
-    pub ts: TimeVal,
-    /// `dur` in ns.
-    pub dur: TimeVal,
-    /// Args block.
-    pub args: ArgsRef,
-    /// Values found in args.
-    pub facts: ArgFacts,
-    /// `id` / `id2`.
-    pub id: Option<IdVal>,
-    /// `bind_id`.
-    pub bind_id: Option<IdVal>,
-    /// First byte of `s` (instant scope).
-    pub scope: u8,
-    /// `bp == "e"`.
-    pub bp_e: bool,
-    /// `flow_in`.
-    pub flow_in: bool,
-    /// `flow_out`.
-    pub flow_out: bool,
-    /// Number of keys seen.
-    pub fields: u32,
-}
-
-impl RawEvent {
-    /// Resets every field.
-    #[inline]
-    pub fn clear(&mut self) {
-        *self = RawEvent {
-            args: ArgsRef::NONE,
-            ..RawEvent::default()
-        };
-    }
-}
+/// Reads a whole events array into the loader, on success leaving the input at its `]`.
+pub type ReadEvents<'p> = Box<dyn FnOnce(&mut Loader<'p>) -> Result<(), String> + 'p>;
 
 /// Interned keys the loader compares against (named after the JSON keys/values they hold).
 #[allow(missing_docs)]
@@ -92,7 +46,7 @@ pub struct Loader<'p> {
     /// Reusable text buffer (compact JSON of nested arg values).
     pub scratch: String,
     /// Interning cache for names, categories and string values.
-    pub cache: super::args::StrCache,
+    pub cache: StrCache,
     /// Last key seen at each position of an `args` object (see `CachedKeySeed`).
     pub key_cache: [StrId; 32],
     /// Reusable buffer for counter series names.
@@ -137,9 +91,10 @@ pub struct Loader<'p> {
     record_window_end: Option<Ps>,
     cat_cache: FxHashMap<StrId, Category>,
     last_track: Option<(Key, Key, u32)>,
-    /// Set for a chunk-parallel parse: the events array is read from the mapped text by
-    /// [`super::parallel::run`] instead of through the deserializer.
-    pub chunked: Option<super::parallel::Chunked<'p>>,
+    /// Set for a chunk-parallel parse: reads the events array (whose `[` the tokenizer has just
+    /// consumed) from the mapped text instead of through the deserializer. Set by the
+    /// orchestration (`chunks`), called once by the tokenizer (`seed`).
+    pub chunked: Option<ReadEvents<'p>>,
 }
 
 impl<'p> Loader<'p> {
@@ -160,7 +115,7 @@ impl<'p> Loader<'p> {
             b,
             k,
             scratch: String::new(),
-            cache: super::args::StrCache::default(),
+            cache: StrCache::default(),
             key_cache: [StrId::EMPTY; 32],
             name_buf: String::new(),
             counter_buf: Vec::new(),
