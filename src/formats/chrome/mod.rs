@@ -4,7 +4,7 @@
 //!
 //! 1. bytes — [`crate::formats::source`]: a plain file mapped, a `.gz` inflated into a temporary
 //!    file (or streamed when none can be written);
-//! 2. tokenizers — the text → one [`RawEvent`](raw::RawEvent) at a time: `scan` (hand-written,
+//! 2. tokenizers — the text → one `RawEvent` (`raw`) at a time: `scan` (hand-written,
 //!    on the byte-level lexer `lex`) and `seed` (serde `DeserializeSeed` chain, which also reads
 //!    the document around the events and takes whatever the scanner declines); `ts`/`dur` are
 //!    read exactly from their text ([`time`]);
