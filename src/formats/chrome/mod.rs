@@ -603,7 +603,7 @@ fn reparse_repaired(
     ld.b.warn(
         "repaired",
         format!(
-            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s)",
+            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s), dropped {} trailing comma(s), read {} empty value(s) as null",
             strip_position(first),
             reps.bare_tokens,
             reps.control_chars,
