@@ -95,6 +95,7 @@ fn kind_tag(k: TrackKind) -> u8 {
         TrackKind::Counter => 1,
         TrackKind::Async => 2,
         TrackKind::Derived => 3,
+        TrackKind::GpuStream => 4,
         _ => 0,
     }
 }
@@ -161,8 +162,9 @@ impl CaptureBuilder {
         self.processes.len()
     }
 
-    /// The track `key` of process `p`, created on first use. Counter, async and derived tracks
-    /// live in their own key spaces.
+    /// The track `key` of process `p`, created on first use. Counter, async, derived and
+    /// device-stream tracks live in their own key spaces (a CPU thread and the device stream
+    /// of the same tid are two tracks).
     pub fn track(&mut self, p: u32, key: Key, kind: TrackKind) -> u32 {
         let k = (p, key, kind_tag(kind));
         if let Some(&t) = self.track_map.get(&k) {
@@ -188,6 +190,11 @@ impl CaptureBuilder {
         });
         self.track_map.insert(k, t);
         t
+    }
+
+    /// The track `key` of process `p` of this kind (key space), when it exists.
+    pub fn find_track(&self, p: u32, key: Key, kind: TrackKind) -> Option<u32> {
+        self.track_map.get(&(p, key, kind_tag(kind))).copied()
     }
 
     /// Mutable access to a track (name, kind, sort index).
@@ -718,15 +725,36 @@ impl CaptureBuilder {
         fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
         let mut unresolved = 0u64;
+        // The other track of a thread / device-stream pair of one (process, tid): a flow point
+        // given on one binds to the other when its own has no slice there.
+        let sibling = |t: u32| -> Option<u32> {
+            let tr = &self.tracks[t as usize];
+            let other = match tr.kind {
+                TrackKind::Thread => TrackKind::GpuStream,
+                TrackKind::GpuStream => TrackKind::Thread,
+                _ => return None,
+            };
+            self.find_track(tr.process, tr.key, other)
+        };
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
-            match e {
+            let on = |track: u32| match e {
                 FlowEnd::Slice(raw) => map_raw(raw),
-                FlowEnd::Enclosing { track, ts } => enclosing_slice(s, &tracks[track as usize], ts),
-                FlowEnd::Next { track, ts } => {
+                FlowEnd::Enclosing { ts, .. } => enclosing_slice(s, &tracks[track as usize], ts),
+                FlowEnd::Next { ts, .. } => {
                     let (lo, hi) = tracks[track as usize].slices;
                     let k = lo as usize
                         + s.start[lo as usize..hi as usize].partition_point(|&x| x < ts);
                     if k < hi as usize { k as u32 } else { NO_SLICE }
+                }
+            };
+            match e {
+                FlowEnd::Slice(raw) => map_raw(raw),
+                FlowEnd::Enclosing { track, .. } | FlowEnd::Next { track, .. } => {
+                    let found = on(track);
+                    match sibling(track) {
+                        Some(o) if found == NO_SLICE => on(o),
+                        _ => found,
+                    }
                 }
             }
         };

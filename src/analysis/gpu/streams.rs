@@ -208,11 +208,11 @@ fn xplane_stream_number(name: &str) -> Option<i64> {
 
 /// HTA's iteration window: the (rounded) start of the last host `ProfilerStep*` slice, when
 /// the host has at least two distinct `ProfilerStep` names.
-fn last_step_start(c: &Capture, is_stream: &[bool], g: &GpuStreams) -> Option<Ps> {
+fn last_step_start(c: &Capture, is_host: &[bool], g: &GpuStreams) -> Option<Ps> {
     let mut names: Vec<StrId> = Vec::new();
     let mut last: Option<Ps> = None;
     for (t, tr) in c.tracks.iter().enumerate() {
-        if is_stream[t] || c.processes[tr.process as usize].kind == ProcessKind::Gpu {
+        if !is_host[t] {
             continue;
         }
         for id in tr.slices.0..tr.slices.1 {
@@ -250,10 +250,21 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             _ => false,
         };
     }
-    // Host launches by correlation id: host = not on a GPU process.
+    // Host tracks: not a stream; on XPlane also not on a GPU plane (its other lines are
+    // derived or overhead lines). JSON: a device process's CPU threads are host threads.
+    let is_host: Vec<bool> = c
+        .tracks
+        .iter()
+        .enumerate()
+        .map(|(t, tr)| {
+            !is_stream[t]
+                && !(xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu)
+        })
+        .collect();
+    // Host launches by correlation id.
     let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
     for (t, tr) in c.tracks.iter().enumerate() {
-        if is_stream[t] || c.processes[tr.process as usize].kind == ProcessKind::Gpu {
+        if !is_host[t] {
             continue;
         }
         for id in tr.slices.0..tr.slices.1 {
@@ -282,7 +293,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         }
     }
     let window_end = if compat {
-        last_step_start(c, &is_stream, &g)
+        last_step_start(c, &is_host, &g)
     } else {
         None
     };

@@ -279,6 +279,7 @@ fn replay(ld: &mut Loader<'_>, p: &Parsed, at: usize) {
         let mut ev = *raw;
         ev.name = m(raw.name);
         ev.cat = m(raw.cat);
+        ev.id_text = m(raw.id_text);
         ev.pid = key(raw.pid, &map);
         ev.tid = key(raw.tid, &map);
         ev.args = copy_args(&mut ld.b.args, p, raw.args, &map);
