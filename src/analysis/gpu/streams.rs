@@ -297,7 +297,16 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
     } else {
         None
     };
-    // Streams, ordered by (device, stream, track).
+    // Streams, ordered by (device, stream, track). JSON: the `stream` arg of the first
+    // activity (MTIA's tids are not stream numbers), else the tid.
+    let stream_key = c.strings.lookup("stream");
+    let stream_arg = |tr: &crate::model::Track| -> Option<i64> {
+        let k = stream_key?;
+        let first = (tr.slices.0..tr.slices.1).find(|&i| c.slices.args[i as usize].is_some())?;
+        c.args
+            .get(c.slices.args[first as usize], k, &c.strings)?
+            .as_i64(&c.strings)
+    };
     let mut order: Vec<(i64, i64, u32)> = (0..c.tracks.len() as u32)
         .filter(|&t| is_stream[t as usize])
         .map(|t| {
@@ -305,7 +314,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             let stream = if xplane {
                 xplane_stream_number(c.strings.get(tr.name))
             } else {
-                key_number(c, tr.key)
+                stream_arg(tr).or_else(|| key_number(c, tr.key))
             };
             let stream = stream.unwrap_or(match tr.key {
                 Key::Int(v) => v,
