@@ -188,7 +188,10 @@ fn sampled_stacks_become_a_track_of_merged_frames() {
         warning(&c, "sample_unknown_frame").map(|w| w.count),
         Some(1)
     );
-    assert_eq!(c.slices.cat(t.slices.0 as usize), c.strings.lookup("app").unwrap());
+    assert_eq!(
+        c.slices.cat(t.slices.0 as usize),
+        c.strings.lookup("app").unwrap()
+    );
 }
 
 #[test]
@@ -250,7 +253,11 @@ fn hta_rounding_never_makes_a_part_exceed_busy() {
         assert_eq!(b.memory, 0);
         assert_eq!(b.compute + b.communication + b.memory + b.other, b.busy);
     }
-    let (code, text) = cli(&["gpu", "--hta", fixture("hta_inverted_memcpy.json").to_str().unwrap()]);
+    let (code, text) = cli(&[
+        "gpu",
+        "--hta",
+        fixture("hta_inverted_memcpy.json").to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{text}");
     assert!(!text.contains("-0.0%"), "{text}");
 }
@@ -260,9 +267,9 @@ fn labels_lead_and_metadata_only_devices_are_summarized() {
     let c = load("labels_rank.json");
     assert_eq!(c.rank(), Some(3));
     let k = track_of_slice(&c, "sgemm");
-    assert_eq!(c.process_name(k.process), "GPU 0 (python3)");
+    assert_eq!(c.process_title(k.process), "GPU 0 (python3)");
     let h = track_of_slice(&c, "aten::mm");
-    assert_eq!(c.process_name(h.process), "CPU (python3)");
+    assert_eq!(c.process_title(h.process), "CPU (python3)");
     let path = fixture("labels_rank.json");
     let (code, text) = cli(&["summary", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");

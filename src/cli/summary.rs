@@ -188,7 +188,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
     let empty: Vec<usize> = (0..c.processes.len())
         .filter(|&p| !has_events[p] && !c.processes[p].hidden)
         .collect();
-    out.empty_processes = Some(empty.iter().map(|&p| c.process_name(p as u32)).collect());
+    out.empty_processes = Some(empty.iter().map(|&p| c.process_title(p as u32)).collect());
     let device = |p: usize| {
         matches!(
             c.processes[p].kind,
@@ -198,7 +198,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
     out.empty_other_processes = empty
         .iter()
         .filter(|&&p| !device(p))
-        .map(|&p| c.process_name(p as u32))
+        .map(|&p| c.process_title(p as u32))
         .collect();
     out.empty_device_processes = Some(
         empty
@@ -207,7 +207,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
             .map(|&p| {
                 let l = c.strings.get(c.processes[p].label).trim();
                 if l.is_empty() {
-                    c.process_name(p as u32)
+                    c.process_title(p as u32)
                 } else {
                     l.to_string()
                 }
@@ -228,7 +228,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
                 let slices = tr.slice_count() as u64;
                 let id = c.track_stable_name(t as u32);
                 let name = c.track_name(t as u32);
-                let process = c.process_name(tr.process);
+                let process = c.process_title(tr.process);
                 let or_unnamed = |s: String| {
                     if s.is_empty() {
                         "(unnamed)".to_string()
@@ -427,7 +427,10 @@ mod tests {
 
     #[test]
     fn labels_compress_to_ranges() {
-        let v: Vec<String> = [7, 1, 2, 3, 5, 6].iter().map(|n| format!("GPU {n}")).collect();
+        let v: Vec<String> = [7, 1, 2, 3, 5, 6]
+            .iter()
+            .map(|n| format!("GPU {n}"))
+            .collect();
         assert_eq!(compress_labels(&v), "GPU 1–3, 5–7");
         let v = vec!["TPU 0".to_string(), "GPU 2".into(), "weird".into()];
         assert_eq!(compress_labels(&v), "TPU 0, GPU 2, weird");

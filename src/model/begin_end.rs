@@ -156,7 +156,8 @@ mod tests {
     const T: (u32, Key) = (0, Key::Int(1));
 
     fn names(p: &Paired) -> Vec<(u32, Ps, Ps)> {
-        let mut v: Vec<(u32, Ps, Ps)> = p.closed.iter().map(|(b, e)| (b.name.0, b.ts, *e)).collect();
+        let mut v: Vec<(u32, Ps, Ps)> =
+            p.closed.iter().map(|(b, e)| (b.name.0, b.ts, *e)).collect();
         v.sort_unstable();
         v
     }

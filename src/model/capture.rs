@@ -436,10 +436,21 @@ impl Capture {
         )
     }
 
-    /// Display name of a process. With a label (Kineto `process_labels`: `GPU 0`, `CPU`) the
-    /// label leads and the name follows in parentheses — `GPU 0 (python)` — since Kineto gives
-    /// every device the host process's name; else its name; else its stable name (`pid 12`).
+    /// Display name of a process: its name, else its stable name.
     pub fn process_name(&self, p: u32) -> String {
+        let pr = &self.processes[p as usize];
+        let n = self.strings.get(pr.name);
+        if n.is_empty() {
+            self.process_stable_name(p)
+        } else {
+            n.to_string()
+        }
+    }
+
+    /// A process as users know it: with a label (Kineto `process_labels`: `GPU 0`, `CPU`) the
+    /// label leads and the name follows in parentheses — `GPU 0 (python)` — since Kineto gives
+    /// every device the host process's name; else [`Capture::process_name`].
+    pub fn process_title(&self, p: u32) -> String {
         let pr = &self.processes[p as usize];
         let n = self.strings.get(pr.name);
         let l = self.strings.get(pr.label).trim();

@@ -257,8 +257,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         .iter()
         .enumerate()
         .map(|(t, tr)| {
-            !is_stream[t]
-                && !(xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu)
+            !is_stream[t] && !(xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu)
         })
         .collect();
     // Host launches by correlation id.
@@ -378,7 +377,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             track: t,
             process: tr.process,
             device,
-            device_name: c.process_name(tr.process),
+            device_name: c.process_title(tr.process),
             stream,
             stream_name: c.track_name(t),
             rows: (first, a.len()),

@@ -212,12 +212,19 @@ mod tests {
         }
         prop_assert_eq!(b.compute + b.communication + b.memory + b.other, b.busy);
         prop_assert!(b.idle() >= 0, "{b:?}");
-        prop_assert!(b.comm_compute_overlap >= 0 && b.comm_compute_overlap <= b.communication_total);
+        prop_assert!(
+            b.comm_compute_overlap >= 0 && b.comm_compute_overlap <= b.communication_total
+        );
         Ok(())
     }
 
     fn class() -> impl Strategy<Value = KernelClass> {
-        prop_oneof![Just(Compute), Just(Communication), Just(Memory), Just(Other)]
+        prop_oneof![
+            Just(Compute),
+            Just(Communication),
+            Just(Memory),
+            Just(Other)
+        ]
     }
 
     proptest! {

@@ -702,7 +702,9 @@ impl<'p> Loader<'p> {
         if unknown > 0 {
             self.b.warn_n(
                 "sample_unknown_frame",
-                format!("{unknown} samples whose stack frame (\"sf\") is not in \"stackFrames\" skipped"),
+                format!(
+                    "{unknown} samples whose stack frame (\"sf\") is not in \"stackFrames\" skipped"
+                ),
                 unknown,
             );
         }
