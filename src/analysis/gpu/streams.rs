@@ -257,7 +257,8 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         .iter()
         .enumerate()
         .map(|(t, tr)| {
-            !is_stream[t] && !(xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu)
+            let gpu_plane = xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu;
+            !(is_stream[t] || gpu_plane)
         })
         .collect();
     // Host launches by correlation id.
