@@ -56,15 +56,24 @@ pub struct Paired {
 pub struct BeginEndLog {
     groups: FxHashMap<(u32, Key), u32>,
     marks: Vec<Vec<Mark>>,
+    /// The thread of the previous mark and its group (B/E come in runs of one thread).
+    last: Option<((u32, Key), u32)>,
 }
 
 impl BeginEndLog {
     fn group(&mut self, thread: (u32, Key)) -> &mut Vec<Mark> {
-        let next = self.marks.len() as u32;
-        let g = *self.groups.entry(thread).or_insert(next);
-        if g == next {
-            self.marks.push(Vec::new());
-        }
+        let g = match self.last {
+            Some((t, g)) if t == thread => g,
+            _ => {
+                let next = self.marks.len() as u32;
+                let g = *self.groups.entry(thread).or_insert(next);
+                if g == next {
+                    self.marks.push(Vec::new());
+                }
+                self.last = Some((thread, g));
+                g
+            }
+        };
         &mut self.marks[g as usize]
     }
 

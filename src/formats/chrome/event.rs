@@ -416,10 +416,17 @@ impl<'p> Loader<'p> {
             }
             b'E' => {
                 let Some(ts) = self.time(ev.ts) else { return };
-                let pk = Self::pid_key(ev.pid);
-                let p = self.b.process(pk);
-                self.b
-                    .end_slice_of(p, Self::tid_key(ev.pid, ev.tid), ts, ev.name);
+                let (pk, tk) = (Self::pid_key(ev.pid), Self::tid_key(ev.pid, ev.tid));
+                match self.last_track {
+                    // Same thread as the previous event (a thread's stream shares its B/E).
+                    Some((lp, lt, _, t)) if lp == pk && lt == tk => {
+                        self.b.end_slice(t, ts, ev.name);
+                    }
+                    _ => {
+                        let p = self.b.process(pk);
+                        self.b.end_slice_of(p, tk, ts, ev.name);
+                    }
+                }
             }
             b'i' | b'I' | b'R' => {
                 let Some(ts) = self.time(ev.ts) else { return };
