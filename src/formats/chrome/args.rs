@@ -385,7 +385,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
                 cache: &mut ld.cache,
                 scratch: &mut ld.scratch,
             })?;
-            self.facts.note(k, ld.k.correlation, v);
+            self.facts.note(k, ld.k.correlation, ld.k.stream, v);
             ld.b.args.push(k, v);
         }
         Ok(ld.b.args.finish())

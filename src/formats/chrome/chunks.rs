@@ -284,6 +284,7 @@ fn replay(ld: &mut Loader<'_>, p: &Parsed, at: usize) {
         let mut ev = *raw;
         ev.name = m(raw.name);
         ev.cat = m(raw.cat);
+        ev.id_text = m(raw.id_text);
         ev.pid = key(raw.pid, &map);
         ev.tid = key(raw.tid, &map);
         ev.args = copy_args(&mut ld.b.args, p, raw.args, &map);
@@ -520,7 +521,12 @@ pub fn parse(
     let res = TopSeed(&mut ld)
         .deserialize(&mut de)
         .and_then(|()| de.end());
-    if res.is_err() || !ld.saw_events || ld.chunked.is_some() || progress.cancelled() {
+    if res.is_err()
+        || !ld.saw_events
+        || ld.chunked.is_some()
+        || ld.no_phase_anywhere()
+        || progress.cancelled()
+    {
         return None;
     }
     ld.chunked = None;

@@ -25,6 +25,7 @@ mod load;
 mod preview;
 mod raw;
 pub mod recover;
+mod samples;
 mod scan;
 mod seed;
 mod sequential;

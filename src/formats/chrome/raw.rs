@@ -29,6 +29,9 @@ pub struct RawEvent {
     pub facts: ArgFacts,
     /// `id` / `id2`.
     pub id: Option<IdVal>,
+    /// The `id` / `id2` text as written when it was a string, for `C` events only (counter
+    /// series are named with it); `StrId::EMPTY` otherwise.
+    pub id_text: StrId,
     /// `bind_id`.
     pub bind_id: Option<IdVal>,
     /// First byte of `s` (instant scope).
@@ -62,13 +65,18 @@ pub type TimeVal = Option<Result<i128, ()>>;
 pub struct ArgFacts {
     /// Kineto `correlation`.
     pub correlation: Option<u64>,
+    /// A `stream` key was present (Kineto device activities carry one).
+    pub stream: bool,
 }
 
 impl ArgFacts {
     /// Notes entry (`key`, `v`) when it is a fact the loader uses (`correlation` is the
     /// interned id of that key).
     #[inline]
-    pub fn note(&mut self, key: StrId, correlation: StrId, v: ArgValue) {
+    pub fn note(&mut self, key: StrId, correlation: StrId, stream: StrId, v: ArgValue) {
+        if key == stream {
+            self.stream = true;
+        }
         if key == correlation {
             match v {
                 ArgValue::I64(c) if c >= 0 => self.correlation = Some(c as u64),

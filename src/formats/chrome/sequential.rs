@@ -101,6 +101,17 @@ fn settle(
                     "not a trace: expected a JSON array of events or an object with \"traceEvents\"",
                 ));
             }
+            if ld.no_phase_anywhere() {
+                return Err(LoadError::new(
+                    LoadErrorKind::NotATrace,
+                    path,
+                    Some(0),
+                    format!(
+                        "not a trace: none of its {} elements has a \"ph\" (phase) field",
+                        ld.events
+                    ),
+                ));
+            }
             return Ok(Outcome::Done);
         }
         Err(e) => e,
@@ -290,12 +301,14 @@ fn reparse_repaired(
     ld.b.warn(
         "repaired",
         format!(
-            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s)",
+            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s), dropped {} trailing comma(s), read {} empty value(s) as null",
             strip_position(first),
             reps.bare_tokens,
             reps.control_chars,
             reps.invalid_utf8,
-            reps.bad_escapes
+            reps.bad_escapes,
+            reps.trailing_commas,
+            reps.empty_values
         ),
     );
     Ok(finish(ld, source, hint))
