@@ -9,7 +9,9 @@
 //!    the document around the events and takes whatever the scanner declines); `ts`/`dur` are
 //!    read exactly from their text ([`time`]);
 //! 3. argument decoding — `args`: `args` objects → arena blocks (through the `intern` caches);
-//! 4. apply — `apply`: a complete raw event → [`CaptureBuilder`](crate::model::CaptureBuilder).
+//! 4. apply — `apply`: a complete raw event → [`CaptureBuilder`](crate::model::CaptureBuilder),
+//!    with `M` events in `metadata` and what is applied once all events are read in `finalize`
+//!    (sampled stacks from `samples`, thread metadata, origin, the counted warnings).
 //!
 //! On top, the orchestration: `load` (entry points, which path a file takes), `chunks` (chunk-
 //! parallel parse of mapped text, replayed in file order), `sequential` (single-threaded parse
@@ -19,9 +21,11 @@
 mod apply;
 mod args;
 mod chunks;
+mod finalize;
 mod intern;
 mod lex;
 mod load;
+mod metadata;
 mod preview;
 mod raw;
 pub mod recover;
