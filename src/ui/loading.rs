@@ -20,9 +20,16 @@ pub enum EntryState {
     Failed(String),
 }
 
+/// A catalog entry's stable id: unlike its index it survives entries being added and removed
+/// around it, so views refer to captures by it ([`Entries::capture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CaptureId(pub u32);
+
 /// One capture in the picker.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// Stable id of the entry.
+    pub id: CaptureId,
     /// The capture.
     pub capture: CaptureRef,
     /// Its load state.
@@ -33,6 +40,17 @@ pub struct Entry {
     pub gone: bool,
     /// A partial capture of a big file, drawn while its full load runs.
     pub preview: Option<Arc<Loaded>>,
+}
+
+impl Entry {
+    /// The capture when loaded (or its partial preview while it loads).
+    pub fn loaded(&self) -> Option<&Arc<Loaded>> {
+        match &self.state {
+            EntryState::Ready(l) => Some(l),
+            EntryState::Loading(_) => self.preview.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// A load to start on a background thread.
@@ -60,6 +78,8 @@ pub struct Entries {
     job_entry: Option<usize>,
     /// A background reload of the open (still shown) capture.
     reload: Option<Arc<Progress>>,
+    /// Id of the next entry added.
+    next_id: u32,
 }
 
 impl std::ops::Deref for Entries {
@@ -72,10 +92,13 @@ impl std::ops::Deref for Entries {
 impl Entries {
     /// Idle entries for `captures`.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
+        let n = captures.len() as u32;
         Entries {
             list: captures
                 .into_iter()
-                .map(|capture| Entry {
+                .zip(0..)
+                .map(|(capture, id)| Entry {
+                    id: CaptureId(id),
                     capture,
                     state: EntryState::Idle,
                     writing: false,
@@ -87,17 +110,28 @@ impl Entries {
             generation: 0,
             job_entry: None,
             reload: None,
+            next_id: n,
         }
     }
 
     /// The open capture, when loaded (or its partial preview while it loads).
     pub fn loaded(&self) -> Option<&Arc<Loaded>> {
-        let e = self.list.get(self.current?)?;
-        match &e.state {
-            EntryState::Ready(l) => Some(l),
-            EntryState::Loading(_) => e.preview.as_ref(),
-            _ => None,
-        }
+        self.list.get(self.current?)?.loaded()
+    }
+
+    /// Index of the entry with id `id`.
+    pub fn index_of(&self, id: CaptureId) -> Option<usize> {
+        self.list.iter().position(|e| e.id == id)
+    }
+
+    /// Id of entry `i`.
+    pub fn id_of(&self, i: usize) -> Option<CaptureId> {
+        self.list.get(i).map(|e| e.id)
+    }
+
+    /// Capture `id` when loaded (or its partial preview while it loads).
+    pub fn capture(&self, id: CaptureId) -> Option<&Arc<Loaded>> {
+        self.list.iter().find(|e| e.id == id)?.loaded()
     }
 
     /// True when what [`Entries::loaded`] returns is a partial preview.
@@ -224,9 +258,12 @@ impl Entries {
         };
         self.current.as_mut().map(shift);
         self.job_entry.as_mut().map(shift);
+        let id = CaptureId(self.next_id);
+        self.next_id += 1;
         self.list.insert(
             at,
             Entry {
+                id,
                 capture,
                 state: EntryState::Idle,
                 writing,
