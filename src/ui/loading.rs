@@ -43,6 +43,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// True when [`Entry::loaded`] is a partial preview.
+    pub fn is_preview(&self) -> bool {
+        matches!(self.state, EntryState::Loading(_)) && self.preview.is_some()
+    }
+
     /// The capture when loaded (or its partial preview while it loads).
     pub fn loaded(&self) -> Option<&Arc<Loaded>> {
         match &self.state {
@@ -129,16 +134,21 @@ impl Entries {
         self.list.get(i).map(|e| e.id)
     }
 
+    /// The entry with id `id`.
+    pub fn entry(&self, id: CaptureId) -> Option<&Entry> {
+        self.list.iter().find(|e| e.id == id)
+    }
+
     /// Capture `id` when loaded (or its partial preview while it loads).
     pub fn capture(&self, id: CaptureId) -> Option<&Arc<Loaded>> {
-        self.list.iter().find(|e| e.id == id)?.loaded()
+        self.entry(id)?.loaded()
     }
 
     /// True when what [`Entries::loaded`] returns is a partial preview.
     pub fn is_preview(&self) -> bool {
         self.current
             .and_then(|i| self.list.get(i))
-            .is_some_and(|e| matches!(e.state, EntryState::Loading(_)) && e.preview.is_some())
+            .is_some_and(Entry::is_preview)
     }
 
     /// Keeps a preview for the running job of `entry`; false when stale.
@@ -358,5 +368,43 @@ impl Entries {
     pub fn abandon_reload(&mut self) {
         self.reload = None;
         self.job_entry = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceInfo;
+
+    fn cref(name: &str) -> CaptureRef {
+        CaptureRef {
+            source: SourceInfo {
+                path: name.into(),
+                ..SourceInfo::default()
+            },
+            format: None,
+            modified: None,
+            span: None,
+        }
+    }
+
+    #[test]
+    fn capture_ids_survive_entries_moving_around_them() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        let b = e.id_of(1).unwrap();
+        let c = e.id_of(2).unwrap();
+        let new = e.insert(0, cref("n"), false);
+        let n = e.id_of(new).unwrap();
+        assert_eq!(e.index_of(b), Some(2));
+        assert!(n != b && n != c && Some(n) != e.id_of(1));
+        assert!(e.remove(e.index_of(b).unwrap(), &mut Vec::new()));
+        assert_eq!(e.index_of(b), None);
+        assert_eq!(e.index_of(c), Some(2));
+        assert_eq!(
+            e.entry(c).map(|x| x.capture.source.path.clone()),
+            Some("c".into())
+        );
+        // Nothing loaded yet: no model to draw.
+        assert!(e.capture(c).is_none());
     }
 }

@@ -302,7 +302,7 @@ impl View for SearchView {
             (None, Some(res)) => format!(
                 "{} names match (of {}) · filters: cat: track: proc: arg:KEY=VALUE",
                 count(res.hits.len() as u64),
-                count(l.search_engine().len() as u64),
+                count(l.built_search_engine().map_or(0, |e| e.len()) as u64),
             ),
             (None, None) => String::new(),
         };
@@ -400,7 +400,10 @@ fn draw_row(
         let occ = Occurrences::of_names(cap, &l.index, &[h.name], &res.filter);
         format!("  {:>8}", count(occ.count_in(cap, a, b) as u64))
     });
-    let tracks = l.search_engine().tracks(h.entry, &res.filter);
+    let tracks = l
+        .built_search_engine()
+        .map(|e| e.tracks(h.entry, &res.filter))
+        .unwrap_or_default();
     let mut tnames: Vec<String> = tracks
         .iter()
         .take(3)

@@ -13,6 +13,7 @@ use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
+use crate::ui::loading::Entry;
 use crate::ui::msg::Msg;
 use crate::ui::ruler::{format_dur, format_time_res};
 use crate::ui::state::{CaptureId, State};
@@ -73,7 +74,7 @@ impl View for TimelineView {
         let ar = st.areas_in(area);
         match st.capture(self.capture) {
             Some(l) => {
-                header(st, l, buf, ar.header);
+                header(st, self.capture, l, buf, ar.header);
                 buf.set_stringn(
                     ar.corner.x,
                     ar.corner.y,
@@ -125,7 +126,7 @@ impl View for TimelineView {
     }
 }
 
-fn header(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
+fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let cap = &l.cap;
     let src = &cap.source;
     // Processes drawn: visible ones with at least one track (metadata-only ones are skipped).
@@ -141,10 +142,8 @@ fn header(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
         .zip(&has_track)
         .filter(|(p, h)| !p.hidden && **h)
         .count();
-    let span = st
-        .entries
-        .current
-        .and_then(|i| st.entries.get(i))
+    let entry = st.entries.entry(id);
+    let span = entry
         .and_then(|e| e.capture.span)
         .map_or(String::new(), |s| format!(" · span {s}"));
     // Times are shown relative to the first event; when the file gives an absolute origin, the
@@ -155,7 +154,7 @@ fn header(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
         .map_or(String::new(), |ns| {
             format!(" · 0 = {} UTC", super::picker::format_clock(ns))
         });
-    let partial = if st.entries.is_preview() {
+    let partial = if entry.is_some_and(Entry::is_preview) {
         " · PARTIAL (loading)"
     } else {
         ""
