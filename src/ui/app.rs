@@ -3,6 +3,7 @@
 //! through the key table; views answer with messages that `update` applies here. `App` derefs
 //! to its `State` for reading.
 
+use super::action::Action;
 use super::catalog::CaptureRef;
 use super::colors::ColorMode;
 use super::config::Config;
@@ -139,7 +140,7 @@ impl App {
                 st.notice = None;
                 let kind = self.top();
                 let action = self.state.keymap.action(kind, &k);
-                if action == Some(super::action::Action::OpenNewest)
+                if action == Some(Action::OpenNewest)
                     && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
                 {
                     cmds.extend(self.open_newest());
@@ -164,8 +165,8 @@ impl App {
                     self.stack.push(Box::new(TimelineView::new(id)));
                 }
             }
-            Msg::Nav(super::action::Action::Quit) => cmds.push(Cmd::Quit),
-            Msg::Nav(super::action::Action::Back) => cmds.extend(self.back()),
+            Msg::Nav(Action::Quit) => cmds.push(Cmd::Quit),
+            Msg::Nav(Action::Back) => cmds.extend(self.back()),
             Msg::Nav(a) => st.navigate(a),
             Msg::NavMouse(m) => st.mouse(m),
             Msg::Select(id) => st.select(id),
