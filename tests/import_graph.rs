@@ -463,3 +463,18 @@ fn no_import_goes_up_the_pipeline() {
     }
     assert!(bad.is_empty(), "upward imports:\n{}", bad.join("\n"));
 }
+
+#[test]
+fn only_the_event_loop_and_the_draw_entry_see_the_app() {
+    // Views and drawing helpers get `&State`: nothing in src/ui but the event loop (mod.rs)
+    // and the draw entry point (draw.rs) imports app.rs, which owns the view stack.
+    let g = graph();
+    let app = Path::new("ui/app.rs");
+    let users: Vec<String> = g
+        .edges
+        .iter()
+        .filter(|(_, tos)| tos.contains(app))
+        .map(|(f, _)| f.display().to_string())
+        .collect();
+    assert_eq!(users, ["ui/draw.rs", "ui/mod.rs"]);
+}
