@@ -4,6 +4,7 @@ pub mod budget;
 pub mod cache;
 pub mod chrome;
 pub mod mapped;
+pub mod snapshot;
 pub mod xplane;
 
 use crate::model::{Capture, Format, SourceInfo};

@@ -5,6 +5,7 @@ pub mod builder;
 pub mod capture;
 pub mod category;
 pub mod clock;
+pub mod memory;
 pub mod nesting;
 pub mod slots;
 pub mod snapshot;
