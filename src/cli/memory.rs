@@ -150,6 +150,10 @@ pub struct CaptureMemory {
     /// `python -m torch.cuda._memory_viz memory` feeds to flamegraph.pl), with `--stacks`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folded: Option<Vec<String>>,
+    /// The folded lines of `_memory_viz segments` (`stream_N;seg_ADDR;state;frames bytes`), with
+    /// `--stacks` (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded_segments: Option<Vec<String>>,
     /// Things to know (ring-buffer truncation, ...).
     pub notes: Vec<String>,
 }
@@ -304,6 +308,7 @@ pub fn snapshot_memory(path: &std::path::Path, o: &MemoryOptions) -> CaptureMemo
     out.notes = snap.notes.clone();
     if o.stacks {
         out.folded = Some(snap.folded_memory());
+        out.folded_segments = Some(snap.folded_segments());
     }
     out
 }

@@ -146,6 +146,15 @@ pub fn snapshot(p: &Pickle<'_>) -> Result<Snapshot, String> {
     let devices = traces.map_or(&[][..], |t| p.items(t));
     let mut max_dev = snap.segments.iter().map(|s| s.device).max().unwrap_or(-1);
     max_dev = max_dev.max(devices.len() as i64 - 1);
+    // Times are kept relative to the earliest entry of any device (µs since the epoch would
+    // overflow picoseconds).
+    let base_us = devices
+        .iter()
+        .flat_map(|&e| p.items(e))
+        .filter_map(|&e| int(p, e, "time_us"))
+        .min()
+        .unwrap_or(0);
+    snap.origin_us = base_us;
     for d in 0..=max_dev {
         let entries = usize::try_from(d)
             .ok()
@@ -156,7 +165,15 @@ pub fn snapshot(p: &Pickle<'_>) -> Result<Snapshot, String> {
             continue;
         }
         snap.entries += entries.len() as u64;
-        let tr = device_track(p, &mut fr, d, entries, &snap.segments, &mut snap.notes);
+        let tr = device_track(
+            p,
+            &mut fr,
+            d,
+            entries,
+            base_us,
+            &snap.segments,
+            &mut snap.notes,
+        );
         snap.model.tracks.push(tr);
     }
     snap.model.stacks = fr.stacks;
@@ -213,6 +230,7 @@ fn device_track(
     fr: &mut FrameReader<'_, '_>,
     d: i64,
     raw: &[ValId],
+    base_us: i64,
     segments: &[Segment],
     notes: &mut Vec<String>,
 ) -> MemTrack {
@@ -222,7 +240,7 @@ fn device_track(
         .iter()
         .map(|&e| {
             if let Some(t) = int(p, e, "time_us") {
-                last = t.saturating_mul(1_000_000);
+                last = t.saturating_sub(base_us).saturating_mul(1_000_000);
             }
             Entry {
                 act: action(p, e),

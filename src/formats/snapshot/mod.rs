@@ -80,6 +80,8 @@ pub struct Snapshot {
     pub totals: SegmentTotals,
     /// Trace entries read, over all devices.
     pub entries: u64,
+    /// `time_us` of the earliest trace entry: model time 0 (µs since the epoch, as torch records).
+    pub origin_us: i64,
     /// Things the reader wants the user to know (truncated ring buffer, unknown actions, ...).
     pub notes: Vec<String>,
 }
