@@ -9,7 +9,9 @@ use std::path::Path;
 use std::time::Instant;
 use tracetui::analysis::memory::{build, key_averages};
 use tracetui::model::memory::LiveIndex;
-use tracetui::model::{ArgValue, ArgsRef, Capture, CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+use tracetui::model::{
+    ArgValue, ArgsRef, Capture, CaptureBuilder, Format, Key, SourceInfo, TrackKind,
+};
 
 /// 4 threads of nested ops (one op per 8 events) with `[memory]` instants on CPU and CUDA:0:
 /// about half the allocations freed soon, some live long, a few never.
@@ -23,8 +25,15 @@ fn capture(n: usize) -> Capture {
         .iter()
         .map(|s| b.intern(s))
         .collect();
-    let k = ["Bytes", "Addr", "Total Allocated", "Total Reserved", "Device Type", "Device Id"]
-        .map(|s| b.intern(s));
+    let k = [
+        "Bytes",
+        "Addr",
+        "Total Allocated",
+        "Total Reserved",
+        "Device Type",
+        "Device Id",
+    ]
+    .map(|s| b.intern(s));
     let threads: Vec<u32> = (0..4)
         .map(|t| b.track(p, Key::Int(t), TrackKind::Thread))
         .collect();
@@ -64,7 +73,8 @@ fn capture(n: usize) -> Capture {
         b.args.push(k[2], ArgValue::I64(total[dev]));
         b.args.push(k[3], ArgValue::I64(total[dev] * 2));
         b.args.push(k[4], ArgValue::I64(dev as i64));
-        b.args.push(k[5], ArgValue::I64(if dev == 0 { -1 } else { 0 }));
+        b.args
+            .push(k[5], ArgValue::I64(if dev == 0 { -1 } else { 0 }));
         let args = b.args.finish();
         b.add_instant(th, ts + 100, mem, cat, args, b't');
     }

@@ -265,6 +265,9 @@ impl MemoryModel {
     }
 }
 
+/// Subtrees of at most this many leaves are scanned instead of descended.
+const LEAF_SCAN: usize = 32;
+
 /// "Which allocations are live at time t" for one [`Allocations`] set: a max-end tree over the
 /// start-sorted allocations, so a query visits only subtrees holding a live allocation
 /// (O((k + 1) log n) for k results) instead of scanning them all.
@@ -302,8 +305,13 @@ impl LiveIndex {
             if lo >= p || self.max_end[node] <= t {
                 continue;
             }
-            if hi - lo == 1 {
-                out.push(lo as u32);
+            if hi - lo <= LEAF_SCAN {
+                // Small subtrees: a linear scan of their leaves is cheaper than descending.
+                for i in lo..hi.min(p) {
+                    if a.end[i] > t {
+                        out.push(i as u32);
+                    }
+                }
                 continue;
             }
             let mid = (lo + hi) / 2;

@@ -245,7 +245,24 @@ pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
             }
         }
     }
-    out.sort_by_key(|e| (e.ts, e.is_slice, e.id));
+    // Each track's events are already in time order: sort compact keys, then gather.
+    if !out.is_sorted_by_key(|e| (e.ts, e.is_slice, e.id)) {
+        let mut keys: Vec<(Ps, u64)> = out
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                (
+                    e.ts,
+                    (u64::from(e.is_slice) << 63) | (u64::from(e.id) << 31) | k as u64,
+                )
+            })
+            .collect();
+        keys.sort_unstable();
+        out = keys
+            .iter()
+            .map(|&(_, k)| out[(k & 0x7fff_ffff) as usize])
+            .collect();
+    }
     out
 }
 

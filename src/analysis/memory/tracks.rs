@@ -134,9 +134,22 @@ fn intern_stack(stacks: &mut Stacks, text: &str) -> u32 {
 /// themselves excluded), or `NO_SLICE`. One sweep per track over its slices and events.
 pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
     let mut out = vec![NO_SLICE; events.len()];
-    // Event positions grouped by track, in time order.
-    let mut order: Vec<u32> = (0..events.len() as u32).collect();
-    order.sort_by_key(|&k| (events[k as usize].track, events[k as usize].ts, k));
+    // Event positions grouped by track, in time order: a counting sort by track keeps the time
+    // order of `events`.
+    let ntracks = c.tracks.len() + 1;
+    let mut starts = vec![0u32; ntracks + 1];
+    for e in events {
+        starts[(e.track as usize).min(ntracks - 1) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut order = vec![0u32; events.len()];
+    for (k, e) in events.iter().enumerate() {
+        let slot = &mut starts[(e.track as usize).min(ntracks - 1)];
+        order[*slot as usize] = k as u32;
+        *slot += 1;
+    }
     let names: Vec<StrId> = [MEMORY_EVENT, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE]
         .iter()
         .filter_map(|n| c.strings.lookup(n))

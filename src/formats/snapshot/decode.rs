@@ -251,6 +251,14 @@ fn device_track(
             }
         })
         .collect();
+    let mut entries = entries;
+    if entries.windows(2).any(|w| w[1].ts < w[0].ts) {
+        // Allocations and samples must be in time order; the buffer normally is.
+        entries.sort_by_key(|e| e.ts);
+        notes.push(format!(
+            "cuda:{d}: trace entries were not in time order; replayed sorted by time_us"
+        ));
+    }
     let t0 = entries.first().map_or(0, |e| e.ts);
     // Pass 1: frees without their alloc and the live set at the end.
     let mut live: FxHashSet<u64> = FxHashSet::default();

@@ -430,9 +430,11 @@ pub fn decode(data: &[u8]) -> Result<Pickle<'_>, PickleError> {
     let mut vm = Vm {
         p: Pickle {
             data,
-            vals: Vec::new(),
-            seqs: Vec::new(),
-            dicts: Vec::new(),
+            // Rough sizes for snapshots (a value per ~10 bytes, a container per ~100): fewer
+            // regrowths of the arenas on big files.
+            vals: Vec::with_capacity(data.len() / 10),
+            seqs: Vec::with_capacity(data.len() / 200),
+            dicts: Vec::with_capacity(data.len() / 100),
             root: 0,
         },
         pos: 0,
