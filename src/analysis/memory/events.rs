@@ -129,10 +129,10 @@ fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
             e.device_type = int(&v, s).unwrap_or(0);
         } else if key == k.dev_id {
             e.device_id = int(&v, s).unwrap_or(-1);
-        } else if key == k.stack {
-            if let ArgValue::Str(id) | ArgValue::Json(id) = v {
-                e.stack = id;
-            }
+        } else if key == k.stack
+            && let ArgValue::Str(id) | ArgValue::Json(id) = v
+        {
+            e.stack = id;
         }
     }
     if e.kind != MemKind::Oom {
@@ -161,10 +161,10 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
             e.total_allocated = int(&v, s);
         } else if key == k.x_bytes_reserved {
             e.total_reserved = int(&v, s);
-        } else if key == k.x_allocator {
-            if let ArgValue::Str(id) = v {
-                e.allocator = id;
-            }
+        } else if key == k.x_allocator
+            && let ArgValue::Str(id) = v
+        {
+            e.allocator = id;
         }
     }
     e

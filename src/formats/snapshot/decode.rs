@@ -270,10 +270,8 @@ fn device_track(
             Action::Alloc => {
                 live.insert(e.addr);
             }
-            Action::FreeCompleted => {
-                if !live.remove(&e.addr) {
-                    before.push((e.ts, e.size, e.addr, k as u32));
-                }
+            Action::FreeCompleted if !live.remove(&e.addr) => {
+                before.push((e.ts, e.size, e.addr, k as u32));
             }
             Action::SegAdd => seg_delta += e.size,
             Action::SegRemove => seg_delta -= e.size,
