@@ -326,12 +326,19 @@ impl<'a> Vm<'a> {
                     self.extend_seq(l, vec![v])?;
                 }
                 b'e' | 0x90 => {
-                    let items = self.pop_mark()?;
-                    let l = *self
-                        .stack
+                    let m = self.marks.pop().ok_or_else(|| self.err("no MARK"))?;
+                    let m = m.min(self.stack.len());
+                    let l = *self.stack[..m]
                         .last()
                         .ok_or_else(|| self.err("APPENDS without list"))?;
-                    self.extend_seq(l, items)?;
+                    match self.container(l) {
+                        Val::List(i) | Val::Set(i) => {
+                            self.p.seqs[i as usize].extend_from_slice(&self.stack[m..]);
+                        }
+                        Val::Opaque => {}
+                        _ => return Err(self.err("APPENDS on something that is not a list")),
+                    }
+                    self.stack.truncate(m);
                 }
                 b's' => {
                     let v = self.pop()?;
@@ -343,12 +350,22 @@ impl<'a> Vm<'a> {
                     self.set_items(d, vec![k, v])?;
                 }
                 b'u' => {
-                    let items = self.pop_mark()?;
-                    let d = *self
-                        .stack
+                    let m = self.marks.pop().ok_or_else(|| self.err("no MARK"))?;
+                    let m = m.min(self.stack.len());
+                    let d = *self.stack[..m]
                         .last()
                         .ok_or_else(|| self.err("SETITEMS without dict"))?;
-                    self.set_items(d, items)?;
+                    match self.container(d) {
+                        Val::Dict(i) => {
+                            let items = &self.stack[m..];
+                            let dict = &mut self.p.dicts[i as usize];
+                            dict.reserve(items.len() / 2);
+                            dict.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1])));
+                        }
+                        Val::Opaque => {}
+                        _ => return Err(self.err("SETITEMS on something that is not a dict")),
+                    }
+                    self.stack.truncate(m);
                 }
                 0x94 => {
                     let i = self.memo.len() as u64;
@@ -430,9 +447,9 @@ pub fn decode(data: &[u8]) -> Result<Pickle<'_>, PickleError> {
     let mut vm = Vm {
         p: Pickle {
             data,
-            // Rough sizes for snapshots (a value per ~10 bytes, a container per ~100): fewer
+            // Rough sizes for snapshots (a value per ~8 bytes, a container per ~100): fewer
             // regrowths of the arenas on big files.
-            vals: Vec::with_capacity(data.len() / 10),
+            vals: Vec::with_capacity(data.len() / 8),
             seqs: Vec::with_capacity(data.len() / 200),
             dicts: Vec::with_capacity(data.len() / 100),
             root: 0,
