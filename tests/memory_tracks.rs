@@ -318,3 +318,43 @@ proptest! {
         prop_assert_eq!(key_averages::compute(&c), key_averages::compute_brute(&c));
     }
 }
+
+#[test]
+fn real_xplane_allocator_tracks_are_consistent() {
+    // TF 2020 BERT capture on 8 GPUs (tests/fixtures/xplane): BFC allocator TraceMes on the host.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/xplane/tf_bert_gpu.xplane.pb.gz");
+    let c =
+        tracetui::formats::load(&path, SourceInfo::default(), &Progress::default()).expect("loads");
+    let m = build(&c);
+    let g4 = m
+        .tracks
+        .iter()
+        .find(|t| t.device == "GPU_4_bfc")
+        .expect("GPU_4_bfc");
+    assert_eq!((g4.counts.allocs, g4.counts.frees), (761, 208));
+    for t in &m.tracks {
+        let live = t.allocs.end.iter().filter(|&&e| e == LIVE_AT_END).count() as u64;
+        // Every matched free or address reuse closes exactly one allocation.
+        assert_eq!(
+            live,
+            t.counts.allocs - (t.counts.frees - t.counts.unmatched_frees) - t.counts.addr_reuse,
+            "{}",
+            t.device
+        );
+        assert!(t.totals_from_events, "bytes_allocated stats used");
+        assert_eq!(
+            t.peak_allocated().map(|p| p.1),
+            t.allocated.iter().copied().max()
+        );
+    }
+    let top = tracetui::analysis::memory::summary::top_allocators(g4, 1, |i| {
+        let o = g4.allocs.op[i];
+        if o == NO_OP {
+            "(no op)".into()
+        } else {
+            c.slice_name(o).to_string()
+        }
+    });
+    assert_eq!(top[0].name, "Cast");
+}
