@@ -2,7 +2,7 @@
 //! device a memory track replayed from the device trace.
 
 use super::pickle::{Pickle, Val, ValId};
-use super::{Block, Segment, SegmentTotals, Snapshot};
+use super::types::{Block, Segment, SegmentTotals, Snapshot};
 use crate::model::Ps;
 use crate::model::memory::{
     EventSource, Frame, LIVE_AT_END, MemTrack, NO_OP, NO_STACK, Oom, Stacks,
