@@ -12,6 +12,7 @@ pub mod error;
 pub mod mapped;
 pub mod open;
 pub mod progress;
+pub mod snapshot;
 pub mod source;
 pub mod xplane;
 
