@@ -9,6 +9,7 @@ pub mod load;
 pub mod nested;
 pub mod rank;
 pub mod search;
+pub mod stacks;
 pub mod stats;
 pub mod summary;
 pub mod text;
@@ -167,6 +168,9 @@ pub enum Command {
     Nested(NestedArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Print folded stacks of the merged call tree (flame graph input), or torch's export_stacks
+    #[command(after_help = stacks::STACKS_AFTER)]
+    Stacks(stacks::StacksArgs),
 }
 
 const WATCH_AFTER: &str = "\
@@ -443,6 +447,7 @@ where
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
+        Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0

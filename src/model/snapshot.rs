@@ -264,11 +264,12 @@ const CATEGORIES: [Category; 16] = [
     Category::Flow,
     Category::Other,
 ];
-const FORMATS: [Format; 4] = [
+const FORMATS: [Format; 5] = [
     Format::XPlane,
     Format::Kineto,
     Format::XProfJson,
     Format::Chrome,
+    Format::Folded,
 ];
 const PROCESS_KINDS: [ProcessKind; 5] = [
     ProcessKind::Host,
