@@ -73,6 +73,8 @@ pub struct FlameTree {
     device_self: Vec<Ps>,
     device: Vec<Ps>,
     count: Vec<u64>,
+    self_sub: Vec<Ps>,
+    count_sub: Vec<i64>,
     child_start: Vec<u32>,
     children: Vec<u32>,
     inst_start: Vec<u32>,
@@ -174,20 +176,15 @@ impl FlameTree {
         }
     }
 
-    /// Width of a node in the icicle for `m`: inclusive, and for counts the sum over the subtree
-    /// (a parent is at least as wide as its children).
+    /// Width of a node in the icicle for `m`: inclusive wall and device time; for self time and
+    /// counts the sum over the subtree (so a parent is at least as wide as its children).
     pub fn width(&self, n: u32, m: Metric) -> i64 {
+        let i = n as usize;
         match m {
-            Metric::Count => self.subtree_count(n),
+            Metric::Count => self.count_sub.get(i).copied().unwrap_or(0),
+            Metric::SelfTime => self.self_sub.get(i).copied().unwrap_or(0),
             _ => self.value(n, m).max(0),
         }
-    }
-
-    fn subtree_count(&self, n: u32) -> i64 {
-        let own = self.value(n, Metric::Count);
-        self.children(n)
-            .iter()
-            .fold(own, |a, &c| a.saturating_add(self.subtree_count(c)))
     }
 
     /// Children of a node, in creation order.
@@ -400,9 +397,17 @@ impl TreeBuilder {
         t.self_time[0] = 0;
         t.count[0] = 0;
         t.device = t.device_self.clone();
+        t.self_sub = t.self_time.iter().map(|&v| v.max(0)).collect();
+        t.count_sub = t
+            .count
+            .iter()
+            .map(|&v| i64::try_from(v).unwrap_or(i64::MAX))
+            .collect();
         for k in (1..n).rev() {
             let p = t.parent[k] as usize;
             t.device[p] += t.device[k];
+            t.self_sub[p] = t.self_sub[p].saturating_add(t.self_sub[k]);
+            t.count_sub[p] = t.count_sub[p].saturating_add(t.count_sub[k]);
         }
         // Children CSR (creation order).
         let mut cnt = vec![0u32; n + 1];
