@@ -102,6 +102,8 @@ pub struct CaptureStacks {
     pub device_unlinked: u64,
     /// Stacks whose value is below one unit, left out.
     pub below_unit: u64,
+    /// Load warnings (`kind: message (×count)`).
+    pub warnings: Vec<String>,
     /// The capture's lines (folded into the summed output).
     #[serde(skip)]
     pub lines: Vec<(String, u64)>,
@@ -151,6 +153,11 @@ pub fn scope_of(c: &Capture, a: &StacksArgs) -> Scope {
 pub fn capture_stacks(path: &str, c: &Capture, a: &StacksArgs) -> CaptureStacks {
     let mut out = CaptureStacks {
         path: path.to_string(),
+        warnings: c
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {} (x{})", w.kind, w.message, w.count))
+            .collect(),
         ..CaptureStacks::default()
     };
     if a.torch {
@@ -234,6 +241,9 @@ pub fn cmd_stacks(a: &StacksArgs) -> i32 {
             failed += 1;
             eprintln!("tracetui: error: {}", clean(e));
             continue;
+        }
+        for w in &r.warnings {
+            eprintln!("tracetui: warning: {p}: {}", clean(w));
         }
         if a.torch && r.python_events == 0 {
             eprintln!(

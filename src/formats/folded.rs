@@ -97,8 +97,10 @@ pub fn from_bytes(
     let t = b.track(p, Key::Int(0), TrackKind::Thread);
     let tname = b.intern(track_name);
     b.track_mut(t).name = tname;
-    // Open frames: (name, start).
+    // Open frames: (name, start); closed ones as (start, dur, depth, name), added parents first
+    // so that a frame and its only child, which span the same time, nest in file order.
     let mut open: Vec<(StrId, Ps)> = Vec::new();
+    let mut closed: Vec<(Ps, std::cmp::Reverse<Ps>, usize, StrId)> = Vec::new();
     let mut now: Ps = 0;
     let mut frames: Vec<StrId> = Vec::new();
     let mut zero = 0u64;
@@ -123,7 +125,7 @@ pub fn from_bytes(
             .count();
         while open.len() > common {
             if let Some((n, s)) = open.pop() {
-                b.add_slice(t, s, now - s, n, StrId::EMPTY, ArgsRef::NONE, 0);
+                closed.push((s, std::cmp::Reverse(now - s), open.len(), n));
             }
         }
         for &f in &frames[common..] {
@@ -139,7 +141,12 @@ pub fn from_bytes(
         }
     }
     while let Some((n, s)) = open.pop() {
-        b.add_slice(t, s, now - s, n, StrId::EMPTY, ArgsRef::NONE, 0);
+        closed.push((s, std::cmp::Reverse(now - s), open.len(), n));
+    }
+    closed.sort_unstable();
+    b.reserve_slices(closed.len());
+    for (s, std::cmp::Reverse(d), _, n) in closed {
+        b.add_slice(t, s, d, n, StrId::EMPTY, ArgsRef::NONE, 0);
     }
     if let Some((line, _)) = first_bad {
         b.warn_n(
@@ -172,11 +179,11 @@ mod tests {
 
     #[test]
     fn round_trip_through_the_merged_tree() {
-        let text = "main;b;c 3\nmain;a 2\nmain;b 1\nmain;a 4\nother 5\n\nbroken line\nz 0\n";
+        let text = "main;b;c 3\nmain;a 2\nmain;b 1\nmain;a 4\nother;x;y 5\n\nbroken line\nz 0\n";
         let c = from_bytes(text.as_bytes(), "t", SourceInfo::default(), None).unwrap_or_default();
         let t = build(&c, &Scope::all(), None);
         let f = fold(&t, &c.strings, Metric::SelfTime, TimeUnit::Us);
-        assert_eq!(f.text(), "main;a 6\nmain;b 1\nmain;b;c 3\nother 5\n");
+        assert_eq!(f.text(), "main;a 6\nmain;b 1\nmain;b;c 3\nother;x;y 5\n");
         assert!(c.warnings.iter().any(|w| w.kind == "bad_line" && w.count == 1));
         assert!(c.warnings.iter().any(|w| w.kind == "zero_value" && w.count == 1));
         assert_eq!(c.format, Some(Format::Folded));
