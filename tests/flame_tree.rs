@@ -55,7 +55,11 @@ fn path_of(c: &Capture, id: u32) -> Vec<StrId> {
 
 /// Brute force: every kept slice's path of names, figures summed per path; self = clipped
 /// duration minus the clipped durations of its kept children (found by scanning all slices).
-fn brute(c: &Capture, keep: &dyn Fn(u32) -> bool, clip: &dyn Fn(u32) -> Ps) -> BTreeMap<Vec<StrId>, Fig> {
+fn brute(
+    c: &Capture,
+    keep: &dyn Fn(u32) -> bool,
+    clip: &dyn Fn(u32) -> Ps,
+) -> BTreeMap<Vec<StrId>, Fig> {
     let mut m: BTreeMap<Vec<StrId>, Fig> = BTreeMap::new();
     let n = c.slices.len() as u32;
     for id in (0..n).filter(|&i| keep(i)) {
@@ -201,7 +205,8 @@ fn node(t: &FlameTree, c: &Capture, path: &[&str]) -> u32 {
             }
         })
         .collect();
-    t.find_path(&ids).unwrap_or_else(|| panic!("no node {path:?}"))
+    t.find_path(&ids)
+        .unwrap_or_else(|| panic!("no node {path:?}"))
 }
 
 #[test]
@@ -211,7 +216,11 @@ fn device_time_goes_to_the_launching_stack() {
     let t = build(&c, &Scope::all(), Some(&links));
     let main = node(&t, &c, &["main.py(1): main"]);
     let mm = node(&t, &c, &["main.py(1): main", "aten::mm"]);
-    let l1 = node(&t, &c, &["main.py(1): main", "aten::mm", "cudaLaunchKernel"]);
+    let l1 = node(
+        &t,
+        &c,
+        &["main.py(1): main", "aten::mm", "cudaLaunchKernel"],
+    );
     let l2 = node(&t, &c, &["main.py(1): main", "cudaLaunchKernel"]);
     assert_eq!(t.device(main), 35);
     assert_eq!(t.device_self(main), 0);
@@ -235,7 +244,11 @@ fn device_time_in_a_range_is_clipped_and_keeps_the_launch_path() {
     let links = DeviceLinks::of(&c);
     // [55, 100): gemm contributes 5, its launch (at 20) is outside the range.
     let t = build(&c, &Scope::range(55, 100), Some(&links));
-    let l1 = node(&t, &c, &["main.py(1): main", "aten::mm", "cudaLaunchKernel"]);
+    let l1 = node(
+        &t,
+        &c,
+        &["main.py(1): main", "aten::mm", "cudaLaunchKernel"],
+    );
     assert_eq!(t.device(l1), 5);
     assert_eq!(t.count(l1), 0);
     let mm = node(&t, &c, &["main.py(1): main", "aten::mm"]);

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
 
 const TORCH: &str = "cli/worker0.1795311589169457977.pt.trace.json.gz";
@@ -65,10 +67,22 @@ fn torch_rules_on_a_hand_made_capture() {
     let events = [
         ev("main.py(1): <module>", "python_function", 0, 1000, ""),
         ev("model.py(10): forward", "python_function", 50, 350, ""),
-        ev("aten::mm", "cpu_op", 100, 200, r#""Sequence number":5,"Fwd thread id":0"#),
+        ev(
+            "aten::mm",
+            "cpu_op",
+            100,
+            200,
+            r#""Sequence number":5,"Fwd thread id":0"#,
+        ),
         ev("aten::mm", "cpu_op", 110, 180, ""),
         ev("aten::empty", "cpu_op", 120, 10, ""),
-        ev("torch/autograd/__init__.py(200): backward", "python_function", 600, 350, ""),
+        ev(
+            "torch/autograd/__init__.py(200): backward",
+            "python_function",
+            600,
+            350,
+            "",
+        ),
         ev(
             "autograd::engine::evaluate_function: MmBackward0",
             "cpu_op",
@@ -76,7 +90,13 @@ fn torch_rules_on_a_hand_made_capture() {
             250,
             r#""Sequence number":5,"Fwd thread id":1"#,
         ),
-        ev("MmBackward0", "cpu_op", 660, 200, r#""Sequence number":5,"Fwd thread id":1"#),
+        ev(
+            "MmBackward0",
+            "cpu_op",
+            660,
+            200,
+            r#""Sequence number":5,"Fwd thread id":1"#,
+        ),
         ev("aten::mm", "cpu_op", 670, 150, ""),
     ];
     let json = format!(
@@ -107,11 +127,22 @@ fn torch_rules_on_a_hand_made_capture() {
     .expect("write");
     let (out, err, code) = run(&[plain.to_str().unwrap_or(""), "--torch"], None);
     assert_eq!((out.as_str(), code), ("", 0));
-    assert!(err.contains("no python_function events") && err.contains("verbose=True"), "{err}");
+    assert!(
+        err.contains("no python_function events") && err.contains("verbose=True"),
+        "{err}"
+    );
     // Our own stacks of the same capture: the op nesting under the python frames.
     let (out, _, _) = run(&[p.to_str().unwrap_or(""), "--metric", "count"], None);
-    assert!(out.contains("main.py(1):_<module>;model.py(10):_forward;aten::mm;aten::mm;aten::empty 1\n"), "{out}");
-    let (_, err, code) = run(&[p.to_str().unwrap_or(""), "--torch", "--metric", "total"], None);
+    assert!(
+        out.contains(
+            "main.py(1):_<module>;model.py(10):_forward;aten::mm;aten::mm;aten::empty 1\n"
+        ),
+        "{out}"
+    );
+    let (_, err, code) = run(
+        &[p.to_str().unwrap_or(""), "--torch", "--metric", "total"],
+        None,
+    );
     assert_eq!(code, 2, "{err}");
 }
 
@@ -129,12 +160,22 @@ fn folded_stacks_in_from_a_file_and_stdin() {
     let (out, err, code) = run(&[dir.path().to_str().unwrap_or("")], None);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "a 2\na;b 14\nc;d 4\n");
-    let (out, _, _) = run(&[p.to_str().unwrap_or(""), "--json", "--metric", "total"], None);
+    let (out, _, _) = run(
+        &[p.to_str().unwrap_or(""), "--json", "--metric", "total"],
+        None,
+    );
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["metric"], "total");
     assert_eq!(v["stacks"][0]["frames"][0], "a");
     assert_eq!(v["stacks"][0]["value"], 6);
-    let (_, err, _) = run(&[p.to_str().unwrap_or(""), "-o", dir.path().join("o.txt").to_str().unwrap_or("")], None);
+    let (_, err, _) = run(
+        &[
+            p.to_str().unwrap_or(""),
+            "-o",
+            dir.path().join("o.txt").to_str().unwrap_or(""),
+        ],
+        None,
+    );
     assert!(err.contains("bad_line") && !err.contains("error"), "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("o.txt")).unwrap_or_default(),
@@ -148,11 +189,22 @@ fn device_metric_and_ranges_on_a_gpu_capture() {
     let (out, err, code) = run(&[f.to_str().unwrap_or(""), "--metric", "device"], None);
     assert_eq!(code, 0, "{err}");
     // Kernel time lands on launch frames (cudaLaunchKernel, cudaMemcpyAsync, …).
-    assert!(out.lines().any(|l| l.contains(";cudaLaunchKernel ")), "{out}");
+    assert!(
+        out.lines().any(|l| l.contains(";cudaLaunchKernel ")),
+        "{out}"
+    );
     let total: u64 = summed(&out).values().sum();
     assert!(total > 0);
     let (r, _, _) = run(
-        &[f.to_str().unwrap_or(""), "--metric", "device", "--from", "0", "--to", "1ms"],
+        &[
+            f.to_str().unwrap_or(""),
+            "--metric",
+            "device",
+            "--from",
+            "0",
+            "--to",
+            "1ms",
+        ],
         None,
     );
     let rt: u64 = summed(&r).values().sum();

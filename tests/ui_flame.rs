@@ -6,9 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use std::path::Path;
-use tracetui::analysis::flame::{
-    DeviceLinks, FlameTree, Metric, ROOT, Scope, build, sandwich,
-};
+use tracetui::analysis::flame::{DeviceLinks, FlameTree, Metric, ROOT, Scope, build, sandwich};
 use tracetui::formats::{self, Progress};
 use tracetui::model::{
     ArgsRef, Capture, CaptureBuilder, Format, Key, SourceInfo, StrId, TrackKind,
@@ -80,8 +78,15 @@ fn layout_tiles_parents_and_orders_widest_first() {
     let main = ordered_children(&t, ROOT, Metric::Total)[0];
     assert_eq!(t.name_str(main, &c.strings), "main");
     // main's children: alpha (60) left of beta (30); 10 columns of main's self time stay empty.
-    let row2: Vec<_> = bl.iter().filter(|b| b.row == 2).map(|b| (b.x, b.w)).collect();
-    assert!(row2.contains(&(0, 60)) && row2.contains(&(60, 30)), "{row2:?}");
+    let row2: Vec<_> = bl
+        .iter()
+        .filter(|b| b.row == 2)
+        .map(|b| (b.x, b.w))
+        .collect();
+    assert!(
+        row2.contains(&(0, 60)) && row2.contains(&(60, 30)),
+        "{row2:?}"
+    );
     // Too narrow to be laid out: nothing.
     assert!(layout(&t, ROOT, Metric::Total, 0, 10).is_empty());
 }
@@ -146,11 +151,19 @@ fn navigation_zoom_and_metric() {
     // Self-time widths sum over the subtree: main (10 own + 60 + 30) is still 100 wide.
     assert_eq!(t.width(st.selected, Metric::SelfTime), 100_000);
     st.refresh_table(&t, &c.strings);
-    let names: Vec<&str> = st.table.iter().map(|&n| t.name_str(n, &c.strings)).collect();
+    let names: Vec<&str> = st
+        .table
+        .iter()
+        .map(|&n| t.name_str(n, &c.strings))
+        .collect();
     assert_eq!(names, vec!["main", "alpha", "x", "beta", "c\u{1b}[31m"]);
     st.sort = SortCol::Name;
     st.refresh_table(&t, &c.strings);
-    let names: Vec<&str> = st.table.iter().map(|&n| t.name_str(n, &c.strings)).collect();
+    let names: Vec<&str> = st
+        .table
+        .iter()
+        .map(|&n| t.name_str(n, &c.strings))
+        .collect();
     assert_eq!(names[0], "c\u{1b}[31m");
 }
 
@@ -174,7 +187,10 @@ fn snapshots_of_a_torch_capture() {
     st.zoom_in();
     st.down(&t);
     st.search = "aten::".into();
-    insta::assert_snapshot!("flame_zoom_search_160x48", text(&render(&c, &t, &st, 160, 48)));
+    insta::assert_snapshot!(
+        "flame_zoom_search_160x48",
+        text(&render(&c, &t, &st, 160, 48))
+    );
     st.mode = FlameMode::Table;
     st.search.clear();
     st.focus = ROOT;

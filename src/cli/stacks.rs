@@ -314,7 +314,10 @@ pub fn cmd_stacks(a: &StacksArgs) -> i32 {
     match &a.output {
         Some(f) => {
             if let Err(e) = std::fs::write(f, text) {
-                return fail(&format!("{}: cannot write: {e}", clean(&f.display().to_string())));
+                return fail(&format!(
+                    "{}: cannot write: {e}",
+                    clean(&f.display().to_string())
+                ));
             }
         }
         None => {

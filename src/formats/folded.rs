@@ -20,7 +20,11 @@ pub fn is_folded_name(name: &str) -> bool {
 }
 
 /// Loads a folded-stacks file (`-` reads stdin).
-pub fn load(path: &Path, mut source: SourceInfo, progress: &Progress) -> Result<Capture, LoadError> {
+pub fn load(
+    path: &Path,
+    mut source: SourceInfo,
+    progress: &Progress,
+) -> Result<Capture, LoadError> {
     let bytes = if path == Path::new("-") {
         let mut v = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
@@ -62,10 +66,12 @@ pub fn from_bytes(
         }
         let parsed = line.rsplit_once([' ', '\t']).and_then(|(s, v)| {
             let v = v.trim();
-            let n = v
-                .parse::<u64>()
-                .ok()
-                .or_else(|| v.parse::<f64>().ok().filter(|f| *f >= 0.0).map(|f| f as u64));
+            let n = v.parse::<u64>().ok().or_else(|| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|f| *f >= 0.0)
+                    .map(|f| f as u64)
+            });
             Some((s.trim_end(), n?))
         });
         match parsed {
@@ -184,8 +190,16 @@ mod tests {
         let t = build(&c, &Scope::all(), None);
         let f = fold(&t, &c.strings, Metric::SelfTime, TimeUnit::Us);
         assert_eq!(f.text(), "main;a 6\nmain;b 1\nmain;b;c 3\nother;x;y 5\n");
-        assert!(c.warnings.iter().any(|w| w.kind == "bad_line" && w.count == 1));
-        assert!(c.warnings.iter().any(|w| w.kind == "zero_value" && w.count == 1));
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.kind == "bad_line" && w.count == 1)
+        );
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.kind == "zero_value" && w.count == 1)
+        );
         assert_eq!(c.format, Some(Format::Folded));
     }
 

@@ -126,9 +126,10 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
         for id in tr.slices.0..tr.slices.1 {
             let i = id as usize;
             let kind = match s.kind(i) {
-                Category::CpuOp | Category::UserAnnotation | Category::Runtime | Category::Driver => {
-                    Kind::Op
-                }
+                Category::CpuOp
+                | Category::UserAnnotation
+                | Category::Runtime
+                | Category::Driver => Kind::Op,
                 Category::PythonFunction => {
                     out.python_events += 1;
                     Kind::Py
@@ -240,13 +241,7 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
 
 /// Device time of op `k`: its own activities, or (after `_remove_dup_nodes` lifted them) those
 /// of its removed same-name only child.
-fn own_device(
-    c: &Capture,
-    evs: &[Ev],
-    k: usize,
-    keys: &Keys,
-    dev: &FxHashMap<i64, Ps>,
-) -> Ps {
+fn own_device(c: &Capture, evs: &[Ev], k: usize, keys: &Keys, dev: &FxHashMap<i64, Ps>) -> Ps {
     // A removed only child hands its kernels to the parent (torch replaces them); the first
     // event after an event, when inside it, is a direct child.
     let mut src = k;

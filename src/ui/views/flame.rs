@@ -293,7 +293,10 @@ impl FlameWidget<'_> {
             " {mode} · {} · {} {} · {} nodes",
             text::sanitize(self.scope),
             st.metric.name(),
-            format_value(t.value(ROOT, st.metric).max(t.width(ROOT, st.metric)), st.metric),
+            format_value(
+                t.value(ROOT, st.metric).max(t.width(ROOT, st.metric)),
+                st.metric
+            ),
             t.len().saturating_sub(1)
         );
         if st.focus != ROOT {
@@ -462,7 +465,11 @@ impl FlameWidget<'_> {
         let base = t.depth(st.focus);
         for (k, &n) in st.table.iter().skip(st.scroll).take(rows).enumerate() {
             let indent = usize::from(t.depth(n).saturating_sub(base + 1)).min(name_w / 2);
-            let label = format!("{}{}", " ".repeat(indent), text::fold(t.name_str(n, self.strings)));
+            let label = format!(
+                "{}{}",
+                " ".repeat(indent),
+                text::fold(t.name_str(n, self.strings))
+            );
             let line = format!(
                 "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {:>5.1}%",
                 text::fit(&label, name_w),
