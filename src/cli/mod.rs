@@ -457,7 +457,16 @@ where
             for e in &errors {
                 eprintln!("tracetui: config: {}", clean(&e.to_string()));
             }
-            let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let mut path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let piped = path == Path::new("-");
+            if piped {
+                // Folded stacks piped in: kept in a temporary file the explorer opens.
+                match stacks::stdin_to_file() {
+                    Ok(p) => path = p,
+                    Err(e) => return fail(&format!("cannot read stdin: {e}")),
+                }
+            }
+            let _cleanup = stacks::RemoveOnDrop(piped.then(|| path.clone()));
             if !path.exists() {
                 return fail(&format!(
                     "{}: no such file or directory",

@@ -197,6 +197,27 @@ pub fn capture_stacks(path: &str, c: &Capture, a: &StacksArgs) -> CaptureStacks 
     out
 }
 
+/// Copies folded stacks from stdin into `$TMPDIR/tracetui-stdin-<pid>.folded` (for the explorer,
+/// which opens files) and returns its path.
+pub fn stdin_to_file() -> std::io::Result<PathBuf> {
+    let mut v = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)?;
+    let p = std::env::temp_dir().join(format!("tracetui-stdin-{}.folded", std::process::id()));
+    std::fs::write(&p, v)?;
+    Ok(p)
+}
+
+/// Removes the file it holds when dropped (the stdin copy of [`stdin_to_file`]).
+pub struct RemoveOnDrop(pub Option<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 fn load_stdin() -> Result<Capture, LoadError> {
     crate::formats::folded::load(Path::new("-"), SourceInfo::default(), &Progress::default())
 }
