@@ -126,6 +126,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn folded_stack_names() {
+        assert_eq!(
+            classify("app.folded"),
+            NameKind::Folded { stem: "app".into() }
+        );
+        assert_eq!(
+            classify("worker0.123.stacks.txt").format(),
+            Some(Format::Folded)
+        );
+        assert_eq!(classify("notes.txt"), NameKind::Ignored);
+    }
+
+    #[test]
     fn kineto_regex_groups() {
         assert_eq!(
             kineto_name("worker0.1795311589169457977.pt.trace.json"),
