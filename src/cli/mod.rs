@@ -10,6 +10,7 @@ pub mod memory;
 pub mod nested;
 pub mod rank;
 pub mod search;
+pub mod stacks;
 pub mod stats;
 pub mod summary;
 pub mod text;
@@ -168,6 +169,9 @@ pub enum Command {
     Nested(NestedArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Print folded stacks of the merged call tree (flame graph input), or torch's export_stacks
+    #[command(after_help = stacks::STACKS_AFTER)]
+    Stacks(stacks::StacksArgs),
     /// Memory per device / allocator: peaks, allocations, live at end, top allocating ops; also
     /// reads torch CUDA allocator snapshots (*.pickle)
     #[command(after_help = MEMORY_AFTER)]
@@ -480,6 +484,7 @@ where
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
+        Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         Some(Command::Memory(a)) => cmd_memory(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
@@ -490,7 +495,16 @@ where
             for e in &errors {
                 eprintln!("tracetui: config: {}", clean(&e.to_string()));
             }
-            let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let mut path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let piped = path == Path::new("-");
+            if piped {
+                // Folded stacks piped in: kept in a temporary file the explorer opens.
+                match stacks::stdin_to_file() {
+                    Ok(p) => path = p,
+                    Err(e) => return fail(&format!("cannot read stdin: {e}")),
+                }
+            }
+            let _cleanup = stacks::RemoveOnDrop(piped.then(|| path.clone()));
             if !path.exists() {
                 return fail(&format!(
                     "{}: no such file or directory",

@@ -9,6 +9,7 @@ pub mod budget;
 pub mod cache;
 pub mod chrome;
 pub mod error;
+pub mod folded;
 pub mod mapped;
 pub mod open;
 pub mod progress;

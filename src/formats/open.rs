@@ -12,6 +12,8 @@ pub fn format_of(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_str()?;
     if name.ends_with(".xplane.pb") || name.ends_with(".xplane.pb.gz") {
         Some(Format::XPlane)
+    } else if super::folded::is_folded_name(name) {
+        Some(Format::Folded)
     } else if name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz") {
         Some(Format::Kineto)
     } else if name.ends_with(".trace.json.gz") || name == "perfetto_trace.json.gz" {
@@ -61,6 +63,7 @@ pub fn load_capped(
 pub fn load(path: &Path, source: SourceInfo, progress: &Progress) -> Result<Capture, LoadError> {
     match format_of(path) {
         Some(Format::XPlane) => load_capped(path, source, progress, true, xplane::load),
+        Some(Format::Folded) => super::folded::load(path, source, progress),
         Some(_) => {
             // The cache holds whole captures only: not when this load would be capped
             // (`--max-events`, or too little memory for the whole file).

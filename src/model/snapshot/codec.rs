@@ -257,11 +257,12 @@ pub(super) const CATEGORIES: [Category; 16] = [
     Category::Flow,
     Category::Other,
 ];
-pub(super) const FORMATS: [Format; 4] = [
+pub(super) const FORMATS: [Format; 5] = [
     Format::XPlane,
     Format::Kineto,
     Format::XProfJson,
     Format::Chrome,
+    Format::Folded,
 ];
 pub(super) const PROCESS_KINDS: [ProcessKind; 5] = [
     ProcessKind::Host,
