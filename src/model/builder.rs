@@ -687,7 +687,8 @@ impl CaptureBuilder {
         };
         fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
-        let mut unresolved = 0u64;
+        // Flow ends alone, starts alone, points on no event.
+        let mut unresolved = (0u64, 0u64, 0u64);
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
             match e {
                 FlowEnd::Slice(raw) => map_raw(raw),
@@ -714,7 +715,7 @@ impl CaptureBuilder {
                 let from = resolve(&self.s, &self.tracks, w[0].end);
                 let to = resolve(&self.s, &self.tracks, w[1].end);
                 if from == NO_SLICE || to == NO_SLICE {
-                    unresolved += 1;
+                    unresolved.2 += 1;
                 }
                 flows.push(Flow {
                     id: w[0].id,
@@ -723,17 +724,17 @@ impl CaptureBuilder {
                     to,
                 });
             }
-            if group.len() == 1 {
-                unresolved += 1;
+            match group {
+                [one] if one.phase == 0 => unresolved.1 += 1,
+                [_] => unresolved.0 += 1,
+                _ => {}
             }
             k = j;
         }
-        if unresolved > 0 {
-            self.warn_n(
-                "unresolved_flow",
-                "flow endpoint without a matching slice or partner".into(),
-                unresolved,
-            );
+        let (ends, starts, none) = unresolved;
+        if ends + starts + none > 0 {
+            let text = super::warning_text::unresolved_flows(ends, starts, none);
+            self.warn_n("unresolved_flow", text, ends + starts + none);
         }
         // Span (slices' part computed with the lanes).
         let (mut lo_t, mut hi_t) = slice_span;

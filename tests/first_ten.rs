@@ -1,0 +1,77 @@
+//! What a new user meets first on the command line (issue 22): warnings worded as facts about
+//! the file, times from the capture's zero (never negative), and the instant events of a real
+//! Kineto capture counted by `stats`.
+
+use assert_cmd::Command;
+
+const AMD: &str = "tests/fixtures/chrome/mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+const KINETO: &str = "tests/fixtures/cli/worker0.1795311589169457977.pt.trace.json.gz";
+
+fn run(args: &[&str]) -> String {
+    let out = Command::cargo_bin("tracetui")
+        .unwrap()
+        .env("TRACETUI_CACHE", "off")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn warnings_read_as_facts_about_the_file() {
+    let text = run(&["summary", AMD]);
+    assert!(
+        text.contains("5 flow ends without a start in the file (profilers write both ends"),
+        "{text}"
+    );
+    assert!(
+        text.contains("15 processes without events: python3 ×15"),
+        "{text}"
+    );
+    assert!(!text.contains("no tracks:"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&run(&["summary", AMD, "--json"])).unwrap();
+    let w = &v["captures"][0]["warnings"][0];
+    assert_eq!(
+        (w["kind"].as_str(), w["count"].as_u64()),
+        (Some("unresolved_flow"), Some(5))
+    );
+}
+
+#[test]
+fn times_count_from_the_capture_zero() {
+    for f in [AMD, KINETO] {
+        let v: serde_json::Value = serde_json::from_str(&run(&["summary", f, "--json"])).unwrap();
+        let c = &v["captures"][0];
+        let span = c["span_ns"].as_array().unwrap();
+        assert_eq!(span[0], 0, "{f}");
+        assert!(span[1].as_i64().is_some_and(|e| e > 0), "{f}");
+        let v: serde_json::Value = serde_json::from_str(&run(&["stats", f, "--json"])).unwrap();
+        let c = &v["captures"][0];
+        assert_eq!(c["span_ns"], span[1], "{f}");
+        assert!(c["zero_epoch_ns"].is_i64(), "{f}");
+    }
+}
+
+#[test]
+fn stats_count_instant_events() {
+    let v: serde_json::Value = serde_json::from_str(&run(&["stats", KINETO, "--json"])).unwrap();
+    let c = &v["captures"][0];
+    let mem = c["stats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "[memory]")
+        .expect("[memory] row");
+    assert_eq!(mem["kind"], "instant");
+    assert_eq!(mem["count"], 562);
+    assert_eq!(mem["total_ns"], 0);
+    assert!(mem["min_ns"].is_null());
+    let text = run(&["stats", KINETO]);
+    assert!(text.contains("instant events: "), "{text}");
+    assert!(text.contains("(no duration)"), "{text}");
+}
