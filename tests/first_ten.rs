@@ -75,3 +75,31 @@ fn stats_count_instant_events() {
     assert!(text.contains("instant events: "), "{text}");
     assert!(text.contains("(no duration)"), "{text}");
 }
+
+/// The picker's capture time comes from the trace, not the file's modification time: a copied
+/// file still says when it was taken, and the probe agrees with the loaded model's zero to the
+/// second.
+#[test]
+fn capture_time_from_the_trace_not_the_file() {
+    use tracetui::discover::{capture_time, discover};
+    for f in [
+        AMD,
+        KINETO,
+        "tests/fixtures/chrome/alexnet_cuda_sync.json.gz",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::path::Path::new(f).file_name().unwrap();
+        let copy = dir.path().join(name);
+        std::fs::copy(f, &copy).unwrap();
+        let cat = discover(&copy).unwrap();
+        let cap = cat.captures().next().expect("capture");
+        let probed = capture_time(cap);
+        let model = tracetui::formats::load(&copy, Default::default(), &Default::default())
+            .unwrap()
+            .zero_epoch_ns();
+        match (probed, model) {
+            (Some(p), Some(m)) => assert!((p - m).abs() < 1_000_000_000, "{f}: {p} vs {m}"),
+            other => panic!("{f}: {other:?}"),
+        }
+    }
+}

@@ -13,10 +13,12 @@
 
 mod names;
 mod sniff;
+pub mod taken;
 mod walk;
 
 pub use names::{NameKind, classify, kineto_name};
 pub use sniff::{classify_head, sniff};
+pub use taken::capture_time;
 
 use crate::formats::{self, LoadError, Progress};
 use crate::model::{Capture, Format, SourceInfo};
