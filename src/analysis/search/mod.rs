@@ -11,6 +11,7 @@ pub mod matcher;
 pub mod occurrences;
 pub mod pattern;
 pub mod query;
+pub mod table_filter;
 
 pub use engine::{Hit, Results, SearchEngine};
 pub use filter::EventFilter;
