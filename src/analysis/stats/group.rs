@@ -30,10 +30,10 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
-    /// Every grouping, in the order the view cycles through them.
-    pub const ALL: [GroupBy; 5] = [
+    /// The groupings the explorer's table cycles through, in order ([`GroupBy::Kind`] is the
+    /// command line's `--group-by kind`; the table shows kinds as a column).
+    pub const ALL: [GroupBy; 4] = [
         GroupBy::Name,
-        GroupBy::Kind,
         GroupBy::Category,
         GroupBy::HloOp,
         GroupBy::TfOp,
@@ -52,8 +52,10 @@ impl GroupBy {
 
     /// The next grouping (wraps).
     pub fn next(self) -> GroupBy {
-        let i = GroupBy::ALL.iter().position(|&g| g == self).unwrap_or(0);
-        GroupBy::ALL[(i + 1) % GroupBy::ALL.len()]
+        match GroupBy::ALL.iter().position(|&g| g == self) {
+            Some(i) => GroupBy::ALL[(i + 1) % GroupBy::ALL.len()],
+            None => GroupBy::Name,
+        }
     }
 }
 
