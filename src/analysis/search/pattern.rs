@@ -43,21 +43,30 @@ pub struct PatternGroup {
     pub total: Ps,
 }
 
-/// The pattern group of ranked `hits` (best first): when the best hit's name has digits and at
-/// least one other hit of the same (best) score shares its pattern, every hit of that pattern.
+/// The pattern group of ranked `hits` (best first): among the hits of the best score, the
+/// pattern shared by the most names, when at least two share it and they are more than half of
+/// that tier — then every hit of that pattern (`ProfilerStep#1009` … `#1014` for
+/// "ProfilerStep", also when `PyTorch Profiler (0)` scores as well).
 pub fn pattern_group(cap: &Capture, hits: &[Hit]) -> Option<PatternGroup> {
-    let best = hits.first()?;
-    let pattern = pattern_key(cap.strings.get(best.name))?;
-    let strong = hits
+    let best = hits.first()?.score;
+    let tier: Vec<Option<String>> = hits
         .iter()
-        .take_while(|h| h.score == best.score)
-        .filter(|h| pattern_key(cap.strings.get(h.name)).as_deref() == Some(pattern.as_str()))
-        .count();
-    if strong < 2 {
+        .take_while(|h| h.score == best)
+        .map(|h| pattern_key(cap.strings.get(h.name)))
+        .collect();
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for p in tier.iter().flatten() {
+        match counts.iter_mut().find(|(x, _)| *x == p.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((p.as_str(), 1)),
+        }
+    }
+    let (pattern, strong) = counts.into_iter().max_by_key(|&(_, n)| n)?;
+    if strong < 2 || strong * 2 <= tier.len() {
         return None;
     }
     let mut g = PatternGroup {
-        pattern,
+        pattern: pattern.to_string(),
         names: Vec::new(),
         count: 0,
         total: 0,
@@ -137,4 +146,51 @@ pub fn instant_classes(cap: &Capture) -> impl Fn(StrId) -> u16 + '_ {
         by.insert(raw, k.min(usize::from(NO_CLASS - 1)) as u16);
     }
     move |cat: StrId| by.get(&cat).copied().unwrap_or(NO_CLASS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    fn hit(name: StrId, score: i64, count: u64) -> Hit {
+        Hit {
+            entry: 0,
+            name,
+            score,
+            count,
+            total: 10 * count as Ps,
+            self_ps: 0,
+        }
+    }
+
+    #[test]
+    fn patterns_of_the_best_tier() {
+        assert_eq!(pattern_key("ProfilerStep#1009").as_deref(), Some("ProfilerStep#N"));
+        assert_eq!(pattern_key("gemm_128x64").as_deref(), Some("gemm_NxN"));
+        assert_eq!(pattern_key("aten::mm"), None);
+        let mut b = CaptureBuilder::new();
+        let [s1, s2, s3, prof, kern] = [
+            "ProfilerStep#1",
+            "ProfilerStep#2",
+            "ProfilerStep#3",
+            "PyTorch Profiler (0)",
+            "void profile_kernel<1>",
+        ]
+        .map(|n| b.intern(n));
+        let c = b.finish(SourceInfo::default(), Format::Kineto);
+        let hits = [
+            hit(prof, 200, 1),
+            hit(s1, 200, 1),
+            hit(s2, 200, 1),
+            hit(s3, 200, 1),
+            hit(kern, 50, 9),
+        ];
+        let g = pattern_group(&c, &hits).expect("group");
+        assert_eq!(g.pattern, "ProfilerStep#N");
+        assert_eq!((g.names, g.count, g.total), (vec![s1, s2, s3], 3, 30));
+        // One name of a pattern, or no majority in the best tier: no group.
+        assert!(pattern_group(&c, &[hit(s1, 9, 1), hit(s2, 5, 1)]).is_none());
+        assert!(pattern_group(&c, &[hit(prof, 9, 1), hit(kern, 9, 1), hit(s1, 9, 1)]).is_none());
+    }
 }
