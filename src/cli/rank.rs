@@ -2,6 +2,7 @@
 //! [`crate::analysis::rank`]).
 
 use super::text::{self, Align, clean};
+use crate::analysis::rank::callstack::call_stack_frame;
 use crate::analysis::rank::{Mode, rank};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
@@ -29,7 +30,8 @@ pub struct RankedJson {
     pub queue_depth: u32,
     /// Score (null when torch's would be NaN, compat mode only).
     pub score: Option<f64>,
-    /// Nearest enclosing `file.py(N): func` event, if any.
+    /// Nearest enclosing `file.py(N): func` event; in default mode, else the innermost user
+    /// frame of the `Call stack` arg (`with_stack=True` captures); null when neither.
     pub source: Option<String>,
     /// Stable track name.
     pub track: String,
@@ -132,7 +134,14 @@ pub fn capture_rank(
                 idle_fraction: e.idle_fraction(i, s.dur[k]),
                 queue_depth: e.queue_depth[i],
                 score: score.is_finite().then_some(score),
-                source: r.source(&c, i).map(|src| c.slice_name(src).to_string()),
+                // The enclosing python frame; in default mode, else the `Call stack` arg.
+                source: r
+                    .source(&c, i)
+                    .map(|src| c.slice_name(src).to_string())
+                    .or_else(|| match mode {
+                        Mode::Default => call_stack_frame(&c, id),
+                        Mode::Compat => None,
+                    }),
                 track: c.track_stable_name(c.track_of(id)),
             }
         })
@@ -166,6 +175,10 @@ pub fn render_text(r: &CaptureRank) -> String {
         o.push_str("   no events to optimize (the queue never fell from depth 4 to 0)\n");
         return o;
     }
+    o.push_str(
+        "   SCORE = z(idle fraction) + 0.6 z(self time) over the candidates, best first; IDLE: \
+         share of the event's duration the GPU was idle; QD: GPU queue depth at its start\n",
+    );
     let d = |v: i64| text::dur(v as f64 * 1000.0);
     let rows: Vec<Vec<String>> = r
         .optimizable

@@ -166,7 +166,10 @@ mod tests {
 
     #[test]
     fn patterns_of_the_best_tier() {
-        assert_eq!(pattern_key("ProfilerStep#1009").as_deref(), Some("ProfilerStep#N"));
+        assert_eq!(
+            pattern_key("ProfilerStep#1009").as_deref(),
+            Some("ProfilerStep#N")
+        );
         assert_eq!(pattern_key("gemm_128x64").as_deref(), Some("gemm_NxN"));
         assert_eq!(pattern_key("aten::mm"), None);
         let mut b = CaptureBuilder::new();
