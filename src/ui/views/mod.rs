@@ -4,6 +4,7 @@
 //! from `&self` and `&App` — drawing never mutates. See `docs/architecture.md` ("Adding a
 //! view") for the smallest example, [`help::HelpView`].
 
+pub mod full_details;
 pub mod gpu;
 pub mod help;
 pub mod picker;
