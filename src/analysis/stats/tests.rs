@@ -280,7 +280,7 @@ fn kineto_like() -> Capture {
     let t1 = b.track(host, Key::Int(1), TrackKind::Thread);
     let t2 = b.track(host, Key::Int(2), TrackKind::Thread);
     let s7 = b.track(gpu, Key::Int(7), TrackKind::GpuStream);
-    let mut add = |b: &mut CaptureBuilder, t, s, d, name: &str, cat: &str| {
+    let add = |b: &mut CaptureBuilder, t, s, d, name: &str, cat: &str| {
         let (n, c) = (b.intern(name), b.intern(cat));
         b.add_slice(t, s, d, n, c, ArgsRef::NONE, 0);
     };
