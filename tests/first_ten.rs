@@ -103,3 +103,21 @@ fn capture_time_from_the_trace_not_the_file() {
         }
     }
 }
+
+/// The ranking says what its score means and how it is sorted, and what each figure covers.
+#[test]
+fn rank_explains_itself() {
+    let text = run(&[
+        "rank",
+        "tests/fixtures/chrome/alexnet_cuda_sync.json.gz",
+        "--top",
+        "3",
+    ]);
+    assert!(
+        text.contains("score = z(idle fraction) + 0.6 z(self time)")
+            && text.contains("sorted by score, best first"),
+        "{text}"
+    );
+    assert!(text.contains("QD: GPU queue depth at its start"), "{text}");
+    assert!(text.contains("START is from the capture's zero"), "{text}");
+}

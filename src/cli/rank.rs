@@ -175,10 +175,11 @@ pub fn render_text(r: &CaptureRank) -> String {
         o.push_str("   no events to optimize (the queue never fell from depth 4 to 0)\n");
         return o;
     }
-    o.push_str(
-        "   SCORE = z(idle fraction) + 0.6 z(self time) over the candidates, best first; IDLE: \
-         share of the event's duration the GPU was idle; QD: GPU queue depth at its start\n",
-    );
+    o.push_str(&format!(
+        "   {}\n   IDLE: share of the event's duration the GPU was idle; QD: GPU queue depth at \
+         its start\n",
+        crate::analysis::rank::explain::SCORE_MEANING
+    ));
     let d = |v: i64| text::dur(v as f64 * 1000.0);
     let rows: Vec<Vec<String>> = r
         .optimizable

@@ -9,6 +9,7 @@
 
 pub mod callstack;
 pub mod cover;
+pub mod explain;
 pub mod idle;
 pub mod queue;
 pub mod score;
