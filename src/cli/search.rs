@@ -91,7 +91,7 @@ use super::stats::ns;
 
 fn track_label(c: &Capture, t: u32) -> String {
     match c.tracks.get(t as usize) {
-        Some(tr) => format!("{} / {}", c.process_name(tr.process), c.track_name(t)),
+        Some(tr) => format!("{} / {}", c.process_title(tr.process), c.track_name(t)),
         None => String::new(),
     }
 }
