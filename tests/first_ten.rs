@@ -30,7 +30,7 @@ fn warnings_read_as_facts_about_the_file() {
         "{text}"
     );
     assert!(
-        text.contains("15 processes without events: python3 ×15"),
+        text.contains("15 device processes without events (GPU 0–1, 3–15)"),
         "{text}"
     );
     assert!(!text.contains("no tracks:"), "{text}");
