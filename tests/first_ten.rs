@@ -81,7 +81,8 @@ fn stats_count_instant_events() {
 /// second.
 #[test]
 fn capture_time_from_the_trace_not_the_file() {
-    use tracetui::discover::{capture_time, discover};
+    use tracetui::discover::discover;
+    use tracetui::discover::taken::capture_time;
     for f in [
         AMD,
         KINETO,

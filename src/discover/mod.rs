@@ -18,7 +18,6 @@ mod walk;
 
 pub use names::{NameKind, classify, kineto_name};
 pub use sniff::{classify_head, sniff};
-pub use taken::capture_time;
 
 use crate::formats::{self, LoadError, Progress};
 use crate::model::{Capture, Format, SourceInfo};

@@ -177,7 +177,7 @@ impl SearchEngine {
         };
         let mut stack: ContainmentStack<(u32, Ps)> = ContainmentStack::new();
         let mut g_self: Vec<Ps> = Vec::new();
-        let class_of = super::pattern::instant_classes(cap);
+        let class_of = super::filter::instant_classes(cap);
         for (t, tr) in cap.tracks.iter().enumerate() {
             let t = t as u32;
             let (a, z) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));

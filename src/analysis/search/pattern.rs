@@ -4,7 +4,7 @@
 //! occurrences of some names with instant events among them ([`first_of_names`]).
 
 use super::engine::Hit;
-use super::filter::{EventFilter, NO_CLASS};
+use super::filter::{EventFilter, instant_classes};
 use super::occurrences::{NamePostings, first_occurrences};
 use crate::model::{Capture, Ps, StrId};
 
@@ -136,16 +136,6 @@ pub fn first_of_names(
     out.sort_by_key(|o| (o.start, o.track, o.slice));
     out.truncate(k);
     out
-}
-
-/// Maps an instant's category to the slice class with the same raw category ([`NO_CLASS`]
-/// when no slice has it), so `cat:` filters test instants as they test slices.
-pub fn instant_classes(cap: &Capture) -> impl Fn(StrId) -> u16 + '_ {
-    let mut by: rustc_hash::FxHashMap<StrId, u16> = rustc_hash::FxHashMap::default();
-    for (k, &(raw, _)) in cap.slices.classes.iter().enumerate().rev() {
-        by.insert(raw, k.min(usize::from(NO_CLASS - 1)) as u16);
-    }
-    move |cat: StrId| by.get(&cat).copied().unwrap_or(NO_CLASS)
 }
 
 #[cfg(test)]
