@@ -64,7 +64,11 @@ Examples:
 
 Self time = duration minus the durations of direct children on the same track, children found
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
-Times are shown in ps/ns/µs/ms/s; --json gives ns.";
+Rows of different kinds (CPU ops, GPU kernels, runtime calls, memory copies, annotations, instant
+events) are kept apart, each kind with its own total: the sum over every thread or stream it ran
+on (said under the table), so it can exceed the capture's span. Instant events are counted, with
+no duration. The profiler's own spans (PyTorch Profiler (0)) are left out unless --with-profiler;
+the header says so. Times are shown in ps/ns/µs/ms/s; --json gives integer ns.";
 
 const RANK_AFTER: &str = "\
 Examples:
@@ -76,7 +80,8 @@ torch's BasicEvaluation heuristic (torch.profiler._utils): CPU events during whi
 fell from depth >= 4 to 0, scored z(idle fraction) + 0.6 z(self time). Kineto JSON (launches
 cudaLaunchKernel*, plus cuLaunchKernel* and hip*LaunchKernel unless --compat) and XPlane GPU
 captures (host events linked to /device:GPU:N kernels by correlation_id). START is relative to the
-capture's first event; --json gives absolute ts_ns. See docs/analysis.md.";
+capture's zero (its earliest event); --json gives start_ns from it and the absolute start_epoch_ns.
+See docs/analysis.md.";
 
 const GPU_AFTER: &str = "\
 Examples:
@@ -449,6 +454,10 @@ pub struct StatsArgs {
     /// capped automatically to the available memory)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: Option<u64>,
+    /// Include the profiler's own spans (Kineto `PyTorch Profiler (0)` on `Spans`, ...), left
+    /// out by default as in torch's key_averages()
+    #[arg(long)]
+    pub with_profiler: bool,
 }
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
@@ -661,6 +670,7 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
         group: a.group_by.into(),
         track: None,
         process: None,
+        profiler: a.with_profiler,
     };
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });

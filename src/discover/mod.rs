@@ -14,6 +14,7 @@
 mod names;
 mod snapshots;
 mod sniff;
+pub mod taken;
 mod walk;
 
 pub use names::{NameKind, classify, kineto_name};

@@ -266,7 +266,8 @@ impl CaptureBuilder {
         };
         fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
-        let mut unresolved = 0u64;
+        // Flow ends alone, starts alone, points on no event.
+        let mut unresolved = (0u64, 0u64, 0u64);
         // The other track of a thread / device-stream pair of one (process, tid): a flow point
         // given on one binds to the other when its own has no slice there.
         let sibling = |t: u32| -> Option<u32> {
@@ -314,7 +315,7 @@ impl CaptureBuilder {
                 let from = resolve(&self.s, &self.tracks, w[0].end);
                 let to = resolve(&self.s, &self.tracks, w[1].end);
                 if from == NO_SLICE || to == NO_SLICE {
-                    unresolved += 1;
+                    unresolved.2 += 1;
                 }
                 flows.push(Flow {
                     id: w[0].id,
@@ -323,17 +324,17 @@ impl CaptureBuilder {
                     to,
                 });
             }
-            if group.len() == 1 {
-                unresolved += 1;
+            match group {
+                [one] if one.phase == 0 => unresolved.1 += 1,
+                [_] => unresolved.0 += 1,
+                _ => {}
             }
             k = j;
         }
-        if unresolved > 0 {
-            self.warn_n(
-                "unresolved_flow",
-                "flow endpoint without a matching slice or partner".into(),
-                unresolved,
-            );
+        let (ends, starts, none) = unresolved;
+        if ends + starts + none > 0 {
+            let text = super::warning_text::unresolved_flows(ends, starts, none);
+            self.warn_n("unresolved_flow", text, ends + starts + none);
         }
         // Span (slices' part computed with the lanes).
         let (mut lo_t, mut hi_t) = slice_span;

@@ -14,6 +14,7 @@ pub mod slots;
 pub mod snapshot;
 pub mod strings;
 pub mod track_of;
+pub mod warning_text;
 
 pub use args::{ArgValue, ArgsArena, ArgsRef, LazyArgs};
 pub use builder::{CaptureBuilder, FlowPhase};

@@ -168,16 +168,13 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
         && r.kernels > 0
         && let Some(info) = r.info(cap, id)
     {
-        let rank = match info.rank {
-            Some((k, score)) => format!("optimizable #{} (score {score:.2}, o lists them)", k + 1),
-            None => "not in the optimizable ranking".into(),
-        };
+        // Each figure with what it was measured over (depth at the start, idle over the
+        // event's duration).
         out.push((
-            format!(
-                "GPU queue depth {} · GPU idle during it {} ({:.0}%) · {rank}",
-                info.queue_depth,
-                format_dur(info.idle_ps),
-                info.idle_fraction * 100.0
+            crate::analysis::rank::explain::describe(
+                &info,
+                cap.slices.dur[id as usize],
+                format_dur,
             ),
             Style::default(),
         ));
@@ -327,6 +324,10 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 Style::default().add_modifier(Modifier::BOLD),
             ),
         );
+    }
+    // A taller panel wraps long names, args and call stacks over the lines it has.
+    if area.height > 3 {
+        all = super::views::full_details::wrap_lines(&all, w.saturating_sub(1));
     }
     for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));

@@ -76,7 +76,10 @@ pub fn rank_view(st: &State) -> Option<TableView> {
     t.note = if r.kernels == 0 {
         "no GPU kernels in this capture: nothing to rank".into()
     } else {
-        "score = z(idle fraction) + 0.6·z(self time)".into()
+        format!(
+            "{} · idle: share of the event's duration · queue: depth at its start",
+            crate::analysis::rank::explain::SCORE_MEANING
+        )
     };
     t.hits_label = "ranking".into();
     t.hits_from_rows = true;

@@ -10,8 +10,11 @@
 //! a new range or grouping is one pass over the slices that start in the scope.
 
 use super::table::{Column, Key, Row, Source, TableView, Target, scope};
-use crate::analysis::stats::{GroupBy, NO_GROUP, StatsOptions};
+use crate::analysis::stats::{
+    EventKind, GroupBy, NO_GROUP, StatsOptions, categories, is_profiler_track,
+};
 use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
+use crate::model::Category;
 use crate::model::{Capture, Ps, TrackKind};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -65,13 +68,9 @@ impl StatsScope {
         match action {
             Action::GroupNext => self.group = self.group.next(),
             Action::FilterCategory => {
-                let mut cats: Vec<String> = Vec::new();
-                for &(raw, _) in &cap.slices.classes {
-                    let s = cap.strings.get(raw);
-                    if !cats.iter().any(|c| c == s) {
-                        cats.push(s.to_string());
-                    }
-                }
+                // The categories that have events, most events first: the first press never
+                // gives an empty table.
+                let cats: Vec<String> = categories(cap).into_iter().map(|(c, _)| c).collect();
                 self.cat = match &self.cat {
                     None => cats.first().cloned(),
                     Some(c) => cats
@@ -135,6 +134,8 @@ impl StatsScope {
             .map(|r| {
                 let avg = r.avg_ps();
                 let pct = r.total_ps as f64 * 100.0 / width as f64;
+                // Instant events: counted, no duration.
+                let d = |v: Ps| if r.timed() { format_dur(v) } else { "-".into() };
                 // Enter makes a name's events the hits; other groups' slices come from
                 // `slices_of` when Enter is pressed.
                 let target = match by_name {
@@ -148,12 +149,13 @@ impl StatsScope {
                     cells: vec![
                         r.name.clone(),
                         r.count.to_string(),
-                        format_dur(r.total_ps),
-                        format_dur(r.self_ps),
-                        format_dur(avg as Ps),
+                        d(r.total_ps),
+                        d(r.self_ps),
+                        d(avg as Ps),
                         r.min_ps.map_or("-".into(), format_dur),
                         r.max_ps.map_or("-".into(), format_dur),
                         format!("{pct:.1}%"),
+                        r.kind.name().to_string(),
                     ],
                     keys: vec![
                         Key::Text(r.name.clone()),
@@ -164,6 +166,7 @@ impl StatsScope {
                         Key::Num(r.min_ps.unwrap_or(0) as f64),
                         Key::Num(r.max_ps.unwrap_or(0) as f64),
                         Key::Num(pct),
+                        Key::Num(-(r.kind as u8 as f64)),
                     ],
                     target,
                     bar: None,
@@ -202,6 +205,7 @@ impl StatsScope {
                 col("min", 9, true),
                 col("max", 9, true),
                 col("% scope", 8, true),
+                col("kind", 10, false),
             ],
             rows,
         );
@@ -211,8 +215,24 @@ impl StatsScope {
                 .first()
                 .map_or(String::new(), |k| k.to_string())
         };
+        // Say what is left out by default and what a total adds up (kinds apart).
+        let profiler = cap.slices.classes.iter().any(|c| c.1 == Category::Trace)
+            || (0..cap.tracks.len() as u32).any(|t| is_profiler_track(cap, t));
+        let kinds: Vec<String> = table
+            .kinds
+            .iter()
+            .filter(|k| k.kind != EventKind::Instant)
+            .map(|k| format!("{} over {}", k.kind.name(), k.over()))
+            .collect();
         t.note = format!(
-            "events starting in the scope · {} group · {} category · {} track · {} process",
+            "{}totals: Σ per thread/stream ({}) · events starting in the scope · {} group · {} \
+             category · {} track · {} process",
+            if profiler {
+                "profiler's own spans left out · "
+            } else {
+                ""
+            },
+            kinds.join(", "),
             key(Action::GroupNext),
             key(Action::FilterCategory),
             key(Action::FilterTrack),

@@ -215,6 +215,16 @@ impl TableView {
             self.order.clear();
             self.order.extend(v.into_iter().map(|(_, i)| i as usize));
         }
+        // With a filter: the best matches first ("Profiler" lists `ProfilerStep*` before a
+        // long kernel name that happens to hold the letters), the chosen sort among equals.
+        if !pat.is_empty() {
+            let rows = &self.rows;
+            crate::analysis::search::table_filter::order_by_match(
+                &self.filter,
+                &mut self.order,
+                |i| rows[i].cells.first().map_or("", String::as_str),
+            );
+        }
         self.selected = self.selected.min(self.order.len().saturating_sub(1));
     }
 
@@ -558,6 +568,27 @@ mod tests {
             ],
             rows,
         )
+    }
+
+    #[test]
+    fn filter_orders_by_match_quality_first() {
+        let mut t = table(3);
+        let names = [
+            "void at::native::vectorized_kernel<Pro_fi_ler>",
+            "aten::mm",
+            "ProfilerStep*",
+        ];
+        for (r, n) in t.rows.iter_mut().zip(names) {
+            r.cells[0] = n.to_string();
+            r.keys[0] = Key::Text(n.to_string());
+        }
+        // By the number column the kernel would come first; the filter puts the strong match
+        // first.
+        t.sort_by(1, true);
+        t.filter = "Profiler".into();
+        t.refresh();
+        assert_eq!(t.rows[t.order[0]].cells[0], "ProfilerStep*");
+        assert!(!t.order.iter().any(|&i| t.rows[i].cells[0] == "aten::mm"));
     }
 
     #[test]
