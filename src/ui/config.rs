@@ -370,6 +370,17 @@ mod tests {
     }
 
     #[test]
+    fn memory_budget_setting() {
+        let (cfg, errors) = parse("[memory]\nbudget_mb = 512\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(cfg.memory_mb, Some(512));
+        let (cfg, errors) = parse("[memory]\nbudget_mb = -3\nspill = 1\n", p());
+        assert_eq!(cfg.memory_mb, None);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0].line, Some(2));
+    }
+
+    #[test]
     fn syntax_error_keeps_defaults() {
         let (cfg, errors) = parse("[keys.timeline\nzoom_in = 'i'\n", p());
         assert_eq!(errors.len(), 1);

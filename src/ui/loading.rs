@@ -538,6 +538,39 @@ mod tests {
         assert!(e.capture(c).is_none());
     }
 
+    /// Opens entry `i` and completes its load with a demo capture.
+    fn load(e: &mut Entries, i: usize) {
+        let (_, job) = e.open(i).unwrap();
+        let j = job.unwrap();
+        let l = Loaded::new(
+            crate::ui::demo::capture(4, 4, false),
+            std::time::Instant::now(),
+        );
+        assert!(e.finish(j.generation, j.entry, EntryState::Ready(Arc::new(l))));
+    }
+
+    #[test]
+    fn the_budget_drops_least_recently_used_and_spares_pinned() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        for i in 0..3 {
+            load(&mut e, i);
+        }
+        assert_eq!(e.loaded_count(), 3);
+        let one = e[0].bytes;
+        assert!(one > 0);
+        // Room for two: a (oldest) is pinned by a view, so b goes; c is shown.
+        e.budget = 2 * one + one / 2;
+        e.set_pinned(vec![e[0].id]);
+        assert_eq!(e.enforce_budget(), vec![e[1].id]);
+        assert!(matches!(e[1].state, EntryState::Idle) && e[1].bytes == 0);
+        // Nothing pinned: a is dropped next when the budget shrinks.
+        e.set_pinned(Vec::new());
+        e.budget = one;
+        assert_eq!(e.enforce_budget(), vec![e[0].id]);
+        assert_eq!(e.current, Some(2));
+        assert_eq!(e.loaded_bytes(), e[2].bytes);
+    }
+
     #[test]
     fn at_most_one_job_per_core_runs_at_once() {
         let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
