@@ -10,12 +10,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Cycles allowed for now, by the folder every file of the cycle lies in. The JSON loader
-/// (`formats/chrome`: `args.rs ⇄ event.rs ⇄ parallel.rs ⇄ scan.rs ⇄ seed.rs` around `Loader`,
-/// `mod.rs ⇄ spill.rs`) and XPlane (`plane.rs ⇄ walk.rs`) are being made one-way stages by
-/// issue 20 §3 (helper `stages`); empty this list when that lands.
-const ALLOWED_CYCLE_FOLDERS: &[&str] = &["src/formats/chrome/", "src/formats/xplane/"];
-
 /// Cycles allowed for now, exactly these files: a `mod.rs` that uses its children while they
 /// use types defined in it (`use super::Thing`). Not among issue 20's three circles; each goes
 /// by moving the shared types from `mod.rs` into a leaf file both import. Empty this list as
@@ -422,16 +416,11 @@ fn no_file_imports_a_file_that_imports_it() {
     let g = graph();
     let mut bad = Vec::new();
     for c in cycles(&g) {
-        let in_folder = ALLOWED_CYCLE_FOLDERS.iter().any(|dir| {
-            c.iter()
-                .all(|f| format!("src/{}", f.display()).starts_with(dir))
-        });
-        let listed = ALLOWED_CYCLES
+        let allowed = ALLOWED_CYCLES
             .iter()
             .any(|a| a.len() == c.len() && a.iter().zip(&c).all(|(x, y)| Path::new(x) == y));
-        let allowed = in_folder || listed;
         if allowed {
-            eprintln!("allowed for now (issue 20 §3): {}", show(&c));
+            eprintln!("allowed for now (ALLOWED_CYCLES): {}", show(&c));
         } else {
             bad.push(show(&c));
         }

@@ -2,6 +2,7 @@
 //! Pure functions over [`Capture`](crate::model::Capture); no terminal code.
 
 pub mod gpu;
+pub mod memory;
 pub mod nested;
 pub mod nesting;
 pub mod range;

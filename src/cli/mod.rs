@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod gpu;
 pub mod load;
+pub mod memory;
 pub mod nested;
 pub mod rank;
 pub mod search;
@@ -167,6 +168,42 @@ pub enum Command {
     Nested(NestedArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Memory per device / allocator: peaks, allocations, live at end, top allocating ops; also
+    /// reads torch CUDA allocator snapshots (*.pickle)
+    #[command(after_help = MEMORY_AFTER)]
+    Memory(MemoryArgs),
+}
+
+const MEMORY_AFTER: &str = "\
+Examples:
+  tracetui memory trace.pt.trace.json             peaks, counts, live at end, top ops per device
+  tracetui memory trace.pt.trace.json --at 12ms   the allocations live 12 ms after the first event
+  tracetui memory snap.pickle --stacks            a CUDA allocator snapshot, with folded stack lines
+  tracetui memory logs/ --json | jq '.captures[].tracks[].peak_allocated'
+
+Sources: Kineto `[memory]` / `[OutOfMemory]` events (torch.profiler with profile_memory=True),
+XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), and snapshots from
+torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
+the innermost op enclosing it on its own thread. See docs/memory.md.";
+
+/// Arguments of `memory`.
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Log dir, capture file or allocator snapshot (*.pickle)
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// List the allocations live at TIME after the first event (e.g. 1.5ms, 200us; bare = ns)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub at: Option<i64>,
+    /// Show call stacks of live allocations; for snapshots also the folded `stream;state;frames
+    /// bytes` lines that `python -m torch.cuda._memory_viz memory` draws
+    #[arg(long)]
+    pub stacks: bool,
+    /// Show at most N live allocations per device with --at [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
 }
 
 const WATCH_AFTER: &str = "\
@@ -443,6 +480,7 @@ where
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
+        Some(Command::Memory(a)) => cmd_memory(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -630,6 +668,41 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     report(&a.path, a.json, per_capture, stats::render_text, |s| {
         (s.path.as_str(), s.error.as_ref())
     })
+}
+
+fn cmd_memory(a: &MemoryArgs) -> i32 {
+    let o = memory::MemoryOptions {
+        at: a.at,
+        stacks: a.stacks,
+        limit: a.limit.or(if a.json { None } else { Some(20) }),
+    };
+    if crate::discover::is_snapshot_file(&a.path) {
+        let r = memory::snapshot_memory(&a.path, &o);
+        let printed = if a.json {
+            #[derive(Serialize)]
+            struct Out<'a> {
+                captures: [&'a memory::CaptureMemory; 1],
+                problems: [Problem; 0],
+            }
+            emit(&to_json(&Out {
+                captures: [&r],
+                problems: [],
+            }))
+        } else {
+            emit(&memory::render_text(&r))
+        };
+        if let Err(code) = printed {
+            return code;
+        }
+        return finish(std::iter::once((r.path.as_str(), r.error.as_ref())), 1);
+    }
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| memory::capture_memory(cap, loaded, &o),
+        memory::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
 }
 
 fn cmd_search(a: &SearchArgs) -> i32 {

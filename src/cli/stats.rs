@@ -1,6 +1,7 @@
 //! `tracetui stats`: per-name statistics tables (see [`crate::analysis::stats`]).
 
 use super::text::{self, Align, clean};
+use crate::analysis::memory::key_averages::{self, MemColumns};
 use crate::analysis::stats::{GroupBy, SortKey, StatsOptions, compute, sort_rows};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
@@ -53,6 +54,10 @@ pub struct StatJson {
     pub max_ns: Option<f64>,
     /// Share of all self time of the capture, percent.
     pub self_pct: f64,
+    /// torch's memory columns `self_cpu_mem`, `cpu_mem`, `self_device_mem`, `device_mem` (bytes;
+    /// captures with `[memory]` events, name grouping only; docs/stats.md).
+    #[serde(flatten)]
+    pub memory: Option<MemColumns>,
 }
 
 /// One capture of `stats --json`.
@@ -123,6 +128,33 @@ pub fn capture_stats(
         ));
         return out;
     }
+    // --- memory columns (torch's key_averages rule, analysis::memory::key_averages) ---
+    let mem = (opts.group == GroupBy::Name && !opts.unified && opts.range.is_none())
+        .then(|| key_averages::compute(&c))
+        .filter(|m| m.records > 0);
+    if let Some(m) = &mem {
+        for (name, count, _) in &m.extra_rows {
+            t.rows.push(crate::analysis::stats::StatRow {
+                name: name.clone(),
+                count: *count,
+                total_ps: 0,
+                self_ps: 0,
+                min_ps: None,
+                max_ps: None,
+            });
+        }
+    }
+    let mem_of = |name: &str| -> Option<MemColumns> {
+        let m = mem.as_ref()?;
+        Some(
+            m.by_name
+                .get(name)
+                .or_else(|| m.extra_rows.iter().find(|r| r.0 == name).map(|r| &r.2))
+                .copied()
+                .unwrap_or_default(),
+        )
+    };
+    // --- end memory columns ---
     drop(c);
     sort_rows(&mut t.rows, sort);
     out.total_self_ns = ns(t.total_self_ps);
@@ -140,6 +172,7 @@ pub fn capture_stats(
             min_ns: r.min_ps.map(ns),
             max_ns: r.max_ps.map(ns),
             self_pct: t.self_pct(r),
+            memory: mem_of(&r.name),
         })
         .collect();
     out
@@ -157,36 +190,54 @@ pub fn render_text(s: &CaptureStats) -> String {
     }
     let d = |v: f64| text::dur(v * 1000.0);
     let head = s.group_by.to_uppercase();
-    let rows: Vec<Vec<String>> = s
-        .stats
-        .iter()
-        .map(|r| {
-            vec![
-                text::fit(&clean(&r.name), 60).into_owned(),
-                r.count.to_string(),
-                d(r.total_ns),
-                d(r.self_ns),
-                format!("{:.2}%", r.self_pct),
-                d(r.avg_ns),
-                r.min_ns.map_or("-".into(), d),
-                r.max_ns.map_or("-".into(), d),
-            ]
-        })
-        .collect();
-    o.push_str(&text::table(
-        "   ",
-        &[
-            (head.as_str(), Align::Left),
-            ("COUNT", Align::Right),
-            ("TOTAL", Align::Right),
-            ("SELF", Align::Right),
-            ("SELF %", Align::Right),
-            ("AVG", Align::Right),
-            ("MIN", Align::Right),
-            ("MAX", Align::Right),
-        ],
-        &rows,
-    ));
+    let with_mem = s.stats.iter().any(|r| r.memory.is_some());
+    let b = |v: i64| {
+        if v < 0 {
+            format!("-{}", text::bytes(v.unsigned_abs()))
+        } else {
+            text::bytes(v as u64)
+        }
+    };
+    let rows: Vec<Vec<String>> =
+        s.stats
+            .iter()
+            .map(|r| {
+                vec![
+                    text::fit(&clean(&r.name), 60).into_owned(),
+                    r.count.to_string(),
+                    d(r.total_ns),
+                    d(r.self_ns),
+                    format!("{:.2}%", r.self_pct),
+                    d(r.avg_ns),
+                    r.min_ns.map_or("-".into(), d),
+                    r.max_ns.map_or("-".into(), d),
+                ]
+                .into_iter()
+                .chain(r.memory.filter(|_| with_mem).iter().flat_map(|m| {
+                    [m.self_cpu_mem, m.cpu_mem, m.self_device_mem, m.device_mem].map(b)
+                }))
+                .collect()
+            })
+            .collect();
+    let mut header = vec![
+        (head.as_str(), Align::Left),
+        ("COUNT", Align::Right),
+        ("TOTAL", Align::Right),
+        ("SELF", Align::Right),
+        ("SELF %", Align::Right),
+        ("AVG", Align::Right),
+        ("MIN", Align::Right),
+        ("MAX", Align::Right),
+    ];
+    if with_mem {
+        header.extend([
+            ("SELF CPU MEM", Align::Right),
+            ("CPU MEM", Align::Right),
+            ("SELF DEV MEM", Align::Right),
+            ("DEV MEM", Align::Right),
+        ]);
+    }
+    o.push_str(&text::table("   ", &header, &rows));
     o.push_str(&format!(
         "   self time total: {}; {} {}{}\n",
         d(s.total_self_ns),

@@ -6,6 +6,7 @@
 
 pub mod gpu;
 pub mod help;
+pub mod memory;
 pub mod picker;
 pub mod rank;
 pub mod search;

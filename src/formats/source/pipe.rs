@@ -1,4 +1,4 @@
-//! Inflate on a second thread: the gzip decoder runs ahead of the JSON parser, handing over
+//! Inflate on a second thread for streaming loaders: the gzip decoder runs ahead of the JSON parser, handing over
 //! 1 MiB chunks through a bounded channel (at most 4 in flight, so memory stays small).
 
 use std::io::{self, Read};

@@ -1,7 +1,7 @@
 //! `.gz` fast path: inflate into an unlinked temporary file so the text can be memory-mapped and
 //! parsed with serde_json's slice reader (file-backed pages, not anonymous memory).
 
-use crate::formats::Progress;
+use crate::formats::progress::Progress;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
@@ -57,6 +57,15 @@ impl Growing {
             written: AtomicU64::new(0),
             done: AtomicBool::new(false),
         })
+    }
+
+    /// A read-only map of [`Growing::room`] bytes of the file, made once before inflating.
+    pub fn map(&self) -> io::Result<memmap2::Mmap> {
+        let len = usize::try_from(self.room).map_err(io::Error::other)?;
+        // SAFETY: the temporary file is private to this process (unlinked) and only grows while
+        // mapped; readers only read below the published inflated length (inside the file), so
+        // the map's pages past the file's end are never touched.
+        unsafe { memmap2::MmapOptions::new().len(len).map(&self.file) }
     }
 
     /// Bytes inflated so far, and whether inflating has ended.

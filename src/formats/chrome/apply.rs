@@ -1,69 +1,20 @@
-//! Per-event handling: one parsed event (all fields collected) → builder calls, by phase.
+//! The last stage: one complete [`RawEvent`] → [`CaptureBuilder`] calls, by phase. [`Loader`] is
+//! the capture being built plus what the earlier stages share while they fill it (interning
+//! caches, scratch buffers, counts for the warnings).
 
-use super::args::ArgFacts;
-use super::seed::TimeVal;
-use crate::formats::Progress;
+use super::intern::StrCache;
+use super::raw::{RawEvent, TimeVal};
+use crate::formats::progress::Progress;
 use crate::model::{
-    ArgValue, ArgsRef, CaptureBuilder, Category, FlowPhase, Key, ProcessKind, Ps, StrId, TrackKind,
+    ArgValue, CaptureBuilder, Category, FlowPhase, Key, ProcessKind, Ps, StrId, TrackKind,
 };
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-/// A flow / async id.
-pub type IdVal = u64;
-
-/// The fields of one event, as read (applied once the object is complete).
-#[derive(Default, Clone, Copy)]
-pub struct RawEvent {
-    /// First byte of `ph` (0 = absent).
-    pub ph: u8,
-    /// Interned `name`.
-    pub name: StrId,
-    /// Interned `cat`.
-    pub cat: StrId,
-    /// `pid`.
-    pub pid: Option<Key>,
-    /// `tid`.
-    pub tid: Option<Key>,
-    /// `ts` in ns (raw, not yet shifted).
-    pub ts: TimeVal,
-    /// `dur` in ns.
-    pub dur: TimeVal,
-    /// Args block.
-    pub args: ArgsRef,
-    /// Values found in args.
-    pub facts: ArgFacts,
-    /// `id` / `id2`.
-    pub id: Option<IdVal>,
-    /// The `id` / `id2` text as written when it was a string, for `C` events only (counter
-    /// series are named with it); `StrId::EMPTY` otherwise.
-    pub id_text: StrId,
-    /// `bind_id`.
-    pub bind_id: Option<IdVal>,
-    /// First byte of `s` (instant scope).
-    pub scope: u8,
-    /// `bp == "e"`.
-    pub bp_e: bool,
-    /// `flow_in`.
-    pub flow_in: bool,
-    /// `flow_out`.
-    pub flow_out: bool,
-    /// Number of keys seen.
-    pub fields: u32,
-}
-
-impl RawEvent {
-    /// Resets every field.
-    #[inline]
-    pub fn clear(&mut self) {
-        *self = RawEvent {
-            args: ArgsRef::NONE,
-            ..RawEvent::default()
-        };
-    }
-}
+/// Reads a whole events array into the loader, on success leaving the input at its `]`.
+pub type ReadEvents<'p> = Box<dyn FnOnce(&mut Loader<'p>) -> Result<(), String> + 'p>;
 
 /// Interned keys the loader compares against (named after the JSON keys/values they hold).
 #[allow(missing_docs)]
@@ -82,12 +33,12 @@ pub struct Keys {
 }
 
 /// Seven days in ps: longer durations are CUPTI overflow garbage (kept, warned).
-const MAX_PLAUSIBLE_DUR_PS: i128 = 7 * 24 * 3600 * 1_000_000_000_000;
+pub(super) const MAX_PLAUSIBLE_DUR_PS: i128 = 7 * 24 * 3600 * 1_000_000_000_000;
 /// Largest |time| or |duration| accepted, in ps (2^62 ≈ 53 days).
-const MAX_ABS_PS: u64 = 1 << 62;
+pub(super) const MAX_ABS_PS: u64 = 1 << 62;
 /// Timestamps beyond this magnitude (≈ 11.6 days in ps) are rebased on the first event so that
 /// picoseconds stay far from the i64 limit.
-const REBASE_ABOVE_PS: i128 = 1_000_000_000_000_000_000;
+pub(super) const REBASE_ABOVE_PS: i128 = 1_000_000_000_000_000_000;
 
 /// All loader state: the builder plus what is needed to finish it.
 pub struct Loader<'p> {
@@ -98,17 +49,17 @@ pub struct Loader<'p> {
     /// Reusable text buffer (compact JSON of nested arg values).
     pub scratch: String,
     /// Interning cache for names, categories and string values.
-    pub cache: super::args::StrCache,
+    pub cache: StrCache,
     /// Last key seen at each position of an `args` object (see `CachedKeySeed`).
     pub key_cache: [StrId; 32],
     /// Object-form `stackFrames` / `samples` (sampled CPU stacks), applied by `finalize`.
     pub sampled: super::samples::Sampled,
     /// Reusable buffer for counter series names.
-    name_buf: String,
+    pub(super) name_buf: String,
     /// The current event's string `id` / `id2`, as written (see `RawEvent::id_text`).
     pub id_text: String,
     /// Reusable buffer for counter values.
-    counter_buf: Vec<(StrId, f64)>,
+    pub(super) counter_buf: Vec<(StrId, f64)>,
     /// Events seen (including skipped ones).
     pub events: u64,
     /// Address of the last borrowed string (progress offset into mapped input).
@@ -117,7 +68,7 @@ pub struct Loader<'p> {
     pub input_range: (usize, usize),
     /// Byte counter of a streaming reader (uncompressed bytes).
     pub stream_bytes: Option<Rc<Cell<u64>>>,
-    progress: &'p Progress,
+    pub(super) progress: &'p Progress,
     /// Set when parsing stopped because of cancellation.
     pub cancelled: bool,
     /// The `traceEvents` array (or a top-level array) was entered.
@@ -131,32 +82,33 @@ pub struct Loader<'p> {
     /// `args` values that were not objects.
     pub args_not_object: u64,
     /// ps subtracted from every raw timestamp (decided at the first timed event; whole ns).
-    shift_ps: Option<i128>,
+    pub(super) shift_ps: Option<i128>,
     /// Kineto `baseTimeNanoseconds`.
-    base_time_ns: Option<i64>,
+    pub(super) base_time_ns: Option<i64>,
     /// Top-level metadata entries, written as one args block at the end.
-    meta: Vec<(StrId, ArgValue)>,
-    skipped: [u64; 256],
-    missing_ph: u64,
+    pub(super) meta: Vec<(StrId, ArgValue)>,
+    pub(super) skipped: [u64; 256],
+    pub(super) missing_ph: u64,
     /// Elements that had a `ph`.
-    with_ph: u64,
-    bad_time: u64,
-    out_of_range: u64,
-    long_durs: u64,
-    missing_id: u64,
-    unknown_meta: u64,
-    min_ts: Ps,
-    record_window_end: Option<Ps>,
-    cat_cache: FxHashMap<StrId, Category>,
-    last_track: Option<(Key, Key, bool, u32)>,
+    pub(super) with_ph: u64,
+    pub(super) bad_time: u64,
+    pub(super) out_of_range: u64,
+    pub(super) long_durs: u64,
+    pub(super) missing_id: u64,
+    pub(super) unknown_meta: u64,
+    pub(super) min_ts: Ps,
+    pub(super) record_window_end: Option<Ps>,
+    pub(super) cat_cache: FxHashMap<StrId, Category>,
+    pub(super) last_track: Option<(Key, Key, bool, u32)>,
     /// `thread_name` / `thread_sort_index` metadata by (pid, tid), applied by `finalize` to
     /// the thread and the device stream of that key (whichever exist).
-    thread_meta: Vec<(Key, Key, Option<StrId>, Option<i64>)>,
+    pub(super) thread_meta: Vec<(Key, Key, Option<StrId>, Option<i64>)>,
     /// Processes given a `process_sort_index`.
-    sorted_processes: Vec<u32>,
-    /// Set for a chunk-parallel parse: the events array is read from the mapped text by
-    /// [`super::parallel::run`] instead of through the deserializer.
-    pub chunked: Option<super::parallel::Chunked<'p>>,
+    pub(super) sorted_processes: Vec<u32>,
+    /// Set for a chunk-parallel parse: reads the events array (whose `[` the tokenizer has just
+    /// consumed) from the mapped text instead of through the deserializer. Set by the
+    /// orchestration (`chunks`), called once by the tokenizer (`seed`).
+    pub chunked: Option<ReadEvents<'p>>,
 }
 
 impl<'p> Loader<'p> {
@@ -180,7 +132,7 @@ impl<'p> Loader<'p> {
             b,
             k,
             scratch: String::new(),
-            cache: super::args::StrCache::default(),
+            cache: StrCache::default(),
             key_cache: [StrId::EMPTY; 32],
             sampled: Default::default(),
             name_buf: String::new(),
@@ -262,7 +214,7 @@ impl<'p> Loader<'p> {
         self.meta.push((k, v));
     }
 
-    fn category(&mut self, cat: StrId) -> Category {
+    pub(super) fn category(&mut self, cat: StrId) -> Category {
         if let Some(&c) = self.cat_cache.get(&cat) {
             return c;
         }
@@ -288,7 +240,7 @@ impl<'p> Loader<'p> {
     }
 
     /// Raw ps → ps from the origin; `None` (counted) when out of range.
-    fn ps(&mut self, raw: i128) -> Option<Ps> {
+    pub(super) fn ps(&mut self, raw: i128) -> Option<Ps> {
         let shift = match self.shift_ps {
             Some(s) => s,
             None => {
@@ -311,7 +263,7 @@ impl<'p> Loader<'p> {
         }
     }
 
-    fn time(&mut self, t: TimeVal) -> Option<Ps> {
+    pub(super) fn time(&mut self, t: TimeVal) -> Option<Ps> {
         match t {
             Some(Ok(raw)) => {
                 let p = self.ps(raw)?;
@@ -326,13 +278,13 @@ impl<'p> Loader<'p> {
     }
 
     /// The process key of an event: its `pid`, else 0 (as in Perfetto).
-    fn pid_key(pid: Option<Key>) -> Key {
+    pub(super) fn pid_key(pid: Option<Key>) -> Key {
         pid.unwrap_or(Key::Int(0))
     }
 
     /// The thread key of an event: its `tid`, else its `pid` (an event without `tid` belongs
     /// to the thread `tid = pid`, as in Perfetto; without either, thread 0 of process 0).
-    fn tid_key(pid: Option<Key>, tid: Option<Key>) -> Key {
+    pub(super) fn tid_key(pid: Option<Key>, tid: Option<Key>) -> Key {
         tid.unwrap_or_else(|| Self::pid_key(pid))
     }
 
@@ -340,7 +292,7 @@ impl<'p> Loader<'p> {
     /// `gpu_memcpy`, `gpu_memset`, `gpu_user_annotation`, `cuda_sync`, legacy
     /// `Kernel`/`Memcpy`/`Memset`), or an unknown category with a `stream` arg. Host
     /// categories (`cpu_op`, `python_function`, ...) never are, whatever their process.
-    fn device_event(&mut self, ev: &RawEvent) -> bool {
+    pub(super) fn device_event(&mut self, ev: &RawEvent) -> bool {
         let c = self.category(ev.cat);
         c.is_device() || c == Category::Sync || (c == Category::Other && ev.facts.stream)
     }
@@ -348,7 +300,7 @@ impl<'p> Loader<'p> {
     /// Thread track of (pid, tid), or its device stream when `device`: a track is a stream
     /// because of what it holds, never because of its process's name or label (a device
     /// process's CPU events stay on a CPU thread of that process).
-    fn thread_track(&mut self, pid: Option<Key>, tid: Option<Key>, device: bool) -> u32 {
+    pub(super) fn thread_track(&mut self, pid: Option<Key>, tid: Option<Key>, device: bool) -> u32 {
         let (pk, tk) = (Self::pid_key(pid), Self::tid_key(pid, tid));
         if let Some((lp, lt, ld, t)) = self.last_track
             && lp == pk
@@ -378,7 +330,7 @@ impl<'p> Loader<'p> {
 
     /// The track a flow point of (pid, tid) binds to: the thread, or the device stream when
     /// only that exists so far (the builder tries the other one of the pair when resolving).
-    fn flow_track(&mut self, pid: Option<Key>, tid: Option<Key>) -> u32 {
+    pub(super) fn flow_track(&mut self, pid: Option<Key>, tid: Option<Key>) -> u32 {
         let (pk, tk) = (Self::pid_key(pid), Self::tid_key(pid, tid));
         let p = self.b.process(pk);
         let stream = self.b.find_track(p, tk, TrackKind::GpuStream);
@@ -390,7 +342,7 @@ impl<'p> Loader<'p> {
 
     /// Names the process and track of global instants without a pid (`global` / `global
     /// instants`) unless the trace named them.
-    fn name_global(&mut self, t: u32) {
+    pub(super) fn name_global(&mut self, t: u32) {
         let p = self.b.track_mut(t).process;
         if self.b.process_mut(p).name == StrId::EMPTY {
             let n = self.b.intern("global");
@@ -473,7 +425,7 @@ impl<'p> Loader<'p> {
         }
     }
 
-    fn complete(&mut self, ev: &RawEvent) {
+    pub(super) fn complete(&mut self, ev: &RawEvent) {
         let Some(ts) = self.time(ev.ts) else { return };
         let dur = match ev.dur {
             None => 0,
@@ -512,7 +464,7 @@ impl<'p> Loader<'p> {
         }
     }
 
-    fn counter(&mut self, ev: &RawEvent) {
+    pub(super) fn counter(&mut self, ev: &RawEvent) {
         let Some(ts) = self.time(ev.ts) else { return };
         let p = self.b.process(Self::pid_key(ev.pid));
         let mut vals = std::mem::take(&mut self.counter_buf);
@@ -547,7 +499,7 @@ impl<'p> Loader<'p> {
         self.counter_buf = vals;
     }
 
-    fn async_event(&mut self, ev: &RawEvent) {
+    pub(super) fn async_event(&mut self, ev: &RawEvent) {
         let Some(ts) = self.time(ev.ts) else { return };
         let Some(id) = ev.id else {
             self.missing_id += 1;
@@ -569,315 +521,5 @@ impl<'p> Loader<'p> {
                 self.b.add_instant(t, ts, ev.name, ev.cat, ev.args, b't');
             }
         }
-    }
-
-    fn arg_str(&self, args: ArgsRef, key: StrId) -> Option<StrId> {
-        match self.b.args.get(args, key, &self.b.strings)? {
-            ArgValue::Str(s) | ArgValue::Json(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    fn metadata(&mut self, ev: &RawEvent) {
-        let name = self.b.strings.get(ev.name);
-        let pk = Self::pid_key(ev.pid);
-        match name {
-            "process_name" | "process_labels" => {
-                let key = if name == "process_name" {
-                    self.k.name
-                } else {
-                    self.k.labels
-                };
-                let is_name = name == "process_name";
-                let Some(v) = self.arg_str(ev.args, key) else {
-                    return;
-                };
-                let text = self.b.strings.get(v);
-                let kind = if text.contains("GPU") {
-                    Some(ProcessKind::Gpu)
-                } else if text.contains("TPU") {
-                    Some(ProcessKind::Tpu)
-                } else if text.contains("/host:") || text == "CPU" {
-                    Some(ProcessKind::Host)
-                } else {
-                    None
-                };
-                let p = self.b.process(pk);
-                let pr = self.b.process_mut(p);
-                if is_name {
-                    pr.name = v;
-                } else {
-                    pr.label = v;
-                }
-                if let Some(k) = kind {
-                    pr.kind = k;
-                }
-            }
-            "process_sort_index" => {
-                let v = self.b.args.get(ev.args, self.k.sort_index, &self.b.strings);
-                if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
-                    let p = self.b.process(pk);
-                    self.b.process_mut(p).sort_index = i;
-                    self.sorted_processes.push(p);
-                }
-            }
-            "thread_name" => {
-                let Some(v) = self.arg_str(ev.args, self.k.name) else {
-                    return;
-                };
-                let tk = Self::tid_key(ev.pid, ev.tid);
-                self.thread_meta.push((pk, tk, Some(v), None));
-            }
-            "thread_sort_index" => {
-                let v = self.b.args.get(ev.args, self.k.sort_index, &self.b.strings);
-                if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
-                    let tk = Self::tid_key(ev.pid, ev.tid);
-                    self.thread_meta.push((pk, tk, None, Some(i)));
-                }
-            }
-            _ => self.unknown_meta += 1,
-        }
-    }
-
-    /// Sampled stacks (`samples` + `stackFrames`) → one merged-slices track per sampled
-    /// thread (see `samples`).
-    fn apply_samples(&mut self) {
-        let sampled = std::mem::take(&mut self.sampled);
-        if sampled.samples.is_empty() {
-            return;
-        }
-        let mut tids: Vec<Key> = Vec::new();
-        let mut by_tid: FxHashMap<Key, Vec<(Ps, u32)>> = FxHashMap::default();
-        let mut unknown = 0u64;
-        let mut stack = Vec::new();
-        for s in &sampled.samples {
-            let Some(ts) = self.time(s.ts) else { continue };
-            sampled.stack(s.sf, &mut stack);
-            if stack.is_empty() {
-                unknown += 1;
-                continue;
-            }
-            by_tid
-                .entry(s.tid)
-                .or_insert_with(|| {
-                    tids.push(s.tid);
-                    Vec::new()
-                })
-                .push((ts, s.sf));
-        }
-        for tid in tids {
-            let Some(mut rows) = by_tid.remove(&tid) else {
-                continue;
-            };
-            rows.sort_by_key(|r| r.0);
-            let stacks: Vec<(Ps, Vec<super::samples::Frame>)> = rows
-                .iter()
-                .map(|&(ts, sf)| {
-                    let mut v = Vec::new();
-                    sampled.stack(sf, &mut v);
-                    v.reverse();
-                    (ts, v)
-                })
-                .collect();
-            let owners: Vec<u32> = (0..self.b.process_count() as u32)
-                .filter(|&p| self.b.find_track(p, tid, TrackKind::Thread).is_some())
-                .collect();
-            let p = match owners.as_slice() {
-                [p] => *p,
-                _ => {
-                    let key = self.b.intern("sampled stacks");
-                    let p = self.b.process(Key::Str(key));
-                    let pr = self.b.process_mut(p);
-                    pr.name = key;
-                    pr.kind = ProcessKind::Host;
-                    p
-                }
-            };
-            let tid_text = match tid {
-                Key::Int(v) => v.to_string(),
-                Key::Str(s) => self.b.strings.get(s).to_string(),
-            };
-            let key = self.b.intern(&format!("samples:{tid_text}"));
-            let t = self.b.track(p, Key::Str(key), TrackKind::Thread);
-            let name = self.b.intern(&format!("samples (thread {tid_text})"));
-            self.b.track_mut(t).name = name;
-            for sl in super::samples::stack_slices(&stacks) {
-                self.b
-                    .add_slice(t, sl.start, sl.dur, sl.name, sl.cat, ArgsRef::NONE, 0);
-            }
-        }
-        if unknown > 0 {
-            self.b.warn_n(
-                "sample_unknown_frame",
-                format!(
-                    "{unknown} samples whose stack frame (\"sf\") is not in \"stackFrames\" skipped"
-                ),
-                unknown,
-            );
-        }
-    }
-
-    /// True when elements were read but none has a `ph` (and some have other fields): a JSON
-    /// document of something else, not a trace.
-    pub fn no_phase_anywhere(&self) -> bool {
-        self.with_ph == 0 && self.missing_ph > 0
-    }
-
-    /// Reports everything counted, sets origin and metadata; the builder is then ready to finish.
-    pub fn finalize(&mut self) {
-        let shift_ns = i64::try_from(self.shift_ps.unwrap_or(0) / 1000).unwrap_or(0);
-        self.b.origin_epoch_ns = match self.base_time_ns {
-            Some(base) => base.checked_add(shift_ns),
-            None if shift_ns > 0 => Some(shift_ns),
-            None => None,
-        };
-        if !self.meta.is_empty() {
-            self.b.args.begin();
-            for &(k, v) in &self.meta {
-                self.b.args.push(k, v);
-            }
-            self.b.metadata = self.b.args.finish();
-        }
-        self.apply_samples();
-        // Processes without a `process_sort_index`: in order of appearance, device processes
-        // after the others (Perfetto and the trace viewer put GPU processes after the CPU one).
-        let mut given = vec![false; self.b.process_count()];
-        for &p in &self.sorted_processes {
-            if let Some(g) = given.get_mut(p as usize) {
-                *g = true;
-            }
-        }
-        for (p, given) in given.into_iter().enumerate() {
-            let pr = self.b.process_mut(p as u32);
-            if !given && matches!(pr.kind, ProcessKind::Gpu | ProcessKind::Tpu) {
-                pr.sort_index = pr.sort_index.saturating_add(1 << 40);
-            }
-        }
-        // Thread metadata: names and sort indexes of the thread and the stream of each key (a
-        // thread known only from metadata gets a thread track, as before).
-        for (pk, tk, name, sort) in std::mem::take(&mut self.thread_meta) {
-            let p = self.b.process(pk);
-            let mut tracks = [
-                self.b.find_track(p, tk, TrackKind::Thread),
-                self.b.find_track(p, tk, TrackKind::GpuStream),
-            ];
-            if tracks.iter().all(Option::is_none) {
-                tracks[0] = Some(self.b.track(p, tk, TrackKind::Thread));
-            }
-            for t in tracks.into_iter().flatten() {
-                let tr = self.b.track_mut(t);
-                if let Some(n) = name {
-                    tr.name = n;
-                }
-                if let Some(i) = sort {
-                    tr.sort_index = i;
-                }
-            }
-        }
-        for ph in 0..=255u8 {
-            let n = self.skipped[ph as usize];
-            if n > 0 {
-                let c = if ph.is_ascii_graphic() {
-                    ph as char
-                } else {
-                    '?'
-                };
-                self.b.warn_n(
-                    skipped_kind(ph),
-                    format!("skipped {n} {} events (phase {c})", phase_name(ph)),
-                    n,
-                );
-            }
-        }
-        let counts = [
-            (
-                "missing_phase",
-                self.missing_ph,
-                "events without \"ph\" skipped",
-            ),
-            (
-                "bad_timestamp",
-                self.bad_time,
-                "events with a missing or non-numeric ts/dur skipped",
-            ),
-            (
-                "timestamp_out_of_range",
-                self.out_of_range,
-                "events whose time does not fit 64-bit picoseconds skipped",
-            ),
-            (
-                "implausible_duration",
-                self.long_durs,
-                "slices longer than 7 days kept (likely CUPTI overflow)",
-            ),
-            (
-                "missing_id",
-                self.missing_id,
-                "flow/async events without an id skipped",
-            ),
-            (
-                "unknown_metadata",
-                self.unknown_meta,
-                "metadata (M) events of an unknown kind ignored",
-            ),
-            (
-                "args_not_object",
-                self.args_not_object,
-                "\"args\" values that were not objects ignored",
-            ),
-        ];
-        for (kind, n, msg) in counts {
-            if n > 0 {
-                self.b.warn_n(kind, format!("{n} {msg}"), n);
-            }
-        }
-        if self.system_trace_events {
-            self.b.warn(
-                "system_trace_events",
-                "\"systemTraceEvents\" (ftrace text) ignored".into(),
-            );
-        }
-        if let Some(end) = self.record_window_end
-            && self.min_ts != Ps::MAX
-            && end.saturating_sub(self.min_ts) > 24 * 3600 * 1_000_000_000_000
-        {
-            self.b.warn(
-                "implausible_record_window_end",
-                "\"Record Window End\" more than 24 h after the first event (kept)".into(),
-            );
-        }
-    }
-}
-
-/// What a skipped phase is (Trace Event Format, and Perfetto's extensions).
-fn phase_name(ph: u8) -> &'static str {
-    match ph {
-        b'P' => "sample",
-        b'N' => "object-created",
-        b'O' => "object-snapshot",
-        b'D' => "object-destroyed",
-        b'v' | b'V' => "memory-dump",
-        b'(' | b')' => "context",
-        b'c' => "clock-sync",
-        b'm' => "mark",
-        b'T' => "Perfetto thread-state (no id)",
-        _ => "unknown-phase",
-    }
-}
-
-fn skipped_kind(ph: u8) -> &'static str {
-    match ph {
-        b'T' => "skipped_phase_T",
-        b'P' => "skipped_phase_P",
-        b'N' => "skipped_phase_N",
-        b'O' => "skipped_phase_O",
-        b'D' => "skipped_phase_D",
-        b'v' => "skipped_phase_v",
-        b'V' => "skipped_phase_V",
-        b'(' => "skipped_phase_(",
-        b')' => "skipped_phase_)",
-        b'c' => "skipped_phase_c",
-        b'm' => "skipped_phase_m",
-        _ => "skipped_phase_other",
     }
 }
