@@ -56,6 +56,7 @@ impl App {
             config.keymap.clone(),
         );
         state.by_category = config.by_category;
+        state.entries.budget = super::budget::resolve(config.memory_mb);
         let mut app = App {
             state,
             stack: vec![Box::new(PickerView)],
@@ -128,6 +129,10 @@ impl App {
             Msg::Tick => {}
             Msg::Load(done) => self.on_load(done),
             Msg::Derived(_) => {
+                // The derived rows count against the budget too.
+                st.entries.remeasure();
+                self.enforce_budget();
+                let st = &mut self.state;
                 // The new rows sit under process headers: keep the cursor on its row.
                 let cur = st.rows.list.get(st.rows.cursor).copied();
                 st.rebuild_rows();
@@ -233,6 +238,10 @@ impl App {
         if !st.entries.finish(done.generation, done.entry, state) {
             return;
         }
+        if ok {
+            self.enforce_budget();
+        }
+        let st = &mut self.state;
         // The preview's notice no longer applies once the whole capture (or its error) is in.
         if was_preview && !st.entries.is_preview() {
             st.notice = None;
@@ -268,6 +277,32 @@ impl App {
             "partial preview: the first {} events; the whole capture replaces it when loaded",
             super::status::count(events)
         ));
+    }
+
+    /// Drops the least recently used captures beyond the memory budget (the shown one and
+    /// those the views on the stack draw are pinned) and says so in the status line.
+    fn enforce_budget(&mut self) {
+        let pinned = self.stack.iter().flat_map(|v| v.captures()).collect();
+        let st = &mut self.state;
+        st.entries.set_pinned(pinned);
+        let dropped = st.entries.enforce_budget();
+        if let Some(&id) = dropped.first() {
+            let name = st.entries.entry(id).map_or(String::new(), |e| {
+                super::text::sanitize(&format!(
+                    "{} / {}",
+                    e.capture.source.run, e.capture.source.host
+                ))
+                .into_owned()
+            });
+            let more = match dropped.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            st.notice = Some(format!(
+                "memory budget {}: dropped {name}{more} (least recently used; reloads when opened)",
+                super::status::bytes(st.entries.budget)
+            ));
+        }
     }
 
     /// Pops everything above the picker.

@@ -8,7 +8,7 @@ use super::action::Action;
 use super::catalog::CaptureRef;
 use super::keymap::ViewKind;
 use super::loader::LoadDone;
-use super::loading::{EntryState, LoadJob};
+use super::loading::LoadJob;
 use super::msg::Cmd;
 use super::state::{Mark, State};
 use super::text;
@@ -230,12 +230,10 @@ impl State {
                 .get(i)
                 .map(|e| format!("{} / {}", e.capture.source.run, e.capture.source.host))
         });
-        if !self
-            .entries
-            .finish(done.generation, done.entry, EntryState::Ready(new.clone()))
-        {
+        if !self.entries.is_reload(done.generation) {
             return false;
         }
+        self.entries.finish_reload(new.clone());
         // Hits and the selection are slice ids of the previous version.
         self.hits = None;
         self.selected = None;

@@ -11,6 +11,7 @@
 
 pub mod action;
 pub mod app;
+pub mod budget;
 pub mod catalog;
 pub mod colors;
 pub mod config;

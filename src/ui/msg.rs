@@ -104,6 +104,11 @@ pub trait View: std::fmt::Debug + Send {
     /// key is unbound (text prompts read `key` itself).
     fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg>;
 
+    /// The captures this view draws (pinned in memory while it is on the stack).
+    fn captures(&self) -> Vec<super::state::CaptureId> {
+        Vec::new()
+    }
+
     /// A mouse event (ignored by default).
     fn on_mouse(&mut self, _m: MouseEvent, _st: &State) -> Vec<Msg> {
         Vec::new()

@@ -72,6 +72,16 @@ pub fn format_mtime(t: Option<SystemTime>) -> String {
     crate::model::clock::civil(secs)
 }
 
+/// ` · 2 loaded, 310.0 MB in memory` for the header, or nothing when none is loaded.
+fn loaded_summary(st: &State) -> String {
+    let k = st.entries.loaded_count();
+    if k == 0 {
+        return String::new();
+    }
+    let held = bytes(st.entries.loaded_bytes());
+    format!(" · {k} loaded, {held} in memory")
+}
+
 /// Draws the picker list (cursor on entry `cursor`) into `area`.
 pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
@@ -83,7 +93,10 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
     buf.set_stringn(
         area.x,
         area.y,
-        format!(" tracetui  {n} captures, newest first"),
+        format!(
+            " tracetui  {n} captures, newest first{}",
+            loaded_summary(st)
+        ),
         w,
         bold,
     );
@@ -147,7 +160,11 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
                 let (f, _) = progress_text(p);
                 format!("loading {} {:.0}%", bar(f, 6), f * 100.0)
             }
-            EntryState::Ready(l) => format!("loaded · {} slices", l.cap.slices.len()),
+            EntryState::Ready(l) => format!(
+                "loaded · {} slices · {} in memory",
+                l.cap.slices.len(),
+                bytes(e.bytes)
+            ),
             EntryState::Failed(m) => format!(
                 "error: {}",
                 text::sanitize(short_error(m, &src.path.display().to_string()))

@@ -44,6 +44,10 @@ impl View for TimelineView {
         ViewKind::Timeline
     }
 
+    fn captures(&self) -> Vec<CaptureId> {
+        vec![self.capture]
+    }
+
     fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         match action {
             Some(Action::Help) => vec![help_for(ViewKind::Timeline)],
