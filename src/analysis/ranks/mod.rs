@@ -12,8 +12,8 @@ pub use runs::{RankReport, RunReport, analyze_run, group_runs};
 pub use straggler::{ArrivalStats, HTA_CANDIDATES, arrivals, hta_stragglers};
 
 use crate::analysis::gpu::GpuOptions;
-use crate::analysis::gpu::overlap::merged_breakdown;
 use crate::analysis::gpu::streams;
+use crate::analysis::gpu::temporal::BreakdownAcc;
 use crate::analysis::steps::comms::{self, CollKind, CollSize};
 use crate::analysis::steps::{self, DeviceParts, Step, StepOptions, StepSource};
 use crate::model::{ArgValue, Capture, NO_SLICE, Ps, TrackKind};
@@ -161,8 +161,12 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
     let clock0 = file_clock0_ns(c);
     let ns = |ps: Ps| clock0 + ps.div_euclid(1000);
     let primary = steps::primary_device(&parts).or_else(|| g.streams.first().map(|s| s.device));
-    let ranges: Vec<(usize, usize)> = g.streams.iter().map(|s| s.rows).collect();
-    let overall = merged_breakdown(&g.acts, &ranges);
+    // HTA keeps only device activities launched by a host event that starts by the end of the
+    // last ProfilerStep (`_filter_irrelevant_gpu_kernels(include_last_profiler_step=True)`).
+    let window = (found.source == StepSource::ProfilerStep && found.steps.len() >= 2)
+        .then(|| found.steps.iter().map(|s| s.end).max())
+        .flatten();
+    let overlap = hta_overlap(c, &g, file_clock0_ns(c), window);
     let mut names: Vec<String> = Vec::new();
     let mut name_ix: FxHashMap<crate::model::StrId, u32> = FxHashMap::default();
     let mut intern = |id: crate::model::StrId| -> u32 {
@@ -231,7 +235,7 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
             })
             .collect(),
         primary_device: primary,
-        comm_comp_overlap: overall.comm_overlap_ratio(),
+        comm_comp_overlap: overlap,
         colls,
         names,
         iter_events_end_ns: iter_end.map(ns),
@@ -239,6 +243,40 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
         span_ns: (ns(c.span.0), ns(c.span.1)),
         error: None,
     }
+}
+
+/// HTA's whole-capture comm/comp overlap (`get_comm_comp_overlap`): times rounded inward to
+/// whole µs of the file's clock as HTA's parser does (`ceil(ts)`, `floor(ts + dur)`, in f64 µs),
+/// every device merged, `|∪ comp ∩ ∪ comm| / |∪ comm|`. The rounding matters: on short NCCL
+/// kernels it moves the figure by up to 2 percentage points. With `launched_by` (the end of the
+/// last step), only activities whose host launch starts by then count, as in HTA.
+pub fn hta_overlap(
+    c: &Capture,
+    g: &streams::GpuStreams,
+    clock0_ns: i64,
+    launched_by: Option<Ps>,
+) -> Option<f64> {
+    let a = &g.acts;
+    let round = |ps: Ps| (ps.div_euclid(1000) + clock0_ns) as f64 / 1000.0;
+    let back = |us: f64| (us as i64 * 1000 - clock0_ns) * 1000;
+    let mut v: Vec<(Ps, Ps, crate::analysis::gpu::classify::KernelClass)> = (0..a.len())
+        .filter(|&i| {
+            launched_by.is_none_or(|w| {
+                a.launch[i] != NO_SLICE && c.slices.start[a.launch[i] as usize] <= w
+            })
+        })
+        .map(|i| {
+            let ts = round(a.start[i]);
+            let dur = (a.end[i] - a.start[i]).div_euclid(1000) as f64 / 1000.0;
+            (back(ts.ceil()), back((ts + dur).floor()), a.class[i])
+        })
+        .collect();
+    v.sort_by_key(|r| (r.0, r.1));
+    let mut acc = BreakdownAcc::default();
+    for (s, e, k) in v {
+        acc.push(s, e, k);
+    }
+    acc.finish().comm_overlap_ratio()
 }
 
 /// Host-side tracks (not device planes).
