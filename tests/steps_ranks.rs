@@ -20,7 +20,15 @@ struct Trace {
 }
 
 impl Trace {
-    fn x(&mut self, cat: &str, name: &str, pid: i64, tid: i64, ts: f64, dur: f64, args: &str) {
+    /// A complete event on (pid, tid) spanning (ts, dur) µs.
+    fn x(
+        &mut self,
+        cat: &str,
+        name: &str,
+        (pid, tid): (i64, i64),
+        (ts, dur): (f64, f64),
+        args: &str,
+    ) {
         self.events.push(format!(
             r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":{pid},"tid":{tid},"ts":{ts},"dur":{dur},"args":{{{args}}}}}"#
         ));
@@ -29,10 +37,8 @@ impl Trace {
         self.x(
             "user_annotation",
             &format!("ProfilerStep#{n}"),
-            100,
-            100,
-            ts,
-            dur,
+            (100, 100),
+            (ts, dur),
             "",
         );
     }
@@ -41,10 +47,8 @@ impl Trace {
         &mut self,
         cat: &str,
         name: &str,
-        stream: i64,
-        launch: f64,
-        ts: f64,
-        dur: f64,
+        (stream, launch): (i64, f64),
+        (ts, dur): (f64, f64),
         extra: &str,
     ) {
         self.corr += 1;
@@ -52,20 +56,16 @@ impl Trace {
         self.x(
             "cuda_runtime",
             "cudaLaunchKernel",
-            100,
-            100,
-            launch,
-            1.0,
+            (100, 100),
+            (launch, 1.0),
             &format!(r#""correlation":{c}"#),
         );
         let sep = if extra.is_empty() { "" } else { "," };
         self.x(
             cat,
             name,
-            0,
-            stream,
-            ts,
-            dur,
+            (0, stream),
+            (ts, dur),
             &format!(r#""stream":{stream},"correlation":{c},"device":0{sep}{extra}"#),
         );
     }
@@ -115,25 +115,21 @@ fn rank_trace(c0: f64, c1: f64) -> Trace {
     t.x(
         "user_annotation",
         "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-        100,
-        100,
-        0.0,
-        10.0,
+        (100, 100),
+        (0.0, 10.0),
         "",
     );
-    t.kernel("kernel", "gemm", 7, 15.0, 20.0, 40.0, "");
-    t.kernel("kernel", AR, 9, 45.0, c0, 80.0 - c0, &coll_args(0));
-    t.kernel("kernel", "gemm", 7, 125.0, 130.0, 20.0, "");
+    t.kernel("kernel", "gemm", (7, 15.0), (20.0, 40.0), "");
+    t.kernel("kernel", AR, (9, 45.0), (c0, 80.0 - c0), &coll_args(0));
+    t.kernel("kernel", "gemm", (7, 125.0), (130.0, 20.0), "");
     t.kernel(
         "gpu_memcpy",
         "Memcpy HtoD (Pageable -> Device)",
-        7,
-        140.0,
-        155.0,
-        10.0,
+        (7, 140.0),
+        (155.0, 10.0),
         "",
     );
-    t.kernel("kernel", AR, 9, 120.0, c1, 190.0 - c1, &coll_args(1));
+    t.kernel("kernel", AR, (9, 120.0), (c1, 190.0 - c1), &coll_args(1));
     t
 }
 
@@ -330,9 +326,21 @@ fn load(path: &Path) -> Capture {
 fn no_steps_is_one_step_and_regex_steps() {
     let d = tempfile::tempdir().expect("tempdir");
     let mut t = Trace::default();
-    t.x("user_annotation", "train_step_7", 100, 100, 0.0, 30.0, "");
-    t.x("user_annotation", "train_step_8", 100, 100, 40.0, 30.0, "");
-    t.x("cpu_op", "aten::mm", 100, 100, 45.0, 5.0, "");
+    t.x(
+        "user_annotation",
+        "train_step_7",
+        (100, 100),
+        (0.0, 30.0),
+        "",
+    );
+    t.x(
+        "user_annotation",
+        "train_step_8",
+        (100, 100),
+        (40.0, 30.0),
+        "",
+    );
+    t.x("cpu_op", "aten::mm", (100, 100), (45.0, 5.0), "");
     let p = d.path().join("t.json");
     t.write(&p, None, 0.0);
     let c = load(&p);
@@ -450,7 +458,7 @@ proptest! {
         }
         for a in &acts {
             let cat = if a.2 == 2 { "gpu_memcpy" } else { "kernel" };
-            t.kernel(cat, names[a.2 as usize], 7 + a.3, a.4 as f64, a.0 as f64, (a.1 - a.0) as f64, "");
+            t.kernel(cat, names[a.2 as usize], (7 + a.3, a.4 as f64), (a.0 as f64, (a.1 - a.0) as f64), "");
         }
         let d = tempfile::tempdir().expect("tempdir");
         let p = d.path().join("p.json");
@@ -469,4 +477,36 @@ proptest! {
             prop_assert_eq!(got, want, "step {:?}", st);
         }
     }
+}
+
+#[test]
+fn heatmap_matrix_of_the_hand_run() {
+    use tracetui::analysis::ranks::{self, Metric};
+    let d = tempfile::tempdir().expect("tempdir");
+    hand_run(d.path());
+    let opts = StepOptions::default();
+    let sums: Vec<_> = [
+        "nodeA_100.1.pt.trace.json",
+        "nodeA_200.1.pt.trace.json",
+        "nodeB_300.1.pt.trace.json",
+    ]
+    .iter()
+    .map(|n| {
+        let mut c = load(&d.path().join(n));
+        c.source.host = n.split('.').next().unwrap_or("").to_string();
+        ranks::summarize(&c, &opts)
+    })
+    .collect();
+    let refs: Vec<_> = sums.iter().collect();
+    let (cols, v) = ranks::matrix(&refs, &[0, 0, 1_000_000], Metric::StartSkew);
+    assert_eq!(cols, vec![1, 2]);
+    assert_eq!(v, vec![Some(0.0); 6], "aligned, every step starts together");
+    let (_, v) = ranks::matrix(&refs, &[0, 0, 0], Metric::StartSkew);
+    assert_eq!(v[4], Some(1.0e9), "unaligned, rank 2 starts 1000 µs late");
+    let (_, v) = ranks::matrix(&refs, &[0, 0, 0], Metric::IdleRatio);
+    assert_eq!(v[0], Some(0.4));
+    let (_, v) = ranks::matrix(&refs, &[0, 0, 0], Metric::ExposedComm);
+    assert_eq!(v[0], Some(20.0e6));
+    let (_, v) = ranks::matrix(&refs, &[0, 0, 0], Metric::Input);
+    assert_eq!(v[0], Some(10.0e6));
 }

@@ -4,10 +4,12 @@
 //! stragglers ([`analyze_run`]).
 
 mod collectives;
+mod matrix;
 mod runs;
 mod straggler;
 
 pub use collectives::{ClockOffset, Instance, match_instances};
+pub use matrix::{Metric, matrix};
 pub use runs::{RankReport, RunReport, analyze_run, group_runs};
 pub use straggler::{ArrivalStats, HTA_CANDIDATES, arrivals, hta_stragglers};
 

@@ -5,6 +5,7 @@
 //! view") for the smallest example, [`help::HelpView`].
 
 pub mod gpu;
+pub mod heatmap;
 pub mod help;
 pub mod picker;
 pub mod rank;
