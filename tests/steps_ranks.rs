@@ -510,3 +510,39 @@ fn heatmap_matrix_of_the_hand_run() {
     let (_, v) = ranks::matrix(&refs, &[0, 0, 0], Metric::Input);
     assert_eq!(v[0], Some(10.0e6));
 }
+
+/// Old captures: no collective args, and the NCCL stream numbered differently on each rank —
+/// matched by kernel name and order on the rank's communication stream.
+#[test]
+fn ranks_match_by_name_and_order_without_args() {
+    let d = tempfile::tempdir().expect("tempdir");
+    for (rank, (stream, c0, c1)) in [(9, 50.0, 170.0), (13, 70.0, 175.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut t = Trace::default();
+        t.step(1, 0.0, 100.0);
+        t.step(2, 100.0, 100.0);
+        t.kernel("kernel", "gemm", (7, 15.0), (20.0, 40.0), "");
+        let old = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
+        t.kernel("kernel", old, (stream, 45.0), (c0, 80.0 - c0), "");
+        t.kernel("kernel", old, (stream, 120.0), (c1, 190.0 - c1), "");
+        t.write(
+            &d.path().join(format!("host_{rank}.1.pt.trace.json")),
+            Some((rank as i64, 2)),
+            0.0,
+        );
+    }
+    let v = run_json("ranks", d.path());
+    let cs = v["runs"][0]["collectives"].as_array().expect("collectives");
+    assert_eq!(cs.len(), 2, "{v}");
+    for (c, (index, skew)) in cs.iter().zip([(0, 20.0), (1, 5.0)]) {
+        assert_eq!(c["name"], "all_reduce");
+        assert!(c["group"].is_null());
+        assert_eq!(c["index"], index);
+        assert_eq!(c["ranks"], 2);
+        assert_eq!(f(c, "skew_start_ns"), skew * US);
+        assert!(c["bytes"].is_null() && c["busbw_gbps"].is_null());
+        assert_eq!(c["last_rank"], 1);
+    }
+}

@@ -124,22 +124,17 @@ pub fn analyze_run(
     members: &[(i64, usize)],
     candidates: usize,
 ) -> RunReport {
-    let mut rs: Vec<RankSummary> = Vec::with_capacity(members.len());
-    for &(rank, i) in members {
-        let mut r = all[i].clone();
-        r.rank = Some(rank);
-        rs.push(r);
-    }
-    let refs: Vec<&RankSummary> = rs.iter().collect();
+    let refs: Vec<&RankSummary> = members.iter().map(|&(_, i)| &all[i]).collect();
+    let numbers: Vec<i64> = members.iter().map(|m| m.0).collect();
     let (instances, offsets) = match_instances(&refs);
     let offs: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();
     let arr = arrivals(&refs, &instances, &offs);
-    let (stragglers, scores) = hta_stragglers(&refs, candidates);
-    let world_size = rs
+    let (stragglers, scores) = hta_stragglers(&refs, &numbers, candidates);
+    let world_size = refs
         .iter()
         .filter_map(|r| r.world_size)
         .max()
-        .unwrap_or(rs.len() as i64);
+        .unwrap_or(refs.len() as i64);
     let present: Vec<i64> = members.iter().map(|m| m.0).collect();
     let missing_ranks = (0..world_size).filter(|r| !present.contains(r)).collect();
     let ranks = members

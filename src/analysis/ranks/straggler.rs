@@ -18,8 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 /// HTA's default number of candidates.
 pub const HTA_CANDIDATES: usize = 2;
 
-/// HTA's ranking: (stragglers, score of every rank that has metric kernels, by rank number).
-pub fn hta_stragglers(ranks: &[&RankSummary], k: usize) -> (Vec<i64>, BTreeMap<i64, u64>) {
+/// HTA's ranking of `ranks` (rank numbers `numbers`, same order): (stragglers, score of every
+/// rank that has metric kernels, by rank number).
+pub fn hta_stragglers(
+    ranks: &[&RankSummary],
+    numbers: &[i64],
+    k: usize,
+) -> (Vec<i64>, BTreeMap<i64, u64>) {
     let k = k.max(1);
     let steps: BTreeSet<i64> = ranks
         .iter()
@@ -42,8 +47,7 @@ pub fn hta_stragglers(ranks: &[&RankSummary], k: usize) -> (Vec<i64>, BTreeMap<i
     let min_dur = mean_iter * 0.01;
     // Last long kernel per (rank, stream, step, name): (start, dur).
     let mut last: BTreeMap<(i64, String, i64, i64), (i64, i64)> = BTreeMap::new();
-    for r in ranks {
-        let Some(rank) = r.rank else { continue };
+    for (r, &rank) in ranks.iter().zip(numbers) {
         for c in &r.colls {
             let Some(step) = c.step else { continue };
             let dur = c.end_ns - c.start_ns;
