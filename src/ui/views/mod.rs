@@ -7,6 +7,7 @@
 pub mod gpu;
 pub mod heatmap;
 pub mod help;
+pub mod overview;
 pub mod picker;
 pub mod rank;
 pub mod search;
