@@ -68,7 +68,8 @@ fn kineto_counts_and_ranking() {
     );
     assert_eq!(
         r["tracks"],
-        serde_json::json!(["python / thread 13398 (python)"])
+        // The process as users know it: label first (issue 20 §5).
+        serde_json::json!(["CPU (python) / thread 13398 (python)"])
     );
     let first = r["first"].as_array().expect("first");
     assert_eq!(first.len(), 3);

@@ -108,7 +108,7 @@ fn stats_table_is_scoped_to_the_marked_range() {
     let l = app.loaded().unwrap().clone();
     let (a, b) = l.cap.span;
     let mid = a + (b - a) / 2;
-    app.mark = tracetui::ui::app::Mark::Range(a, mid, Default::default());
+    app.state_mut().mark = tracetui::ui::app::Mark::Range(a, mid, Default::default());
     app.update(key('t'));
     let t = table(&app);
     assert!(t.title.contains("range"), "{}", t.title);

@@ -71,7 +71,7 @@ fn ns(ps: i64) -> f64 {
 
 fn track_label(c: &Capture, t: u32) -> String {
     match c.tracks.get(t as usize) {
-        Some(tr) => format!("{} / {}", c.process_name(tr.process), c.track_name(t)),
+        Some(tr) => format!("{} / {}", c.process_title(tr.process), c.track_name(t)),
         None => String::new(),
     }
 }

@@ -2,6 +2,7 @@
 //! sorts, nests, resolves flows and produces an immutable [`Capture`].
 
 use super::args::{ArgsArena, ArgsRef};
+use super::begin_end::BeginEndLog;
 use super::capture::*;
 use super::category::Category;
 use super::nesting::{LaneCols, assign_lanes_cols};
@@ -64,7 +65,8 @@ pub struct CaptureBuilder {
     /// Index of the first track run of the latest `slots` call (see `compact_slots`).
     pub(super) slot_runs: Option<usize>,
     pub(super) s: Slices,
-    open: FxHashMap<u32, Vec<Open>>,
+    /// `B`/`E` events, paired in `finish`.
+    begin_end: BeginEndLog,
     async_open: FxHashMap<(u32, StrId, u64), Vec<(Open, u32)>>,
     inst: Instants,
     counters: Vec<CounterSeries>,
@@ -93,6 +95,7 @@ fn kind_tag(k: TrackKind) -> u8 {
         TrackKind::Counter => 1,
         TrackKind::Async => 2,
         TrackKind::Derived => 3,
+        TrackKind::GpuStream => 4,
         _ => 0,
     }
 }
@@ -110,7 +113,7 @@ impl CaptureBuilder {
             s_track: TrackOf::default(),
             slot_runs: None,
             s: Slices::default(),
-            open: FxHashMap::default(),
+            begin_end: BeginEndLog::default(),
             async_open: FxHashMap::default(),
             inst: Instants::default(),
             counters: Vec::new(),
@@ -159,8 +162,9 @@ impl CaptureBuilder {
         self.processes.len()
     }
 
-    /// The track `key` of process `p`, created on first use. Counter, async and derived tracks
-    /// live in their own key spaces.
+    /// The track `key` of process `p`, created on first use. Counter, async, derived and
+    /// device-stream tracks live in their own key spaces (a CPU thread and the device stream
+    /// of the same tid are two tracks).
     pub fn track(&mut self, p: u32, key: Key, kind: TrackKind) -> u32 {
         let k = (p, key, kind_tag(kind));
         if let Some(&t) = self.track_map.get(&k) {
@@ -186,6 +190,11 @@ impl CaptureBuilder {
         });
         self.track_map.insert(k, t);
         t
+    }
+
+    /// The track `key` of process `p` of this kind (key space), when it exists.
+    pub fn find_track(&self, p: u32, key: Key, kind: TrackKind) -> Option<u32> {
+        self.track_map.get(&(p, key, kind_tag(kind))).copied()
     }
 
     /// Mutable access to a track (name, kind, sort index).
@@ -282,29 +291,27 @@ impl CaptureBuilder {
         id
     }
 
-    /// Opens a `B` slice on `track`.
+    /// Logs a `B` drawn on `track`; paired with its `E` in `finish` (see `begin_end`): `B`s
+    /// and `E`s pair within a thread, the tracks of one (process, key) — a thread and the
+    /// device stream of the same tid — being one thread.
     pub fn begin_slice(&mut self, track: u32, ts: Ps, name: StrId, cat: StrId, args: ArgsRef) {
-        self.open.entry(track).or_default().push(Open {
-            ts,
-            name,
-            cat,
-            args,
-        });
+        let tr = &self.tracks[track as usize];
+        let thread = (tr.process, tr.key);
+        self.begin_end.begin(thread, track, ts, name, cat, args);
     }
 
-    /// Closes the innermost open slice of `track` (`E`). Returns its raw id, or `None` (and a
-    /// warning) when nothing is open.
-    pub fn end_slice(&mut self, track: u32, ts: Ps) -> Option<u32> {
-        match self.open.get_mut(&track).and_then(|v| v.pop()) {
-            Some(o) => Some(self.add_slice(track, o.ts, ts - o.ts, o.name, o.cat, o.args, 0)),
-            None => {
-                self.warn(
-                    "unmatched_end",
-                    "E event without a matching B on its thread".into(),
-                );
-                None
-            }
-        }
+    /// Logs an `E` of the thread of `track`: it closes the innermost open `B` named `name`
+    /// (any open `B` when `name` is `StrId::EMPTY`) at `ts`; one that matches nothing is
+    /// skipped with an `unmatched_end` warning.
+    pub fn end_slice(&mut self, track: u32, ts: Ps, name: StrId) {
+        let tr = &self.tracks[track as usize];
+        let thread = (tr.process, tr.key);
+        self.begin_end.end(thread, ts, name);
+    }
+
+    /// [`CaptureBuilder::end_slice`] for the thread `key` of process `p` (no track needed).
+    pub fn end_slice_of(&mut self, p: u32, key: Key, ts: Ps, name: StrId) {
+        self.begin_end.end((p, key), ts, name);
     }
 
     /// Opens an async slice keyed by (process, category, id) on `track`.
@@ -462,10 +469,40 @@ impl CaptureBuilder {
     /// Sorts, nests and links everything into an immutable capture.
     pub fn finish(mut self, source: SourceInfo, format: Format) -> Capture {
         let mut open: Vec<(u32, Open)> = Vec::new();
-        for (t, v) in std::mem::take(&mut self.open) {
-            open.extend(v.into_iter().map(|o| (t, o)));
+        if !self.begin_end.is_empty() {
+            let paired = std::mem::take(&mut self.begin_end).pair();
+            for (b, end) in paired.closed {
+                self.add_slice(b.track, b.ts, end - b.ts, b.name, b.cat, b.args, 0);
+            }
+            open.extend(paired.open.into_iter().map(|b| {
+                (
+                    b.track,
+                    Open {
+                        ts: b.ts,
+                        name: b.name,
+                        cat: b.cat,
+                        args: b.args,
+                    },
+                )
+            }));
+            self.warn_n(
+                "unmatched_end",
+                format!(
+                    "{} E event(s) matching no open B (of that name) on their thread skipped",
+                    paired.unmatched_end
+                ),
+                paired.unmatched_end,
+            );
+            self.warn_n(
+                "overlapping_begin_end",
+                format!(
+                    "{} E event(s) closed a slice while slices begun inside it were still open: those partly overlap it and are drawn on extra lanes (Perfetto rejects them)",
+                    paired.out_of_order
+                ),
+                paired.out_of_order,
+            );
+            open.sort_by_key(|(t, o)| (*t, o.ts));
         }
-        open.sort_by_key(|(t, o)| (*t, o.ts));
         let mut async_open: Vec<(Open, u32)> = std::mem::take(&mut self.async_open)
             .into_values()
             .flatten()
@@ -688,15 +725,36 @@ impl CaptureBuilder {
         fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
         let mut flows = Vec::new();
         let mut unresolved = 0u64;
+        // The other track of a thread / device-stream pair of one (process, tid): a flow point
+        // given on one binds to the other when its own has no slice there.
+        let sibling = |t: u32| -> Option<u32> {
+            let tr = &self.tracks[t as usize];
+            let other = match tr.kind {
+                TrackKind::Thread => TrackKind::GpuStream,
+                TrackKind::GpuStream => TrackKind::Thread,
+                _ => return None,
+            };
+            self.find_track(tr.process, tr.key, other)
+        };
         let resolve = |s: &Slices, tracks: &[Track], e: FlowEnd| -> u32 {
-            match e {
+            let on = |track: u32| match e {
                 FlowEnd::Slice(raw) => map_raw(raw),
-                FlowEnd::Enclosing { track, ts } => enclosing_slice(s, &tracks[track as usize], ts),
-                FlowEnd::Next { track, ts } => {
+                FlowEnd::Enclosing { ts, .. } => enclosing_slice(s, &tracks[track as usize], ts),
+                FlowEnd::Next { ts, .. } => {
                     let (lo, hi) = tracks[track as usize].slices;
                     let k = lo as usize
                         + s.start[lo as usize..hi as usize].partition_point(|&x| x < ts);
                     if k < hi as usize { k as u32 } else { NO_SLICE }
+                }
+            };
+            match e {
+                FlowEnd::Slice(raw) => map_raw(raw),
+                FlowEnd::Enclosing { track, .. } | FlowEnd::Next { track, .. } => {
+                    let found = on(track);
+                    match sibling(track) {
+                        Some(o) if found == NO_SLICE => on(o),
+                        _ => found,
+                    }
                 }
             }
         };

@@ -1,6 +1,7 @@
 //! The columnar, interned trace model shared by every loader, the index, the analyses and the UI.
 
 pub mod args;
+pub mod begin_end;
 pub mod builder;
 pub mod capture;
 pub mod category;

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 const MAGIC: &[u8; 6] = b"TTSNAP";
 /// Bumped whenever the model or this layout changes: older snapshots are then ignored.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Why a snapshot could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]

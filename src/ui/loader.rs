@@ -242,9 +242,15 @@ impl Loaded {
         st
     }
 
-    /// The search engine of this capture (built on first call).
+    /// The search engine of this capture (built on first call: call it from key handling,
+    /// not from a draw).
     pub fn search_engine(&self) -> &SearchEngine {
         self.search.get_or_init(|| SearchEngine::build(&self.cap))
+    }
+
+    /// The search engine when already built (what drawing uses: it never builds).
+    pub fn built_search_engine(&self) -> Option<&SearchEngine> {
+        self.search.get()
     }
 
     /// Flow / correlation partners of slice `id` as `(id, partner)`, sorted: its flow

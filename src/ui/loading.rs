@@ -20,9 +20,16 @@ pub enum EntryState {
     Failed(String),
 }
 
+/// A catalog entry's stable id: unlike its index it survives entries being added and removed
+/// around it, so views refer to captures by it ([`Entries::capture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CaptureId(pub u32);
+
 /// One capture in the picker.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// Stable id of the entry.
+    pub id: CaptureId,
     /// The capture.
     pub capture: CaptureRef,
     /// Its load state.
@@ -33,6 +40,22 @@ pub struct Entry {
     pub gone: bool,
     /// A partial capture of a big file, drawn while its full load runs.
     pub preview: Option<Arc<Loaded>>,
+}
+
+impl Entry {
+    /// True when [`Entry::loaded`] is a partial preview.
+    pub fn is_preview(&self) -> bool {
+        matches!(self.state, EntryState::Loading(_)) && self.preview.is_some()
+    }
+
+    /// The capture when loaded (or its partial preview while it loads).
+    pub fn loaded(&self) -> Option<&Arc<Loaded>> {
+        match &self.state {
+            EntryState::Ready(l) => Some(l),
+            EntryState::Loading(_) => self.preview.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// A load to start on a background thread.
@@ -60,6 +83,8 @@ pub struct Entries {
     job_entry: Option<usize>,
     /// A background reload of the open (still shown) capture.
     reload: Option<Arc<Progress>>,
+    /// Id of the next entry added.
+    next_id: u32,
 }
 
 impl std::ops::Deref for Entries {
@@ -72,10 +97,13 @@ impl std::ops::Deref for Entries {
 impl Entries {
     /// Idle entries for `captures`.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
+        let n = captures.len() as u32;
         Entries {
             list: captures
                 .into_iter()
-                .map(|capture| Entry {
+                .zip(0..)
+                .map(|(capture, id)| Entry {
+                    id: CaptureId(id),
                     capture,
                     state: EntryState::Idle,
                     writing: false,
@@ -87,24 +115,40 @@ impl Entries {
             generation: 0,
             job_entry: None,
             reload: None,
+            next_id: n,
         }
     }
 
     /// The open capture, when loaded (or its partial preview while it loads).
     pub fn loaded(&self) -> Option<&Arc<Loaded>> {
-        let e = self.list.get(self.current?)?;
-        match &e.state {
-            EntryState::Ready(l) => Some(l),
-            EntryState::Loading(_) => e.preview.as_ref(),
-            _ => None,
-        }
+        self.list.get(self.current?)?.loaded()
+    }
+
+    /// Index of the entry with id `id`.
+    pub fn index_of(&self, id: CaptureId) -> Option<usize> {
+        self.list.iter().position(|e| e.id == id)
+    }
+
+    /// Id of entry `i`.
+    pub fn id_of(&self, i: usize) -> Option<CaptureId> {
+        self.list.get(i).map(|e| e.id)
+    }
+
+    /// The entry with id `id`.
+    pub fn entry(&self, id: CaptureId) -> Option<&Entry> {
+        self.list.iter().find(|e| e.id == id)
+    }
+
+    /// Capture `id` when loaded (or its partial preview while it loads).
+    pub fn capture(&self, id: CaptureId) -> Option<&Arc<Loaded>> {
+        self.entry(id)?.loaded()
     }
 
     /// True when what [`Entries::loaded`] returns is a partial preview.
     pub fn is_preview(&self) -> bool {
         self.current
             .and_then(|i| self.list.get(i))
-            .is_some_and(|e| matches!(e.state, EntryState::Loading(_)) && e.preview.is_some())
+            .is_some_and(Entry::is_preview)
     }
 
     /// Keeps a preview for the running job of `entry`; false when stale.
@@ -224,9 +268,12 @@ impl Entries {
         };
         self.current.as_mut().map(shift);
         self.job_entry.as_mut().map(shift);
+        let id = CaptureId(self.next_id);
+        self.next_id += 1;
         self.list.insert(
             at,
             Entry {
+                id,
                 capture,
                 state: EntryState::Idle,
                 writing,
@@ -321,5 +368,43 @@ impl Entries {
     pub fn abandon_reload(&mut self) {
         self.reload = None;
         self.job_entry = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceInfo;
+
+    fn cref(name: &str) -> CaptureRef {
+        CaptureRef {
+            source: SourceInfo {
+                path: name.into(),
+                ..SourceInfo::default()
+            },
+            format: None,
+            modified: None,
+            span: None,
+        }
+    }
+
+    #[test]
+    fn capture_ids_survive_entries_moving_around_them() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        let b = e.id_of(1).unwrap();
+        let c = e.id_of(2).unwrap();
+        let new = e.insert(0, cref("n"), false);
+        let n = e.id_of(new).unwrap();
+        assert_eq!(e.index_of(b), Some(2));
+        assert!(n != b && n != c && Some(n) != e.id_of(1));
+        assert!(e.remove(e.index_of(b).unwrap(), &mut Vec::new()));
+        assert_eq!(e.index_of(b), None);
+        assert_eq!(e.index_of(c), Some(2));
+        assert_eq!(
+            e.entry(c).map(|x| x.capture.source.path.clone()),
+            Some("c".into())
+        );
+        // Nothing loaded yet: no model to draw.
+        assert!(e.capture(c).is_none());
     }
 }

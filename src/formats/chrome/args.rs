@@ -428,13 +428,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 pub struct ArgFacts {
     /// Kineto `correlation`.
     pub correlation: Option<u64>,
+    /// A `stream` key was present (Kineto device activities carry one).
+    pub stream: bool,
 }
 
 impl ArgFacts {
     /// Notes entry (`key`, `v`) when it is a fact the loader uses (`correlation` is the
     /// interned id of that key).
     #[inline]
-    pub fn note(&mut self, key: StrId, correlation: StrId, v: ArgValue) {
+    pub fn note(&mut self, key: StrId, correlation: StrId, stream: StrId, v: ArgValue) {
+        if key == stream {
+            self.stream = true;
+        }
         if key == correlation {
             match v {
                 ArgValue::I64(c) if c >= 0 => self.correlation = Some(c as u64),
@@ -496,7 +501,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
                 cache: &mut ld.cache,
                 scratch: &mut ld.scratch,
             })?;
-            self.facts.note(k, ld.k.correlation, v);
+            self.facts.note(k, ld.k.correlation, ld.k.stream, v);
             ld.b.args.push(k, v);
         }
         Ok(ld.b.args.finish())

@@ -37,6 +37,9 @@ pub struct RawEvent {
     pub facts: ArgFacts,
     /// `id` / `id2`.
     pub id: Option<IdVal>,
+    /// The `id` / `id2` text as written when it was a string, for `C` events only (counter
+    /// series are named with it); `StrId::EMPTY` otherwise.
+    pub id_text: StrId,
     /// `bind_id`.
     pub bind_id: Option<IdVal>,
     /// First byte of `s` (instant scope).
@@ -68,11 +71,14 @@ pub struct Keys {
     pub trace_events: StrId,
     pub system_trace_events: StrId,
     pub correlation: StrId,
+    pub stream: StrId,
     pub name: StrId,
     pub labels: StrId,
     pub sort_index: StrId,
     pub base_time: StrId,
     pub record_window_end: StrId,
+    pub samples: StrId,
+    pub stack_frames: StrId,
 }
 
 /// Seven days in ps: longer durations are CUPTI overflow garbage (kept, warned).
@@ -95,8 +101,12 @@ pub struct Loader<'p> {
     pub cache: super::args::StrCache,
     /// Last key seen at each position of an `args` object (see `CachedKeySeed`).
     pub key_cache: [StrId; 32],
+    /// Object-form `stackFrames` / `samples` (sampled CPU stacks), applied by `finalize`.
+    pub sampled: super::samples::Sampled,
     /// Reusable buffer for counter series names.
     name_buf: String,
+    /// The current event's string `id` / `id2`, as written (see `RawEvent::id_text`).
+    pub id_text: String,
     /// Reusable buffer for counter values.
     counter_buf: Vec<(StrId, f64)>,
     /// Events seen (including skipped ones).
@@ -128,6 +138,8 @@ pub struct Loader<'p> {
     meta: Vec<(StrId, ArgValue)>,
     skipped: [u64; 256],
     missing_ph: u64,
+    /// Elements that had a `ph`.
+    with_ph: u64,
     bad_time: u64,
     out_of_range: u64,
     long_durs: u64,
@@ -136,7 +148,12 @@ pub struct Loader<'p> {
     min_ts: Ps,
     record_window_end: Option<Ps>,
     cat_cache: FxHashMap<StrId, Category>,
-    last_track: Option<(Key, Key, u32)>,
+    last_track: Option<(Key, Key, bool, u32)>,
+    /// `thread_name` / `thread_sort_index` metadata by (pid, tid), applied by `finalize` to
+    /// the thread and the device stream of that key (whichever exist).
+    thread_meta: Vec<(Key, Key, Option<StrId>, Option<i64>)>,
+    /// Processes given a `process_sort_index`.
+    sorted_processes: Vec<u32>,
     /// Set for a chunk-parallel parse: the events array is read from the mapped text by
     /// [`super::parallel::run`] instead of through the deserializer.
     pub chunked: Option<super::parallel::Chunked<'p>>,
@@ -150,11 +167,14 @@ impl<'p> Loader<'p> {
             trace_events: b.intern("traceEvents"),
             system_trace_events: b.intern("systemTraceEvents"),
             correlation: b.intern("correlation"),
+            stream: b.intern("stream"),
             name: b.intern("name"),
             labels: b.intern("labels"),
             sort_index: b.intern("sort_index"),
             base_time: b.intern("baseTimeNanoseconds"),
             record_window_end: b.intern("Record Window End"),
+            samples: b.intern("samples"),
+            stack_frames: b.intern("stackFrames"),
         };
         Loader {
             b,
@@ -162,7 +182,9 @@ impl<'p> Loader<'p> {
             scratch: String::new(),
             cache: super::args::StrCache::default(),
             key_cache: [StrId::EMPTY; 32],
+            sampled: Default::default(),
             name_buf: String::new(),
+            id_text: String::new(),
             counter_buf: Vec::new(),
             events: 0,
             last_str_addr: 0,
@@ -180,6 +202,7 @@ impl<'p> Loader<'p> {
             meta: Vec::new(),
             skipped: [0; 256],
             missing_ph: 0,
+            with_ph: 0,
             bad_time: 0,
             out_of_range: 0,
             long_durs: 0,
@@ -189,6 +212,8 @@ impl<'p> Loader<'p> {
             record_window_end: None,
             cat_cache: FxHashMap::default(),
             last_track: None,
+            thread_meta: Vec::new(),
+            sorted_processes: Vec::new(),
             chunked: None,
         }
     }
@@ -300,55 +325,112 @@ impl<'p> Loader<'p> {
         }
     }
 
-    fn key_or_empty(k: Option<Key>) -> Key {
-        k.unwrap_or(Key::Str(StrId::EMPTY))
+    /// The process key of an event: its `pid`, else 0 (as in Perfetto).
+    fn pid_key(pid: Option<Key>) -> Key {
+        pid.unwrap_or(Key::Int(0))
     }
 
-    /// Thread (or stream) track of (pid, tid); device categories make it a GPU stream.
+    /// The thread key of an event: its `tid`, else its `pid` (an event without `tid` belongs
+    /// to the thread `tid = pid`, as in Perfetto; without either, thread 0 of process 0).
+    fn tid_key(pid: Option<Key>, tid: Option<Key>) -> Key {
+        tid.unwrap_or_else(|| Self::pid_key(pid))
+    }
+
+    /// True when the event is a device activity: a device category (Kineto `kernel`,
+    /// `gpu_memcpy`, `gpu_memset`, `gpu_user_annotation`, `cuda_sync`, legacy
+    /// `Kernel`/`Memcpy`/`Memset`), or an unknown category with a `stream` arg. Host
+    /// categories (`cpu_op`, `python_function`, ...) never are, whatever their process.
+    fn device_event(&mut self, ev: &RawEvent) -> bool {
+        let c = self.category(ev.cat);
+        c.is_device() || c == Category::Sync || (c == Category::Other && ev.facts.stream)
+    }
+
+    /// Thread track of (pid, tid), or its device stream when `device`: a track is a stream
+    /// because of what it holds, never because of its process's name or label (a device
+    /// process's CPU events stay on a CPU thread of that process).
     fn thread_track(&mut self, pid: Option<Key>, tid: Option<Key>, device: bool) -> u32 {
-        let (pk, tk) = (Self::key_or_empty(pid), Self::key_or_empty(tid));
-        if let Some((lp, lt, t)) = self.last_track
+        let (pk, tk) = (Self::pid_key(pid), Self::tid_key(pid, tid));
+        if let Some((lp, lt, ld, t)) = self.last_track
             && lp == pk
             && lt == tk
-            && !device
+            && ld == device
         {
             return t;
         }
         let p = self.b.process(pk);
-        let t = self.b.track(p, tk, TrackKind::Thread);
+        let kind = if device {
+            TrackKind::GpuStream
+        } else {
+            TrackKind::Thread
+        };
+        let t = self.b.track(p, tk, kind);
         let pr = self.b.process_mut(p);
         if device {
             if pr.kind != ProcessKind::Gpu {
                 pr.kind = ProcessKind::Gpu;
             }
-            let tr = self.b.track_mut(t);
-            tr.kind = TrackKind::GpuStream;
         } else if pr.kind == ProcessKind::Other && matches!(pk, Key::Int(_)) {
             pr.kind = ProcessKind::Host;
         }
-        self.last_track = Some((pk, tk, t));
+        self.last_track = Some((pk, tk, device, t));
         t
+    }
+
+    /// The track a flow point of (pid, tid) binds to: the thread, or the device stream when
+    /// only that exists so far (the builder tries the other one of the pair when resolving).
+    fn flow_track(&mut self, pid: Option<Key>, tid: Option<Key>) -> u32 {
+        let (pk, tk) = (Self::pid_key(pid), Self::tid_key(pid, tid));
+        let p = self.b.process(pk);
+        let stream = self.b.find_track(p, tk, TrackKind::GpuStream);
+        match (self.b.find_track(p, tk, TrackKind::Thread), stream) {
+            (None, Some(s)) => s,
+            _ => self.thread_track(pid, tid, false),
+        }
+    }
+
+    /// Names the process and track of global instants without a pid (`global` / `global
+    /// instants`) unless the trace named them.
+    fn name_global(&mut self, t: u32) {
+        let p = self.b.track_mut(t).process;
+        if self.b.process_mut(p).name == StrId::EMPTY {
+            let n = self.b.intern("global");
+            self.b.process_mut(p).name = n;
+        }
+        if self.b.track_mut(t).name == StrId::EMPTY {
+            let n = self.b.intern("global instants");
+            self.b.track_mut(t).name = n;
+        }
     }
 
     /// Applies one complete event.
     pub fn apply(&mut self, ev: &RawEvent) {
         self.events += 1;
+        self.with_ph += u64::from(ev.ph != 0);
         match ev.ph {
             b'X' => self.complete(ev),
             b'B' => {
                 let Some(ts) = self.time(ev.ts) else { return };
-                let dev = self.category(ev.cat).is_device();
+                let dev = self.device_event(ev);
                 let t = self.thread_track(ev.pid, ev.tid, dev);
                 self.b.begin_slice(t, ts, ev.name, ev.cat, ev.args);
             }
             b'E' => {
                 let Some(ts) = self.time(ev.ts) else { return };
-                let t = self.thread_track(ev.pid, ev.tid, false);
-                self.b.end_slice(t, ts);
+                let (pk, tk) = (Self::pid_key(ev.pid), Self::tid_key(ev.pid, ev.tid));
+                match self.last_track {
+                    // Same thread as the previous event (a thread's stream shares its B/E).
+                    Some((lp, lt, _, t)) if lp == pk && lt == tk => {
+                        self.b.end_slice(t, ts, ev.name);
+                    }
+                    _ => {
+                        let p = self.b.process(pk);
+                        self.b.end_slice_of(p, tk, ts, ev.name);
+                    }
+                }
             }
             b'i' | b'I' | b'R' => {
                 let Some(ts) = self.time(ev.ts) else { return };
-                let dev = self.category(ev.cat).is_device();
+                let dev = self.device_event(ev);
                 let t = self.thread_track(ev.pid, ev.tid, dev);
                 let scope = match ev.scope {
                     b'g' => b'g',
@@ -357,6 +439,11 @@ impl<'p> Loader<'p> {
                 };
                 if ev.name == self.k.record_window_end {
                     self.record_window_end = Some(ts);
+                }
+                if scope == b'g' && ev.pid == Some(Key::Str(StrId::EMPTY)) {
+                    // A global instant outside any process (Kineto's `Record Window End`):
+                    // named, not an "(unnamed)" process and track.
+                    self.name_global(t);
                 }
                 self.b.add_instant(t, ts, ev.name, ev.cat, ev.args, scope);
             }
@@ -368,7 +455,7 @@ impl<'p> Loader<'p> {
                     return;
                 };
                 self.category(ev.cat);
-                let t = self.thread_track(ev.pid, ev.tid, false);
+                let t = self.flow_track(ev.pid, ev.tid);
                 let (phase, enclosing) = match ev.ph {
                     b's' => (FlowPhase::Start, true),
                     b't' => (FlowPhase::Step, true),
@@ -376,6 +463,8 @@ impl<'p> Loader<'p> {
                 };
                 self.b.flow_point(phase, id, ev.cat, t, ts, enclosing);
             }
+            // `T` without an id: Perfetto's thread-state extension, not a legacy async step.
+            b'T' if ev.id.is_none() => self.skipped[usize::from(b'T')] += 1,
             b'b' | b'e' | b'n' | b'S' | b'F' | b'T' | b'p' => self.async_event(ev),
             b'M' => self.metadata(ev),
             0 if ev.fields == 0 => {} // XProf's trailing `{}` placeholder
@@ -404,8 +493,8 @@ impl<'p> Loader<'p> {
                 return;
             }
         };
-        let cat = self.category(ev.cat);
-        let t = self.thread_track(ev.pid, ev.tid, cat.is_device());
+        let dev = self.device_event(ev);
+        let t = self.thread_track(ev.pid, ev.tid, dev);
         let corr = ev.facts.correlation.unwrap_or(0);
         let raw = self.b.add_slice(t, ts, dur, ev.name, ev.cat, ev.args, corr);
         if ev.flow_in || ev.flow_out {
@@ -425,7 +514,7 @@ impl<'p> Loader<'p> {
 
     fn counter(&mut self, ev: &RawEvent) {
         let Some(ts) = self.time(ev.ts) else { return };
-        let p = self.b.process(Self::key_or_empty(ev.pid));
+        let p = self.b.process(Self::pid_key(ev.pid));
         let mut vals = std::mem::take(&mut self.counter_buf);
         vals.clear();
         for (k, v) in self.b.args.iter(ev.args, &self.b.strings) {
@@ -445,7 +534,9 @@ impl<'p> Loader<'p> {
         for &(k, x) in &vals {
             self.name_buf.clear();
             self.name_buf.push_str(self.b.strings.get(ev.name));
-            if let Some(id) = ev.id {
+            if ev.id_text != StrId::EMPTY {
+                let _ = write!(self.name_buf, "[{}]", self.b.strings.get(ev.id_text));
+            } else if let Some(id) = ev.id {
                 let _ = write!(self.name_buf, "[{id}]");
             }
             self.name_buf.push(' ');
@@ -462,7 +553,7 @@ impl<'p> Loader<'p> {
             self.missing_id += 1;
             return;
         };
-        let p = self.b.process(Self::key_or_empty(ev.pid));
+        let p = self.b.process(Self::pid_key(ev.pid));
         match ev.ph {
             b'b' | b'S' => {
                 let t = self.b.track(p, Key::Str(ev.cat), TrackKind::Async);
@@ -489,7 +580,7 @@ impl<'p> Loader<'p> {
 
     fn metadata(&mut self, ev: &RawEvent) {
         let name = self.b.strings.get(ev.name);
-        let pk = Self::key_or_empty(ev.pid);
+        let pk = Self::pid_key(ev.pid);
         match name {
             "process_name" | "process_labels" => {
                 let key = if name == "process_name" {
@@ -527,30 +618,109 @@ impl<'p> Loader<'p> {
                 if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
                     let p = self.b.process(pk);
                     self.b.process_mut(p).sort_index = i;
+                    self.sorted_processes.push(p);
                 }
             }
             "thread_name" => {
                 let Some(v) = self.arg_str(ev.args, self.k.name) else {
                     return;
                 };
-                let p = self.b.process(pk);
-                let t = self
-                    .b
-                    .track(p, Self::key_or_empty(ev.tid), TrackKind::Thread);
-                self.b.track_mut(t).name = v;
+                let tk = Self::tid_key(ev.pid, ev.tid);
+                self.thread_meta.push((pk, tk, Some(v), None));
             }
             "thread_sort_index" => {
                 let v = self.b.args.get(ev.args, self.k.sort_index, &self.b.strings);
                 if let Some(i) = v.and_then(|v| v.as_i64(&self.b.strings)) {
-                    let p = self.b.process(pk);
-                    let t = self
-                        .b
-                        .track(p, Self::key_or_empty(ev.tid), TrackKind::Thread);
-                    self.b.track_mut(t).sort_index = i;
+                    let tk = Self::tid_key(ev.pid, ev.tid);
+                    self.thread_meta.push((pk, tk, None, Some(i)));
                 }
             }
             _ => self.unknown_meta += 1,
         }
+    }
+
+    /// Sampled stacks (`samples` + `stackFrames`) → one merged-slices track per sampled
+    /// thread (see `samples`).
+    fn apply_samples(&mut self) {
+        let sampled = std::mem::take(&mut self.sampled);
+        if sampled.samples.is_empty() {
+            return;
+        }
+        let mut tids: Vec<Key> = Vec::new();
+        let mut by_tid: FxHashMap<Key, Vec<(Ps, u32)>> = FxHashMap::default();
+        let mut unknown = 0u64;
+        let mut stack = Vec::new();
+        for s in &sampled.samples {
+            let Some(ts) = self.time(s.ts) else { continue };
+            sampled.stack(s.sf, &mut stack);
+            if stack.is_empty() {
+                unknown += 1;
+                continue;
+            }
+            by_tid
+                .entry(s.tid)
+                .or_insert_with(|| {
+                    tids.push(s.tid);
+                    Vec::new()
+                })
+                .push((ts, s.sf));
+        }
+        for tid in tids {
+            let Some(mut rows) = by_tid.remove(&tid) else {
+                continue;
+            };
+            rows.sort_by_key(|r| r.0);
+            let stacks: Vec<(Ps, Vec<super::samples::Frame>)> = rows
+                .iter()
+                .map(|&(ts, sf)| {
+                    let mut v = Vec::new();
+                    sampled.stack(sf, &mut v);
+                    v.reverse();
+                    (ts, v)
+                })
+                .collect();
+            let owners: Vec<u32> = (0..self.b.process_count() as u32)
+                .filter(|&p| self.b.find_track(p, tid, TrackKind::Thread).is_some())
+                .collect();
+            let p = match owners.as_slice() {
+                [p] => *p,
+                _ => {
+                    let key = self.b.intern("sampled stacks");
+                    let p = self.b.process(Key::Str(key));
+                    let pr = self.b.process_mut(p);
+                    pr.name = key;
+                    pr.kind = ProcessKind::Host;
+                    p
+                }
+            };
+            let tid_text = match tid {
+                Key::Int(v) => v.to_string(),
+                Key::Str(s) => self.b.strings.get(s).to_string(),
+            };
+            let key = self.b.intern(&format!("samples:{tid_text}"));
+            let t = self.b.track(p, Key::Str(key), TrackKind::Thread);
+            let name = self.b.intern(&format!("samples (thread {tid_text})"));
+            self.b.track_mut(t).name = name;
+            for sl in super::samples::stack_slices(&stacks) {
+                self.b
+                    .add_slice(t, sl.start, sl.dur, sl.name, sl.cat, ArgsRef::NONE, 0);
+            }
+        }
+        if unknown > 0 {
+            self.b.warn_n(
+                "sample_unknown_frame",
+                format!(
+                    "{unknown} samples whose stack frame (\"sf\") is not in \"stackFrames\" skipped"
+                ),
+                unknown,
+            );
+        }
+    }
+
+    /// True when elements were read but none has a `ph` (and some have other fields): a JSON
+    /// document of something else, not a trace.
+    pub fn no_phase_anywhere(&self) -> bool {
+        self.with_ph == 0 && self.missing_ph > 0
     }
 
     /// Reports everything counted, sets origin and metadata; the builder is then ready to finish.
@@ -568,14 +738,40 @@ impl<'p> Loader<'p> {
             }
             self.b.metadata = self.b.args.finish();
         }
-        // GPU processes: their thread tracks are streams.
-        let gpu: Vec<bool> = (0..self.b.process_count() as u32)
-            .map(|p| self.b.process_mut(p).kind == ProcessKind::Gpu)
-            .collect();
-        for t in 0..self.b.track_count() as u32 {
-            let tr = self.b.track_mut(t);
-            if tr.kind == TrackKind::Thread && gpu.get(tr.process as usize) == Some(&true) {
-                tr.kind = TrackKind::GpuStream;
+        self.apply_samples();
+        // Processes without a `process_sort_index`: in order of appearance, device processes
+        // after the others (Perfetto and the trace viewer put GPU processes after the CPU one).
+        let mut given = vec![false; self.b.process_count()];
+        for &p in &self.sorted_processes {
+            if let Some(g) = given.get_mut(p as usize) {
+                *g = true;
+            }
+        }
+        for (p, given) in given.into_iter().enumerate() {
+            let pr = self.b.process_mut(p as u32);
+            if !given && matches!(pr.kind, ProcessKind::Gpu | ProcessKind::Tpu) {
+                pr.sort_index = pr.sort_index.saturating_add(1 << 40);
+            }
+        }
+        // Thread metadata: names and sort indexes of the thread and the stream of each key (a
+        // thread known only from metadata gets a thread track, as before).
+        for (pk, tk, name, sort) in std::mem::take(&mut self.thread_meta) {
+            let p = self.b.process(pk);
+            let mut tracks = [
+                self.b.find_track(p, tk, TrackKind::Thread),
+                self.b.find_track(p, tk, TrackKind::GpuStream),
+            ];
+            if tracks.iter().all(Option::is_none) {
+                tracks[0] = Some(self.b.track(p, tk, TrackKind::Thread));
+            }
+            for t in tracks.into_iter().flatten() {
+                let tr = self.b.track_mut(t);
+                if let Some(n) = name {
+                    tr.name = n;
+                }
+                if let Some(i) = sort {
+                    tr.sort_index = i;
+                }
             }
         }
         for ph in 0..=255u8 {
@@ -588,7 +784,7 @@ impl<'p> Loader<'p> {
                 };
                 self.b.warn_n(
                     skipped_kind(ph),
-                    format!("skipped {n} events of phase {c}"),
+                    format!("skipped {n} {} events (phase {c})", phase_name(ph)),
                     n,
                 );
             }
@@ -653,8 +849,25 @@ impl<'p> Loader<'p> {
     }
 }
 
+/// What a skipped phase is (Trace Event Format, and Perfetto's extensions).
+fn phase_name(ph: u8) -> &'static str {
+    match ph {
+        b'P' => "sample",
+        b'N' => "object-created",
+        b'O' => "object-snapshot",
+        b'D' => "object-destroyed",
+        b'v' | b'V' => "memory-dump",
+        b'(' | b')' => "context",
+        b'c' => "clock-sync",
+        b'm' => "mark",
+        b'T' => "Perfetto thread-state (no id)",
+        _ => "unknown-phase",
+    }
+}
+
 fn skipped_kind(ph: u8) -> &'static str {
     match ph {
+        b'T' => "skipped_phase_T",
         b'P' => "skipped_phase_P",
         b'N' => "skipped_phase_N",
         b'O' => "skipped_phase_O",

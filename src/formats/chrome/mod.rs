@@ -14,6 +14,7 @@ mod event;
 mod inflate;
 mod parallel;
 pub mod recover;
+mod samples;
 mod scan;
 mod seed;
 pub(crate) mod spill;
@@ -322,6 +323,17 @@ fn settle(
                     "not a trace: expected a JSON array of events or an object with \"traceEvents\"",
                 ));
             }
+            if ld.no_phase_anywhere() {
+                return Err(LoadError::new(
+                    LoadErrorKind::NotATrace,
+                    path,
+                    Some(0),
+                    format!(
+                        "not a trace: none of its {} elements has a \"ph\" (phase) field",
+                        ld.events
+                    ),
+                ));
+            }
             return Ok(Outcome::Done);
         }
         Err(e) => e,
@@ -470,7 +482,12 @@ fn parse_chunked(
     let res = seed::TopSeed(&mut ld)
         .deserialize(&mut de)
         .and_then(|()| de.end());
-    if res.is_err() || !ld.saw_events || ld.chunked.is_some() || progress.cancelled() {
+    if res.is_err()
+        || !ld.saw_events
+        || ld.chunked.is_some()
+        || ld.no_phase_anywhere()
+        || progress.cancelled()
+    {
         return None;
     }
     ld.chunked = None;
@@ -603,12 +620,14 @@ fn reparse_repaired(
     ld.b.warn(
         "repaired",
         format!(
-            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s)",
+            "second-chance parse after \"{}\" at byte {first_at}: quoted {} bare N/A/NaN token(s), escaped {} control character(s), replaced {} invalid UTF-8 sequence(s) and {} bad escape(s), dropped {} trailing comma(s), read {} empty value(s) as null",
             strip_position(first),
             reps.bare_tokens,
             reps.control_chars,
             reps.invalid_utf8,
-            reps.bad_escapes
+            reps.bad_escapes,
+            reps.trailing_commas,
+            reps.empty_values
         ),
     );
     Ok(finish(ld, source, hint))

@@ -279,6 +279,7 @@ fn replay(ld: &mut Loader<'_>, p: &Parsed, at: usize) {
         let mut ev = *raw;
         ev.name = m(raw.name);
         ev.cat = m(raw.cat);
+        ev.id_text = m(raw.id_text);
         ev.pid = key(raw.pid, &map);
         ev.tid = key(raw.tid, &map);
         ev.args = copy_args(&mut ld.b.args, p, raw.args, &map);
@@ -596,6 +597,35 @@ mod tests {
             }
         }
         assert!(n >= 8, "chunked path ran on only {n} fixtures");
+    }
+
+    #[test]
+    fn fidelity_fixtures_identical() {
+        // Counter ids as written, B/E out of order, sampled stacks, device rows (issue 21).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fidelity");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let p = Progress::default();
+            let Ok(seq) = load_bytes(&bytes, SourceInfo::default(), &p) else {
+                continue;
+            };
+            for chunk in [40, 300] {
+                if let Some(par) = load_bytes_chunked(&bytes, SourceInfo::default(), &p, chunk, 2) {
+                    assert!(
+                        format!("{seq:?}") == format!("{par:?}"),
+                        "{}: chunked capture differs",
+                        path.display()
+                    );
+                    n += 1;
+                }
+            }
+        }
+        assert!(n >= 10, "chunked path ran {n} times");
     }
 
     #[test]

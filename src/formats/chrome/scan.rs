@@ -437,6 +437,8 @@ pub fn event(
         return None;
     }
     ev.clear();
+    // The last `id` / `id2` string (see `RawEvent::id_text`).
+    let mut id_span: Option<(u32, u32)> = None;
     for &(f, v) in &plan.fields {
         ev.fields += 1;
         match (f, v) {
@@ -487,12 +489,21 @@ pub fn event(
                     ev.bind_id = id;
                 } else {
                     ev.id = id;
+                    id_span = match v {
+                        Val::Str(s, e) if e > s => Some((s, e)),
+                        _ => None,
+                    };
                 }
             }
             (Field::FlowIn, v) => ev.flow_in = matches!(v, Val::True),
             (Field::FlowOut, v) => ev.flow_out = matches!(v, Val::True),
             _ => {}
         }
+    }
+    if ev.ph == b'C'
+        && let Some((s, e)) = id_span
+    {
+        ev.id_text = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
     }
     Some(end)
 }
@@ -540,7 +551,7 @@ fn args(
             // Phase 1 resolves every number in args; the rest is null.
             Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) => ArgValue::Null,
         };
-        ev.facts.note(k, ld.k.correlation, value);
+        ev.facts.note(k, ld.k.correlation, ld.k.stream, value);
         ld.b.args.push(k, value);
     }
     ld.b.args.finish()

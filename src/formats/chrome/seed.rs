@@ -109,6 +109,24 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
             if k == ld.k.trace_events {
                 ld.saw_events = true;
                 a.next_value_seed(EventsSeed(ld))?;
+            } else if k == ld.k.stack_frames || k == ld.k.samples {
+                // Sampled CPU stacks (see `samples`).
+                let frames = k == ld.k.stack_frames;
+                let Loader {
+                    b, cache, sampled, ..
+                } = &mut *ld;
+                let mut intern = |s: &str| cache.intern(&mut b.strings, s);
+                if frames {
+                    a.next_value_seed(super::samples::FramesSeed {
+                        out: sampled,
+                        intern: &mut intern,
+                    })?;
+                } else {
+                    a.next_value_seed(super::samples::SamplesSeed {
+                        out: sampled,
+                        intern: &mut intern,
+                    })?;
+                }
             } else if k == ld.k.system_trace_events {
                 a.next_value::<IgnoredAny>()?;
                 ld.system_trace_events = true;
@@ -242,6 +260,7 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
         let (ld, ev) = (self.ld, self.ev);
+        ld.id_text.clear();
         while let Some(f) = a.next_key::<Field>()? {
             ev.fields += 1;
             match f {
@@ -272,8 +291,7 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                     })?;
                     ev.facts = facts;
                 }
-                Field::Id => ev.id = a.next_value_seed(IdSeed)?,
-                Field::Id2 => ev.id = a.next_value_seed(IdSeed)?,
+                Field::Id | Field::Id2 => ev.id = a.next_value_seed(IdTextSeed(&mut ld.id_text))?,
                 Field::S => ev.scope = a.next_value_seed(FirstByte)?,
                 Field::Bp => ev.bp_e = a.next_value_seed(FirstByte)? == b'e',
                 Field::BindId => ev.bind_id = a.next_value_seed(IdSeed)?,
@@ -284,7 +302,69 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                 }
             }
         }
+        // Counter series keep a string id as written (interned once the event is complete,
+        // as the scanner does).
+        if ev.ph == b'C' && !ld.id_text.is_empty() {
+            ev.id_text = ld.cache.intern(&mut ld.b.strings, &ld.id_text);
+        }
         Ok(())
+    }
+}
+
+/// [`IdSeed`] that also keeps the text of a string id (the last id value seen; cleared by a
+/// non-string one).
+struct IdTextSeed<'a>(&'a mut String);
+
+impl<'de> DeserializeSeed<'de> for IdTextSeed<'_> {
+    type Value = Option<IdVal>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Option<IdVal>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdTextSeed<'_> {
+    type Value = Option<IdVal>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an id")
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.0.clear();
+        IdSeed.visit_u64(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.0.clear();
+        IdSeed.visit_i64(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.0.clear();
+        IdSeed.visit_f64(v)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.0.clear();
+        IdSeed.visit_bool(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.clear();
+        self.0.push_str(v);
+        IdSeed.visit_str(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.clear();
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+        self.0.clear();
+        IdSeed.visit_seq(a)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        self.0.clear();
+        let mut id = None;
+        while a.next_key::<IgnoredAny>()?.is_some() {
+            if let Some(v) = a.next_value_seed(IdTextSeed(&mut *self.0))? {
+                id = Some(v);
+            }
+        }
+        Ok(id)
     }
 }
 

@@ -162,6 +162,21 @@ pub fn load_bytes_threads(
 /// Keys an XSpace can start with: planes, errors, warnings, hostnames (all length-delimited).
 const XSPACE_FIRST_KEYS: [u8; 4] = [0x0a, 0x12, 0x1a, 0x22];
 
+/// The length the first field of an XSpace claims, when it is a length-delimited XSpace key.
+fn first_field_len(bytes: &[u8]) -> Option<u64> {
+    if !XSPACE_FIRST_KEYS.contains(bytes.first()?) {
+        return None;
+    }
+    let mut v = 0u64;
+    for (k, &b) in bytes.iter().skip(1).take(10).enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * k);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// The [`LoadError`] for a wire error of the file at `path`.
 fn wire_error(path: &Path, e: &wire::WireError) -> LoadError {
     let kind = if e.cancelled {
@@ -195,6 +210,21 @@ fn load_source(
         }
         le
     };
+    if let Some(len) = first_field_len(bytes)
+        && len > bytes.len() as u64
+        && len >= 1 << 31
+    {
+        // A cut file claims at most what the whole file had; protobuf messages are under 2 GiB.
+        return Err(LoadError::new(
+            LoadErrorKind::Corrupt,
+            &path,
+            Some(1),
+            format!(
+                "corrupt XSpace: its first field claims {len} bytes (the file has {}; protobuf messages are under 2 GiB)",
+                bytes.len()
+            ),
+        ));
+    }
     let mut space = match scan::scan_space(bytes) {
         Ok(s) => s,
         // Not even the first key is an XSpace field: some other file, not a damaged capture.

@@ -14,10 +14,10 @@ use crate::analysis::stats::{GroupBy, NO_GROUP, StatsOptions};
 use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
 use crate::model::{Capture, Ps, TrackKind};
 use crate::ui::action::Action;
-use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::State;
 use std::sync::Arc;
 
 /// Self times of `l` for `opts` (kept by the capture for the next table with that filter).
@@ -60,8 +60,8 @@ fn next_of<T: PartialEq + Copy>(list: &[T], cur: Option<T>, first: Option<T>) ->
 
 impl StatsScope {
     /// Moves to the next state for `action`; false when the action is not one of ours.
-    fn step(&mut self, action: Action, app: &App, cap: &Capture) -> bool {
-        let cursor = app.rows.cursor_lane().map(|(t, _)| t);
+    fn step(&mut self, action: Action, st: &State, cap: &Capture) -> bool {
+        let cursor = st.rows.cursor_lane().map(|(t, _)| t);
         match action {
             Action::GroupNext => self.group = self.group.next(),
             Action::FilterCategory => {
@@ -121,10 +121,10 @@ impl StatsScope {
     }
 
     /// The table for this grouping and these filters (`None` when nothing is loaded).
-    pub fn build(&self, app: &App) -> Option<TableView> {
-        let l = app.loaded()?;
+    pub fn build(&self, st: &State) -> Option<TableView> {
+        let l = st.loaded()?;
         let cap = &l.cap;
-        let (range, scope) = scope(app);
+        let (range, scope) = scope(st);
         let opts = self.options(range);
         let table = compute_with(cap, &self_times(l, &opts), &opts);
         let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
@@ -206,7 +206,7 @@ impl StatsScope {
             rows,
         );
         let key = |a| {
-            app.keymap
+            st.keymap
                 .keys(ViewKind::Table, a)
                 .first()
                 .map_or(String::new(), |k| k.to_string())
@@ -223,18 +223,18 @@ impl StatsScope {
 }
 
 impl Source for StatsScope {
-    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView> {
-        let l = app.loaded()?;
-        if !self.step(action, app, &l.cap) {
+    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+        let l = st.loaded()?;
+        if !self.step(action, st, &l.cap) {
             return None;
         }
-        self.build(app)
+        self.build(st)
     }
 
-    fn slices_of(&self, row: &Row, app: &App) -> Option<(String, Vec<u32>)> {
-        let l = app.loaded()?;
+    fn slices_of(&self, row: &Row, st: &State) -> Option<(String, Vec<u32>)> {
+        let l = st.loaded()?;
         let name = row.cells.first()?;
-        let ids = slices_of_row(&l.cap, &self.options(scope(app).0), name);
+        let ids = slices_of_row(&l.cap, &self.options(scope(st).0), name);
         let label = crate::ui::text::fit(&crate::ui::text::sanitize(name), 30).into_owned();
         Some((format!("{} “{label}”", self.group.name()), ids))
     }
@@ -242,9 +242,9 @@ impl Source for StatsScope {
 
 /// Builds the statistics table of the open capture, grouped by name over every track (`None`
 /// when nothing is loaded).
-pub fn stats_view(app: &App) -> Option<TableView> {
+pub fn stats_view(st: &State) -> Option<TableView> {
     let scope = StatsScope::default();
-    let mut t = scope.build(app)?;
+    let mut t = scope.build(st)?;
     // By self time, like key_averages.
     t.sort_by(3, false);
     t.source = Some(Box::new(scope));

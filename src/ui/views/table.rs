@@ -9,10 +9,11 @@ use crate::index::Cell;
 use crate::model::Ps;
 use crate::model::StrId;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Mark, Msg};
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::{Mark, State};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -23,8 +24,8 @@ use std::cmp::Ordering;
 
 /// The scope of a table: the marked range when one is marked (with a label), else the whole
 /// capture.
-pub fn scope(app: &App) -> (Option<(Ps, Ps)>, String) {
-    match app.mark {
+pub fn scope(st: &State) -> (Option<(Ps, Ps)>, String) {
+    match st.mark {
         Mark::Range(a, b, _) => (Some((a, b)), format!("range of {}", format_dur(b - a))),
         _ => (None, "whole capture".into()),
     }
@@ -82,11 +83,11 @@ pub struct Row {
 /// table's grouping and filters): the table keeps its sort, filter text and source.
 pub trait Source: std::fmt::Debug + Send {
     /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
-    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView>;
+    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView>;
 
     /// For a row without its own target: the slices it stands for (made the hits by `Enter`)
     /// and their label; `None` when it has none.
-    fn slices_of(&self, _row: &Row, _app: &App) -> Option<(String, Vec<u32>)> {
+    fn slices_of(&self, _row: &Row, _st: &State) -> Option<(String, Vec<u32>)> {
         None
     }
 }
@@ -223,11 +224,11 @@ impl TableView {
         self.refresh();
     }
 
-    fn page(app: &App) -> usize {
-        usize::from(app.size.1.saturating_sub(10)).max(1)
+    fn page(st: &State) -> usize {
+        usize::from(st.size.1.saturating_sub(10)).max(1)
     }
 
-    fn confirm(&self, app: &App) -> Vec<Msg> {
+    fn confirm(&self, st: &State) -> Vec<Msg> {
         let Some(row) = self
             .order
             .get(self.selected)
@@ -235,12 +236,12 @@ impl TableView {
         else {
             return Vec::new();
         };
-        let Some(l) = app.loaded() else {
+        let Some(l) = st.loaded() else {
             return vec![Msg::Pop];
         };
         match &row.target {
             Target::None => {
-                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, app))
+                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, st))
                 else {
                     return Vec::new();
                 };
@@ -346,7 +347,7 @@ impl View for TableView {
         true
     }
 
-    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         if self.typing {
             match key.code {
                 KeyCode::Esc | KeyCode::Enter => self.typing = false,
@@ -370,13 +371,13 @@ impl View for TableView {
         match action {
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Quit) => return vec![Msg::Quit],
-            Some(Action::Confirm) => return self.confirm(app),
+            Some(Action::Confirm) => return self.confirm(st),
             Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
             Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
             Some(Action::PageDown) => {
-                self.selected = (self.selected + Self::page(app)).min(n.saturating_sub(1))
+                self.selected = (self.selected + Self::page(st)).min(n.saturating_sub(1))
             }
-            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(app)),
+            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(st)),
             Some(Action::Top) => self.selected = 0,
             Some(Action::Bottom) => self.selected = n.saturating_sub(1),
             Some(Action::SortNext) => {
@@ -392,7 +393,7 @@ impl View for TableView {
             }
             Some(Action::Search) => self.typing = true,
             Some(a) => {
-                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, app)) {
+                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
                     self.replace(new);
                 }
             }
@@ -401,7 +402,7 @@ impl View for TableView {
         Vec::new()
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let w = area.width.saturating_sub(4).min(160);
         let h = area.height.saturating_sub(4);
         let r = Rect::new(area.x + (area.width - w) / 2, area.y + 2, w, h);
@@ -434,7 +435,7 @@ impl View for TableView {
         } else {
             String::new()
         };
-        let kb = &app.keymap;
+        let kb = &st.keymap;
         let hint = |a| {
             kb.keys(self.kind, a)
                 .first()
