@@ -10,7 +10,8 @@
 //! gets the median of (end on that host − end on the reference host, the host of the lowest rank)
 //! over the instances both took part in; times are shifted by it before skews are measured.
 
-use super::RankSummary;
+use super::summary::RankSummary;
+use crate::analysis::steps::comms::CollKind;
 use std::collections::BTreeMap;
 
 /// Offset of one clock host from the reference host.
@@ -226,7 +227,7 @@ pub fn match_instances(ranks: &[&RankSummary]) -> (Vec<Instance>, Vec<ClockOffse
             Key::Group(_, i) | Key::Stream(_, _, i) => *i as i64,
         };
         out.push(Instance {
-            name: if kind == super::CollKind::Unknown {
+            name: if kind == CollKind::Unknown {
                 kernel.clone()
             } else {
                 kind.name().to_string()

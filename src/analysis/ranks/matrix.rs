@@ -1,6 +1,6 @@
 //! The rank × step matrix of one metric (what the overview heatmap colours).
 
-use super::RankSummary;
+use super::summary::RankSummary;
 use crate::model::Ps;
 use std::collections::BTreeSet;
 

@@ -5,9 +5,9 @@
 //! numbered by host / worker name order. When a rank number repeats in a run (two profiling
 //! spans of one job), its n-th capture goes to the run's n-th span (`<run> (2)`, …).
 
-use super::RankSummary;
 use super::collectives::{Instance, match_instances};
 use super::straggler::{ArrivalStats, arrivals, hta_stragglers};
+use super::summary::RankSummary;
 use crate::model::Ps;
 use std::collections::BTreeMap;
 

@@ -12,7 +12,8 @@
 //! how many steps flagged it; the stragglers are the k ranks with the highest scores. Times are
 //! each file's own clock, as in HTA (no alignment).
 
-use super::{Instance, RankSummary};
+use super::collectives::Instance;
+use super::summary::RankSummary;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// HTA's default number of candidates.

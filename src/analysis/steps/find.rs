@@ -2,7 +2,7 @@
 //! `--step-regex`, Kineto `ProfilerStep#N`, XPlane host events with a `step_num` stat, XPlane
 //! `Steps` lines; else the whole capture is one step.
 
-use super::{Step, StepOptions, StepSource, Steps};
+use super::types::{Step, StepOptions, StepSource, Steps};
 use crate::model::{Capture, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
 use regex::Regex;
 

@@ -12,7 +12,7 @@
 //! annotations clipped to the step), reported beside the device parts, not in their sum.
 
 use super::find::{flagged, is_host_track, matching_names};
-use super::{StepOptions, Steps};
+use super::types::{StepOptions, Steps};
 use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::streams::{self, GpuStreams};
 use crate::analysis::gpu::temporal::BreakdownAcc;
