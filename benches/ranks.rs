@@ -6,7 +6,7 @@
 //! `TRACETUI_BENCH_RANKS` rank files (default 64) under `target/bench-data/ranks/`, each with its
 //! own `distributedInfo.rank` and a clock jittered by a rank-dependent 0–499 µs. Then, as child
 //! processes of the release binary (wall time and peak RSS from `wait4`):
-//! - `tracetui summary RANK0` — the load of one rank;
+//! - `tracetui ranks RANK0 --json` with one loading thread — the load of one rank (best of 3);
 //! - `tracetui ranks DIR --json` — the whole run, end to end.
 //!
 //! Targets (issue 23): end to end ≤ 2 × (ranks / cores) × one rank's load; peak RSS ≤ 2 × one
@@ -42,11 +42,16 @@ fn read_source(p: &Path) -> Vec<u8> {
 /// `jitter_us`.
 fn write_rank(replicated: &str, r: usize, ranks: usize, jitter_us: i64, path: &Path) {
     let ts = regex::Regex::new(r#""ts"(\s*:\s*)(-?\d+(?:\.\d+)?)"#).expect("regex");
-    let dist = regex::Regex::new(r#""distributedInfo"\s*:\s*\{[^}]*\}"#).expect("regex");
-    let text = dist.replace(
-        replicated,
-        format!(r#""distributedInfo": {{"backend": "nccl", "rank": {r}, "world_size": {ranks}}}"#),
-    );
+    // Set `rank` and `world_size` inside `distributedInfo` (whose `pg_config` nests objects).
+    let mut text = replicated.to_string();
+    if let Some(at) = text.find("\"distributedInfo\"") {
+        for (key, val) in [("\"rank\"", r), ("\"world_size\"", ranks)] {
+            let num = regex::Regex::new(&format!(r"{key}\s*:\s*\d+")).expect("regex");
+            if let Some(m) = num.find_at(&text, at) {
+                text.replace_range(m.range(), &format!("{key}: {val}"));
+            }
+        }
+    }
     let text = ts.replace_all(&text, |c: &regex::Captures| {
         let v: f64 = c[2].parse().unwrap_or(0.0);
         format!("\"ts\"{}{:.3}", &c[1], v + jitter_us as f64)
