@@ -1,4 +1,4 @@
-//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`, `steps`, `ranks`) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
@@ -9,9 +9,11 @@ pub mod load;
 pub mod memory;
 pub mod nested;
 pub mod rank;
+pub mod ranks;
 pub mod search;
 pub mod stacks;
 pub mod stats;
+pub mod steps;
 pub mod summary;
 pub mod text;
 pub mod watch;
@@ -181,6 +183,12 @@ pub enum Command {
     /// reads torch CUDA allocator snapshots (*.pickle)
     #[command(after_help = MEMORY_AFTER)]
     Memory(MemoryArgs),
+    /// Print each capture's steps and what their time went to: compute, communication, idle, input
+    #[command(after_help = STEPS_AFTER)]
+    Steps(StepsArgs),
+    /// Group captures into runs of ranks: step times, collectives across ranks, skew, stragglers
+    #[command(after_help = RANKS_AFTER)]
+    Ranks(RanksArgs),
 }
 
 const MEMORY_AFTER: &str = "\
@@ -194,6 +202,30 @@ Sources: Kineto `[memory]` / `[OutOfMemory]` events (torch.profiler with profile
 XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), and snapshots from
 torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
 the innermost op enclosing it on its own thread. See docs/memory.md.";
+
+
+const STEPS_AFTER: &str = "\
+Examples:
+  tracetui steps run/worker0.123.pt.trace.json.gz
+  tracetui steps logs/ --json | jq '.captures[].steps[] | {step, dur_ns, idle_ns}'
+  tracetui steps vm.xplane.pb --step-regex '^train_step_(\\d+)$'
+
+Steps: Kineto ProfilerStep#N, XPlane host events with a step_num stat (StepTraceAnnotation) or the
+Steps line, else --step-regex; a capture without any is one step. Per step and GPU device:
+compute + exposed communication + memory + other busy + idle = step time, and idle = host wait +
+kernel wait + other idle (the gpu rules); input = host time in data-loading annotations. The flat
+fields are the busiest device's; --json has every device. Definitions: docs/steps.md.";
+
+const RANKS_AFTER: &str = "\
+Examples:
+  tracetui ranks logs/                      every run below logs/: ranks, stragglers, skewed collectives
+  tracetui ranks logs/ --json | jq '.runs[].stragglers'
+  tracetui ranks logs/ --candidates 4 --top 20
+
+Runs: captures of one run dir with the same distributedInfo.world_size; ranks: distributedInfo.rank,
+else by host/worker name. Collectives are matched across ranks by process group and Seq, else by
+kernel name and order per stream; host clocks are aligned on collective ends. Stragglers: HTA's
+get_potential_stragglers definition over every NCCL/RCCL kernel. Definitions: docs/steps.md.";
 
 /// Arguments of `memory`.
 #[derive(Args, Debug)]
@@ -213,6 +245,49 @@ pub struct MemoryArgs {
     /// Show at most N live allocations per device with --at [default: 20 for text, all for --json]
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+}
+
+/// Arguments of `steps`.
+#[derive(Args, Debug)]
+pub struct StepsArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Host events whose name matches are the steps (first capture group = step number)
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub step_regex: Option<Regex>,
+    /// Host events whose name matches count as input wait
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex,
+          default_value = crate::analysis::steps::DEFAULT_INPUT_PATTERN)]
+    pub input_regex: Regex,
+    /// A device idle gap shorter than this is kernel wait (µs)
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+}
+
+/// Arguments of `ranks`.
+#[derive(Args, Debug)]
+pub struct RanksArgs {
+    #[command(flatten)]
+    pub steps: StepsArgs,
+    /// HTA's number of straggler candidates
+    #[arg(long, value_name = "N", default_value_t = crate::analysis::ranks::HTA_CANDIDATES)]
+    pub candidates: usize,
+    /// Collectives listed per run in the text output (largest start skew first)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+impl StepsArgs {
+    fn options(&self) -> crate::analysis::steps::StepOptions {
+        crate::analysis::steps::StepOptions {
+            regex: self.step_regex.clone(),
+            input: Some(self.input_regex.clone()),
+            idle_threshold: (self.idle_threshold_us * 1e6).round() as i64,
+        }
+    }
 }
 
 const WATCH_AFTER: &str = "\
@@ -495,6 +570,8 @@ where
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
         Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         Some(Command::Memory(a)) => cmd_memory(&a),
+        Some(Command::Steps(a)) => cmd_steps(&a),
+        Some(Command::Ranks(a)) => cmd_ranks(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -830,5 +907,62 @@ fn cmd_rank(a: &RankArgs) -> i32 {
         |cap, loaded| rank::capture_rank(cap, loaded, mode, a.top),
         rank::render_text,
         |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
+
+fn cmd_steps(a: &StepsArgs) -> i32 {
+    let opts = a.options();
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| steps::capture_steps(cap, loaded, &opts),
+        steps::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
+
+fn cmd_ranks(a: &RanksArgs) -> i32 {
+    let cat = match catalog(&a.steps.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = a.steps.options();
+    // One capture per core at a time; each is summarized and dropped before the next.
+    let threads = crate::threads::from_env("TRACETUI_RANKS_THREADS");
+    let all = load::map_loaded(&caps, threads, |cap, loaded| {
+        ranks::summarize(cap, loaded, &opts)
+    });
+    let runs = ranks::runs(&all, a.candidates);
+    let printed = if a.steps.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            runs: &'a [ranks::RunJson],
+            errors: Vec<Problem>,
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            runs: &runs,
+            errors: all
+                .iter()
+                .filter_map(|s| {
+                    s.error.as_ref().map(|e| Problem {
+                        path: s.path.clone(),
+                        message: e.clone(),
+                    })
+                })
+                .collect(),
+            problems: problems(&cat),
+        }))
+    } else {
+        let texts: Vec<String> = runs.iter().map(|r| ranks::render_text(r, a.top)).collect();
+        emit(&texts.join("\n"))
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        all.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        all.len(),
     )
 }

@@ -7,8 +7,10 @@
 pub mod flame;
 pub mod full_details;
 pub mod gpu;
+pub mod heatmap;
 pub mod help;
 pub mod memory;
+pub mod overview;
 pub mod picker;
 pub mod rank;
 pub mod search;
