@@ -4,6 +4,7 @@
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod cache;
+pub mod capture;
 pub mod gpu;
 pub mod load;
 pub mod nested;
@@ -167,6 +168,9 @@ pub enum Command {
     Nested(NestedArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
+    #[command(after_help = capture::CAPTURE_AFTER)]
+    Capture(capture::CaptureArgs),
 }
 
 const WATCH_AFTER: &str = "\
@@ -443,6 +447,7 @@ where
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
+        Some(Command::Capture(a)) => capture::cmd_capture(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
