@@ -4,6 +4,7 @@
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod cache;
+pub mod capture;
 pub mod gpu;
 pub mod load;
 pub mod memory;
@@ -189,6 +190,9 @@ pub enum Command {
     /// Group captures into runs of ranks: step times, collectives across ranks, skew, stragglers
     #[command(after_help = RANKS_AFTER)]
     Ranks(RanksArgs),
+    /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
+    #[command(after_help = capture::CAPTURE_AFTER)]
+    Capture(capture::CaptureArgs),
 }
 
 const MEMORY_AFTER: &str = "\
@@ -572,6 +576,7 @@ where
         Some(Command::Memory(a)) => cmd_memory(&a),
         Some(Command::Steps(a)) => cmd_steps(&a),
         Some(Command::Ranks(a)) => cmd_ranks(&a),
+        Some(Command::Capture(a)) => capture::cmd_capture(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
