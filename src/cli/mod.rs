@@ -207,7 +207,6 @@ XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), an
 torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
 the innermost op enclosing it on its own thread. See docs/memory.md.";
 
-
 const STEPS_AFTER: &str = "\
 Examples:
   tracetui steps run/worker0.123.pt.trace.json.gz
