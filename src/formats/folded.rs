@@ -5,7 +5,8 @@
 //! merged, each value taking that much time (1 unit = 1 µs). Its merged tree is then exactly the
 //! file's tree; bad lines are counted in a warning with the first one's line number.
 
-use super::{LoadError, LoadErrorKind, Progress};
+use super::error::{LoadError, LoadErrorKind};
+use super::progress::Progress;
 use crate::model::{
     ArgsRef, Capture, CaptureBuilder, Format, Key, ProcessKind, Ps, SourceInfo, StrId, TrackKind,
 };

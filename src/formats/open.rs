@@ -2,7 +2,7 @@
 
 use super::error::{LoadError, LoadErrorKind};
 use super::progress::Progress;
-use super::{budget, cache, chrome, xplane};
+use super::{budget, cache, chrome, folded, xplane};
 use crate::model::{Capture, Format, SourceInfo};
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -12,7 +12,7 @@ pub fn format_of(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_str()?;
     if name.ends_with(".xplane.pb") || name.ends_with(".xplane.pb.gz") {
         Some(Format::XPlane)
-    } else if super::folded::is_folded_name(name) {
+    } else if folded::is_folded_name(name) {
         Some(Format::Folded)
     } else if name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz") {
         Some(Format::Kineto)
@@ -63,7 +63,7 @@ pub fn load_capped(
 pub fn load(path: &Path, source: SourceInfo, progress: &Progress) -> Result<Capture, LoadError> {
     match format_of(path) {
         Some(Format::XPlane) => load_capped(path, source, progress, true, xplane::load),
-        Some(Format::Folded) => super::folded::load(path, source, progress),
+        Some(Format::Folded) => folded::load(path, source, progress),
         Some(_) => {
             // The cache holds whole captures only: not when this load would be capped
             // (`--max-events`, or too little memory for the whole file).
