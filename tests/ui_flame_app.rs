@@ -100,6 +100,16 @@ fn keys_move_zoom_and_switch_modes() {
     a.update(key('j'));
     let next = rows.iter().position(|&n| n == flame(&a).state.selected);
     assert_eq!(next, at.map(|i| (i + 1).min(rows.len() - 1)));
+    // `/` types a search (keys bound elsewhere in the view are text here); Enter ends it.
+    a.update(key('/'));
+    assert!(flame(&a).typing);
+    for c in "conv".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    assert_eq!(flame(&a).state.search, "conv");
+    assert!(!flame(&a).typing);
+    assert!(screen(&a).contains(" · search: conv"), "{}", screen(&a));
     a.update(code(KeyCode::Esc));
     assert_eq!(a.top(), ViewKind::Timeline);
 }

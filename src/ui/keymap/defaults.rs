@@ -268,7 +268,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Flame,
         A::CycleMetric,
         &["m"],
-        "metric: wall, self, device time, count",
+        "metric: total (wall), self, device time, count",
     ),
     d(
         V::Flame,
@@ -282,6 +282,12 @@ pub const DEFAULTS: &[Default] = &[
         A::SortNext,
         &["o"],
         "table: sort by the next column",
+    ),
+    d(
+        V::Flame,
+        A::Search,
+        &["/"],
+        "highlight names containing text (Enter / Esc ends typing)",
     ),
     d(
         V::Flame,

@@ -17,7 +17,7 @@ use crate::ui::msg::Msg;
 use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 /// The flame view of one capture's scope.
@@ -33,6 +33,8 @@ pub struct FlameView {
     pub sandwich: Option<Sandwich>,
     /// What the tree covers, for the header.
     pub scope: String,
+    /// Typing the search text (`/` until Enter / Esc).
+    pub typing: bool,
 }
 
 impl FlameView {
@@ -59,6 +61,7 @@ impl FlameView {
             state,
             sandwich: None,
             scope: label,
+            typing: false,
         })
     }
 
@@ -142,7 +145,18 @@ impl View for FlameView {
         vec![self.capture]
     }
 
-    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
+        if self.typing && !key.modifiers.contains(KeyModifiers::CONTROL) {
+            match key.code {
+                KeyCode::Char(c) if !c.is_control() => self.state.search.push(c),
+                KeyCode::Backspace => {
+                    self.state.search.pop();
+                }
+                KeyCode::Enter | KeyCode::Esc => self.typing = false,
+                _ => {}
+            }
+            return Vec::new();
+        }
         let table = self.state.mode == FlameMode::Table;
         let t = &self.tree;
         match action {
@@ -165,6 +179,10 @@ impl View for FlameView {
                 self.state.scroll = 0;
             }
             Some(Action::CycleMetric) => self.state.cycle_metric(),
+            Some(Action::Search) => {
+                self.typing = true;
+                self.state.search.clear();
+            }
             Some(Action::SortNext) if table => self.state.sort = self.state.sort.next(),
             Some(Action::ToggleSandwich) => {
                 self.state.mode = if self.state.mode == FlameMode::Sandwich {
