@@ -90,6 +90,14 @@ pub enum Action {
     OpenGpu,
     /// Open the newest capture (live watching).
     OpenNewest,
+    /// Open the flame graph (merged call tree) of the marked range or the whole capture.
+    OpenFlame,
+    /// Flame view: next metric (wall, self, device time, count).
+    CycleMetric,
+    /// Flame view: sandwich of the selected name on / off.
+    ToggleSandwich,
+    /// Flame view: the tree as a table on / off.
+    ToggleTable,
 }
 
 impl Action {
@@ -138,6 +146,10 @@ impl Action {
         Action::OpenRank,
         Action::OpenGpu,
         Action::OpenNewest,
+        Action::OpenFlame,
+        Action::CycleMetric,
+        Action::ToggleSandwich,
+        Action::ToggleTable,
     ];
 
     /// The name used in the config file.
@@ -186,6 +198,10 @@ impl Action {
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
+            Action::OpenFlame => "open_flame",
+            Action::CycleMetric => "cycle_metric",
+            Action::ToggleSandwich => "toggle_sandwich",
+            Action::ToggleTable => "toggle_table",
         }
     }
 

@@ -372,7 +372,11 @@ impl State {
             | Action::OpenStats
             | Action::OpenRank
             | Action::OpenGpu
-            | Action::OpenNewest => {}
+            | Action::OpenNewest
+            | Action::OpenFlame
+            | Action::CycleMetric
+            | Action::ToggleSandwich
+            | Action::ToggleTable => {}
         }
     }
 

@@ -151,6 +151,7 @@ impl Keymap {
                     ViewKind::Help => "Help popup",
                     ViewKind::Search => "Search prompt (printable keys type text)",
                     ViewKind::Table => "Tables: statistics, rankings, GPU",
+                    ViewKind::Flame => "Flame graph (merged call tree)",
                 },
                 v.name()
             ));

@@ -16,6 +16,8 @@ pub enum ViewKind {
     Search,
     /// Table popups: statistics, rankings, GPU breakdown.
     Table,
+    /// The flame graph (merged call tree).
+    Flame,
 }
 
 impl ViewKind {
@@ -27,6 +29,7 @@ impl ViewKind {
         ViewKind::Help,
         ViewKind::Search,
         ViewKind::Table,
+        ViewKind::Flame,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -38,6 +41,7 @@ impl ViewKind {
             ViewKind::Help => "help",
             ViewKind::Search => "search",
             ViewKind::Table => "table",
+            ViewKind::Flame => "flame",
         }
     }
 

@@ -4,6 +4,7 @@
 //! them to `App::update` as [`Msg::Nav`].
 
 use super::View;
+use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
 use super::rank::rank_view;
@@ -54,6 +55,10 @@ impl View for TimelineView {
             Some(Action::Search) if st.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
+            Some(Action::OpenFlame) => FlameView::open(st)
+                .map(|v| Msg::Push(Box::new(v)))
+                .into_iter()
+                .collect(),
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
                     Action::OpenGpu => gpu_view,
