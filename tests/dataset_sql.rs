@@ -234,7 +234,7 @@ fn collective_skew_is_the_shift_between_ranks() {
             want += 1;
         }
     }
-    assert!(want >= 5, "only {want} collectives");
+    assert!(want >= 2, "only {want} collectives");
     assert_eq!(got.len(), want);
     for r in &got {
         assert_eq!(int(r, "ranks"), 2);

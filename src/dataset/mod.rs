@@ -3,12 +3,14 @@
 //! `tracetui sql` queries such datasets with Apache DataFusion ([`sql`]).
 
 pub mod columns;
+pub mod keys;
 pub mod rows;
 pub mod schema;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod writer;
 
-pub use rows::{CaptureKeys, CaptureRows};
+pub use keys::CaptureKeys;
+pub use rows::CaptureRows;
 pub use schema::PartKey;
 pub use writer::{ExportOptions, Written, export_capture};

@@ -1,7 +1,8 @@
 //! Writes the rows of a capture to one Parquet file (ZSTD, row groups of bounded size) in a
 //! Hive-partitioned dataset directory: `OUT/run=…/rank=…/part-<hash>.parquet`.
 
-use super::rows::{BATCH_ROWS, CaptureKeys, CaptureRows, self_times};
+use super::keys::{CaptureKeys, self_times};
+use super::rows::{BATCH_ROWS, CaptureRows};
 use super::schema::PartKey;
 use crate::model::Capture;
 use parquet::arrow::ArrowWriter;
