@@ -73,16 +73,28 @@ pub fn open(url: &str) -> Result<Location, String> {
             {
                 b = b.with_region(r);
             }
-            (Arc::new(b.build().map_err(bad)?), key.to_string(), false)
+            (
+                Arc::new(b.build().map_err(bad)?) as Arc<dyn ObjectStore>,
+                key.to_string(),
+                false,
+            )
         }
         "gs" => {
             let b = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-            (Arc::new(b.build().map_err(bad)?), key.to_string(), false)
+            (
+                Arc::new(b.build().map_err(bad)?) as Arc<dyn ObjectStore>,
+                key.to_string(),
+                false,
+            )
         }
         "az" | "abfs" | "abfss" | "azure" | "adl" => {
             let b = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
             // abfs(s)://container@account.dfs.core.windows.net/path: the key is the path.
-            (Arc::new(b.build().map_err(bad)?), key.to_string(), false)
+            (
+                Arc::new(b.build().map_err(bad)?) as Arc<dyn ObjectStore>,
+                key.to_string(),
+                false,
+            )
         }
         "http" | "https" => {
             let base = &parsed[..url::Position::BeforePath];
@@ -91,7 +103,11 @@ pub fn open(url: &str) -> Result<Location, String> {
                 .with_client_options(
                     object_store::ClientOptions::new().with_allow_http(scheme == "http"),
                 );
-            (Arc::new(b.build().map_err(bad)?), key.to_string(), true)
+            (
+                Arc::new(b.build().map_err(bad)?) as Arc<dyn ObjectStore>,
+                key.to_string(),
+                true,
+            )
         }
         s => return Err(format!("{url}: unsupported scheme `{s}`")),
     };
