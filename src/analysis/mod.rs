@@ -1,12 +1,16 @@
 //! Analyses over a loaded capture: statistics tables, range aggregates, search and rankings.
 //! Pure functions over [`Capture`](crate::model::Capture); no terminal code.
 
+pub mod flame;
 pub mod gpu;
+pub mod memory;
 pub mod nested;
 pub mod nesting;
 pub mod range;
 pub mod rank;
+pub mod ranks;
 pub mod search;
 pub mod stats;
 pub mod stats_index;
+pub mod steps;
 pub mod unified;

@@ -17,7 +17,11 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Nested(a)) => Some(&mut a.path),
         Some(Command::Export(a)) => Some(&mut a.path),
         Some(Command::Sql(a)) => Some(&mut a.path),
-        Some(Command::Cache(_)) => None,
+        Some(Command::Stacks(a)) => Some(&mut a.path),
+        Some(Command::Memory(a)) => Some(&mut a.path),
+        Some(Command::Steps(a)) => Some(&mut a.path),
+        Some(Command::Ranks(a)) => Some(&mut a.steps.path),
+        Some(Command::Cache(_)) | Some(Command::Capture(_)) => None,
         None => cli.path.as_mut(),
     }
 }

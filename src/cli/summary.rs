@@ -3,7 +3,7 @@
 use super::text::{self, Align, clean};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
-use crate::model::{Capture, Ps};
+use crate::model::{Capture, ProcessKind, Ps};
 use serde::Serialize;
 
 /// One track of a capture summary (JSON shape documented in docs/cli.md).
@@ -49,6 +49,9 @@ pub struct CaptureSummary {
     pub format: &'static str,
     /// File size in bytes.
     pub bytes: u64,
+    /// Rank of a distributed run (Kineto `distributedInfo.rank`), when the file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i64>,
     /// Other files with the same capture, not loaded.
     pub alternates: Vec<String>,
     /// Why loading failed (the other fields but `path`..`alternates` are then absent).
@@ -61,7 +64,8 @@ pub struct CaptureSummary {
     /// what was kept and why. The same text is in `warnings` (kind `capped`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped: Option<String>,
-    /// Earliest start and latest end, ns relative to the origin.
+    /// Earliest start and latest end, ns from the capture's zero (its earliest event): the
+    /// first is 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span_ns: Option<[i64; 2]>,
     /// Wall-clock epoch ns of the origin, when known.
@@ -79,9 +83,16 @@ pub struct CaptureSummary {
     /// Processes / planes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<u64>,
-    /// Processes / planes without any track (e.g. idle GPUs, `/host:metadata`).
+    /// Processes / planes without any event (e.g. idle GPUs, `/host:metadata`), by display name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty_processes: Option<Vec<String>>,
+    /// The device processes among them (Kineto writes one per GPU of the machine), by label
+    /// (`GPU 1`), else name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_device_processes: Option<Vec<String>>,
+    /// The other processes without events (text output), by display name.
+    #[serde(skip)]
+    pub empty_other_processes: Vec<String>,
     /// Tracks in display order (process sort index, then track sort index).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracks: Option<Vec<TrackSummary>>,
@@ -101,6 +112,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         host: cap.host.clone(),
         format: cap.format.name(),
         bytes: cap.bytes,
+        rank: None,
         alternates: cap
             .alternates
             .iter()
@@ -116,6 +128,8 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         slices: None,
         processes: None,
         empty_processes: None,
+        empty_device_processes: None,
+        empty_other_processes: Vec::new(),
         tracks: None,
         warnings: None,
     }
@@ -140,30 +154,67 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
         .iter()
         .find(|w| w.kind == "capped")
         .map(|w| w.message.clone());
-    out.span_ns = Some([ps_to_ns(c.span.0), ps_to_ns(c.span.1)]);
+    out.span_ns = Some([0, ps_to_ns(c.span.1 - c.span.0)]);
     out.origin_epoch_ns = c.origin_epoch_ns;
     out.zero_epoch_ns = c.zero_epoch_ns();
     out.events = Some(c.event_count());
     out.slices = Some(c.slices.len() as u64);
     out.processes = Some(c.processes.len() as u64);
-    let mut has_track = vec![false; c.processes.len()];
-    for tr in &c.tracks {
-        if let Some(h) = has_track.get_mut(tr.process as usize) {
-            *h = true;
-        }
-    }
-    out.empty_processes = Some(
-        (0..c.processes.len())
-            .filter(|&p| !has_track[p])
-            .map(|p| c.process_name(p as u32))
-            .collect(),
-    );
+    out.rank = c.rank();
     let mut agg_per_track = vec![0u64; c.tracks.len()];
     for a in &c.aggregated {
         if let Some(n) = agg_per_track.get_mut(a.track as usize) {
             *n += 1;
         }
     }
+    let events_of = |t: usize| -> u64 {
+        let tr = &c.tracks[t];
+        let samples = tr
+            .counter
+            .and_then(|k| c.counters.get(k as usize))
+            .map_or(0, |s| s.ts.len() as u64);
+        tr.slice_count() as u64
+            + u64::from(tr.instants.1.saturating_sub(tr.instants.0))
+            + samples
+            + agg_per_track[t]
+    };
+    let mut has_events = vec![false; c.processes.len()];
+    for (t, tr) in c.tracks.iter().enumerate() {
+        if let Some(h) = has_events.get_mut(tr.process as usize)
+            && !*h
+        {
+            *h = events_of(t) > 0;
+        }
+    }
+    let empty: Vec<usize> = (0..c.processes.len())
+        .filter(|&p| !has_events[p] && !c.processes[p].hidden)
+        .collect();
+    out.empty_processes = Some(empty.iter().map(|&p| c.process_title(p as u32)).collect());
+    let device = |p: usize| {
+        matches!(
+            c.processes[p].kind,
+            ProcessKind::Gpu | ProcessKind::Tpu | ProcessKind::Device
+        )
+    };
+    out.empty_other_processes = empty
+        .iter()
+        .filter(|&&p| !device(p))
+        .map(|&p| c.process_title(p as u32))
+        .collect();
+    out.empty_device_processes = Some(
+        empty
+            .iter()
+            .filter(|&&p| device(p))
+            .map(|&p| {
+                let l = c.strings.get(c.processes[p].label).trim();
+                if l.is_empty() {
+                    c.process_title(p as u32)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect(),
+    );
     let mut order: Vec<usize> = (0..c.tracks.len()).collect();
     order.sort_by_key(|&t| {
         let tr = &c.tracks[t];
@@ -175,15 +226,10 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
             .into_iter()
             .map(|t| {
                 let tr = &c.tracks[t];
-                let samples = tr
-                    .counter
-                    .and_then(|k| c.counters.get(k as usize))
-                    .map_or(0, |s| s.ts.len() as u64);
                 let slices = tr.slice_count() as u64;
-                let instants = u64::from(tr.instants.1.saturating_sub(tr.instants.0));
                 let id = c.track_stable_name(t as u32);
                 let name = c.track_name(t as u32);
-                let process = c.process_name(tr.process);
+                let process = c.process_title(tr.process);
                 let or_unnamed = |s: String| {
                     if s.is_empty() {
                         "(unnamed)".to_string()
@@ -196,7 +242,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
                     name: or_unnamed(name),
                     id,
                     kind: tr.kind.name(),
-                    events: slices + instants + samples + agg_per_track[t],
+                    events: events_of(t),
                     slices,
                     max_depth: tr.max_depth,
                 }
@@ -220,11 +266,12 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
 pub fn render_text(s: &CaptureSummary) -> String {
     let mut o = String::new();
     o.push_str(&format!(
-        "== {}  run {}  host {}  ({})\n",
+        "== {}  run {}  host {}  ({}){}\n",
         clean(&s.path),
         clean(&s.run),
         clean(&s.host),
-        s.format
+        s.format,
+        s.rank.map_or(String::new(), |r| format!("  rank {r}"))
     ));
     if !s.alternates.is_empty() {
         let names: Vec<String> = s
@@ -295,25 +342,98 @@ pub fn render_text(s: &CaptureSummary) -> String {
             &rows,
         ));
     }
-    if let Some(e) = &s.empty_processes
-        && !e.is_empty()
-    {
-        let names: Vec<String> = e.iter().map(|n| clean(n).into_owned()).collect();
-        o.push_str(&format!("   no tracks: {}\n", names.join(", ")));
+    let devices = s.empty_device_processes.as_deref().unwrap_or(&[]);
+    if !devices.is_empty() {
+        o.push_str(&format!(
+            "   {} device process{} without events ({})\n",
+            devices.len(),
+            if devices.len() == 1 { "" } else { "es" },
+            clean(&compress_labels(devices))
+        ));
+    }
+    let rest: Vec<String> = s
+        .empty_other_processes
+        .iter()
+        .map(|n| clean(n).into_owned())
+        .collect();
+    if !rest.is_empty() {
+        o.push_str(&format!(
+            "   {} {}process{} without events: {}\n",
+            rest.len(),
+            if devices.is_empty() { "" } else { "other " },
+            if rest.len() == 1 { "" } else { "es" },
+            rest.join(", ")
+        ));
     }
     match &s.warnings {
         Some(w) if !w.is_empty() => {
             o.push_str("   warnings:\n");
             for w in w {
-                o.push_str(&format!(
-                    "     {} ×{}: {}\n",
-                    w.kind,
-                    w.count,
-                    clean(&w.message)
-                ));
+                // Messages that state their count ("11 797 flow ends ...") stand alone.
+                let counted = w.message.starts_with(|c: char| c.is_ascii_digit());
+                o.push_str(&match counted {
+                    true => format!("     {} ({})\n", clean(&w.message), w.kind),
+                    false => format!("     {} ×{}: {}\n", w.kind, w.count, clean(&w.message)),
+                });
             }
         }
         _ => o.push_str("   warnings: none\n"),
     }
     o
+}
+
+/// `GPU 1`, `GPU 2`, `GPU 3`, `GPU 5` → `GPU 1–3, 5`: labels ending in a number grouped by the
+/// text before it, runs of consecutive numbers written as ranges; others listed as they are.
+pub fn compress_labels(labels: &[String]) -> String {
+    let mut groups: Vec<(&str, Vec<i64>)> = Vec::new();
+    let mut plain: Vec<&str> = Vec::new();
+    for l in labels {
+        let digits = l.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (head, num) = l.split_at(l.len() - digits);
+        match num.parse::<i64>() {
+            Ok(n) if digits > 0 && digits <= 18 => match groups.iter_mut().find(|g| g.0 == head) {
+                Some(g) => g.1.push(n),
+                None => groups.push((head, vec![n])),
+            },
+            _ => plain.push(l),
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for (head, mut nums) in groups {
+        nums.sort_unstable();
+        nums.dedup();
+        let mut runs: Vec<String> = Vec::new();
+        let mut k = 0;
+        while k < nums.len() {
+            let mut j = k;
+            while j + 1 < nums.len() && nums[j + 1] == nums[j] + 1 {
+                j += 1;
+            }
+            runs.push(if j > k {
+                format!("{}–{}", nums[k], nums[j])
+            } else {
+                nums[k].to_string()
+            });
+            k = j + 1;
+        }
+        parts.push(format!("{head}{}", runs.join(", ")));
+    }
+    parts.extend(plain.iter().map(|p| p.to_string()));
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compress_labels;
+
+    #[test]
+    fn labels_compress_to_ranges() {
+        let v: Vec<String> = [7, 1, 2, 3, 5, 6]
+            .iter()
+            .map(|n| format!("GPU {n}"))
+            .collect();
+        assert_eq!(compress_labels(&v), "GPU 1–3, 5–7");
+        let v = vec!["TPU 0".to_string(), "GPU 2".into(), "weird".into()];
+        assert_eq!(compress_labels(&v), "TPU 0, GPU 2, weird");
+    }
 }

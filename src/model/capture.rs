@@ -22,6 +22,8 @@ pub enum Format {
     XProfJson,
     /// Any other Chrome Trace Event JSON.
     Chrome,
+    /// Folded stacks (`*.folded`, `*.stacks.txt`: `frame;frame;…;leaf VALUE` per line).
+    Folded,
 }
 
 impl Format {
@@ -32,6 +34,7 @@ impl Format {
             Format::Kineto => "kineto",
             Format::XProfJson => "xprof-json",
             Format::Chrome => "chrome-json",
+            Format::Folded => "folded",
         }
     }
 }
@@ -445,6 +448,35 @@ impl Capture {
         } else {
             n.to_string()
         }
+    }
+
+    /// A process as users know it: with a label (Kineto `process_labels`: `GPU 0`, `CPU`) the
+    /// label leads and the name follows in parentheses — `GPU 0 (python)` — since Kineto gives
+    /// every device the host process's name; else [`Capture::process_name`].
+    pub fn process_title(&self, p: u32) -> String {
+        let pr = &self.processes[p as usize];
+        let n = self.strings.get(pr.name);
+        let l = self.strings.get(pr.label).trim();
+        match (n.trim().is_empty(), l.is_empty()) {
+            (true, true) => self.process_stable_name(p),
+            (true, false) => l.to_string(),
+            (false, true) => n.to_string(),
+            (false, false) if n.trim() == l => n.to_string(),
+            (false, false) => format!("{l} ({})", n.trim()),
+        }
+    }
+
+    /// The rank of a distributed run (Kineto `distributedInfo.rank`), when the file says.
+    pub fn rank(&self) -> Option<i64> {
+        let key = self.strings.lookup("distributedInfo")?;
+        let info = match self.args.get(self.metadata, key, &self.strings)? {
+            super::args::ArgValue::Json(s) | super::args::ArgValue::Str(s) => {
+                serde_json::from_str::<serde_json::Value>(self.strings.get(s)).ok()?
+            }
+            _ => return None,
+        };
+        let r = info.get("rank")?;
+        r.as_i64().or_else(|| r.as_str()?.trim().parse().ok())
     }
 
     /// Display name of a track: its name, else its key.

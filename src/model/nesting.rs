@@ -184,10 +184,10 @@ mod tests {
         let n = b.intern("open");
         b.begin_slice(t, 10, n, StrId::EMPTY, ArgsRef::NONE);
         b.begin_slice(t, 20, n, StrId::EMPTY, ArgsRef::NONE);
-        b.end_slice(t, 30);
+        b.end_slice(t, 30, StrId::EMPTY);
         b.add_slice(t, 0, 100, n, StrId::EMPTY, ArgsRef::NONE, 0);
-        assert!(b.end_slice(t, 50).is_some());
-        assert!(b.end_slice(t, 60).is_none());
+        b.end_slice(t, 50, StrId::EMPTY);
+        b.end_slice(t, 60, StrId::EMPTY);
         b.begin_slice(t, 70, n, StrId::EMPTY, ArgsRef::NONE);
         let c = b.finish(SourceInfo::default(), Format::Chrome);
         assert_eq!(c.slices.len(), 4);

@@ -208,11 +208,11 @@ fn xplane_stream_number(name: &str) -> Option<i64> {
 
 /// HTA's iteration window: the (rounded) start of the last host `ProfilerStep*` slice, when
 /// the host has at least two distinct `ProfilerStep` names.
-fn last_step_start(c: &Capture, is_stream: &[bool], g: &GpuStreams) -> Option<Ps> {
+fn last_step_start(c: &Capture, is_host: &[bool], g: &GpuStreams) -> Option<Ps> {
     let mut names: Vec<StrId> = Vec::new();
     let mut last: Option<Ps> = None;
     for (t, tr) in c.tracks.iter().enumerate() {
-        if is_stream[t] || c.processes[tr.process as usize].kind == ProcessKind::Gpu {
+        if !is_host[t] {
             continue;
         }
         for id in tr.slices.0..tr.slices.1 {
@@ -250,10 +250,21 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             _ => false,
         };
     }
-    // Host launches by correlation id: host = not on a GPU process.
+    // Host tracks: not a stream; on XPlane also not on a GPU plane (its other lines are
+    // derived or overhead lines). JSON: a device process's CPU threads are host threads.
+    let is_host: Vec<bool> = c
+        .tracks
+        .iter()
+        .enumerate()
+        .map(|(t, tr)| {
+            let gpu_plane = xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu;
+            !(is_stream[t] || gpu_plane)
+        })
+        .collect();
+    // Host launches by correlation id.
     let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
     for (t, tr) in c.tracks.iter().enumerate() {
-        if is_stream[t] || c.processes[tr.process as usize].kind == ProcessKind::Gpu {
+        if !is_host[t] {
             continue;
         }
         for id in tr.slices.0..tr.slices.1 {
@@ -282,11 +293,20 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         }
     }
     let window_end = if compat {
-        last_step_start(c, &is_stream, &g)
+        last_step_start(c, &is_host, &g)
     } else {
         None
     };
-    // Streams, ordered by (device, stream, track).
+    // Streams, ordered by (device, stream, track). JSON: the `stream` arg of the first
+    // activity (MTIA's tids are not stream numbers), else the tid.
+    let stream_key = c.strings.lookup("stream");
+    let stream_arg = |tr: &crate::model::Track| -> Option<i64> {
+        let k = stream_key?;
+        let first = (tr.slices.0..tr.slices.1).find(|&i| c.slices.args[i as usize].is_some())?;
+        c.args
+            .get(c.slices.args[first as usize], k, &c.strings)?
+            .as_i64(&c.strings)
+    };
     let mut order: Vec<(i64, i64, u32)> = (0..c.tracks.len() as u32)
         .filter(|&t| is_stream[t as usize])
         .map(|t| {
@@ -294,7 +314,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             let stream = if xplane {
                 xplane_stream_number(c.strings.get(tr.name))
             } else {
-                key_number(c, tr.key)
+                stream_arg(tr).or_else(|| key_number(c, tr.key))
             };
             let stream = stream.unwrap_or(match tr.key {
                 Key::Int(v) => v,
@@ -358,7 +378,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             track: t,
             process: tr.process,
             device,
-            device_name: c.process_name(tr.process),
+            device_name: c.process_title(tr.process),
             stream,
             stream_name: c.track_name(t),
             rows: (first, a.len()),

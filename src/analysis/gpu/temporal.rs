@@ -92,7 +92,11 @@ pub struct BreakdownAcc {
 }
 
 impl BreakdownAcc {
-    /// Adds one activity; starts must not decrease.
+    /// Adds one activity; starts must not decrease. An interval inverted by µs rounding
+    /// (`e < s`, `--hta`) counts as empty in every union: counted negative (as HTA's merge
+    /// does) it could make |∪ all| smaller than |∪ compute|, i.e. a negative memory or other
+    /// part (HTA's own `non_compute_time >= 0` assertion then fails). The window still ends
+    /// at the latest raw end, as HTA's `kernel_time`.
     #[inline]
     pub fn push(&mut self, s: Ps, e: Ps, class: KernelClass) {
         if self.first.is_none() {
@@ -100,6 +104,7 @@ impl BreakdownAcc {
             self.last_end = e;
         }
         self.last_end = self.last_end.max(e);
+        let e = e.max(s);
         self.all.push(s, e);
         match class {
             KernelClass::Compute => {
@@ -130,7 +135,8 @@ impl BreakdownAcc {
             self.comm.len(),
         );
         Breakdown {
-            window: (first, self.last_end),
+            // Never shorter than empty (every interval inverted by rounding).
+            window: (first, self.last_end.max(first)),
             busy: all,
             compute: c,
             communication: cc - c,
@@ -155,6 +161,8 @@ pub fn breakdown(acts: impl IntoIterator<Item = (Ps, Ps, KernelClass)>) -> Break
 mod tests {
     use super::*;
     use KernelClass::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     #[test]
     fn hand_computed() {
@@ -185,6 +193,83 @@ mod tests {
         assert_eq!((b.busy, b.compute, b.idle()), (20, 20, 0));
         assert_eq!(breakdown([]), Breakdown::default());
         assert_eq!(Breakdown::default().comm_overlap_ratio(), None);
+    }
+
+    #[test]
+    fn inverted_interval_is_empty_in_the_breakdown() {
+        // The H100 case: compute [0,10) [11,20) and a memcpy inverted by rounding at 11. With
+        // the memcpy counted negative, busy was 18 < compute 19 (memory −1).
+        let b = breakdown([(0, 10, Compute), (11, 10, Memory), (11, 20, Compute)]);
+        assert_eq!((b.busy, b.compute, b.memory, b.other), (19, 19, 0, 0));
+        assert_eq!(b.window, (0, 20));
+    }
+
+    fn check(b: &Breakdown) -> Result<(), TestCaseError> {
+        prop_assert!(b.busy >= b.compute);
+        for part in [b.compute, b.communication, b.memory, b.other] {
+            prop_assert!(part >= 0, "{b:?}");
+            prop_assert!(b.busy >= part, "{b:?}");
+        }
+        prop_assert_eq!(b.compute + b.communication + b.memory + b.other, b.busy);
+        prop_assert!(b.idle() >= 0, "{b:?}");
+        prop_assert!(
+            b.comm_compute_overlap >= 0 && b.comm_compute_overlap <= b.communication_total
+        );
+        Ok(())
+    }
+
+    fn class() -> impl Strategy<Value = KernelClass> {
+        prop_oneof![
+            Just(Compute),
+            Just(Communication),
+            Just(Memory),
+            Just(Other)
+        ]
+    }
+
+    proptest! {
+        /// busy ≥ each part, parts ≥ 0 and summing to busy (compute first, then communication,
+        /// memory, other take what the earlier classes leave), also with inverted intervals;
+        /// and busy equals the brute-force measure of the union on a unit grid.
+        #[test]
+        fn parts_sum_to_busy(
+            mut acts in proptest::collection::vec((0i64..60, -3i64..15, class()), 0..40)
+        ) {
+            acts.sort_by_key(|a| a.0);
+            let b = breakdown(acts.iter().map(|&(s, d, k)| (s, s + d, k)));
+            check(&b)?;
+            let mut covered = [false; 80];
+            for &(s, d, _) in &acts {
+                for x in s..s + d.max(0) {
+                    covered[x as usize] = true;
+                }
+            }
+            prop_assert_eq!(b.busy, covered.iter().filter(|&&c| c).count() as i64);
+        }
+
+        /// The device figures over several streams (k-way merge) keep the same invariants.
+        #[test]
+        fn merged_streams_keep_the_invariants(
+            streams in proptest::collection::vec(
+                proptest::collection::vec((0i64..60, -3i64..15, class()), 0..15), 1..4)
+        ) {
+            let mut a = crate::analysis::gpu::streams::Activities::default();
+            let mut ranges = Vec::new();
+            for mut st in streams {
+                st.sort_by_key(|x| x.0);
+                let lo = a.len();
+                for (s, d, k) in st {
+                    a.slice.push(0);
+                    a.start.push(s);
+                    a.end.push(s + d);
+                    a.class.push(k);
+                    a.idle_set.push(true);
+                    a.launch.push(crate::model::NO_SLICE);
+                }
+                ranges.push((lo, a.len()));
+            }
+            check(&crate::analysis::gpu::overlap::merged_breakdown(&a, &ranges))?;
+        }
     }
 
     #[test]

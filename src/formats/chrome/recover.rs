@@ -1,7 +1,9 @@
 //! Second-chance repair of known writer defects, and byte offsets for error messages.
 //!
 //! The fast path parses strictly. When it stops on a syntax error, [`repair`] rewrites the text
-//! once (outside strings: bare `N/A`, `NaN`, `Infinity`, `-Infinity` → quoted strings; inside
+//! once (outside strings: bare `N/A`, `NaN`, `Infinity`, `-Infinity` → quoted strings, trailing
+//! commas in objects and arrays (`{"k":1,}`, `[…,]`, as Perfetto accepts) dropped, empty values
+//! (`"k": ,` — Kineto's empty process-group descriptions, kineto#1119) → `null`; inside
 //! strings: raw control characters → `\u00XX`, invalid UTF-8 → U+FFFD, invalid escapes → escaped
 //! backslash, lone surrogate escapes → `\uFFFD`) and the file is parsed again from the start.
 
@@ -18,12 +20,21 @@ pub struct Repairs {
     pub invalid_utf8: u64,
     /// Invalid escapes / lone surrogates fixed.
     pub bad_escapes: u64,
+    /// Trailing commas before `}` / `]` dropped.
+    pub trailing_commas: u64,
+    /// Empty values (`"k": ,` / `"k": }`) read as `null`.
+    pub empty_values: u64,
 }
 
 impl Repairs {
     /// Total number of repairs.
     pub fn total(&self) -> u64 {
-        self.bare_tokens + self.control_chars + self.invalid_utf8 + self.bad_escapes
+        self.bare_tokens
+            + self.control_chars
+            + self.invalid_utf8
+            + self.bad_escapes
+            + self.trailing_commas
+            + self.empty_values
     }
 }
 
@@ -135,6 +146,27 @@ pub fn repair(input: &[u8]) -> Option<(Vec<u8>, Repairs)> {
             }
             continue;
         }
+        if c == b',' || c == b':' {
+            let mut j = i + 1;
+            while input
+                .get(j)
+                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                j += 1;
+            }
+            let next = input.get(j).copied();
+            if c == b',' && matches!(next, Some(b'}' | b']')) {
+                r.trailing_commas += 1;
+                i += 1;
+                continue;
+            }
+            if c == b':' && matches!(next, Some(b',' | b'}')) {
+                out.extend_from_slice(b":null");
+                r.empty_values += 1;
+                i += 1;
+                continue;
+            }
+        }
         if let Some(tok) = BARE.iter().find(|t| input[i..].starts_with(t)) {
             out.push(b'"');
             out.extend_from_slice(tok);
@@ -205,6 +237,19 @@ mod tests {
             r#"["\\x", "\uFFFD", "\ud83d\ude00"]"#
         );
         assert_eq!(r.bad_escapes, 2);
+    }
+
+    #[test]
+    fn trailing_commas_and_empty_values() {
+        let (out, r) =
+            repair(b"{\"a\":[1,2, ],\"b\":{\"c\":1,\n},\"d\": ,\"e\":\"x,}\",\"f\":}").unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            "{\"a\":[1,2 ],\"b\":{\"c\":1\n},\"d\":null ,\"e\":\"x,}\",\"f\":null}"
+        );
+        assert_eq!((r.trailing_commas, r.empty_values), (2, 2));
+        assert_eq!(r.total(), 4);
+        assert!(repair(b"[{\"a\":\"b,]\"}]").is_none());
     }
 
     #[test]
