@@ -87,7 +87,7 @@ fn captures_a_real_jax_program() {
         .unwrap();
     let text = String::from_utf8_lossy(&s.stdout);
     eprintln!("{} slices; summary {} bytes", cap.slices.len(), text.len());
-    assert!(cap.slices.len() > 0);
+    assert!(!cap.slices.is_empty());
     assert!(
         text.contains("python") || text.contains("Python"),
         "python tracks expected"

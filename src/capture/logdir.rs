@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(sanitize_host("localhost:9999"), "localhost_9999");
         assert_eq!(sanitize_host("10.0.0.2:6009"), "10.0.0.2_6009");
         assert_eq!(sanitize_host("[::1]:9999"), "[__1]_9999");
-        assert_eq!(sanitize_host("../../etc/passwd"), "___etc_passwd");
+        assert_eq!(sanitize_host("../../etc/passwd"), "____etc_passwd");
         assert_eq!(sanitize_host(".."), "_");
         assert_eq!(sanitize_host("a\u{1b}[2Jb"), "a_[2Jb");
         assert_eq!(sanitize_host(""), "host");
