@@ -18,3 +18,7 @@ pub mod synth;
 pub mod text;
 pub mod threads;
 pub mod ui;
+// Parquet export and SQL (issue 28).
+#[cfg(feature = "export")]
+pub mod dataset;
+pub mod remote;

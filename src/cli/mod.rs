@@ -5,13 +5,16 @@
 
 pub mod cache;
 pub mod capture;
+pub mod export;
 pub mod gpu;
 pub mod load;
 pub mod memory;
 pub mod nested;
 pub mod rank;
 pub mod ranks;
+pub mod remote;
 pub mod search;
+pub mod sql;
 pub mod stacks;
 pub mod stats;
 pub mod steps;
@@ -177,6 +180,12 @@ pub enum Command {
     Nested(NestedArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Write every slice, instant, counter sample and flow to a Parquet dataset (Hive partitions)
+    #[command(after_help = export::EXPORT_AFTER)]
+    Export(export::ExportArgs),
+    /// Run SQL (Apache DataFusion) over an exported dataset or a log dir: table `events`
+    #[command(after_help = sql::SQL_AFTER)]
+    Sql(sql::SqlArgs),
     /// Print folded stacks of the merged call tree (flame graph input), or torch's export_stacks
     #[command(after_help = stacks::STACKS_AFTER)]
     Stacks(stacks::StacksArgs),
@@ -549,13 +558,16 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let mut cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
             return e.exit_code();
         }
     };
+    if let Err(code) = remote::localize(&mut cli) {
+        return code;
+    }
     crate::formats::budget::set_max_events(match &cli.command {
         Some(Command::Summary(a)) => a.max_events,
         Some(Command::Stats(a)) => a.max_events,
@@ -571,6 +583,8 @@ where
         Some(Command::Watch(a)) => watch::cmd_watch(&a),
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
+        Some(Command::Export(a)) => export::cmd_export(&a),
+        Some(Command::Sql(a)) => sql::cmd_sql(&a),
         Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         Some(Command::Memory(a)) => cmd_memory(&a),
         Some(Command::Steps(a)) => cmd_steps(&a),
