@@ -18,7 +18,8 @@ ProfilerStep*), HTA short name, category or stream: counts, inclusive (total) an
 avg, median, delta, delta % and a status: added, removed, slower, faster, or same when |delta| is
 below --threshold-pct of the larger total or below --threshold-us. When both captures have
 ProfilerStep#N steps, times are per step (so captures of different lengths compare); --steps
-keeps the events of those steps (host events starting in a step, device events launched in one).
+keeps the events of those steps (host events starting in a step, device events launched in one,
+or starting in one when their launch is not in the capture; --hta leaves those out like HTA).
 A and B must each name one capture (a file, or a dir holding one). --json gives ns.";
 
 /// `diff --group-by`.
@@ -118,6 +119,10 @@ pub struct DiffArgs {
     /// Rows whose |delta| is below this many µs (per step when normalised) are `same`
     #[arg(long, value_name = "US", default_value = "5", value_parser = parse_nonneg)]
     pub threshold_us: f64,
+    /// With --steps, leave out device events whose launch is not in the capture, like HTA's
+    /// TraceDiff (for parity checks)
+    #[arg(long)]
+    pub hta: bool,
     /// Row order
     #[arg(long, value_enum, default_value = "delta")]
     pub sort: DiffSortArg,
@@ -134,6 +139,7 @@ impl DiffArgs {
             steps: self.steps,
             threshold_pct: self.threshold_pct,
             threshold_ps: self.threshold_us * 1e6,
+            hta: self.hta,
         }
     }
 }
@@ -470,7 +476,8 @@ pub fn compute(a: &CaptureFile, b: &CaptureFile, opts: &DiffOptions) -> Result<D
     let caps = [a, b];
     let mut sides = super::load::map_loaded(&caps, 2, |cap, loaded| {
         let c = loaded.map_err(|e| e.to_string())?;
-        side(&c, opts.group, opts.steps).map_err(|e| format!("{}: {e}", cap.path.display()))
+        side(&c, opts.group, opts.steps, opts.hta)
+            .map_err(|e| format!("{}: {e}", cap.path.display()))
     });
     let sb = sides.pop().ok_or("B was not loaded")??;
     let sa = sides.pop().ok_or("A was not loaded")??;

@@ -58,6 +58,8 @@ pub struct DiffOptions {
     pub threshold_pct: f64,
     /// … or below this many ps (per step when normalised).
     pub threshold_ps: f64,
+    /// HTA's step scope: device events without a launch in the capture are left out of steps.
+    pub hta: bool,
 }
 
 impl Default for DiffOptions {
@@ -67,6 +69,7 @@ impl Default for DiffOptions {
             steps: None,
             threshold_pct: 2.0,
             threshold_ps: 5e6,
+            hta: false,
         }
     }
 }
@@ -189,8 +192,8 @@ pub struct Diff {
 
 /// Compares captures `a` (baseline) and `b`.
 pub fn diff(a: &Capture, b: &Capture, opts: &DiffOptions) -> Result<Diff, String> {
-    let sa = side(a, opts.group, opts.steps).map_err(|e| format!("A: {e}"))?;
-    let sb = side(b, opts.group, opts.steps).map_err(|e| format!("B: {e}"))?;
+    let sa = side(a, opts.group, opts.steps, opts.hta).map_err(|e| format!("A: {e}"))?;
+    let sb = side(b, opts.group, opts.steps, opts.hta).map_err(|e| format!("B: {e}"))?;
     Ok(join(&sa, &sb, opts))
 }
 

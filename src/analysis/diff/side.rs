@@ -50,9 +50,14 @@ pub struct Side {
 /// Builds the table of `c`: every slice (and, for whole captures, every aggregated XPlane
 /// event), keyed by `group`. With `range`, only slices of those steps: host slices starting
 /// inside a step window, device slices whose launch (same correlation id) is such a host slice,
-/// or that start inside a window when they have no launch (HTA's iteration rule, which leaves
-/// those out, is kept in the oracle script). `Err` when the range matches no step.
-pub fn side(c: &Capture, group: GroupKey, range: Option<StepRange>) -> Result<Side, String> {
+/// and — unless `hta` (HTA's iteration rule, which leaves them out) — device slices without a
+/// launch in the capture that start inside a window. `Err` when the range matches no step.
+pub fn side(
+    c: &Capture,
+    group: GroupKey,
+    range: Option<StepRange>,
+    hta: bool,
+) -> Result<Side, String> {
     let all_steps = find_steps(c);
     let s = &c.slices;
     let n = s.len();
@@ -66,7 +71,7 @@ pub fn side(c: &Capture, group: GroupKey, range: Option<StepRange>) -> Result<Si
             if steps.is_empty() {
                 return Err(format!("no ProfilerStep#N with N in {r}"));
             }
-            (steps.clone(), Some(in_steps(c, &Windows::of(&steps))))
+            (steps.clone(), Some(in_steps(c, &Windows::of(&steps), hta)))
         }
     };
     // Σ direct children per slice, for self time.
@@ -116,7 +121,7 @@ pub fn side(c: &Capture, group: GroupKey, range: Option<StepRange>) -> Result<Si
 }
 
 /// Which slices the step windows cover (see [`side`]).
-fn in_steps(c: &Capture, w: &Windows) -> Vec<bool> {
+fn in_steps(c: &Capture, w: &Windows, hta: bool) -> Vec<bool> {
     let s = &c.slices;
     let mut keep = vec![false; s.len()];
     let mut launches: FxHashMap<u64, bool> = FxHashMap::default();
@@ -137,7 +142,7 @@ fn in_steps(c: &Capture, w: &Windows) -> Vec<bool> {
         }
         *k = match launches.get(&s.corr(i)) {
             Some(&launched_in) if s.corr(i) != 0 => launched_in,
-            _ => w.contains(s.start[i]),
+            _ => !hta && w.contains(s.start[i]),
         };
     }
     keep
