@@ -101,5 +101,60 @@ pub fn clean_fit(s: &str, max: usize) -> String {
     fit(&sanitize(s), max).into_owned()
 }
 
+/// Cuts `s` to at most `max` columns by dropping its middle (`…` in its place): the head and
+/// the tail stay, so `tf_XLAEigen/-5930892742011` keeps its distinguishing end.
+pub fn fit_middle(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    if max < 2 {
+        return fit(s, max);
+    }
+    let keep = max - 1;
+    let t = tail(s, keep / 2);
+    let h = head(s, keep - width(t));
+    Cow::Owned(format!("{h}…{t}"))
+}
+
+/// Cuts each of `labels` (rows shown together, e.g. the threads of a process) to `max`
+/// columns keeping what tells them apart: a prefix they all share is shortened first (its
+/// first columns kept), then the rest loses its middle ([`fit_middle`]).
+pub fn fit_apart(labels: &[&str], max: usize) -> Vec<String> {
+    let common = match labels {
+        [] | [_] => 0,
+        [first, rest @ ..] => {
+            let mut n = first.len();
+            for l in rest {
+                n = first
+                    .char_indices()
+                    .zip(l.char_indices())
+                    .take_while(|((_, a), (_, b))| a == b)
+                    .last()
+                    .map_or(0, |((i, c), _)| i + c.len_utf8())
+                    .min(n);
+            }
+            n
+        }
+    };
+    labels
+        .iter()
+        .map(|&l| {
+            if width(l) <= max {
+                return l.to_string();
+            }
+            let (pre, rest) = l.split_at(common.min(l.len()));
+            // Room for the distinguishing rest first; the shared prefix gets what is left (at
+            // least 4 columns of it, so the label still says what it is).
+            let room = max.saturating_sub(width(rest) + 1).max(4.min(width(pre)));
+            let short = if pre.is_empty() || width(pre) <= room {
+                l.to_string()
+            } else {
+                format!("{}…{rest}", head(pre, room))
+            };
+            fit_middle(&short, max).into_owned()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

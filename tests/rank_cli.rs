@@ -57,7 +57,7 @@ fn alexnet_default_and_compat() {
         .map(|e| {
             (
                 e["name"].as_str().unwrap(),
-                e["ts_ns"].as_i64().unwrap(),
+                e["start_epoch_ns"].as_i64().unwrap(),
                 e["self_ns"].as_f64().unwrap(),
                 e["idle_ns"].as_f64().unwrap(),
                 e["queue_depth"].as_u64().unwrap(),
@@ -84,6 +84,13 @@ fn alexnet_default_and_compat() {
             ),
         ]
     );
+    // `start_ns` counts from the capture's zero: the absolute time less `zero_epoch_ns`.
+    let zero = c["zero_epoch_ns"].as_i64().unwrap();
+    for e in top {
+        let start = e["start_ns"].as_i64().unwrap();
+        assert!(start >= 0);
+        assert_eq!(start, e["start_epoch_ns"].as_i64().unwrap() - zero);
+    }
     let scores: Vec<f64> = top.iter().map(|e| e["score"].as_f64().unwrap()).collect();
     for (s, want) in scores.iter().zip([6.690044, 3.058196, 2.965397]) {
         assert!((s - want).abs() < 1e-5, "{s} vs {want}");

@@ -45,7 +45,7 @@ fn kineto_counts_and_ranking() {
     let c = &v["captures"][0];
     assert_eq!(
         (c["names"].as_u64(), c["matches"].as_u64()),
-        (Some(221), Some(58))
+        (Some(224), Some(58))
     );
     let names: Vec<&str> = results(&v)
         .iter()
@@ -60,11 +60,7 @@ fn kineto_counts_and_ranking() {
     let r = row(&v, "aten::conv2d");
     assert_eq!(
         (&r["count"], &r["total_ns"], &r["self_ns"]),
-        (
-            &Value::from(4),
-            &Value::from(12101446.0),
-            &Value::from(57496.0)
-        )
+        (&Value::from(4), &Value::from(12101446), &Value::from(57496))
     );
     assert_eq!(
         r["tracks"],
@@ -73,7 +69,8 @@ fn kineto_counts_and_ranking() {
     );
     let first = r["first"].as_array().expect("first");
     assert_eq!(first.len(), 3);
-    assert_eq!(first[0]["start_ns"], Value::from(672708.0));
+    // From the capture's zero (its earliest event), integer ns.
+    assert_eq!(first[0]["start_ns"], Value::from(1759525));
     let starts: Vec<f64> = first
         .iter()
         .filter_map(|f| f["start_ns"].as_f64())
@@ -86,8 +83,8 @@ fn kineto_counts_and_ranking() {
         (&r["count"], &r["total_ns"], &r["self_ns"], &r["score"]),
         (
             &Value::from(8),
-            &Value::from(25867358.0),
-            &Value::from(25862245.0),
+            &Value::from(25867358),
+            &Value::from(25862245),
             &Value::from(0)
         )
     );
@@ -117,7 +114,7 @@ fn no_match_and_bad_regex() {
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("31 of 221 names match (showing 5"), "{text}");
+    assert!(text.contains("31 of 224 names match (showing 5"), "{text}");
 }
 
 #[test]
@@ -137,8 +134,8 @@ fn xplane_filters_and_lazy_stats() {
         (&r["count"], &r["total_ns"], &r["self_ns"]),
         (
             &Value::from(5),
-            &Value::from(21023924.0),
-            &Value::from(21023504.0)
+            &Value::from(21023924),
+            &Value::from(21023504)
         )
     );
     let (_, v, _) = search(f, &["thunkexec", "--json", "--limit", "2"]);
@@ -147,8 +144,8 @@ fn xplane_filters_and_lazy_stats() {
         (&r["count"], &r["total_ns"], &r["self_ns"]),
         (
             &Value::from(26),
-            &Value::from(120664016.0),
-            &Value::from(15401024.0)
+            &Value::from(120664016),
+            &Value::from(15401024)
         )
     );
     assert_eq!(r["tracks"].as_array().map(Vec::len), Some(4));
@@ -158,4 +155,50 @@ fn xplane_filters_and_lazy_stats() {
     assert_eq!(r["tracks"].as_array().map(Vec::len), Some(2));
     let (_, v, _) = search(f, &["arg:no_such_stat", "--json"]);
     assert!(results(&v).is_empty());
+}
+
+/// A query whose best matches are names of one pattern (`ProfilerStep#2`, `#3`) walks all of
+/// them as one list in time order; instant events (`[memory]`) are found like any event; every
+/// time is integer ns from the capture's zero, never negative.
+#[test]
+fn patterns_instants_and_times_from_zero() {
+    let (code, v, err) = search(KINETO, &["ProfilerStep", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let c = &v["captures"][0];
+    let p = &c["pattern"];
+    assert_eq!(p["pattern"], "ProfilerStep#N");
+    assert_eq!(
+        (p["names"].as_u64(), p["count"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let starts: Vec<i64> = p["first"]
+        .as_array()
+        .expect("first")
+        .iter()
+        .filter_map(|f| f["start_ns"].as_i64())
+        .collect();
+    assert_eq!(starts.len(), 2);
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+    assert!(c["zero_epoch_ns"].as_i64().is_some_and(|z| z > 0));
+    // A name without a shared pattern has none.
+    let (_, v, _) = search(KINETO, &["aten::conv2d", "--json"]);
+    assert!(v["captures"][0].get("pattern").is_none());
+    // Instant events: counted, found, with their times.
+    let (_, v, _) = search(KINETO, &["memory", "--json"]);
+    let r = row(&v, "[memory]");
+    assert_eq!(
+        (r["count"].as_u64(), r["total_ns"].as_i64()),
+        (Some(562), Some(0))
+    );
+    assert_eq!(results(&v)[0]["name"], "[memory]", "the strong match first");
+    let f = &r["first"][0];
+    assert_eq!(f["dur_ns"], 0);
+    for q in ["", "aten", "memory"] {
+        let (_, v, _) = search(KINETO, &[q, "--json"]);
+        for r in results(&v) {
+            for f in r["first"].as_array().expect("first") {
+                assert!(f["start_ns"].as_i64().is_some_and(|s| s >= 0), "{f}");
+            }
+        }
+    }
 }

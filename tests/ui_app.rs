@@ -278,7 +278,7 @@ fn sample_captures_open_through_the_loader() {
     app.update(key('j'));
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
-    app.size = (160, 48);
+    app.state_mut().size = (160, 48);
     for m in [key('j'), code(KeyCode::Enter), key('j')] {
         app.update(m);
     }
@@ -382,7 +382,7 @@ fn a_broken_capture_shows_its_error_and_the_others_stay_usable() {
     );
     // At 80 columns the whole error is readable (wrapped, at most 3 lines) and the selected
     // row stays on screen above it.
-    app.size = (80, 24);
+    app.state_mut().size = (80, 24);
     let EntryState::Failed(msg) = app.entries[bad].state.clone() else {
         unreachable!()
     };
@@ -438,7 +438,7 @@ fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
     assert!(s.contains("skipped"), "{s}");
     assert!(s.contains("host1.xplane.riegeli"), "{s}");
     // Still within the screen at 80x24 with many problems; the overflow is counted.
-    app.problems = (0..40)
+    app.state_mut().problems = (0..40)
         .map(|i| {
             (
                 std::path::PathBuf::from(format!("f{i}.xplane.riegeli")),
@@ -446,7 +446,7 @@ fn skipped_entries_are_listed_in_the_picker_with_the_reason() {
             )
         })
         .collect();
-    app.size = (80, 24);
+    app.state_mut().size = (80, 24);
     let s = screen(&app);
     assert!(s.contains("40 skipped") && s.contains("more"), "{s}");
     assert!(s.contains("worker0·…"), "the captures stay listed: {s}");
@@ -478,10 +478,10 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
     assert!(procs.len() >= 2);
     for zoom in 0..4 {
         for &p in &procs {
-            app.rows.collapsed.clear();
-            app.rows.collapsed.insert(p);
+            app.state_mut().rows.collapsed.clear();
+            app.state_mut().rows.collapsed.insert(p);
             app.rebuild_rows();
-            app.rows.scroll = 0;
+            app.state_mut().rows.scroll = 0;
             let r = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
             let lanes = app.areas().lanes;
             let drawn = drawn_columns(&app, lanes.y + r as u16);
@@ -505,14 +505,14 @@ fn a_collapsed_process_draws_a_summary_of_all_its_tracks() {
     // the window on the longest slice.
     let s = &l.cap.slices;
     let big = (0..s.len()).max_by_key(|&i| s.dur[i]).unwrap();
-    app.selected = None;
+    app.state_mut().selected = None;
     app.set_window(s.start[big], s.end(big));
     let mut busy_seen = false;
     for &p in &procs {
-        app.rows.collapsed.clear();
-        app.rows.collapsed.insert(p);
+        app.state_mut().rows.collapsed.clear();
+        app.state_mut().rows.collapsed.insert(p);
         app.rebuild_rows();
-        app.rows.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
+        app.state_mut().rows.cursor = app.rows.iter().position(|r| *r == Row::Process(p)).unwrap();
         let s = screen(&app);
         let status = s.lines().last().unwrap();
         assert!(status.contains("collapsed, "), "{status}");
@@ -580,8 +580,8 @@ fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
     let launch = (0..s.len() as u32)
         .find(|&i| l.cap.slice_name(i) == "cudaLaunchKernel" && !l.partners_of(i).is_empty())
         .expect("a cudaLaunchKernel with a partner");
-    app.selected = Some(launch);
-    app.partner_ix = 0;
+    app.state_mut().selected = Some(launch);
+    app.state_mut().partner_ix = 0;
     let s0 = screen(&app);
     let kernel = l.partners_of(launch)[0].1;
     let kt = l.cap.track_of(kernel);
@@ -780,7 +780,7 @@ fn a_long_picker_list_says_where_the_cursor_is() {
     assert!(s.lines().next().unwrap().contains("30/30"), "{s}");
     assert!(s.contains('▶'), "{s}");
     // A list that fits shows no position.
-    app.size = (80, 60);
+    app.state_mut().size = (80, 60);
     assert!(!screen(&app).lines().next().unwrap().contains("/30"));
 }
 

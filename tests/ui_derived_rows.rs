@@ -101,7 +101,7 @@ fn deferred_rows_arrive_with_a_message_and_keep_the_cursor() {
     assert!(l.derived.is_empty() && !l.derived.is_ready());
     assert!(!app.rows.iter().any(|r| matches!(r, Row::Derived(_))));
     let last = app.rows.list.len() - 1;
-    app.rows.cursor = last;
+    app.state_mut().rows.cursor = last;
     let at = app.rows.list[last];
     assert_eq!(l.derive().len(), 2);
     app.update(Msg::Derived(generation));

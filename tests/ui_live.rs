@@ -140,7 +140,7 @@ fn follow_opens_each_new_capture_when_complete() {
     assert!(cat.is_empty());
     let (mut app, cmds) = App::new(Vec::new(), (100, 20), ColorMode::Ansi256);
     assert!(cmds.is_empty());
-    app.live.follow = true;
+    app.state_mut().live.follow = true;
     // Written in chunks: listed as writing, opened only once complete.
     let data = fs::read(ALEXNET).expect("fixture");
     let path = dir.path().join("w.pt.trace.json.gz");

@@ -32,9 +32,9 @@ fn tiny() -> Loaded {
 
 fn app_on(l: &Loaded, mode: ColorMode) -> App {
     let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (70, 10), mode);
-    app.vp.t0 = 0;
-    app.vp.t1 = 100_000;
-    app.rows.list = vec![
+    app.state_mut().vp.t0 = 0;
+    app.state_mut().vp.t1 = 100_000;
+    app.state_mut().rows.list = vec![
         Row::Lane { track: 0, lane: 0 },
         Row::Lane { track: 0, lane: 1 },
     ];
@@ -54,7 +54,7 @@ fn slices_labels_edges_and_sanitized_names() {
     let app = app_on(&l, ColorMode::True);
     let area = Rect::new(0, 0, 50, 2);
     let mut buf = Buffer::empty(area);
-    Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+    Timeline { state: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
     let top = line(&buf, 0);
     let kids = line(&buf, 1);
     // 50 columns over 100 ns: 2 ns per column. `outer` fills the row, labelled.
@@ -77,9 +77,9 @@ fn narrow_window_merges_and_selection_is_reversed() {
     let l = tiny();
     let mut app = app_on(&l, ColorMode::None);
     let area = Rect::new(0, 0, 4, 2);
-    app.selected = Some(1);
+    app.state_mut().selected = Some(1);
     let mut buf = Buffer::empty(area);
-    Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+    Timeline { state: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
     // Nothing silently dropped: every column with a slice draws something.
     let kids = line(&buf, 1);
     assert!(
@@ -134,7 +134,7 @@ fn details_show_self_time_and_breadcrumb() {
         .unwrap();
     let outer = l.index.parent(&l.cap, alpha).unwrap();
     assert_eq!(details::self_time(&l, outer), 100_000 - 30_000 - 1_000);
-    app.selected = Some(alpha);
+    app.state_mut().selected = Some(alpha);
     let text: Vec<String> = details::lines(&app, &l).into_iter().map(|x| x.0).collect();
     assert!(
         text[0].starts_with("alpha") && text[0].contains("dur 30.00 ns"),
@@ -167,12 +167,12 @@ mod never_drops {
             let l = Loaded::new(b.finish(SourceInfo::default(), Format::Chrome), Instant::now());
             let lanes = l.index.lane_count(0);
             let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (cols + 20, 10), ColorMode::None);
-            app.vp.t0 = t0;
-            app.vp.t1 = t0 + w;
-            app.rows.list = (0..lanes as u16).map(|lane| Row::Lane { track: 0, lane }).collect();
+            app.state_mut().vp.t0 = t0;
+            app.state_mut().vp.t1 = t0 + w;
+            app.state_mut().rows.list = (0..lanes as u16).map(|lane| Row::Lane { track: 0, lane }).collect();
             let area = Rect::new(0, 0, cols, lanes as u16);
             let mut buf = Buffer::empty(area);
-            Timeline { app: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
+            Timeline { state: &app, l: &l }.draw(&mut buf, area, &mut Vec::<Cell>::new());
             let s = &l.cap.slices;
             for lane in 0..lanes {
                 for k in 0..cols as usize {

@@ -2,12 +2,16 @@
 //! Pure functions over [`Capture`](crate::model::Capture); no terminal code.
 
 pub mod diff;
+pub mod flame;
 pub mod gpu;
+pub mod memory;
 pub mod nested;
 pub mod nesting;
 pub mod range;
 pub mod rank;
+pub mod ranks;
 pub mod search;
 pub mod stats;
 pub mod stats_index;
+pub mod steps;
 pub mod unified;

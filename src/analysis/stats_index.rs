@@ -9,7 +9,8 @@
 
 use super::nesting::ContainmentStack;
 use super::stats::{
-    CatFilter, NONE, Rows, StatsOptions, StatsTable, is_device_process, track_selected,
+    CatFilter, NONE, Rows, StatsOptions, StatsTable, add_instants, is_device_process,
+    track_selected,
 };
 use crate::model::{Capture, Ps};
 
@@ -146,7 +147,7 @@ fn nest_tracks(
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
         for i in lo..hi {
             let (start, dur) = (s.start[i], s.dur[i]);
-            let id = match cats.class(c, s.cat(i), s.kind(i)) {
+            let id = match cats.class(c, s.cat(i)) {
                 1 => i as u32,
                 2 => NONE,
                 _ => continue,
@@ -172,13 +173,18 @@ fn compute_in_parts(
     parts: Option<usize>,
 ) -> StatsTable {
     let s = &c.slices;
-    // Per selected track: the run of ids starting in the range.
-    let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+    // Per selected track: the run of ids starting in the range (track, first, end, device).
+    let mut runs: Vec<(u32, usize, usize, bool)> = Vec::new();
     let mut total = 0usize;
+    let mut selected: Vec<u32> = Vec::new();
     for (t, tr) in c.tracks.iter().enumerate() {
         let t = t as u32;
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
-        if lo >= hi || !track_selected(c, t, opts) {
+        if !track_selected(c, t, opts) {
+            continue;
+        }
+        selected.push(t);
+        if lo >= hi {
             continue;
         }
         let (a, b) = match opts.range {
@@ -189,7 +195,7 @@ fn compute_in_parts(
             None => (lo, hi),
         };
         if a < b {
-            runs.push((a, b, is_device_process(c, t)));
+            runs.push((t, a, b, is_device_process(c, t)));
             total += b - a;
         }
     }
@@ -199,14 +205,14 @@ fn compute_in_parts(
         None => 1,
     };
     // Cut the runs into `parts` pieces of about `total / parts` slices each.
-    let mut pieces: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new(); parts];
+    let mut pieces: Vec<Vec<(u32, usize, usize, bool)>> = vec![Vec::new(); parts];
     let per = total.div_ceil(parts).max(1);
     let (mut k, mut room) = (0usize, per);
-    for &(mut a, b, dev) in &runs {
+    for &(t, mut a, b, dev) in &runs {
         while a < b {
             let take = (b - a).min(room);
             if let Some(p) = pieces.get_mut(k) {
-                p.push((a, a + take, dev));
+                p.push((t, a, a + take, dev));
             }
             a += take;
             room -= take;
@@ -221,14 +227,16 @@ fn compute_in_parts(
     let keep: Vec<bool> = s
         .classes
         .iter()
-        .map(|&(raw, kind)| cats.class(c, raw, kind) == 1)
+        .map(|&(raw, _)| cats.class(c, raw) == 1)
         .collect();
-    let keep_other = cats.class(c, crate::model::StrId::EMPTY, crate::model::Category::Other) == 1;
-    let sum = |piece: &[(usize, usize, bool)]| {
+    let keep_other = cats.class(c, crate::model::StrId::EMPTY) == 1;
+    let sum = |piece: &[(u32, usize, usize, bool)]| {
         let mut rows = Rows::new(c, opts);
         // Accumulators per row, one cache line each, no `Option` in the loop.
         let mut acc: Vec<Acc> = Vec::new();
-        for &(a, b, dev) in piece {
+        for &(t, a, b, dev) in piece {
+            // Kinds of this run's rows, marked on its track once at the end of the run.
+            let mut seen: u16 = 0;
             for i in a..b {
                 if !keep
                     .get(usize::from(s.class[i]))
@@ -248,7 +256,9 @@ fn compute_in_parts(
                 x.self_ps += st.self_ps.get(i).copied().unwrap_or(0);
                 x.min = x.min.min(d);
                 x.max = x.max.max(d);
+                seen |= rows.kind_bit(r as u32);
             }
+            rows.mark_bits(t, seen);
         }
         for (r, x) in acc.iter().enumerate() {
             if x.count > 0 {
@@ -273,6 +283,10 @@ fn compute_in_parts(
     let mut rows = partial.remove(0);
     for p in partial {
         rows.merge(p);
+    }
+    let mut cats = CatFilter::new(opts);
+    for t in selected {
+        add_instants(c, t, opts, &mut cats, &mut rows);
     }
     rows.finish(opts)
 }
@@ -299,7 +313,7 @@ pub fn slices_of_row(c: &Capture, opts: &StatsOptions, row: &str) -> Vec<u32> {
         };
         let dev = is_device_process(c, t as u32);
         for i in a..b {
-            if cats.class(c, s.cat(i), s.kind(i)) != 1 {
+            if cats.class(c, s.cat(i)) != 1 {
                 continue;
             }
             let r = rows.of_slice(i, dev);
@@ -337,7 +351,7 @@ mod tests {
     }
 
     fn sorted(mut rows: Vec<StatRow>) -> Vec<StatRow> {
-        rows.sort_by(|a, b| a.name.cmp(&b.name));
+        rows.sort_by(|a, b| a.name.cmp(&b.name).then(a.kind.cmp(&b.kind)));
         rows
     }
 
@@ -387,7 +401,8 @@ mod tests {
                     _ => c.slice_name(i as u32).to_string(),
                 };
                 let d = s.dur[i];
-                match rows.iter_mut().find(|r| r.name == name) {
+                let kind = crate::analysis::stats::EventKind::of_category(s.kind(i));
+                match rows.iter_mut().find(|r| r.name == name && r.kind == kind) {
                     Some(r) => {
                         r.count += 1;
                         r.total_ps += d;
@@ -397,6 +412,7 @@ mod tests {
                     }
                     None => rows.push(StatRow {
                         name,
+                        kind,
                         count: 1,
                         total_ps: d,
                         self_ps: own,

@@ -1,16 +1,21 @@
-//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`, `steps`, `ranks`) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod cache;
+pub mod capture;
 pub mod diff;
 pub mod gpu;
 pub mod load;
+pub mod memory;
 pub mod nested;
 pub mod rank;
+pub mod ranks;
 pub mod search;
+pub mod stacks;
 pub mod stats;
+pub mod steps;
 pub mod summary;
 pub mod text;
 pub mod watch;
@@ -63,7 +68,11 @@ Examples:
 
 Self time = duration minus the durations of direct children on the same track, children found
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
-Times are shown in ps/ns/µs/ms/s; --json gives ns.";
+Rows of different kinds (CPU ops, GPU kernels, runtime calls, memory copies, annotations, instant
+events) are kept apart, each kind with its own total: the sum over every thread or stream it ran
+on (said under the table), so it can exceed the capture's span. Instant events are counted, with
+no duration. The profiler's own spans (PyTorch Profiler (0)) are left out unless --with-profiler;
+the header says so. Times are shown in ps/ns/µs/ms/s; --json gives integer ns.";
 
 const RANK_AFTER: &str = "\
 Examples:
@@ -75,7 +84,8 @@ torch's BasicEvaluation heuristic (torch.profiler._utils): CPU events during whi
 fell from depth >= 4 to 0, scored z(idle fraction) + 0.6 z(self time). Kineto JSON (launches
 cudaLaunchKernel*, plus cuLaunchKernel* and hip*LaunchKernel unless --compat) and XPlane GPU
 captures (host events linked to /device:GPU:N kernels by correlation_id). START is relative to the
-capture's first event; --json gives absolute ts_ns. See docs/analysis.md.";
+capture's zero (its earliest event); --json gives start_ns from it and the absolute start_epoch_ns.
+See docs/analysis.md.";
 
 const GPU_AFTER: &str = "\
 Examples:
@@ -171,6 +181,120 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
+    /// Print folded stacks of the merged call tree (flame graph input), or torch's export_stacks
+    #[command(after_help = stacks::STACKS_AFTER)]
+    Stacks(stacks::StacksArgs),
+    /// Memory per device / allocator: peaks, allocations, live at end, top allocating ops; also
+    /// reads torch CUDA allocator snapshots (*.pickle)
+    #[command(after_help = MEMORY_AFTER)]
+    Memory(MemoryArgs),
+    /// Print each capture's steps and what their time went to: compute, communication, idle, input
+    #[command(after_help = STEPS_AFTER)]
+    Steps(StepsArgs),
+    /// Group captures into runs of ranks: step times, collectives across ranks, skew, stragglers
+    #[command(after_help = RANKS_AFTER)]
+    Ranks(RanksArgs),
+    /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
+    #[command(after_help = capture::CAPTURE_AFTER)]
+    Capture(capture::CaptureArgs),
+}
+
+const MEMORY_AFTER: &str = "\
+Examples:
+  tracetui memory trace.pt.trace.json             peaks, counts, live at end, top ops per device
+  tracetui memory trace.pt.trace.json --at 12ms   the allocations live 12 ms after the first event
+  tracetui memory snap.pickle --stacks            a CUDA allocator snapshot, with folded stack lines
+  tracetui memory logs/ --json | jq '.captures[].tracks[].peak_allocated'
+
+Sources: Kineto `[memory]` / `[OutOfMemory]` events (torch.profiler with profile_memory=True),
+XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), and snapshots from
+torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
+the innermost op enclosing it on its own thread. See docs/memory.md.";
+
+const STEPS_AFTER: &str = "\
+Examples:
+  tracetui steps run/worker0.123.pt.trace.json.gz
+  tracetui steps logs/ --json | jq '.captures[].steps[] | {step, dur_ns, idle_ns}'
+  tracetui steps vm.xplane.pb --step-regex '^train_step_(\\d+)$'
+
+Steps: Kineto ProfilerStep#N, XPlane host events with a step_num stat (StepTraceAnnotation) or the
+Steps line, else --step-regex; a capture without any is one step. Per step and GPU device:
+compute + exposed communication + memory + other busy + idle = step time, and idle = host wait +
+kernel wait + other idle (the gpu rules); input = host time in data-loading annotations. The flat
+fields are the busiest device's; --json has every device. Definitions: docs/steps.md.";
+
+const RANKS_AFTER: &str = "\
+Examples:
+  tracetui ranks logs/                      every run below logs/: ranks, stragglers, skewed collectives
+  tracetui ranks logs/ --json | jq '.runs[].stragglers'
+  tracetui ranks logs/ --candidates 4 --top 20
+
+Runs: captures of one run dir with the same distributedInfo.world_size; ranks: distributedInfo.rank,
+else by host/worker name. Collectives are matched across ranks by process group and Seq, else by
+kernel name and order per stream; host clocks are aligned on collective ends. Stragglers: HTA's
+get_potential_stragglers definition over every NCCL/RCCL kernel. Definitions: docs/steps.md.";
+
+/// Arguments of `memory`.
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Log dir, capture file or allocator snapshot (*.pickle)
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// List the allocations live at TIME after the first event (e.g. 1.5ms, 200us; bare = ns)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub at: Option<i64>,
+    /// Show call stacks of live allocations; for snapshots also the folded `stream;state;frames
+    /// bytes` lines that `python -m torch.cuda._memory_viz memory` draws
+    #[arg(long)]
+    pub stacks: bool,
+    /// Show at most N live allocations per device with --at [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `steps`.
+#[derive(Args, Debug)]
+pub struct StepsArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Host events whose name matches are the steps (first capture group = step number)
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub step_regex: Option<Regex>,
+    /// Host events whose name matches count as input wait
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex,
+          default_value = crate::analysis::steps::DEFAULT_INPUT_PATTERN)]
+    pub input_regex: Regex,
+    /// A device idle gap shorter than this is kernel wait (µs)
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+}
+
+/// Arguments of `ranks`.
+#[derive(Args, Debug)]
+pub struct RanksArgs {
+    #[command(flatten)]
+    pub steps: StepsArgs,
+    /// HTA's number of straggler candidates
+    #[arg(long, value_name = "N", default_value_t = crate::analysis::ranks::HTA_CANDIDATES)]
+    pub candidates: usize,
+    /// Collectives listed per run in the text output (largest start skew first)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+impl StepsArgs {
+    fn options(&self) -> crate::analysis::steps::StepOptions {
+        crate::analysis::steps::StepOptions {
+            regex: self.step_regex.clone(),
+            input: Some(self.input_regex.clone()),
+            idle_threshold: (self.idle_threshold_us * 1e6).round() as i64,
+        }
+    }
 }
 
 const WATCH_AFTER: &str = "\
@@ -412,6 +536,10 @@ pub struct StatsArgs {
     /// capped automatically to the available memory)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: Option<u64>,
+    /// Include the profiler's own spans (Kineto `PyTorch Profiler (0)` on `Spans`, ...), left
+    /// out by default as in torch's key_averages()
+    #[arg(long)]
+    pub with_profiler: bool,
 }
 
 /// Parses the command line and runs; returns the process exit code (0 ok, 1 failure, 2 usage).
@@ -448,6 +576,11 @@ where
         Some(Command::Nested(a)) => cmd_nested(&a),
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
         Some(Command::Diff(a)) => cmd_diff(&a),
+        Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
+        Some(Command::Memory(a)) => cmd_memory(&a),
+        Some(Command::Steps(a)) => cmd_steps(&a),
+        Some(Command::Ranks(a)) => cmd_ranks(&a),
+        Some(Command::Capture(a)) => capture::cmd_capture(&a),
         None if cli.print_config => {
             print!("{}", crate::ui::config::default_toml());
             0
@@ -457,7 +590,16 @@ where
             for e in &errors {
                 eprintln!("tracetui: config: {}", clean(&e.to_string()));
             }
-            let path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let mut path = cli.path.unwrap_or_else(|| PathBuf::from("."));
+            let piped = path == Path::new("-");
+            if piped {
+                // Folded stacks piped in: kept in a temporary file the explorer opens.
+                match stacks::stdin_to_file() {
+                    Ok(p) => path = p,
+                    Err(e) => return fail(&format!("cannot read stdin: {e}")),
+                }
+            }
+            let _cleanup = stacks::RemoveOnDrop(piped.then(|| path.clone()));
             if !path.exists() {
                 return fail(&format!(
                     "{}: no such file or directory",
@@ -614,6 +756,7 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
         group: a.group_by.into(),
         track: None,
         process: None,
+        profiler: a.with_profiler,
     };
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });
@@ -635,6 +778,41 @@ fn cmd_stats(a: &StatsArgs) -> i32 {
     report(&a.path, a.json, per_capture, stats::render_text, |s| {
         (s.path.as_str(), s.error.as_ref())
     })
+}
+
+fn cmd_memory(a: &MemoryArgs) -> i32 {
+    let o = memory::MemoryOptions {
+        at: a.at,
+        stacks: a.stacks,
+        limit: a.limit.or(if a.json { None } else { Some(20) }),
+    };
+    if crate::discover::is_snapshot_file(&a.path) {
+        let r = memory::snapshot_memory(&a.path, &o);
+        let printed = if a.json {
+            #[derive(Serialize)]
+            struct Out<'a> {
+                captures: [&'a memory::CaptureMemory; 1],
+                problems: [Problem; 0],
+            }
+            emit(&to_json(&Out {
+                captures: [&r],
+                problems: [],
+            }))
+        } else {
+            emit(&memory::render_text(&r))
+        };
+        if let Err(code) = printed {
+            return code;
+        }
+        return finish(std::iter::once((r.path.as_str(), r.error.as_ref())), 1);
+    }
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| memory::capture_memory(cap, loaded, &o),
+        memory::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
 }
 
 fn cmd_search(a: &SearchArgs) -> i32 {
@@ -786,4 +964,61 @@ fn cmd_diff(a: &diff::DiffArgs) -> i32 {
         Ok(()) => 0,
         Err(code) => code,
     }
+}
+
+fn cmd_steps(a: &StepsArgs) -> i32 {
+    let opts = a.options();
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| steps::capture_steps(cap, loaded, &opts),
+        steps::render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
+
+fn cmd_ranks(a: &RanksArgs) -> i32 {
+    let cat = match catalog(&a.steps.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = a.steps.options();
+    // One capture per core at a time; each is summarized and dropped before the next.
+    let threads = crate::threads::from_env("TRACETUI_RANKS_THREADS");
+    let all = load::map_loaded(&caps, threads, |cap, loaded| {
+        ranks::summarize(cap, loaded, &opts)
+    });
+    let runs = ranks::runs(&all, a.candidates);
+    let printed = if a.steps.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            runs: &'a [ranks::RunJson],
+            errors: Vec<Problem>,
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            runs: &runs,
+            errors: all
+                .iter()
+                .filter_map(|s| {
+                    s.error.as_ref().map(|e| Problem {
+                        path: s.path.clone(),
+                        message: e.clone(),
+                    })
+                })
+                .collect(),
+            problems: problems(&cat),
+        }))
+    } else {
+        let texts: Vec<String> = runs.iter().map(|r| ranks::render_text(r, a.top)).collect();
+        emit(&texts.join("\n"))
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        all.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        all.len(),
+    )
 }

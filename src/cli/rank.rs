@@ -2,6 +2,7 @@
 //! [`crate::analysis::rank`]).
 
 use super::text::{self, Align, clean};
+use crate::analysis::rank::callstack::call_stack_frame;
 use crate::analysis::rank::{Mode, rank};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
@@ -13,25 +14,24 @@ use serde::Serialize;
 pub struct RankedJson {
     /// Event name.
     pub name: String,
-    /// Start, absolute integer ns (origin epoch + offset, floored; the offset alone when the file
-    /// has no epoch). An integer: epoch ns do not fit an f64 exactly.
-    pub ts_ns: i64,
-    /// Start relative to the capture's first event, ns (text output; not in JSON).
-    #[serde(skip)]
-    pub rel_ns: f64,
+    /// Start, integer ns from the capture's zero (its earliest event).
+    pub start_ns: i64,
+    /// Start, absolute wall-clock epoch ns (null when the file gives no epoch).
+    pub start_epoch_ns: Option<i64>,
     /// Duration, ns.
-    pub dur_ns: f64,
+    pub dur_ns: i64,
     /// Self time, ns.
-    pub self_ns: f64,
+    pub self_ns: i64,
     /// Idle time overlapping the event, ns.
-    pub idle_ns: f64,
+    pub idle_ns: i64,
     /// idle / duration.
     pub idle_fraction: f64,
     /// Queue depth at the start.
     pub queue_depth: u32,
     /// Score (null when torch's would be NaN, compat mode only).
     pub score: Option<f64>,
-    /// Nearest enclosing `file.py(N): func` event, if any.
+    /// Nearest enclosing `file.py(N): func` event; in default mode, else the innermost user
+    /// frame of the `Call stack` arg (`with_stack=True` captures); null when neither.
     pub source: Option<String>,
     /// Stable track name.
     pub track: String,
@@ -49,6 +49,8 @@ pub struct CaptureRank {
     /// Why loading failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Wall-clock epoch ns of the capture's zero (its earliest event), when the file says.
+    pub zero_epoch_ns: Option<i64>,
     /// `default` or `compat`.
     pub mode: &'static str,
     /// Kernel launches found.
@@ -69,9 +71,7 @@ pub struct CaptureRank {
     pub optimizable: Vec<RankedJson>,
 }
 
-fn ns(ps: i64) -> f64 {
-    ps as f64 / 1000.0
-}
+use super::stats::ns;
 
 /// Ranks one capture and keeps its top `top` events.
 pub fn capture_rank(
@@ -85,6 +85,7 @@ pub fn capture_rank(
         run: cap.run.clone(),
         host: cap.host.clone(),
         error: None,
+        zero_epoch_ns: None,
         mode: match mode {
             Mode::Default => "default",
             Mode::Compat => "compat",
@@ -113,8 +114,9 @@ pub fn capture_rank(
     out.events = r.events.len();
     out.falling_phases = r.eval.falling.len();
     out.candidates = r.eval.ranked.len();
-    let epoch = c.origin_epoch_ns.unwrap_or(0);
-    let first = c.span.0;
+    out.zero_epoch_ns = c.zero_epoch_ns();
+    let epoch = c.origin_epoch_ns;
+    let first = c.time_zero();
     let s = &c.slices;
     out.optimizable = r
         .ranked()
@@ -124,15 +126,22 @@ pub fn capture_rank(
             let e = &r.eval;
             RankedJson {
                 name: c.slice_name(id).to_string(),
-                ts_ns: epoch.saturating_add(s.start[k].div_euclid(1000)),
-                rel_ns: ns(s.start[k] - first),
+                start_ns: ns(s.start[k] - first),
+                start_epoch_ns: epoch.map(|e| e.saturating_add(s.start[k].div_euclid(1000))),
                 dur_ns: ns(s.dur[k]),
                 self_ns: ns(e.self_ps[i]),
                 idle_ns: ns(e.idle_ps[i]),
                 idle_fraction: e.idle_fraction(i, s.dur[k]),
                 queue_depth: e.queue_depth[i],
                 score: score.is_finite().then_some(score),
-                source: r.source(&c, i).map(|src| c.slice_name(src).to_string()),
+                // The enclosing python frame; in default mode, else the `Call stack` arg.
+                source: r
+                    .source(&c, i)
+                    .map(|src| c.slice_name(src).to_string())
+                    .or_else(|| match mode {
+                        Mode::Default => call_stack_frame(&c, id),
+                        Mode::Compat => None,
+                    }),
                 track: c.track_stable_name(c.track_of(id)),
             }
         })
@@ -166,7 +175,12 @@ pub fn render_text(r: &CaptureRank) -> String {
         o.push_str("   no events to optimize (the queue never fell from depth 4 to 0)\n");
         return o;
     }
-    let d = |v: f64| text::dur(v * 1000.0);
+    o.push_str(&format!(
+        "   {}\n   IDLE: share of the event's duration the GPU was idle; QD: GPU queue depth at \
+         its start\n",
+        crate::analysis::rank::explain::SCORE_MEANING
+    ));
+    let d = |v: i64| text::dur(v as f64 * 1000.0);
     let rows: Vec<Vec<String>> = r
         .optimizable
         .iter()
@@ -179,7 +193,7 @@ pub fn render_text(r: &CaptureRank) -> String {
                 d(e.self_ns),
                 d(e.dur_ns),
                 e.queue_depth.to_string(),
-                d(e.rel_ns),
+                d(e.start_ns),
                 text::fit(&clean(&e.name), 48).into_owned(),
                 e.source
                     .as_deref()
@@ -204,13 +218,13 @@ pub fn render_text(r: &CaptureRank) -> String {
     ));
     if r.candidates > r.optimizable.len() {
         o.push_str(&format!(
-            "   showing {} of {} candidates (--top to change); START is relative to the first \
-             event\n",
+            "   showing {} of {} candidates (--top to change); START is from the capture's zero \
+             (its earliest event)\n",
             r.optimizable.len(),
             r.candidates
         ));
     } else {
-        o.push_str("   START is relative to the first event\n");
+        o.push_str("   START is from the capture's zero (its earliest event)\n");
     }
     o
 }

@@ -4,7 +4,7 @@
 
 use super::text::{self, Align, clean};
 use crate::analysis::search::{
-    EventFilter, Hit, Occurrences, Query, SearchEngine, first_occurrences,
+    EventFilter, Hit, Occurrence, Occurrences, Query, SearchEngine, first_of_names, pattern_group,
 };
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
@@ -20,10 +20,10 @@ pub const FIRST_SHOWN: usize = 3;
 pub struct OccurrenceJson {
     /// `process / track` display names.
     pub track: String,
-    /// Start, ns relative to the capture origin.
-    pub start_ns: f64,
-    /// Duration, ns.
-    pub dur_ns: f64,
+    /// Start, integer ns from the capture's zero (its earliest event; never negative).
+    pub start_ns: i64,
+    /// Duration, ns (0 for an instant event).
+    pub dur_ns: i64,
 }
 
 /// One matching name of `search --json`.
@@ -33,12 +33,13 @@ pub struct ResultJson {
     pub name: String,
     /// Match score (higher is better; 0 in regex mode and for an empty text).
     pub score: i64,
-    /// Events passing the filters (aggregated XPlane events count their occurrences).
+    /// Events passing the filters (aggregated XPlane events count their occurrences; instant
+    /// events count, with no duration).
     pub count: u64,
     /// Σ duration, ns.
-    pub total_ns: f64,
+    pub total_ns: i64,
     /// Σ self time, ns.
-    pub self_ns: f64,
+    pub self_ns: i64,
     /// `process / track` of every track it occurs on (track and category filters applied).
     pub tracks: Vec<String>,
     /// Its first timed occurrences (at most 3), in time order.
@@ -57,6 +58,12 @@ pub struct CaptureSearch {
     /// Why loading failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Wall-clock epoch ns of the capture's zero (its earliest event), when the file says.
+    pub zero_epoch_ns: Option<i64>,
+    /// When the best matches are many names of one pattern (`ProfilerStep#1009` … `#1014`):
+    /// the pattern, its names and their occurrences walked as one list in time order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<PatternJson>,
     /// Distinct names in the capture.
     pub names: usize,
     /// Matching names before `--limit`.
@@ -65,9 +72,22 @@ pub struct CaptureSearch {
     pub results: Vec<ResultJson>,
 }
 
-fn ns(ps: i64) -> f64 {
-    ps as f64 / 1000.0
+/// The names of one pattern that the best matches share (`search --json` `pattern`).
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct PatternJson {
+    /// The pattern: digit runs as `N` (`ProfilerStep#N`).
+    pub pattern: String,
+    /// Its matching names.
+    pub names: usize,
+    /// Their events.
+    pub count: u64,
+    /// Σ duration, ns.
+    pub total_ns: i64,
+    /// The first occurrences over all of them (at most 3), in time order.
+    pub first: Vec<OccurrenceJson>,
 }
+
+use super::stats::ns;
 
 fn track_label(c: &Capture, t: u32) -> String {
     match c.tracks.get(t as usize) {
@@ -106,6 +126,8 @@ pub fn capture_search(
         run: cap.run.clone(),
         host: cap.host.clone(),
         error: None,
+        zero_epoch_ns: None,
+        pattern: None,
         names: 0,
         matches: 0,
         results: Vec::new(),
@@ -127,8 +149,28 @@ pub fn capture_search(
             return out;
         }
     };
+    out.zero_epoch_ns = c.zero_epoch_ns();
     out.names = engine.len();
     out.matches = r.hits.len();
+    let z = c.time_zero();
+    let occurrence = |o: Occurrence| OccurrenceJson {
+        track: track_label(&c, o.track),
+        start_ns: ns(o.start - z),
+        dur_ns: ns(o.dur),
+    };
+    r.rank_top(&c, r.hits.len());
+    if let Some(p) = pattern_group(&c, &r.hits) {
+        out.pattern = Some(PatternJson {
+            pattern: p.pattern.clone(),
+            names: p.names.len(),
+            count: p.count,
+            total_ns: ns(p.total),
+            first: first_of_names(&c, &postings, &p.names, &r.filter, FIRST_SHOWN)
+                .into_iter()
+                .map(occurrence)
+                .collect(),
+        });
+    }
     let top = r.top(&c, limit).to_vec();
     out.results = top
         .iter()
@@ -142,13 +184,9 @@ pub fn capture_search(
                 .into_iter()
                 .map(|t| track_label(&c, t))
                 .collect(),
-            first: first_occurrences(&c, &postings, h.name, &r.filter, FIRST_SHOWN)
+            first: first_of_names(&c, &postings, &[h.name], &r.filter, FIRST_SHOWN)
                 .into_iter()
-                .map(|id| OccurrenceJson {
-                    track: track_label(&c, c.track_of(id)),
-                    start_ns: ns(c.slices.start[id as usize]),
-                    dur_ns: ns(c.slices.dur[id as usize]),
-                })
+                .map(occurrence)
                 .collect(),
         })
         .collect();
@@ -165,14 +203,25 @@ pub fn render_text(s: &CaptureSearch) -> String {
         o.push_str(&format!("   no match among {} names\n", s.names));
         return o;
     }
-    let d = |v: f64| text::dur(v * 1000.0);
+    let d = |v: i64| text::dur(v as f64 * 1000.0);
+    let at =
+        |f: &OccurrenceJson| format!("{} @ {} ({})", clean(&f.track), d(f.start_ns), d(f.dur_ns));
+    if let Some(p) = &s.pattern {
+        o.push_str(&format!(
+            "   {} names match the pattern {} ({} events, total {}): walked as one list in \
+             time order, first {}\n",
+            p.names,
+            clean(&p.pattern),
+            p.count,
+            d(p.total_ns),
+            p.first.first().map_or("-".to_string(), at)
+        ));
+    }
     let rows: Vec<Vec<String>> = s
         .results
         .iter()
         .map(|r| {
-            let first = r.first.first().map_or("-".to_string(), |f| {
-                format!("{} @ {} ({})", clean(&f.track), d(f.start_ns), d(f.dur_ns))
-            });
+            let first = r.first.first().map_or("-".to_string(), at);
             vec![
                 text::fit(&clean(&r.name), 60).into_owned(),
                 r.count.to_string(),

@@ -1,7 +1,11 @@
 //! `tracetui stats`: per-name statistics tables (see [`crate::analysis::stats`]).
 
 use super::text::{self, Align, clean};
-use crate::analysis::stats::{GroupBy, SortKey, StatsOptions, compute, sort_rows};
+use crate::analysis::memory::key_averages::{self, MemColumns};
+use crate::analysis::stats::{
+    EventKind, GroupBy, SortKey, StatsOptions, categories, compute, profiler_events,
+    shows_profiler, sort_rows,
+};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
@@ -13,6 +17,8 @@ pub enum GroupArg {
     /// Event name (`ProfilerStep#N` as `ProfilerStep*`)
     #[default]
     Name,
+    /// Event kind: CPU ops, GPU kernels, runtime calls, memory copies, annotations, ...
+    Kind,
     /// Raw category string
     Category,
     /// XPlane `hlo_op` stat ("(none)" row for events without it)
@@ -27,6 +33,7 @@ impl From<GroupArg> for GroupBy {
     fn from(g: GroupArg) -> GroupBy {
         match g {
             GroupArg::Name => GroupBy::Name,
+            GroupArg::Kind => GroupBy::Kind,
             GroupArg::Category => GroupBy::Category,
             GroupArg::HloOp => GroupBy::HloOp,
             GroupArg::TfOp => GroupBy::TfOp,
@@ -34,25 +41,76 @@ impl From<GroupArg> for GroupBy {
     }
 }
 
-/// One row of `stats --json`.
+/// One row of `stats --json`. Times are integer ns.
 #[derive(Serialize, Clone, Debug)]
 pub struct StatJson {
     /// Name (or unified name / `ProfilerStep*` group).
     pub name: String,
+    /// Event kind (`cpu_op`, `kernel`, `runtime`, `memcpy`, `memset`, `annotation`,
+    /// `instant`, ...): rows of different kinds never merge.
+    pub kind: &'static str,
     /// Events (aggregated events count their occurrences).
     pub count: u64,
-    /// Σ duration, ns.
-    pub total_ns: f64,
+    /// Σ duration, ns (0 for instant events).
+    pub total_ns: i64,
     /// Σ self time, ns.
-    pub self_ns: f64,
-    /// total / count, ns.
-    pub avg_ns: f64,
-    /// Shortest timed event, ns (null when only aggregated events).
-    pub min_ns: Option<f64>,
+    pub self_ns: i64,
+    /// total / count, ns (rounded).
+    pub avg_ns: i64,
+    /// Shortest timed event, ns (null for aggregated or instant events only).
+    pub min_ns: Option<i64>,
     /// Longest timed event, ns.
-    pub max_ns: Option<f64>,
-    /// Share of all self time of the capture, percent.
+    pub max_ns: Option<i64>,
+    /// Share of the self time of its kind, percent.
     pub self_pct: f64,
+    /// torch's memory columns `self_cpu_mem`, `cpu_mem`, `self_device_mem`, `device_mem` (bytes;
+    /// captures with `[memory]` events, name grouping only; docs/stats.md).
+    #[serde(flatten)]
+    pub memory: Option<MemColumns>,
+}
+
+/// What the rows of one kind add up to (`stats --json` `kinds`).
+#[derive(Serialize, Clone, Debug)]
+pub struct KindJson {
+    /// Event kind.
+    pub kind: &'static str,
+    /// Label for people (`GPU kernels`).
+    pub label: &'static str,
+    /// Rows of this kind (before `--limit`).
+    pub names: usize,
+    /// Events.
+    pub count: u64,
+    /// Σ duration, ns, each thread / stream summed separately.
+    pub total_ns: i64,
+    /// Σ self time, ns, each thread / stream summed separately.
+    pub self_ns: i64,
+    /// CPU threads summed over.
+    pub threads: usize,
+    /// GPU streams summed over.
+    pub streams: usize,
+    /// Other tracks summed over (XPlane lines, async lanes).
+    pub other_tracks: usize,
+}
+
+/// Events the table leaves out by default (`stats --json` `left_out`).
+#[derive(Serialize, Clone, Debug)]
+pub struct LeftOutJson {
+    /// The profiler's own events (Kineto `PyTorch Profiler (0)` on `Spans`, ...).
+    pub profiler_events: u64,
+    /// Their names (at most 4).
+    pub names: Vec<String>,
+    /// How to include them.
+    pub include_with: &'static str,
+}
+
+/// A category of the capture and its events (`stats --json` `categories`, listed when `--cat`
+/// matched nothing).
+#[derive(Serialize, Clone, Debug)]
+pub struct CategoryJson {
+    /// Raw category string.
+    pub cat: String,
+    /// Events of it.
+    pub events: u64,
 }
 
 /// One capture of `stats --json`.
@@ -70,21 +128,35 @@ pub struct CaptureStats {
     /// Kind of the load error (`io`, `not_a_trace`, `truncated`, `corrupt`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<&'static str>,
-    /// What a row groups: `name`, `category`, `hlo_op` or `tf_op` (`--group-by`).
+    /// Wall-clock epoch ns of the capture's zero (its earliest event), when the file says.
+    pub zero_epoch_ns: Option<i64>,
+    /// The capture's span (earliest event to latest end), ns.
+    pub span_ns: i64,
+    /// What a row groups: `name`, `kind`, `category`, `hlo_op` or `tf_op` (`--group-by`).
     pub group_by: &'static str,
-    /// Σ self time over all rows (before `--limit`), ns.
-    pub total_self_ns: f64,
+    /// Σ self time over all rows (before `--limit`), ns: every kind and track summed, see
+    /// `kinds` for what it adds up.
+    pub total_self_ns: i64,
     /// Number of rows before `--limit`.
     pub names: usize,
-    /// Rows, sorted and limited.
+    /// Per kind: rows, events, totals and the threads / streams they are summed over.
+    pub kinds: Vec<KindJson>,
+    /// Events left out by default (absent when none or when shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOutJson>,
+    /// The capture's categories, when `--cat` matched none of its events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<CategoryJson>>,
+    /// Rows, sorted (kinds apart, in kind order) and limited per kind.
     pub stats: Vec<StatJson>,
 }
 
-fn ns(ps: i64) -> f64 {
-    ps as f64 / 1000.0
+/// Integer ns of a ps time (rounded to nearest).
+pub fn ns(ps: i64) -> i64 {
+    ps.saturating_add(500).div_euclid(1000)
 }
 
-/// Computes the (sorted, limited) table of one capture.
+/// Computes the (sorted, per-kind limited) table of one capture.
 pub fn capture_stats(
     cap: &CaptureFile,
     loaded: Result<Capture, LoadError>,
@@ -98,9 +170,14 @@ pub fn capture_stats(
         host: cap.host.clone(),
         error: None,
         error_kind: None,
+        zero_epoch_ns: None,
+        span_ns: 0,
         group_by: opts.group.name(),
-        total_self_ns: 0.0,
+        total_self_ns: 0,
         names: 0,
+        kinds: Vec::new(),
+        left_out: None,
+        categories: None,
         stats: Vec::new(),
     };
     let c = match loaded {
@@ -111,6 +188,8 @@ pub fn capture_stats(
             return out;
         }
     };
+    out.zero_epoch_ns = c.zero_epoch_ns();
+    out.span_ns = ns(c.span.1 - c.span.0);
     let mut t = compute(&c, opts);
     // Lazily read details (XPlane stats, which `--unified` groups by) of a file truncated or
     // rewritten since loading read as empty: say so instead of a table computed without them.
@@ -123,84 +202,235 @@ pub fn capture_stats(
         ));
         return out;
     }
+    // --- memory columns (torch's key_averages rule, analysis::memory::key_averages) ---
+    let mem = (opts.group == GroupBy::Name && !opts.unified && opts.range.is_none())
+        .then(|| key_averages::compute(&c))
+        .filter(|m| m.records > 0);
+    // torch's standalone `[memory]` rows: the instant events are rows of their own already
+    // (kind `instant`); they get the columns of the records that lie inside no op.
+    let mem_of = |name: &str| -> Option<MemColumns> {
+        let m = mem.as_ref()?;
+        Some(
+            m.by_name
+                .get(name)
+                .or_else(|| m.extra_rows.iter().find(|r| r.0 == name).map(|r| &r.2))
+                .copied()
+                .unwrap_or_default(),
+        )
+    };
+    // --- end memory columns ---
+    if !shows_profiler(opts) {
+        let p = profiler_events(&c);
+        if p.events > 0 {
+            out.left_out = Some(LeftOutJson {
+                profiler_events: p.events,
+                names: p.names,
+                include_with: "--with-profiler",
+            });
+        }
+    }
+    if opts.cats.is_some() && t.rows.is_empty() {
+        out.categories = Some(
+            categories(&c)
+                .into_iter()
+                .map(|(cat, events)| CategoryJson { cat, events })
+                .collect(),
+        );
+    }
     drop(c);
     sort_rows(&mut t.rows, sort);
     out.total_self_ns = ns(t.total_self_ps);
     out.names = t.rows.len();
-    out.stats = t
-        .rows
+    out.kinds = t
+        .kinds
         .iter()
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|r| StatJson {
+        .map(|k| KindJson {
+            kind: k.kind.name(),
+            label: k.kind.label(),
+            names: k.rows,
+            count: k.count,
+            total_ns: ns(k.total_ps),
+            self_ns: ns(k.self_ps),
+            threads: k.threads,
+            streams: k.streams,
+            other_tracks: k.other_tracks,
+        })
+        .collect();
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut shown: Option<(EventKind, usize)> = None;
+    for r in &t.rows {
+        let n = match shown {
+            Some((k, n)) if k == r.kind => n,
+            _ => 0,
+        };
+        shown = Some((r.kind, n + 1));
+        if n >= limit {
+            continue;
+        }
+        out.stats.push(StatJson {
             name: r.name.clone(),
+            kind: r.kind.name(),
             count: r.count,
             total_ns: ns(r.total_ps),
             self_ns: ns(r.self_ps),
-            avg_ns: r.avg_ps() / 1000.0,
+            avg_ns: (r.avg_ps() / 1000.0).round() as i64,
             min_ns: r.min_ps.map(ns),
             max_ns: r.max_ps.map(ns),
             self_pct: t.self_pct(r),
-        })
-        .collect();
+            memory: mem_of(&r.name),
+        });
+    }
     out
 }
 
-/// Renders one capture's table for people.
+/// Renders one capture's table for people: a header line for what is left out, the table
+/// (kinds apart), and per kind what its self time adds up.
 pub fn render_text(s: &CaptureStats) -> String {
     let mut o = match text::capture_head(&s.path, &s.run, &s.host, "", s.error.as_ref()) {
         Ok(o) => o,
         Err(failed) => return failed,
     };
+    if let Some(l) = &s.left_out {
+        let names: Vec<String> = l.names.iter().map(|n| clean(n).into_owned()).collect();
+        o.push_str(&format!(
+            "   left out: the profiler's own spans ({} {}: {}); {} shows them\n",
+            l.profiler_events,
+            if l.profiler_events == 1 {
+                "event"
+            } else {
+                "events"
+            },
+            names.join(", "),
+            l.include_with
+        ));
+    }
     if s.stats.is_empty() {
         o.push_str("   no events match the filters\n");
+        if let Some(cats) = &s.categories {
+            let list: Vec<String> = cats
+                .iter()
+                .take(12)
+                .map(|c| {
+                    let name = if c.cat.is_empty() { "(none)" } else { &c.cat };
+                    format!("{} ({})", clean(name), c.events)
+                })
+                .collect();
+            o.push_str(&format!(
+                "   categories here, most events first: {}{}\n",
+                list.join(", "),
+                if cats.len() > 12 { ", …" } else { "" }
+            ));
+        }
         return o;
     }
-    let d = |v: f64| text::dur(v * 1000.0);
+    let d = |ns: i64| text::dur(ns as f64 * 1000.0);
     let head = s.group_by.to_uppercase();
+    let with_mem = s.stats.iter().any(|r| r.memory.is_some());
+    let b = |v: i64| {
+        if v < 0 {
+            format!("-{}", text::bytes(v.unsigned_abs()))
+        } else {
+            text::bytes(v as u64)
+        }
+    };
+    let kinds_apart = s.kinds.len() > 1 && s.group_by != "kind";
     let rows: Vec<Vec<String>> = s
         .stats
         .iter()
         .map(|r| {
-            vec![
+            let timed = r.kind != EventKind::Instant.name();
+            let t = |v: i64| if timed { d(v) } else { "-".to_string() };
+            let mut row = Vec::with_capacity(9);
+            if kinds_apart {
+                row.push(r.kind.to_string());
+            }
+            row.extend([
                 text::fit(&clean(&r.name), 60).into_owned(),
                 r.count.to_string(),
-                d(r.total_ns),
-                d(r.self_ns),
-                format!("{:.2}%", r.self_pct),
-                d(r.avg_ns),
+                t(r.total_ns),
+                t(r.self_ns),
+                if timed {
+                    format!("{:.2}%", r.self_pct)
+                } else {
+                    "-".into()
+                },
+                t(r.avg_ns),
                 r.min_ns.map_or("-".into(), d),
                 r.max_ns.map_or("-".into(), d),
-            ]
+            ]);
+            if with_mem {
+                let m = r.memory.unwrap_or_default();
+                row.extend([m.self_cpu_mem, m.cpu_mem, m.self_device_mem, m.device_mem].map(b));
+            }
+            row
         })
         .collect();
-    o.push_str(&text::table(
-        "   ",
-        &[
-            (head.as_str(), Align::Left),
-            ("COUNT", Align::Right),
-            ("TOTAL", Align::Right),
-            ("SELF", Align::Right),
-            ("SELF %", Align::Right),
-            ("AVG", Align::Right),
-            ("MIN", Align::Right),
-            ("MAX", Align::Right),
-        ],
-        &rows,
-    ));
-    o.push_str(&format!(
-        "   self time total: {}; {} {}{}\n",
-        d(s.total_self_ns),
-        s.names,
-        match s.group_by {
-            "name" => "names".to_string(),
-            "category" => "categories".to_string(),
-            g => format!("{g} groups"),
-        },
-        if s.names > s.stats.len() {
-            format!(" (showing {}; --limit to change)", s.stats.len())
+    let mut header = Vec::with_capacity(9);
+    if kinds_apart {
+        header.push(("KIND", Align::Left));
+    }
+    header.extend([
+        (head.as_str(), Align::Left),
+        ("COUNT", Align::Right),
+        ("TOTAL", Align::Right),
+        ("SELF", Align::Right),
+        ("SELF %", Align::Right),
+        ("AVG", Align::Right),
+        ("MIN", Align::Right),
+        ("MAX", Align::Right),
+    ]);
+    if with_mem {
+        header.extend([
+            ("SELF CPU MEM", Align::Right),
+            ("CPU MEM", Align::Right),
+            ("SELF DEV MEM", Align::Right),
+            ("DEV MEM", Align::Right),
+        ]);
+    }
+    o.push_str(&text::table("   ", &header, &rows));
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    for k in &s.kinds {
+        let over = crate::analysis::stats::KindTotal {
+            threads: k.threads,
+            streams: k.streams,
+            other_tracks: k.other_tracks,
+            ..Default::default()
+        }
+        .over();
+        let shown = s.stats.iter().filter(|r| r.kind == k.kind).count();
+        let rows = match s.group_by {
+            "name" => plural(k.names, "name", "names"),
+            "category" => plural(k.names, "category", "categories"),
+            "kind" => String::new(),
+            g => plural(k.names, &format!("{g} group"), &format!("{g} groups")),
+        };
+        let limited = if shown < k.names {
+            format!(" (showing {shown}; --limit to change)")
         } else {
             String::new()
+        };
+        let sep = if rows.is_empty() { "" } else { "; " };
+        if k.kind == EventKind::Instant.name() {
+            o.push_str(&format!(
+                "   {}: {} {} on {over} (no duration){sep}{rows}{limited}\n",
+                k.label,
+                k.count,
+                if k.count == 1 { "event" } else { "events" }
+            ));
+        } else {
+            o.push_str(&format!(
+                "   {}: self time {} summed over {over}{sep}{rows}{limited}; SELF % is a share \
+                 of it\n",
+                k.label,
+                d(k.self_ns)
+            ));
         }
+    }
+    o.push_str(&format!(
+        "   capture span {}: threads and streams that run at the same time each add their own \
+         time\n",
+        d(s.span_ns)
     ));
     o
 }

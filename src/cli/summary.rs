@@ -64,7 +64,8 @@ pub struct CaptureSummary {
     /// what was kept and why. The same text is in `warnings` (kind `capped`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capped: Option<String>,
-    /// Earliest start and latest end, ns relative to the origin.
+    /// Earliest start and latest end, ns from the capture's zero (its earliest event): the
+    /// first is 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span_ns: Option<[i64; 2]>,
     /// Wall-clock epoch ns of the origin, when known.
@@ -153,7 +154,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
         .iter()
         .find(|w| w.kind == "capped")
         .map(|w| w.message.clone());
-    out.span_ns = Some([ps_to_ns(c.span.0), ps_to_ns(c.span.1)]);
+    out.span_ns = Some([0, ps_to_ns(c.span.1 - c.span.0)]);
     out.origin_epoch_ns = c.origin_epoch_ns;
     out.zero_epoch_ns = c.zero_epoch_ns();
     out.events = Some(c.event_count());
@@ -368,12 +369,12 @@ pub fn render_text(s: &CaptureSummary) -> String {
         Some(w) if !w.is_empty() => {
             o.push_str("   warnings:\n");
             for w in w {
-                o.push_str(&format!(
-                    "     {} ×{}: {}\n",
-                    w.kind,
-                    w.count,
-                    clean(&w.message)
-                ));
+                // Messages that state their count ("11 797 flow ends ...") stand alone.
+                let counted = w.message.starts_with(|c: char| c.is_ascii_digit());
+                o.push_str(&match counted {
+                    true => format!("     {} ({})\n", clean(&w.message), w.kind),
+                    false => format!("     {} ×{}: {}\n", w.kind, w.count, clean(&w.message)),
+                });
             }
         }
         _ => o.push_str("   warnings: none\n"),

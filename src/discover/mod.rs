@@ -12,10 +12,13 @@
 //!   unsupported; unreadable entries are reported as problems, never fatal.
 
 mod names;
+mod snapshots;
 mod sniff;
+pub mod taken;
 mod walk;
 
 pub use names::{NameKind, classify, kineto_name};
+pub use snapshots::{is_snapshot_file, snapshot_files};
 pub use sniff::{classify_head, sniff};
 
 use crate::formats::{self, LoadError, Progress};

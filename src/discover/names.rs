@@ -33,6 +33,11 @@ pub enum NameKind {
         /// File name minus `.json[.gz]`.
         stem: String,
     },
+    /// `*.folded` / `*.stacks.txt`: folded stacks, opened as a merged call tree.
+    Folded {
+        /// File name minus the suffix.
+        stem: String,
+    },
     /// Not a capture (`*.tmp`, hidden files, other extensions).
     Ignored,
 }
@@ -44,6 +49,7 @@ impl NameKind {
             NameKind::XPlane { .. } => Some(Format::XPlane),
             NameKind::XProfJson { .. } | NameKind::Perfetto => Some(Format::XProfJson),
             NameKind::Kineto { .. } => Some(Format::Kineto),
+            NameKind::Folded { .. } => Some(Format::Folded),
             _ => None,
         }
     }
@@ -64,6 +70,14 @@ pub fn classify(name: &str) -> NameKind {
         return NameKind::XPlane {
             host: host.to_string(),
             gz: true,
+        };
+    }
+    if let Some(stem) = name
+        .strip_suffix(".folded")
+        .or_else(|| name.strip_suffix(".stacks.txt"))
+    {
+        return NameKind::Folded {
+            stem: stem.to_string(),
         };
     }
     if name.ends_with(".xplane.riegeli") {
@@ -110,6 +124,19 @@ pub fn kineto_name(name: &str) -> Option<(String, Option<u64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folded_stack_names() {
+        assert_eq!(
+            classify("app.folded"),
+            NameKind::Folded { stem: "app".into() }
+        );
+        assert_eq!(
+            classify("worker0.123.stacks.txt").format(),
+            Some(Format::Folded)
+        );
+        assert_eq!(classify("notes.txt"), NameKind::Ignored);
+    }
 
     #[test]
     fn kineto_regex_groups() {

@@ -144,6 +144,7 @@ pub(super) fn discover_file(path: &Path, meta: &Metadata) -> Catalog {
         NameKind::XProfJson { host } => (host, Format::XProfJson, None),
         NameKind::Perfetto => ("perfetto_trace".into(), Format::XProfJson, None),
         NameKind::Kineto { worker, span } => (worker, Format::Kineto, span),
+        NameKind::Folded { stem } => (stem, Format::Folded, None),
         NameKind::Riegeli => {
             cat.problems.push((path.to_path_buf(), riegeli_note()));
             return cat;
@@ -173,7 +174,7 @@ pub(super) fn discover_file(path: &Path, meta: &Metadata) -> Catalog {
     let run_kind = match format {
         Format::XPlane | Format::XProfJson => RunKind::XProf,
         Format::Kineto => RunKind::PyTorch,
-        Format::Chrome => RunKind::Other,
+        Format::Chrome | Format::Folded => RunKind::Other,
     };
     let cap = capture(&e, &run_name, host, format, span);
     cat.runs.push(Run {
@@ -320,6 +321,9 @@ fn group_dir(
                 caps.push(capture(f, &name, worker.clone(), Format::Kineto, *span));
             }
             NameKind::Riegeli => problems.push((f.path.clone(), riegeli_note())),
+            NameKind::Folded { stem } => {
+                caps.push(capture(f, &name, stem.clone(), Format::Folded, None))
+            }
             NameKind::MaybeJson { stem } => match sniff(&f.path) {
                 Ok(Some(fmt)) => caps.push(capture(f, &name, stem.clone(), fmt, None)),
                 Ok(None) => {}

@@ -53,7 +53,7 @@ pub fn plain_size(path: &Path, file_bytes: u64) -> u64 {
         return file_bytes;
     };
     let mut magic = [0u8; 2];
-    if f.read_exact(&mut magic).is_err() || !super::is_gzip(&magic) || file_bytes < 20 {
+    if f.read_exact(&mut magic).is_err() || !super::source::is_gzip(&magic) || file_bytes < 20 {
         return file_bytes;
     }
     let mut isize = [0u8; 4];

@@ -13,7 +13,7 @@
 //! On platforms without the handler (not Linux), and when the table is full, the file is read
 //! into memory instead of mapped.
 
-use super::{LoadError, LoadErrorKind};
+use super::error::{LoadError, LoadErrorKind};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;

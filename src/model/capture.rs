@@ -22,6 +22,8 @@ pub enum Format {
     XProfJson,
     /// Any other Chrome Trace Event JSON.
     Chrome,
+    /// Folded stacks (`*.folded`, `*.stacks.txt`: `frame;frame;…;leaf VALUE` per line).
+    Folded,
 }
 
 impl Format {
@@ -32,6 +34,7 @@ impl Format {
             Format::Kineto => "kineto",
             Format::XProfJson => "xprof-json",
             Format::Chrome => "chrome-json",
+            Format::Folded => "folded",
         }
     }
 }

@@ -6,11 +6,15 @@ pub mod builder;
 pub mod capture;
 pub mod category;
 pub mod clock;
+mod finish;
+pub mod memory;
 pub mod nesting;
+pub mod order;
 pub mod slots;
 pub mod snapshot;
 pub mod strings;
 pub mod track_of;
+pub mod warning_text;
 
 pub use args::{ArgValue, ArgsArena, ArgsRef, LazyArgs};
 pub use builder::{CaptureBuilder, FlowPhase};

@@ -273,7 +273,7 @@ impl CaptureBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Format, Key, SourceInfo, TrackKind};
+    use crate::model::capture::{Format, Key, SourceInfo, TrackKind};
 
     #[test]
     fn runs_fill_in_parallel_and_compact_in_order() {

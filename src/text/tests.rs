@@ -98,3 +98,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn middle_cuts_keep_what_tells_rows_apart() {
+    assert_eq!(fit_middle("abcdefghij", 20), "abcdefghij");
+    let m = fit_middle("tf_XLAEigen/-59308927420123", 14);
+    assert_eq!(width(&m), 14);
+    assert!(m.starts_with("tf_XLA") && m.ends_with("0123"), "{m}");
+    let labels = ["tf_XLAEigen/-59308927420123", "tf_XLAEigen/-59308927420456"];
+    let out = fit_apart(&labels, 12);
+    assert_ne!(out[0], out[1], "{out:?}");
+    assert!(
+        out[0].ends_with("123") && out[1].ends_with("456"),
+        "{out:?}"
+    );
+    assert!(out.iter().all(|o| width(o) <= 12), "{out:?}");
+    let threads = ["thread 2568503 (python3.8)", "thread 2568611 (python3.8)"];
+    let out = fit_apart(&threads, 20);
+    assert_ne!(out[0], out[1], "{out:?}");
+    assert!(out[0].contains("503") && out[1].contains("611"), "{out:?}");
+    assert!(out.iter().all(|o| width(o) <= 20), "{out:?}");
+}

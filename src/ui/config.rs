@@ -18,6 +18,8 @@ pub struct Config {
     pub by_category: bool,
     /// Light-background variant (`background = "light"`).
     pub light: bool,
+    /// Memory budget of the loaded captures in MiB (`[memory] budget_mb`; see `budget.rs`).
+    pub memory_mb: Option<u64>,
 }
 
 impl Config {
@@ -122,6 +124,22 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
                     }
                 }
             }
+            ("memory", toml::Value::Table(t)) => {
+                for (k, v) in t {
+                    let line = find_line(text, "memory", k);
+                    match (k.as_str(), v.as_integer()) {
+                        ("budget_mb", Some(n)) if n > 0 => cfg.memory_mb = Some(n as u64),
+                        ("budget_mb", _) => errors.push(err(
+                            line,
+                            "budget_mb must be a positive number of MiB".into(),
+                        )),
+                        _ => errors.push(err(
+                            line,
+                            format!("unknown memory setting `{k}` (known: budget_mb)"),
+                        )),
+                    }
+                }
+            }
             ("keys", toml::Value::Table(views)) => {
                 for (vname, v) in views {
                     let header = format!("keys.{vname}");
@@ -191,7 +209,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
             }
             _ => errors.push(err(
                 find_header(text, section),
-                format!("unknown section `{section}` (known: [theme], [keys.<view>])"),
+                format!("unknown section `{section}` (known: [theme], [memory], [keys.<view>])"),
             )),
         }
     }
@@ -262,7 +280,11 @@ pub fn default_toml() -> String {
          # \"name\": slices coloured by a hash of their name; \"category\": by category (toggle: c).\n\
          palette = \"name\"\n\
          # \"dark\" or \"light\" terminal background.\n\
-         background = \"dark\"\n",
+         background = \"dark\"\n\n\
+         [memory]\n\
+         # MiB of loaded captures kept in memory; beyond it the least recently used is dropped\n\
+         # (it reloads when opened). Default: half the available memory; $TRACETUI_MEMORY_MB wins.\n\
+         # budget_mb = 4096\n",
     );
     for &v in ViewKind::ALL {
         s.push_str(&format!("\n[keys.{}]\n", v.name()));
@@ -345,6 +367,17 @@ mod tests {
         };
         assert_eq!(act('i'), Some(Action::ZoomIn));
         assert_eq!(act('a'), Some(Action::PanLeft));
+    }
+
+    #[test]
+    fn memory_budget_setting() {
+        let (cfg, errors) = parse("[memory]\nbudget_mb = 512\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(cfg.memory_mb, Some(512));
+        let (cfg, errors) = parse("[memory]\nbudget_mb = -3\nspill = 1\n", p());
+        assert_eq!(cfg.memory_mb, None);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0].line, Some(2));
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The details panel: the selected slice (name, category, track, times, self time, depth, parent
 //! chain, args, flow partner) or the aggregate of a marked range.
 
-use super::app::{App, Mark};
 use super::loader::Loaded;
 use super::ruler::{format_dur, format_time, format_time_res};
+use super::state::{Mark, State};
 use super::text;
 use crate::model::ArgValue;
 use ratatui::buffer::Buffer;
@@ -68,14 +68,14 @@ pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
 }
 
 /// The lines describing the selection (most important first).
-pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
+pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
     let cap = &l.cap;
     // Times are shown relative to the capture's first event.
     let z = cap.time_zero();
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let mut out = Vec::new();
-    if let Mark::Range(a, b, st) = &app.mark {
-        let busy: Vec<String> = st
+    if let Mark::Range(a, b, agg) = &st.mark {
+        let busy: Vec<String> = agg
             .busy
             .iter()
             .take(6)
@@ -90,12 +90,12 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
                 format_time(*a - z),
                 format_time(*b - z),
                 format_dur(b - a),
-                st.slices
+                agg.slices
             ),
             bold,
         ));
         out.push((format!("busy: {}", busy.join(" · ")), Style::default()));
-    } else if let Mark::Start(a) = app.mark {
+    } else if let Mark::Start(a) = st.mark {
         out.push((
             format!(
                 "mark from {} — press m again at the other end",
@@ -104,7 +104,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
             bold,
         ));
     }
-    let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
+    let Some(id) = st.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
         if out.is_empty() {
             out.push((
                 "no selection — j/k pick a lane, h/l or Enter select a slice".into(),
@@ -168,16 +168,13 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
         && r.kernels > 0
         && let Some(info) = r.info(cap, id)
     {
-        let rank = match info.rank {
-            Some((k, score)) => format!("optimizable #{} (score {score:.2}, o lists them)", k + 1),
-            None => "not in the optimizable ranking".into(),
-        };
+        // Each figure with what it was measured over (depth at the start, idle over the
+        // event's duration).
         out.push((
-            format!(
-                "GPU queue depth {} · GPU idle during it {} ({:.0}%) · {rank}",
-                info.queue_depth,
-                format_dur(info.idle_ps),
-                info.idle_fraction * 100.0
+            crate::analysis::rank::explain::describe(
+                &info,
+                cap.slices.dur[id as usize],
+                format_dur,
             ),
             Style::default(),
         ));
@@ -205,7 +202,7 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
     }
     let ps = l.partners_of(id);
     if !ps.is_empty() {
-        let ix = app.partner_ix.min(ps.len() - 1);
+        let ix = st.partner_ix.min(ps.len() - 1);
         let p = ps[ix].1;
         let pt = cap.track_of(p);
         out.push((
@@ -238,14 +235,14 @@ pub fn lines(app: &App, l: &Loaded) -> Vec<(String, Style)> {
 /// The selection in at most 3 lines, for small terminals: name · dur · self · depth · track;
 /// the flow partner (if any); args; category, start, end — the first 3 are drawn, each cut to
 /// the width.
-pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
+pub fn compact_lines(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
     let z = cap.time_zero();
-    let Some(id) = app.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
-        return lines(app, l);
+    let Some(id) = st.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
+        return lines(st, l);
     };
-    if app.mark != Mark::None {
-        return lines(app, l);
+    if st.mark != Mark::None {
+        return lines(st, l);
     }
     let s = &cap.slices;
     let i = id as usize;
@@ -267,7 +264,7 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     // The partner with its place and duration first, so a narrow panel keeps them.
     let ps = l.partners_of(id);
     if !ps.is_empty() {
-        let ix = app.partner_ix.min(ps.len() - 1);
+        let ix = st.partner_ix.min(ps.len() - 1);
         let p = ps[ix].1;
         out.push((
             format!(
@@ -311,14 +308,14 @@ pub fn compact_lines(app: &App, l: &Loaded, w: usize) -> Vec<(String, Style)> {
 }
 
 /// Draws the panel; a panel of 3 lines or fewer shows [`compact_lines`].
-pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
+pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     let mut all = if area.height <= 3 {
-        compact_lines(app, l, w.saturating_sub(1))
+        compact_lines(st, l, w.saturating_sub(1))
     } else {
-        lines(app, l)
+        lines(st, l)
     };
-    if app.selected.is_some() && l.cap.source_changed() {
+    if st.selected.is_some() && l.cap.source_changed() {
         all.insert(
             1.min(all.len()),
             (
@@ -327,6 +324,10 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 Style::default().add_modifier(Modifier::BOLD),
             ),
         );
+    }
+    // A taller panel wraps long names, args and call stacks over the lines it has.
+    if area.height > 3 {
+        all = super::views::full_details::wrap_lines(&all, w.saturating_sub(1));
     }
     for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));

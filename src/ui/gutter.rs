@@ -1,24 +1,25 @@
 //! The left gutter: process rows with fold markers, track names, lane numbers; the row cursor.
 
-use super::app::{App, Row};
 use super::loader::Loaded;
+use super::rows::Row;
+use super::state::State;
 use super::text;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 /// Draws the gutter for the visible rows.
-pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
+pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     if w == 0 {
         return;
     }
     let cap = &l.cap;
-    for (dy, (i, row)) in app
+    for (dy, (i, row)) in st
         .rows
         .iter()
         .enumerate()
-        .skip(app.rows.scroll)
+        .skip(st.rows.scroll)
         .take(area.height as usize)
         .enumerate()
     {
@@ -35,7 +36,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                     name = "(unnamed process)".into();
                 }
                 name = process_label(&name, cap.strings.get(cap.processes[p as usize].label));
-                let folded = app.rows.collapsed.contains(&p);
+                let folded = st.rows.collapsed.contains(&p);
                 let n = cap.tracks.iter().filter(|t| t.process == p).count();
                 if folded {
                     format!("▸ {} ({n})", text::sanitize(&name))
@@ -73,7 +74,7 @@ pub fn draw(app: &App, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 .get(i as usize)
                 .map_or(String::new(), |d| format!(" {} ~", d.name)),
         };
-        if i == app.rows.cursor {
+        if i == st.rows.cursor {
             style = style.add_modifier(Modifier::REVERSED);
             buf.set_stringn(area.x, y, " ".repeat(w), w, style);
         }

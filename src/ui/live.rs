@@ -4,26 +4,25 @@
 //! keeping the time window and the track under the cursor (by stable name) where they still
 //! exist. An open capture whose file vanished stays open with a notice.
 
-use super::app::{App, Cmd, Mark};
+use super::action::Action;
 use super::catalog::CaptureRef;
+use super::keymap::ViewKind;
 use super::loader::LoadDone;
-use super::loading::{EntryState, LoadJob};
+use super::loading::LoadJob;
+use super::msg::Cmd;
+use super::state::{Mark, State};
+use super::text;
 use crate::discover::CaptureFile;
 use crate::live::{CaptureEvent, EventKind, WatchEvent};
-use crate::ui::action::Action;
-use crate::ui::keymap::ViewKind;
-use crate::ui::text;
-use std::path::PathBuf;
 
-/// Live-watching state of the app.
-#[derive(Debug, Default, Clone)]
-pub struct Live {
-    /// Open each new capture as soon as it is complete (`--follow`).
-    pub follow: bool,
-    /// The newest capture announced complete (what `open_newest` opens).
-    pub newest: Option<PathBuf>,
-    /// Asked to open while still being written: opens once complete.
-    pub open_when_ready: Option<PathBuf>,
+/// What a watcher event asks of the app besides the state changes made here.
+#[derive(Debug, Default)]
+pub struct Watched {
+    /// Loads to start or cancel.
+    pub cmds: Vec<Cmd>,
+    /// Entry to open in the timeline (a new capture with `--follow`, or one asked for while
+    /// it was being written).
+    pub open: Option<usize>,
 }
 
 /// The picker reference of a discovered capture file.
@@ -41,19 +40,24 @@ fn label(c: &CaptureFile) -> String {
     text::sanitize(&format!("{} / {}", c.run, c.host)).into_owned()
 }
 
-impl App {
-    /// Applies one watcher event; returns the loads to start or cancel.
-    pub fn on_watch(&mut self, ev: WatchEvent) -> Vec<Cmd> {
+impl State {
+    /// Applies one watcher event; returns what the app still has to do.
+    pub(super) fn on_watch(&mut self, ev: WatchEvent) -> Watched {
         match ev {
             WatchEvent::Notice(n) => {
                 self.notice = Some(format!("watch: {}", text::sanitize(&n)));
-                Vec::new()
+                Watched::default()
             }
             WatchEvent::Capture(e) => self.on_capture_event(e),
         }
     }
 
-    fn on_capture_event(&mut self, e: CaptureEvent) -> Vec<Cmd> {
+    fn on_capture_event(&mut self, e: CaptureEvent) -> Watched {
+        let cmds = |cmds| Watched { cmds, open: None };
+        let open = |i| Watched {
+            cmds: Vec::new(),
+            open: Some(i),
+        };
         let c = &e.capture;
         let found = self.entries.position(&c.path);
         match e.kind {
@@ -67,7 +71,7 @@ impl App {
                     en.writing = true;
                     en.gone = false;
                 }
-                Vec::new()
+                Watched::default()
             }
             EventKind::Ready => {
                 let i = match found {
@@ -83,11 +87,11 @@ impl App {
                 if self.live.open_when_ready.as_deref() == Some(c.path.as_path()) {
                     self.live.open_when_ready = None;
                     self.notice = Some(format!("{} is complete: opened", label(c)));
-                    return self.open(i);
+                    return open(i);
                 }
                 if self.live.follow {
                     self.notice = Some(format!("following: opened {}", label(c)));
-                    return self.open(i);
+                    return open(i);
                 }
                 let key = self
                     .keymap
@@ -98,36 +102,36 @@ impl App {
                     Some(k) => format!("new capture {} — {k} opens it", label(c)),
                     None => format!("new capture {}", label(c)),
                 });
-                Vec::new()
+                Watched::default()
             }
             EventKind::Changed => {
                 let Some(i) = found else {
-                    return Vec::new();
+                    return Watched::default();
                 };
                 if let Some(en) = self.entries.get_entry_mut(i) {
                     en.capture = capture_ref(c);
                     en.writing = false;
                 }
                 let (cancel, job) = self.entries.reload(i);
-                let mut cmds: Vec<Cmd> = cancel.into_iter().map(Cmd::Cancel).collect();
+                let mut out: Vec<Cmd> = cancel.into_iter().map(Cmd::Cancel).collect();
                 if let Some(j) = job {
                     self.notice = Some(format!("{} changed: reloading…", label(c)));
-                    cmds.push(load_cmd(j));
+                    out.push(load_cmd(j));
                 }
-                cmds
+                cmds(out)
             }
             EventKind::Removed => {
                 let Some(i) = found else {
-                    return Vec::new();
+                    return Watched::default();
                 };
                 if self.live.newest.as_deref() == Some(c.path.as_path()) {
                     self.live.newest = None;
                 }
                 let mut cancel = Vec::new();
-                let cursor = self.picker_cursor();
+                let cursor = self.picker;
                 if self.entries.remove(i, &mut cancel) {
                     if cursor > i || cursor >= self.entries.len() {
-                        self.set_picker_cursor(cursor.saturating_sub(1));
+                        self.picker = cursor.saturating_sub(1);
                     }
                 } else {
                     self.notice = Some(format!(
@@ -135,7 +139,7 @@ impl App {
                         label(c)
                     ));
                 }
-                cancel.into_iter().map(Cmd::Cancel).collect()
+                cmds(cancel.into_iter().map(Cmd::Cancel).collect())
             }
         }
     }
@@ -156,11 +160,11 @@ impl App {
                 .unwrap_or(last + 1),
             _ => 0,
         };
-        let cursor = self.picker_cursor();
+        let cursor = self.picker;
         let was_empty = self.entries.is_empty();
         let i = self.entries.insert(at, capture_ref(c), true);
         if !was_empty && cursor >= i {
-            self.set_picker_cursor(cursor + 1);
+            self.picker = cursor + 1;
         }
         i
     }
@@ -176,23 +180,20 @@ impl App {
         true
     }
 
-    /// Opens the newest capture announced complete (else the first entry, the newest run).
-    pub fn open_newest(&mut self) -> Vec<Cmd> {
-        let i = self
-            .live
+    /// The entry `open_newest` opens: the newest capture announced complete, else the first
+    /// entry (the newest run).
+    pub(super) fn newest_entry(&self) -> usize {
+        self.live
             .newest
             .as_deref()
             .and_then(|p| self.entries.position(p))
-            .unwrap_or(0);
-        match self.entries.get(i) {
-            Some(_) => self.open(i),
-            None => Vec::new(),
-        }
+            .unwrap_or(0)
     }
 
     /// A background reload of the shown capture finished: swap it in, keeping the window and
-    /// the cursor's track (by stable name) and lane; on failure keep the old one.
-    pub(super) fn on_reload(&mut self, done: LoadDone) {
+    /// the cursor's track (by stable name) and lane; on failure keep the old one. True when
+    /// swapped in (the app then closes the popups, which referred to the old version).
+    pub(super) fn on_reload(&mut self, done: LoadDone) -> bool {
         let new = match done.result {
             Ok(l) => l,
             Err(m) => {
@@ -201,7 +202,7 @@ impl App {
                     "reload failed, showing the previous version: {}",
                     text::sanitize(&m)
                 ));
-                return;
+                return false;
             }
         };
         let (t0, t1) = (self.vp.t0, self.vp.t1);
@@ -229,13 +230,10 @@ impl App {
                 .get(i)
                 .map(|e| format!("{} / {}", e.capture.source.run, e.capture.source.host))
         });
-        if !self
-            .entries
-            .finish(done.generation, done.entry, EntryState::Ready(new.clone()))
-        {
-            return;
+        if !self.entries.is_reload(done.generation) {
+            return false;
         }
-        self.close_popups();
+        self.entries.finish_reload(new.clone());
         // Hits and the selection are slice ids of the previous version.
         self.hits = None;
         self.selected = None;
@@ -257,11 +255,12 @@ impl App {
             }
         }
         self.set_window(t0, t1);
-        self.rows.clamp_scroll(self.body_height());
+        self.clamp_scroll();
         self.notice = Some(format!(
             "reloaded {} (file changed)",
             text::sanitize(&cap_name.unwrap_or_default())
         ));
+        true
     }
 }
 

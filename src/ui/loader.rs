@@ -214,6 +214,24 @@ impl Loaded {
         &self.derived
     }
 
+    /// Approximate heap bytes held: the model's columns, the index, the partner tables and
+    /// the derived rows (the search engine and ranking, built lazily, are not counted). What
+    /// the capture set's memory budget and the picker add up.
+    pub fn heap_bytes(&self) -> usize {
+        let derived: usize = self
+            .derived
+            .iter()
+            .map(|d| d.ts.capacity() * 8 + d.value.capacity() * 8 + d.marks.capacity() * 16)
+            .sum();
+        self.cap.heap_bytes()
+            + self.index.heap_bytes()
+            + self.flow_partners.capacity() * 8
+            + self.by_corr.capacity() * 8
+            + self.by_wide_corr.capacity() * 16
+            + self.counter_range.capacity() * 16
+            + derived
+    }
+
     /// The optimizable-events ranking (torch's intended semantics), computed on first call.
     pub fn ranking(&self) -> &Ranking {
         self.rank
@@ -242,9 +260,15 @@ impl Loaded {
         st
     }
 
-    /// The search engine of this capture (built on first call).
+    /// The search engine of this capture (built on first call: call it from key handling,
+    /// not from a draw).
     pub fn search_engine(&self) -> &SearchEngine {
         self.search.get_or_init(|| SearchEngine::build(&self.cap))
+    }
+
+    /// The search engine when already built (what drawing uses: it never builds).
+    pub fn built_search_engine(&self) -> Option<&SearchEngine> {
+        self.search.get()
     }
 
     /// Flow / correlation partners of slice `id` as `(id, partner)`, sorted: its flow

@@ -1,5 +1,7 @@
-//! The captures offered and their load states: which one is open, which job is current (by
-//! generation, so late results of cancelled jobs are dropped), one capture in memory at a time.
+//! The captures offered and their load states — the capture set: any number of captures stay
+//! loaded (keyed by [`CaptureId`]) within a memory budget, least recently used dropped first,
+//! the shown one and those the views name pinned; each running job has its own generation, so
+//! late results of cancelled jobs are dropped, and at most one job per core runs at once.
 
 use super::catalog::CaptureRef;
 use super::loader::Loaded;
@@ -20,9 +22,16 @@ pub enum EntryState {
     Failed(String),
 }
 
+/// A catalog entry's stable id: unlike its index it survives entries being added and removed
+/// around it, so views refer to captures by it ([`Entries::capture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CaptureId(pub u32);
+
 /// One capture in the picker.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// Stable id of the entry.
+    pub id: CaptureId,
     /// The capture.
     pub capture: CaptureRef,
     /// Its load state.
@@ -33,6 +42,45 @@ pub struct Entry {
     pub gone: bool,
     /// A partial capture of a big file, drawn while its full load runs.
     pub preview: Option<Arc<Loaded>>,
+    /// Generation of the job loading it (0: none).
+    job: u64,
+    /// When it was last opened or loaded (the capture set's clock), for least-recent-use.
+    pub last_used: u64,
+    /// Heap bytes of the loaded capture (0 when not loaded).
+    pub bytes: u64,
+    /// Times its model was loaded (a reopen of a loaded capture does not count).
+    pub loads: u32,
+}
+
+impl Entry {
+    /// True when [`Entry::loaded`] is a partial preview.
+    pub fn is_preview(&self) -> bool {
+        matches!(self.state, EntryState::Loading(_)) && self.preview.is_some()
+    }
+
+    /// The capture when loaded (or its partial preview while it loads).
+    pub fn loaded(&self) -> Option<&Arc<Loaded>> {
+        match &self.state {
+            EntryState::Ready(l) => Some(l),
+            EntryState::Loading(_) => self.preview.as_ref(),
+            _ => None,
+        }
+    }
+
+    fn idle(id: CaptureId, capture: CaptureRef, writing: bool) -> Entry {
+        Entry {
+            id,
+            capture,
+            state: EntryState::Idle,
+            writing,
+            gone: false,
+            preview: None,
+            job: 0,
+            last_used: 0,
+            bytes: 0,
+            loads: 0,
+        }
+    }
 }
 
 /// A load to start on a background thread.
@@ -48,18 +96,33 @@ pub struct LoadJob {
     pub progress: Arc<Progress>,
 }
 
-/// Every entry, the open one and the newest job's generation. Derefs to the entry slice.
-#[derive(Debug, Default)]
+/// Every entry, the open one, the newest job's generation and the memory budget. Derefs to
+/// the entry slice.
+#[derive(Debug)]
 pub struct Entries {
     list: Vec<Entry>,
     /// Entry shown in the timeline.
     pub current: Option<usize>,
     /// Generation of the newest load job.
     pub generation: u64,
-    /// Entry of the newest job (kept right when entries are added or removed meanwhile).
-    job_entry: Option<usize>,
-    /// A background reload of the open (still shown) capture.
-    reload: Option<Arc<Progress>>,
+    /// A background reload of the open (still shown) capture: its generation and progress.
+    reload: Option<(u64, Arc<Progress>)>,
+    /// Id of the next entry added.
+    next_id: u32,
+    /// Bytes of loaded captures kept before the least recently used is dropped.
+    pub budget: u64,
+    /// Most load jobs running at once (one per core).
+    pub max_jobs: usize,
+    /// The capture set's clock (bumped on every open and load).
+    clock: u64,
+    /// Captures the views draw besides the shown one (never dropped for the budget).
+    pinned: Vec<CaptureId>,
+}
+
+impl Default for Entries {
+    fn default() -> Entries {
+        Entries::new(Vec::new())
+    }
 }
 
 impl std::ops::Deref for Entries {
@@ -72,47 +135,150 @@ impl std::ops::Deref for Entries {
 impl Entries {
     /// Idle entries for `captures`.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
+        let n = captures.len() as u32;
         Entries {
             list: captures
                 .into_iter()
-                .map(|capture| Entry {
-                    capture,
-                    state: EntryState::Idle,
-                    writing: false,
-                    gone: false,
-                    preview: None,
-                })
+                .zip(0..)
+                .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
                 .collect(),
             current: None,
             generation: 0,
-            job_entry: None,
             reload: None,
+            next_id: n,
+            budget: u64::MAX,
+            max_jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            clock: 0,
+            pinned: Vec::new(),
+        }
+    }
+
+    /// Index of the entry whose running job is `generation` (`hint` first: the entry index
+    /// the job was started for, which entries added or removed meanwhile may have shifted).
+    fn job_index(&self, generation: u64, hint: usize) -> Option<usize> {
+        if generation == 0 {
+            return None;
+        }
+        if self.list.get(hint).is_some_and(|e| e.job == generation) {
+            return Some(hint);
+        }
+        self.list.iter().position(|e| e.job == generation)
+    }
+
+    /// Bytes held by the loaded captures.
+    pub fn loaded_bytes(&self) -> u64 {
+        self.list.iter().map(|e| e.bytes).sum()
+    }
+
+    /// Number of loaded captures.
+    pub fn loaded_count(&self) -> usize {
+        self.list
+            .iter()
+            .filter(|e| matches!(e.state, EntryState::Ready(_)))
+            .count()
+    }
+
+    /// Measures the loaded captures again (their derived rows arrive after the load).
+    pub fn remeasure(&mut self) {
+        for e in &mut self.list {
+            if let EntryState::Ready(l) = &e.state {
+                e.bytes = l.heap_bytes() as u64;
+            }
+        }
+    }
+
+    /// Sets the captures the views draw besides the shown one: they are never dropped.
+    pub fn set_pinned(&mut self, ids: Vec<CaptureId>) {
+        self.pinned = ids;
+    }
+
+    fn is_pinned(&self, i: usize) -> bool {
+        self.current == Some(i) || self.pinned.contains(&self.list[i].id)
+    }
+
+    /// Drops least recently used loaded captures (not pinned) while the loaded ones hold more
+    /// than the budget. Returns the ids dropped; they reload when opened again.
+    pub fn enforce_budget(&mut self) -> Vec<CaptureId> {
+        let mut dropped = Vec::new();
+        while self.loaded_bytes() > self.budget {
+            let victim = (0..self.list.len())
+                .filter(|&i| matches!(self.list[i].state, EntryState::Ready(_)))
+                .filter(|&i| !self.is_pinned(i))
+                .min_by_key(|&i| self.list[i].last_used);
+            let Some(i) = victim else { break };
+            let e = &mut self.list[i];
+            e.state = EntryState::Idle;
+            e.bytes = 0;
+            dropped.push(e.id);
+        }
+        dropped
+    }
+
+    fn touch(&mut self, i: usize) {
+        self.clock += 1;
+        if let Some(e) = self.list.get_mut(i) {
+            e.last_used = self.clock;
+        }
+    }
+
+    /// Starts a job for entry `i` (state `Loading`): its generation and progress.
+    fn start_job(&mut self, i: usize) -> LoadJob {
+        self.generation += 1;
+        let progress = Arc::new(Progress::default());
+        let e = &mut self.list[i];
+        progress.bytes_total.store(
+            e.capture.source.file_bytes,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        e.job = self.generation;
+        LoadJob {
+            generation: self.generation,
+            entry: i,
+            capture: e.capture.clone(),
+            progress,
         }
     }
 
     /// The open capture, when loaded (or its partial preview while it loads).
     pub fn loaded(&self) -> Option<&Arc<Loaded>> {
-        let e = self.list.get(self.current?)?;
-        match &e.state {
-            EntryState::Ready(l) => Some(l),
-            EntryState::Loading(_) => e.preview.as_ref(),
-            _ => None,
-        }
+        self.list.get(self.current?)?.loaded()
+    }
+
+    /// Index of the entry with id `id`.
+    pub fn index_of(&self, id: CaptureId) -> Option<usize> {
+        self.list.iter().position(|e| e.id == id)
+    }
+
+    /// Id of entry `i`.
+    pub fn id_of(&self, i: usize) -> Option<CaptureId> {
+        self.list.get(i).map(|e| e.id)
+    }
+
+    /// The entry with id `id`.
+    pub fn entry(&self, id: CaptureId) -> Option<&Entry> {
+        self.list.iter().find(|e| e.id == id)
+    }
+
+    /// Capture `id` when loaded (or its partial preview while it loads).
+    pub fn capture(&self, id: CaptureId) -> Option<&Arc<Loaded>> {
+        self.entry(id)?.loaded()
     }
 
     /// True when what [`Entries::loaded`] returns is a partial preview.
     pub fn is_preview(&self) -> bool {
         self.current
             .and_then(|i| self.list.get(i))
-            .is_some_and(|e| matches!(e.state, EntryState::Loading(_)) && e.preview.is_some())
+            .is_some_and(Entry::is_preview)
     }
 
     /// Keeps a preview for the running job of `entry`; false when stale.
     pub fn set_preview(&mut self, generation: u64, entry: usize, preview: Arc<Loaded>) -> bool {
-        if generation != self.generation || self.reload.is_some() {
+        if self.is_reload(generation) {
             return false;
         }
-        let entry = self.job_entry.unwrap_or(entry);
+        let Some(entry) = self.job_index(generation, entry) else {
+            return false;
+        };
         match self.list.get_mut(entry) {
             Some(e) if matches!(e.state, EntryState::Loading(_)) => {
                 e.preview = Some(preview);
@@ -129,49 +295,50 @@ impl Entries {
             .any(|e| matches!(e.state, EntryState::Loading(_)))
     }
 
-    /// Makes `i` the open entry: frees the other captures, returns the jobs to cancel and the
-    /// load to start (when `i` is idle or failed). `None` when `i` is out of range.
+    /// Makes `i` the open entry, keeping the other loaded captures (the budget drops the least
+    /// recently used when a load lands). Returns the jobs to cancel (the least recently used
+    /// running jobs beyond one per core) and the load to start (when `i` is idle or failed).
+    /// `None` when `i` is out of range.
     pub fn open(&mut self, i: usize) -> Option<(Vec<Arc<Progress>>, Option<LoadJob>)> {
         if i >= self.list.len() {
             return None;
         }
         let mut cancel = Vec::new();
+        self.touch(i);
         if self.current == Some(i) && !matches!(self.list[i].state, EntryState::Failed(_)) {
             return Some((cancel, None));
         }
         self.current = Some(i);
-        cancel.extend(self.reload.take());
-        for (j, e) in self.list.iter_mut().enumerate() {
-            if j == i {
-                continue;
-            }
-            match &e.state {
-                EntryState::Loading(p) => {
-                    cancel.push(p.clone());
-                    e.state = EntryState::Idle;
-                }
-                EntryState::Ready(_) => e.state = EntryState::Idle,
-                _ => {}
-            }
+        if let Some((_, p)) = self.reload.take() {
+            // The reload was of the capture shown until now.
+            cancel.push(p);
         }
         let job = match &self.list[i].state {
             EntryState::Ready(_) | EntryState::Loading(_) => None,
             EntryState::Idle | EntryState::Failed(_) => {
-                self.generation += 1;
-                let progress = Arc::new(Progress::default());
-                progress.bytes_total.store(
-                    self.list[i].capture.source.file_bytes,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-                self.list[i].state = EntryState::Loading(progress.clone());
-                self.job_entry = Some(i);
-                self.reload = None;
-                Some(LoadJob {
-                    generation: self.generation,
-                    entry: i,
-                    capture: self.list[i].capture.clone(),
-                    progress,
-                })
+                // One job per core: cancel the least recently opened running ones.
+                let limit = self.max_jobs.max(1) - 1;
+                loop {
+                    let running: Vec<usize> = (0..self.list.len())
+                        .filter(|&j| j != i && matches!(self.list[j].state, EntryState::Loading(_)))
+                        .collect();
+                    if running.len() <= limit {
+                        break;
+                    }
+                    let Some(&j) = running.iter().min_by_key(|&&j| self.list[j].last_used) else {
+                        break;
+                    };
+                    if let EntryState::Loading(p) = &self.list[j].state {
+                        cancel.push(p.clone());
+                    }
+                    let e = &mut self.list[j];
+                    e.state = EntryState::Idle;
+                    e.preview = None;
+                    e.job = 0;
+                }
+                let job = self.start_job(i);
+                self.list[i].state = EntryState::Loading(job.progress.clone());
+                Some(job)
             }
         };
         Some((cancel, job))
@@ -184,27 +351,44 @@ impl Entries {
             return None;
         };
         let p = p.clone();
-        self.list[i].state = EntryState::Idle;
-        self.generation += 1;
-        self.job_entry = None;
+        let e = &mut self.list[i];
+        e.state = EntryState::Idle;
+        e.preview = None;
+        e.job = 0;
         self.current = None;
         Some(p)
     }
 
-    /// Records a finished job; false when it is stale (a newer job started since) or unknown.
+    /// Records a finished job; false when it is stale (cancelled, or a newer job for its entry
+    /// started since) or unknown. A loaded capture counts against the budget from now on: call
+    /// [`Entries::enforce_budget`] after.
     pub fn finish(&mut self, generation: u64, entry: usize, state: EntryState) -> bool {
-        if generation != self.generation {
+        let Some(i) = self.job_index(generation, entry) else {
             return false;
+        };
+        let e = &mut self.list[i];
+        e.job = 0;
+        e.preview = None;
+        e.bytes = match &state {
+            EntryState::Ready(l) => l.heap_bytes() as u64,
+            _ => 0,
+        };
+        if matches!(state, EntryState::Ready(_)) {
+            e.loads += 1;
         }
-        let entry = self.job_entry.take().unwrap_or(entry);
+        e.state = state;
+        self.touch(i);
+        true
+    }
+
+    /// Swaps the reloaded capture `l` into the shown entry (the running reload ends).
+    pub fn finish_reload(&mut self, l: Arc<Loaded>) {
         self.reload = None;
-        match self.list.get_mut(entry) {
-            Some(e) => {
-                e.state = state;
-                e.preview = None;
-                true
-            }
-            None => false,
+        let Some(i) = self.current else { return };
+        if let Some(e) = self.list.get_mut(i) {
+            e.bytes = l.heap_bytes() as u64;
+            e.loads += 1;
+            e.state = EntryState::Ready(l);
         }
     }
 
@@ -223,17 +407,9 @@ impl Entries {
             }
         };
         self.current.as_mut().map(shift);
-        self.job_entry.as_mut().map(shift);
-        self.list.insert(
-            at,
-            Entry {
-                capture,
-                state: EntryState::Idle,
-                writing,
-                gone: false,
-                preview: None,
-            },
-        );
+        let id = CaptureId(self.next_id);
+        self.next_id += 1;
+        self.list.insert(at, Entry::idle(id, capture, writing));
         at
     }
 
@@ -257,10 +433,6 @@ impl Entries {
             }
         };
         self.current.as_mut().map(shift);
-        if self.job_entry == Some(i) {
-            self.job_entry = None;
-        }
-        self.job_entry.as_mut().map(shift);
         true
     }
 
@@ -272,7 +444,8 @@ impl Entries {
     /// The file of entry `i` changed and is complete again: when it is the open entry, starts
     /// a reload (the loaded capture stays shown until the new one is swapped in; a failed or
     /// running load starts over) and returns the jobs to cancel and the load; otherwise a
-    /// failed entry becomes idle so opening it tries again.
+    /// failed entry becomes idle so opening it tries again, and a loaded one is dropped (its
+    /// model is of the old file: opening it loads the new one).
     pub fn reload(&mut self, i: usize) -> (Vec<Arc<Progress>>, Option<LoadJob>) {
         let mut cancel = Vec::new();
         let Some(e) = self.list.get_mut(i) else {
@@ -280,46 +453,145 @@ impl Entries {
         };
         e.gone = false;
         if self.current != Some(i) {
-            if matches!(e.state, EntryState::Failed(_)) {
-                e.state = EntryState::Idle;
+            match &e.state {
+                EntryState::Failed(_) | EntryState::Ready(_) => {
+                    e.state = EntryState::Idle;
+                    e.bytes = 0;
+                }
+                EntryState::Loading(p) => {
+                    cancel.push(p.clone());
+                    e.state = EntryState::Idle;
+                    e.preview = None;
+                    e.job = 0;
+                }
+                EntryState::Idle => {}
             }
             return (cancel, None);
         }
-        cancel.extend(self.reload.take());
-        self.generation += 1;
-        let progress = Arc::new(Progress::default());
-        progress.bytes_total.store(
-            e.capture.source.file_bytes,
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        if let Some((_, p)) = self.reload.take() {
+            cancel.push(p);
+        }
+        let job = self.start_job(i);
+        let e = &mut self.list[i];
         match &e.state {
-            EntryState::Ready(_) => self.reload = Some(progress.clone()),
+            EntryState::Ready(_) => {
+                // The old capture stays drawn: the job is the reload, not the entry's load.
+                e.job = 0;
+                self.reload = Some((job.generation, job.progress.clone()));
+            }
             EntryState::Loading(p) => {
                 cancel.push(p.clone());
-                e.state = EntryState::Loading(progress.clone());
+                e.state = EntryState::Loading(job.progress.clone());
             }
             EntryState::Idle | EntryState::Failed(_) => {
-                e.state = EntryState::Loading(progress.clone())
+                e.state = EntryState::Loading(job.progress.clone())
             }
         }
-        self.job_entry = Some(i);
-        let job = LoadJob {
-            generation: self.generation,
-            entry: i,
-            capture: e.capture.clone(),
-            progress,
-        };
         (cancel, Some(job))
     }
 
     /// True when `generation` is the running background reload of the shown capture.
     pub fn is_reload(&self, generation: u64) -> bool {
-        self.reload.is_some() && generation == self.generation
+        self.reload.as_ref().is_some_and(|r| r.0 == generation)
     }
 
     /// Drops the running background reload (it failed: the old capture stays).
     pub fn abandon_reload(&mut self) {
         self.reload = None;
-        self.job_entry = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceInfo;
+
+    fn cref(name: &str) -> CaptureRef {
+        CaptureRef {
+            source: SourceInfo {
+                path: name.into(),
+                ..SourceInfo::default()
+            },
+            format: None,
+            modified: None,
+            span: None,
+        }
+    }
+
+    #[test]
+    fn capture_ids_survive_entries_moving_around_them() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        let b = e.id_of(1).unwrap();
+        let c = e.id_of(2).unwrap();
+        let new = e.insert(0, cref("n"), false);
+        let n = e.id_of(new).unwrap();
+        assert_eq!(e.index_of(b), Some(2));
+        assert!(n != b && n != c && Some(n) != e.id_of(1));
+        assert!(e.remove(e.index_of(b).unwrap(), &mut Vec::new()));
+        assert_eq!(e.index_of(b), None);
+        assert_eq!(e.index_of(c), Some(2));
+        assert_eq!(
+            e.entry(c).map(|x| x.capture.source.path.clone()),
+            Some("c".into())
+        );
+        // Nothing loaded yet: no model to draw.
+        assert!(e.capture(c).is_none());
+    }
+
+    /// Opens entry `i` and completes its load with a demo capture.
+    fn load(e: &mut Entries, i: usize) {
+        let (_, job) = e.open(i).unwrap();
+        let j = job.unwrap();
+        let l = Loaded::new(
+            crate::ui::demo::capture(4, 4, false),
+            std::time::Instant::now(),
+        );
+        assert!(e.finish(j.generation, j.entry, EntryState::Ready(Arc::new(l))));
+    }
+
+    #[test]
+    fn the_budget_drops_least_recently_used_and_spares_pinned() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        for i in 0..3 {
+            load(&mut e, i);
+        }
+        assert_eq!(e.loaded_count(), 3);
+        let one = e[0].bytes;
+        assert!(one > 0);
+        // Room for two: a (oldest) is pinned by a view, so b goes; c is shown.
+        e.budget = 2 * one + one / 2;
+        e.set_pinned(vec![e[0].id]);
+        assert_eq!(e.enforce_budget(), vec![e[1].id]);
+        assert!(matches!(e[1].state, EntryState::Idle) && e[1].bytes == 0);
+        // Nothing pinned: a is dropped next when the budget shrinks.
+        e.set_pinned(Vec::new());
+        e.budget = one;
+        assert_eq!(e.enforce_budget(), vec![e[0].id]);
+        assert_eq!(e.current, Some(2));
+        assert_eq!(e.loaded_bytes(), e[2].bytes);
+    }
+
+    #[test]
+    fn at_most_one_job_per_core_runs_at_once() {
+        let mut e = Entries::new(vec![cref("a"), cref("b"), cref("c")]);
+        e.max_jobs = 2;
+        let (cancel, a) = e.open(0).unwrap();
+        assert!(cancel.is_empty() && a.is_some());
+        let (cancel, b) = e.open(1).unwrap();
+        // Two cores: the first job keeps running beside the second.
+        assert!(cancel.is_empty() && b.is_some());
+        assert!(matches!(e[0].state, EntryState::Loading(_)));
+        let (cancel, c) = e.open(2).unwrap();
+        // A third: the least recently opened job (a's) is cancelled.
+        assert_eq!(cancel.len(), 1);
+        assert!(matches!(e[0].state, EntryState::Idle));
+        assert!(matches!(e[1].state, EntryState::Loading(_)));
+        // Its late result is dropped; b's still lands although c is newer.
+        let (a, b, c) = (a.unwrap(), b.unwrap(), c.unwrap());
+        assert!(Arc::ptr_eq(&cancel[0], &a.progress));
+        assert!(!e.finish(a.generation, a.entry, EntryState::Failed("late".into())));
+        assert!(e.finish(b.generation, b.entry, EntryState::Failed("x".into())));
+        assert!(e.finish(c.generation, c.entry, EntryState::Failed("y".into())));
+        assert!(!e.any_loading());
     }
 }

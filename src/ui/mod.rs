@@ -1,7 +1,8 @@
-//! The terminal explorer (ratatui + crossterm), Elm style: [`app::App`] owns the shared state
-//! and a stack of [`views`]; keys are mapped to [`action::Action`]s by the one key table
-//! ([`keymap`], rebindable in [`config`]) and handled by the top view; [`app::App::update`]
-//! turns a [`app::Msg`] into [`app::Cmd`]s, [`draw::draw`] renders the stack.
+//! The terminal explorer (ratatui + crossterm), Elm style: [`state::State`] is what every view
+//! reads; [`app::App`] owns it with a stack of [`views`] and is its one writer; keys are mapped
+//! to [`action::Action`]s by the one key table ([`keymap`], rebindable in [`config`]) and
+//! handled by the top view, which answers with [`msg::Msg`]s; [`app::App::update`] turns a
+//! `Msg` into [`msg::Cmd`]s, [`draw::draw`] renders the stack from `&State`.
 //!
 //! Threads: an input thread blocks on crossterm events, loader threads parse and index captures,
 //! the watcher thread ([`crate::live`]) reports new, changed and removed captures ([`live`]);
@@ -10,6 +11,7 @@
 
 pub mod action;
 pub mod app;
+pub mod budget;
 pub mod catalog;
 pub mod colors;
 pub mod config;
@@ -23,9 +25,11 @@ pub mod layout;
 pub mod live;
 pub mod loader;
 pub mod loading;
+pub mod msg;
 mod navigate;
 pub mod rows;
 pub mod ruler;
+pub mod state;
 pub mod status;
 pub mod terminal;
 pub mod text;
@@ -145,9 +149,9 @@ fn event_loop(
         })?;
     let (mut app, cmds) = App::with_config(captures, (size.width, size.height), mode, config);
     app.set_problems(problems);
-    app.live.follow = follow;
+    app.state_mut().live.follow = follow;
     if notice.is_some() {
-        app.notice = notice;
+        app.state_mut().notice = notice;
     }
     let mut quit = exec(cmds, &tx);
     while !quit {

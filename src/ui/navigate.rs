@@ -1,15 +1,15 @@
 //! Timeline navigation on the shared state: selection, row cursor, folds, flow partners, the
 //! range marker and the mouse. The timeline view turns keys into [`Action`]s; `App::update`
-//! runs them here.
+//! runs them here (these are pieces of that one update: views only see `&State`).
 
 use super::action::Action;
-use super::app::{App, Cmd, Mark};
 use super::rows::Row;
+use super::state::{Mark, State};
 use crate::analysis::range::range_stats;
 use crate::model::Ps;
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
-impl App {
+impl State {
     /// Centres the window on slice `id` (keeping the width) when it is not fully visible.
     fn reveal(&mut self, id: u32) {
         let Some(l) = self.loaded() else { return };
@@ -40,7 +40,7 @@ impl App {
     }
 
     /// Selects slice `id`, moving the row cursor to its lane and revealing it.
-    pub fn select(&mut self, id: u32) {
+    pub(super) fn select(&mut self, id: u32) {
         let Some(l) = self.loaded().cloned() else {
             return;
         };
@@ -272,24 +272,24 @@ impl App {
         }
     }
 
-    /// Performs a timeline action on the shared state; returns a command when one is needed
-    /// (cancelling a load, quitting).
-    pub(super) fn navigate(&mut self, a: Action) -> Option<Cmd> {
+    /// `Back` on the state: clears the range mark, else the selection; false when there was
+    /// neither (the app then shows the picker).
+    pub(super) fn clear_mark_or_selection(&mut self) -> bool {
+        if self.mark != Mark::None {
+            self.mark = Mark::None;
+        } else if self.selected.is_some() {
+            self.selected = None;
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Performs a timeline action on the shared state (`Quit` and `Back`, which reach the
+    /// view stack and the loads, are the app's).
+    pub(super) fn navigate(&mut self, a: Action) {
         match a {
-            Action::Quit => return Some(Cmd::Quit),
-            Action::Back => {
-                if let Some(c) = self.cancel_load() {
-                    // A later Enter starts it again.
-                    return Some(c);
-                }
-                if self.mark != Mark::None {
-                    self.mark = Mark::None;
-                } else if self.selected.is_some() {
-                    self.selected = None;
-                } else if self.entries.len() > 1 || !self.problems.is_empty() {
-                    self.show_picker();
-                }
-            }
+            Action::Quit | Action::Back => {}
             _ if self.loaded().is_none() => {}
             Action::ZoomIn => self.zoom(1, 2),
             Action::ZoomOut => self.zoom(2, 1),
@@ -374,7 +374,6 @@ impl App {
             | Action::OpenGpu
             | Action::OpenNewest => {}
         }
-        None
     }
 
     /// Selects slice `id` and zooms so it is visible: a slice under two columns wide gets a
@@ -471,10 +470,5 @@ impl App {
             }
         }
         self.move_cursor(i);
-    }
-
-    fn clamp_scroll(&mut self) {
-        let h = self.body_height();
-        self.rows.clamp_scroll(h);
     }
 }

@@ -1,7 +1,7 @@
 //! The time ruler: round 1-2-5 tick steps, adaptive units (ps/ns/µs/ms/s), and the time and
 //! duration formats used everywhere in the UI.
 
-use super::app::Mark;
+use super::state::Mark;
 use crate::index::column_edge;
 use crate::model::Ps;
 use ratatui::buffer::Buffer;

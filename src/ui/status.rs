@@ -1,10 +1,11 @@
 //! The status line (key hints, notices, what is under the cursor, load progress) and the loading
 //! panel shown while the timeline is not ready.
 
-use super::app::{App, Row, Screen};
 use super::keymap::ViewKind;
 use super::loading::EntryState;
+use super::rows::Row;
 use super::ruler::format_dur;
+use super::state::{Screen, State};
 use super::text;
 use super::timeline::value_at;
 use crate::formats::Progress;
@@ -61,27 +62,27 @@ pub fn bar(f: f64, w: usize) -> String {
 }
 
 /// Key hints of the screen shown, generated from the key table.
-fn hints(app: &App) -> String {
-    let view = match app.screen() {
+fn hints(st: &State) -> String {
+    let view = match st.screen() {
         Screen::Picker => ViewKind::Picker,
         Screen::Timeline => ViewKind::Timeline,
     };
-    app.keymap.hints(view, app.size.0 < 100)
+    st.keymap.hints(view, st.size.0 < 100)
 }
 
 /// What is under the cursor: merged slices or the counter value.
-fn under_cursor(app: &App) -> Option<String> {
-    let l = app.loaded()?;
-    let cols = app.areas().lanes.width as usize;
+fn under_cursor(st: &State) -> Option<String> {
+    let l = st.loaded()?;
+    let cols = st.areas().lanes.width as usize;
     if cols == 0 {
         return None;
     }
-    let t = app.cursor_time();
-    let k = (i128::from(t - app.vp.t0) * cols as i128 / i128::from((app.vp.t1 - app.vp.t0).max(1)))
+    let t = st.cursor_time();
+    let k = (i128::from(t - st.vp.t0) * cols as i128 / i128::from((st.vp.t1 - st.vp.t0).max(1)))
         .clamp(0, cols as i128 - 1) as usize;
-    let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-    let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
-    match *app.rows.get(app.rows.cursor)? {
+    let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+    let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
+    match *st.rows.get(st.rows.cursor)? {
         Row::Lane { track, lane } => {
             let mut c = [Cell::EMPTY];
             l.index.lod(&l.cap, track, lane as usize, a, b, &mut c);
@@ -110,7 +111,7 @@ fn under_cursor(app: &App) -> Option<String> {
             let s = l.cap.counters.get(ci as usize)?;
             value_at(&s.ts, &s.value, t).map(|v| format!("value {v}"))
         }
-        Row::Process(p) if app.rows.collapsed.contains(&p) => {
+        Row::Process(p) if st.rows.collapsed.contains(&p) => {
             // The summary row: which track is busiest in the cursor's column.
             let busiest = l
                 .cap
@@ -134,24 +135,24 @@ fn under_cursor(app: &App) -> Option<String> {
 }
 
 /// Draws the status line.
-pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
+pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     if w == 0 {
         return;
     }
     let dim = Style::default().add_modifier(Modifier::DIM);
-    let hints = hints(app);
+    let hints = hints(st);
     buf.set_stringn(area.x, area.y, &hints, w, dim);
     let mut right = String::new();
-    for e in app.entries.iter() {
+    for e in st.entries.iter() {
         if let EntryState::Loading(p) = &e.state {
             let (f, _) = progress_text(p);
             right = format!("loading {} {:.0}%", bar(f, 8), f * 100.0);
         }
     }
     if right.is_empty()
-        && app.screen() == Screen::Timeline
-        && let Some(h) = &app.hits
+        && st.screen() == Screen::Timeline
+        && let Some(h) = &st.hits
     {
         let k = h.pos.map_or("-".to_string(), |p| (p + 1).to_string());
         right = format!(
@@ -163,21 +164,21 @@ pub fn draw(app: &App, buf: &mut Buffer, area: Rect) {
     }
     // A file changed under the open capture: what was loaded stays usable, lazily read
     // details (XPlane stats) are not shown.
-    let changed = (app.screen() == Screen::Timeline)
-        .then(|| app.loaded())
+    let changed = (st.screen() == Screen::Timeline)
+        .then(|| st.loaded())
         .flatten()
         .filter(|l| l.cap.source_changed())
         .map(|_| {
             "file changed on disk since loading: lazy args hidden · reopen to reload".to_string()
         });
-    let middle = app
+    let middle = st
         .notice
         .clone()
         .or(changed)
-        .or_else(|| under_cursor(app))
+        .or_else(|| under_cursor(st))
         .or_else(|| {
-            (app.screen() == Screen::Timeline)
-                .then(|| format!("window {}", format_dur(app.vp.t1 - app.vp.t0)))
+            (st.screen() == Screen::Timeline)
+                .then(|| format!("window {}", format_dur(st.vp.t1 - st.vp.t0)))
         })
         .unwrap_or_default();
     let rw = text::width(&right);
@@ -213,8 +214,8 @@ pub fn put_right(buf: &mut Buffer, area: Rect, text: &str) {
 }
 
 /// Draws the loading (or failed) panel in `area` for the open entry.
-pub fn draw_loading(app: &App, buf: &mut Buffer, area: Rect) {
-    let Some(e) = app.entries.current.and_then(|i| app.entries.get(i)) else {
+pub fn draw_loading(st: &State, buf: &mut Buffer, area: Rect) {
+    let Some(e) = st.entries.current.and_then(|i| st.entries.get(i)) else {
         return;
     };
     let w = area.width as usize;

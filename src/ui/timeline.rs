@@ -1,9 +1,10 @@
 //! The flame widget: one row per lane, drawn straight into the `Buffer` from level-of-detail
 //! cells. Work is O(columns × visible lanes × log n): the index answers one query per column.
 
-use super::app::{App, Row};
 use super::colors::{self, ColorMode, Theme};
 use super::loader::Loaded;
+use super::rows::Row;
+use super::state::State;
 use super::text;
 use crate::index::{Cell, column_edge};
 use crate::model::{NO_SLICE, Ps};
@@ -96,8 +97,8 @@ fn merged(c: &Cell, w: Ps) -> ColumnKind {
 
 /// Borrowed view of what the timeline draws.
 pub struct Timeline<'a> {
-    /// UI state.
-    pub app: &'a App,
+    /// What to draw: window, rows, selection, hits, theme.
+    pub state: &'a State,
     /// The capture.
     pub l: &'a Loaded,
 }
@@ -105,7 +106,7 @@ pub struct Timeline<'a> {
 impl Timeline<'_> {
     fn slot(&self, id: u32) -> usize {
         let cap = &self.l.cap;
-        if self.app.by_category {
+        if self.state.by_category {
             colors::category_slot(cap.slices.kind(id as usize))
         } else {
             colors::name_slot(cap.slice_name(id))
@@ -114,14 +115,14 @@ impl Timeline<'_> {
 
     fn decorate(&self, id: u32, style: Style) -> Style {
         let mut st = style;
-        if let Some(h) = &self.app.hits {
+        if let Some(h) = &self.state.hits {
             if h.contains(id) {
                 st = colors::hit(st);
             } else if h.dim {
                 st = st.add_modifier(ratatui::style::Modifier::DIM);
             }
         }
-        if self.app.selected == Some(id) {
+        if self.state.selected == Some(id) {
             st = colors::selected(st);
         }
         st
@@ -129,7 +130,7 @@ impl Timeline<'_> {
 
     /// Draws the lanes of the visible rows into `area`; `cells` is per-frame scratch.
     pub fn draw(&self, buf: &mut Buffer, area: Rect, cells: &mut Vec<Cell>) {
-        let app = self.app;
+        let st = self.state;
         let cols = area.width as usize;
         if cols == 0 {
             return;
@@ -138,28 +139,23 @@ impl Timeline<'_> {
         cells.resize(cols, Cell::EMPTY);
         // Per-column (busiest fraction, its slice) of collapsed processes; empty unless needed.
         let mut summary: Vec<(Ps, Ps, u32)> = Vec::new();
-        for (dy, row) in app
+        for (dy, row) in st
             .rows
             .iter()
-            .skip(app.rows.scroll)
+            .skip(st.rows.scroll)
             .take(area.height as usize)
             .enumerate()
         {
             let y = area.y + dy as u16;
             match *row {
-                Row::Process(p) if app.rows.collapsed.contains(&p) => {
+                Row::Process(p) if st.rows.collapsed.contains(&p) => {
                     self.draw_summary(buf, area.x, y, p, cells, &mut summary);
                 }
                 Row::Process(_) => {}
                 Row::Lane { track, lane } => {
-                    self.l.index.lod(
-                        &self.l.cap,
-                        track,
-                        lane as usize,
-                        app.vp.t0,
-                        app.vp.t1,
-                        cells,
-                    );
+                    self.l
+                        .index
+                        .lod(&self.l.cap, track, lane as usize, st.vp.t0, st.vp.t1, cells);
                     self.draw_lane(buf, area.x, y, track, lane as usize, cells);
                     if lane == 0 {
                         self.draw_instants(buf, area.x, y, cols, track);
@@ -180,10 +176,10 @@ impl Timeline<'_> {
         lane: usize,
         cells: &[Cell],
     ) {
-        let app = self.app;
-        let mode = app.theme;
+        let st = self.state;
+        let mode = st.theme;
         let cols = cells.len();
-        let sel = app.selected.filter(|&id| {
+        let sel = st.selected.filter(|&id| {
             (id as usize) < self.l.cap.slices.len()
                 && self.l.cap.slices.lane[id as usize] as usize == lane
                 && self.l.cap.track_of(id) == track
@@ -192,13 +188,13 @@ impl Timeline<'_> {
         let mut run_id = NO_SLICE;
         for k in 0..=cols {
             let kind = if k < cols {
-                let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-                let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+                let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+                let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
                 let cell = cells.get(k).copied().unwrap_or(Cell::EMPTY);
                 let kind = classify(self.l, track, lane, a, b, &cell);
                 self.paint(buf, x0 + k as u16, y, kind, sel, (a, b));
                 if matches!(kind, ColumnKind::Merged(..))
-                    && let Some(h) = &app.hits
+                    && let Some(h) = &st.hits
                     && h.any_in(track, lane as u16, a, b)
                     && let Some(c) = buf.cell_mut((x0 + k as u16, y))
                 {
@@ -234,7 +230,7 @@ impl Timeline<'_> {
         sel: Option<u32>,
         (a, b): (Ps, Ps),
     ) {
-        let mode = self.app.theme;
+        let mode = self.state.theme;
         let (sym, style) = match kind {
             ColumnKind::Empty => return,
             ColumnKind::Solid(id) => (
@@ -296,7 +292,7 @@ impl Timeline<'_> {
         cells: &mut [Cell],
         acc: &mut Vec<(Ps, Ps, u32)>,
     ) {
-        let app = self.app;
+        let st = self.state;
         let cap = &self.l.cap;
         let cols = cells.len();
         acc.clear();
@@ -309,10 +305,10 @@ impl Timeline<'_> {
             if self.l.index.lane_count(t) == 0 {
                 continue;
             }
-            self.l.index.lod(cap, t, 0, app.vp.t0, app.vp.t1, cells);
+            self.l.index.lod(cap, t, 0, st.vp.t0, st.vp.t1, cells);
             for (k, slot) in acc.iter_mut().enumerate() {
-                let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-                let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+                let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+                let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
                 let busy = self.l.index.busy_time(cap, t, a, b);
                 // Compare busy / width across tracks of the same column: width is shared.
                 if busy > slot.0 {
@@ -334,14 +330,14 @@ impl Timeline<'_> {
             };
             if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
                 c.set_symbol(SHADES[f])
-                    .set_style(colors::edge_style(app.theme, slot));
+                    .set_style(colors::edge_style(st.theme, slot));
             }
         }
     }
 
     /// Instant events of a track as `╻` marks in otherwise empty cells of its first lane.
     fn draw_instants(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, track: u32) {
-        let app = self.app;
+        let st = self.state;
         let cap = &self.l.cap;
         let Some(tr) = cap.tracks.get(track as usize) else {
             return;
@@ -354,8 +350,8 @@ impl Timeline<'_> {
             return;
         }
         for k in 0..cols {
-            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-            let mut b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+            let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+            let mut b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
             if k + 1 == cols {
                 // An instant exactly at the window end (Kineto's "Record Window End" at the end
                 // of the span, which "fit all" puts there) belongs to the last column.
@@ -369,7 +365,7 @@ impl Timeline<'_> {
                 if c.symbol() == " " {
                     let name = cap.strings.get(cap.instants.name[lo + i]);
                     c.set_symbol("╻")
-                        .set_style(colors::edge_style(app.theme, colors::name_slot(name)));
+                        .set_style(colors::edge_style(st.theme, colors::name_slot(name)));
                 }
             }
         }
@@ -379,14 +375,14 @@ impl Timeline<'_> {
     /// each column, scaled to the series maximum, with its marked intervals (GPU idle) drawn as
     /// `▁` in reverse video.
     fn draw_derived(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, i: u32) {
-        let app = self.app;
+        let st = self.state;
         let Some(d) = self.l.derived.get(i as usize) else {
             return;
         };
-        let style = colors::edge_style(app.theme, colors::name_slot(&d.name));
+        let style = colors::edge_style(st.theme, colors::name_slot(&d.name));
         for k in 0..cols {
-            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-            let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+            let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+            let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
             // Idle overlaps this column?
             let m = d.marks.partition_point(|iv| iv.0 < b);
             let idle = m > 0 && d.marks[m - 1].1 > a;
@@ -413,7 +409,7 @@ impl Timeline<'_> {
     }
 
     fn draw_counter(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, track: u32) {
-        let app = self.app;
+        let st = self.state;
         let cap = &self.l.cap;
         let Some(ci) = cap.tracks.get(track as usize).and_then(|t| t.counter) else {
             return;
@@ -427,10 +423,10 @@ impl Timeline<'_> {
             .get(ci as usize)
             .copied()
             .unwrap_or((0.0, 0.0));
-        let style = colors::edge_style(app.theme, colors::name_slot(cap.strings.get(series.name)));
+        let style = colors::edge_style(st.theme, colors::name_slot(cap.strings.get(series.name)));
         for k in 0..cols {
-            let a = column_edge(app.vp.t0, app.vp.t1, cols, k);
-            let b = column_edge(app.vp.t0, app.vp.t1, cols, k + 1).max(a + 1);
+            let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
+            let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
             let Some(v) = value_at(&series.ts, &series.value, a + (b - a) / 2) else {
                 continue;
             };

@@ -268,9 +268,10 @@ def main():
     same = 0
     base = None
     for k, (p, r) in enumerate(zip(py["optimizable"], rs["optimizable"])):
-        base = r["ts_ns"] - p["ts_ns"] if base is None else base
+        # tracetui gives start_ns from the capture's zero; only the offset has to be constant.
+        base = r["start_ns"] - p["ts_ns"] if base is None else base
         fields = ("name", "dur_ns", "self_ns", "idle_ns", "queue_depth", "source")
-        eq = all(p[f] == r[f] for f in fields) and r["ts_ns"] - p["ts_ns"] == base
+        eq = all(p[f] == r[f] for f in fields) and r["start_ns"] - p["ts_ns"] == base
         ds = abs((p["score"] or 0) - (r["score"] or 0)) if p["score"] is not None and r["score"] is not None else 0
         same += eq
         if not eq:

@@ -7,7 +7,9 @@
 //! from a [`Capture`] and keeps per-event lookups for a details pane; [`device_queues`] gives the
 //! queue depth as a step series and the idle intervals per device for a timeline.
 
+pub mod callstack;
 pub mod cover;
+pub mod explain;
 pub mod idle;
 pub mod queue;
 pub mod score;

@@ -161,7 +161,7 @@ impl Builder {
 
 impl SearchEngine {
     /// Builds the engine: one pass over the slices (per track, with the containment stack for
-    /// self time) and the aggregated events. O(n) time, memory O(names × tracks they occur on).
+    /// self time), the instant events (counted, no duration) and the aggregated events. O(n) time, memory O(names × tracks they occur on).
     pub fn build(cap: &Capture) -> SearchEngine {
         let s = &cap.slices;
         let mut b = Builder {
@@ -177,6 +177,7 @@ impl SearchEngine {
         };
         let mut stack: ContainmentStack<(u32, Ps)> = ContainmentStack::new();
         let mut g_self: Vec<Ps> = Vec::new();
+        let class_of = super::filter::instant_classes(cap);
         for (t, tr) in cap.tracks.iter().enumerate() {
             let t = t as u32;
             let (a, z) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
@@ -197,6 +198,16 @@ impl SearchEngine {
                 );
             }
             stack.drain(|(g, sp)| g_self[g as usize] += sp);
+            // Instant events: counted, no duration.
+            let inst = &cap.instants;
+            let (a, z) = (
+                tr.instants.0 as usize,
+                (tr.instants.1 as usize).min(inst.ts.len()),
+            );
+            for i in a..z {
+                let g = b.group(inst.name[i], t, class_of(inst.cat[i]));
+                b.g_count[g as usize] += 1;
+            }
             b.end_track();
         }
         g_self.resize(b.g_name.len(), 0);

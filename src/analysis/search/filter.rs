@@ -200,6 +200,16 @@ fn value_has(cap: &Capture, v: ArgValue, needle: &str, buf: &mut String) -> bool
     }
 }
 
+/// Maps an instant's category to the slice class with the same raw category ([`NO_CLASS`]
+/// when no slice has it), so `cat:` filters test instants as they test slices.
+pub fn instant_classes(cap: &Capture) -> impl Fn(StrId) -> u16 + '_ {
+    let mut by: rustc_hash::FxHashMap<StrId, u16> = rustc_hash::FxHashMap::default();
+    for (k, &(raw, _)) in cap.slices.classes.iter().enumerate().rev() {
+        by.insert(raw, k.min(usize::from(NO_CLASS - 1)) as u16);
+    }
+    move |cat: StrId| by.get(&cat).copied().unwrap_or(NO_CLASS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

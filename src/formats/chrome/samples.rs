@@ -11,7 +11,7 @@
 //! tid when exactly one does (samples carry no pid), else in a process named `sampled stacks`.
 //! Samples whose frame is unknown are counted (`sample_unknown_frame`) and skipped.
 
-use super::seed::TimeVal;
+use super::raw::TimeVal;
 use super::time::us_text_to_ps;
 use crate::model::{Key, StrId};
 use rustc_hash::FxHashMap;

@@ -1,10 +1,13 @@
 //! The serde `DeserializeSeed` chain: top level (array or object form) → `traceEvents` →
 //! one event → its fields, writing straight into the [`Loader`] (no DOM, no per-event allocation).
 
-use super::args::{ArgFacts, ArgsSeed, StrSeed, ValueSeed};
-use super::event::{IdVal, Loader, RawEvent};
+use super::apply::Loader;
+use super::args::{ArgsSeed, StrSeed, ValueSeed};
+use super::raw::{ArgFacts, Field, IdVal, RawEvent, TimeVal, id_from_str, key_from_str};
 use super::time::us_text_to_ps;
-use crate::model::{Interner, Key, StrId};
+use crate::formats::error::CANCELLED;
+use crate::formats::progress::percent;
+use crate::model::{Key, StrId};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -12,52 +15,6 @@ use std::fmt;
 /// serde_json's private name for `RawValue`: asking for a newtype struct with this name makes
 /// serde_json hand over the value's exact text (borrowed from a slice, owned from a reader).
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// Keys of one trace event; anything else is skipped with `IgnoredAny`. Shared with the
-/// hand-written scanner (`scan`), which matches the same keys on raw bytes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Field {
-    Ph,
-    Name,
-    Cat,
-    Pid,
-    Tid,
-    Ts,
-    Dur,
-    Args,
-    Id,
-    Id2,
-    S,
-    Bp,
-    BindId,
-    FlowIn,
-    FlowOut,
-    Other,
-}
-
-impl Field {
-    /// The field a key names.
-    pub(super) fn from_key(k: &[u8]) -> Field {
-        match k {
-            b"ph" => Field::Ph,
-            b"name" => Field::Name,
-            b"cat" => Field::Cat,
-            b"pid" => Field::Pid,
-            b"tid" => Field::Tid,
-            b"ts" => Field::Ts,
-            b"dur" => Field::Dur,
-            b"args" => Field::Args,
-            b"id" => Field::Id,
-            b"id2" => Field::Id2,
-            b"s" => Field::S,
-            b"bp" => Field::Bp,
-            b"bind_id" => Field::BindId,
-            b"flow_in" => Field::FlowIn,
-            b"flow_out" => Field::FlowOut,
-            _ => Field::Other,
-        }
-    }
-}
 
 impl<'de> Deserialize<'de> for Field {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
@@ -168,7 +125,7 @@ fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A
     if let Some(ch) = ld.chunked.take() {
         // Chunk-parallel mode: the events come from the mapped text; the frame reader then
         // resumes at the closing bracket, so the array must end here.
-        super::parallel::run(ld, &ch).map_err(de::Error::custom)?;
+        ch(ld).map_err(de::Error::custom)?;
         ev.clear();
         if a.next_element_seed(EventSeed { ld, ev: &mut ev })?
             .is_some()
@@ -195,7 +152,7 @@ fn events<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<(), A
             ld.report_progress();
             if ld.progress_cancelled() {
                 ld.cancelled = true;
-                return Err(de::Error::custom(crate::formats::CANCELLED));
+                return Err(de::Error::custom(CANCELLED));
             }
         }
     }
@@ -212,7 +169,7 @@ fn skip_rest<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<()
             format!(
                 "kept the first {kept} events of {}{more} ({}); {skipped}{more} events not loaded",
                 kept + skipped,
-                crate::formats::percent(kept, kept + skipped)
+                percent(kept, kept + skipped)
             ),
             skipped.max(1),
         );
@@ -229,7 +186,7 @@ fn skip_rest<'de, A: SeqAccess<'de>>(ld: &mut Loader<'_>, mut a: A) -> Result<()
         }
         if skipped & 65535 == 0 && ld.progress_cancelled() {
             ld.cancelled = true;
-            return Err(de::Error::custom(crate::formats::CANCELLED));
+            return Err(de::Error::custom(CANCELLED));
         }
     }
     if skipped > 0 {
@@ -458,9 +415,6 @@ impl<'de> Visitor<'de> for Truthy {
 /// not a number.
 struct TimeSeed;
 
-/// Parsed time in ps (raw, before rebasing): `None` absent/null, `Some(Err(()))` unparsable.
-pub type TimeVal = Option<Result<i128, ()>>;
-
 impl<'de> DeserializeSeed<'de> for TimeSeed {
     type Value = TimeVal;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<TimeVal, D::Error> {
@@ -529,30 +483,6 @@ impl<'de> Visitor<'de> for TimeText {
     }
 }
 
-/// A pid/tid given as a string: numeric strings normalized to integers, others interned.
-pub(super) fn key_from_str(strings: &mut Interner, v: &str) -> Key {
-    let t = v.trim();
-    if !t.is_empty()
-        && t.len() <= 20
-        && t.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-        && let Ok(i) = t.parse::<i64>()
-    {
-        return Key::Int(i);
-    }
-    Key::Str(strings.intern(v))
-}
-
-/// A flow/async id given as a string: decimal or `0x` hex, else a hash of the text.
-pub(super) fn id_from_str(v: &str) -> u64 {
-    let t = v.trim();
-    let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else {
-        t.parse::<u64>().ok()
-    };
-    parsed.unwrap_or_else(|| hash_str(v))
-}
-
 /// pid / tid: exact integers, numeric strings normalized to integers, other strings interned.
 struct KeySeed<'a, 'p>(&'a mut Loader<'p>);
 
@@ -616,16 +546,6 @@ impl<'de> DeserializeSeed<'de> for IdSeed {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Option<IdVal>, D::Error> {
         d.deserialize_any(self)
     }
-}
-
-/// FNV-1a, for string ids that are not numbers.
-fn hash_str(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 impl<'de> Visitor<'de> for IdSeed {

@@ -422,7 +422,7 @@ fn preview_keeps_the_complete_events_of_a_prefix() {
     ] {
         let path = dir.join(name);
         let whole = super::load(&path, SourceInfo::default(), &Progress::default()).unwrap();
-        let part = super::preview_with(&path, SourceInfo::default(), 0, prefix).unwrap();
+        let part = super::preview::preview_with(&path, SourceInfo::default(), 0, prefix).unwrap();
         assert!(
             !part.slices.is_empty() && part.slices.len() < whole.slices.len(),
             "{name}"
@@ -451,7 +451,7 @@ fn gz_inflated_while_parsed_equals_the_plain_parse() {
     let src = SourceInfo::default();
     let p = Progress::default();
     let plain = load_bytes(&v, src.clone(), &p).unwrap();
-    let over = super::load_gz_overlapped(&gz_path, &src, None, &p, gz.len() as u64)
+    let over = super::load::load_gz_overlapped(&gz_path, &src, None, &p, gz.len() as u64)
         .expect("overlapped path taken")
         .unwrap();
     assert_eq!(format!("{:?}", plain.slices), format!("{:?}", over.slices));
@@ -463,7 +463,7 @@ fn gz_inflated_while_parsed_equals_the_plain_parse() {
     let mut prefix = Vec::new();
     let _ = flate2::read::MultiGzDecoder::new(cut).read_to_end(&mut prefix);
     let want = load_bytes(&prefix, src.clone(), &p).unwrap();
-    let got = super::load_gz_overlapped(&gz_path, &src, None, &p, cut.len() as u64)
+    let got = super::load::load_gz_overlapped(&gz_path, &src, None, &p, cut.len() as u64)
         .expect("overlapped path taken")
         .unwrap();
     assert_eq!(format!("{:?}", want.slices), format!("{:?}", got.slices));
@@ -486,7 +486,7 @@ fn chunked_parse_of_a_growing_input_equals_the_sequential_parse() {
             (n.min(v.len()), n >= v.len())
         };
         let par =
-            super::parse_chunked(&v, &SourceInfo::default(), None, &p, chunk, 2, Some(&avail))
+            super::chunks::parse(&v, &SourceInfo::default(), None, &p, chunk, 2, Some(&avail))
                 .expect("chunked path declined");
         assert!(
             format!("{seq:?}") == format!("{par:?}"),

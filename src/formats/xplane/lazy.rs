@@ -3,63 +3,12 @@
 //! pane reads one event at a time, `stats --unified` a few stats per device event. Loading
 //! therefore neither resolves nor copies stats it does not interpret.
 
-use super::plane::PlaneTables;
 use super::stats;
+use super::tables::PlaneTables;
 use super::wire::{LEN, Reader, VARINT};
-use crate::formats::mapped::Mapped;
+use crate::formats::source::Source;
 use crate::model::{ArgValue, ArgsRef, Interner, LazyArgs, StrId};
 use std::sync::Arc;
-
-/// The bytes of a decoded file, kept alive for lazy reads.
-pub enum Source {
-    /// A read-only map of the file (or of an unlinked temporary file holding the inflated
-    /// `.gz`): page cache, not anonymous memory.
-    Map(memmap2::Mmap),
-    /// The user's file, read through a map guarded against the file changing on disk.
-    File(Mapped),
-    /// Bytes in memory (`load_bytes`).
-    Owned(Vec<u8>),
-}
-
-impl Source {
-    /// True when the bytes no longer match what was loaded (the user's file was truncated or
-    /// rewritten in place); costs one `fstat`.
-    pub fn changed(&self) -> bool {
-        match self {
-            Source::File(m) => m.changed(),
-            Source::Map(_) | Source::Owned(_) => false,
-        }
-    }
-
-    /// [`Source::changed`] for hot paths (see [`Mapped::changed_lately`]).
-    fn changed_lately(&self) -> bool {
-        match self {
-            Source::File(m) => m.changed_lately(),
-            Source::Map(_) | Source::Owned(_) => false,
-        }
-    }
-}
-
-impl std::ops::Deref for Source {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Source::Map(m) => m,
-            Source::File(m) => m,
-            Source::Owned(v) => v,
-        }
-    }
-}
-
-impl std::fmt::Debug for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Source::Map(m) => write!(f, "Map({} bytes)", m.len()),
-            Source::File(m) => write!(f, "File({m:?})"),
-            Source::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
-        }
-    }
-}
 
 /// Decodes the stats of XPlane events from the kept file.
 #[derive(Debug)]

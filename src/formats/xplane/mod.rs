@@ -5,20 +5,27 @@
 //! lazily from the kept bytes ([`lazy`]; see `docs/xplane.md`).
 
 pub mod dedup;
+pub mod derive_device;
 pub mod derived;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
 pub mod generated;
+pub mod launch_stats;
 pub mod lazy;
 pub mod plane;
+mod plane_derived;
 pub mod scan;
 pub mod stats;
+pub mod tables;
 mod walk;
 pub mod wire;
 
-use super::{LoadError, LoadErrorKind, Progress, percent};
+use super::error::{LoadError, LoadErrorKind};
+use super::mapped::changed_error;
+use super::progress::{Progress, percent};
+use super::source::{Source, inflate as inflate_gz, is_gzip, open as open_file};
 use crate::model::{Capture, Format, SourceInfo};
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -29,11 +36,8 @@ pub fn load(
     mut source: SourceInfo,
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
-    let file = std::fs::File::open(path).map_err(|e| LoadError::io(path, "cannot open", &e))?;
-    let len = file
-        .metadata()
-        .map_err(|e| LoadError::io(path, "cannot stat", &e))?
-        .len();
+    let opened = open_file(path).map_err(|(what, e)| LoadError::io(path, what, &e))?;
+    let len = opened.len;
     if source.path.as_os_str().is_empty() {
         source.path = path.to_path_buf();
     }
@@ -43,48 +47,37 @@ pub fn load(
     if len == 0 {
         return load_bytes(&[], source, progress);
     }
-    let mut magic = [0u8; 2];
-    let gz = {
-        let mut f = &file;
-        f.read_exact(&mut magic).is_ok() && super::is_gzip(&magic)
-    };
-    if gz {
+    if opened.gz {
         // Inflate into an unlinked temporary file and map it: the capture keeps the bytes for
         // lazy stats, and page cache is not anonymous memory.
-        if let Ok(sp) = super::chrome::spill::inflate_to_temp(path, progress) {
-            // SAFETY: the temporary file is private to this process (unlinked) and not resized.
-            if let Ok(m) = unsafe { memmap2::Mmap::map(&sp.file) } {
-                // A cut or corrupt gzip stream: decode the inflated prefix (complete planes).
-                let gz_error = sp.error.map(|e| {
-                    format!(
-                        "gzip stream ends or is corrupt after {} uncompressed bytes ({e})",
-                        sp.len
-                    )
-                });
-                return load_source(
-                    Arc::new(lazy::Source::Map(m)),
-                    source,
-                    progress,
-                    None,
-                    gz_error,
-                );
-            }
+        if let Ok(inflated) = inflate_gz(path, progress) {
+            // A cut or corrupt gzip stream: decode the inflated prefix (complete planes).
+            let gz_error = inflated.error.map(|e| {
+                format!(
+                    "gzip stream ends or is corrupt after {} uncompressed bytes ({e})",
+                    inflated.source.len()
+                )
+            });
+            return load_source(Arc::new(inflated.source), source, progress, None, gz_error);
         }
         let mut raw = Vec::new();
-        (&file)
-            .read_to_end(&mut raw)
+        (&opened.file)
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| (&opened.file).read_to_end(&mut raw))
             .map_err(|e| LoadError::io(path, "cannot read", &e))?;
         return load_bytes(&raw, source, progress);
     }
     // Populated: every page is read anyway, so map them in one go instead of fault by fault.
     // The capture keeps the map for lazy stats; it survives the file being truncated or
     // rewritten by another process, during loading or later (`mapped`).
-    let map = super::mapped::Mapped::new(file, true)
-        .map_err(|e| LoadError::io(path, "cannot map", &e))?;
-    let data = Arc::new(lazy::Source::File(map));
+    let data = Arc::new(
+        opened
+            .plain(true)
+            .map_err(|e| LoadError::io(path, "cannot map", &e))?,
+    );
     let loaded = load_source(data.clone(), source, progress, None, None);
     if data.changed() {
-        return Err(super::mapped::changed_error(path));
+        return Err(changed_error(path));
     }
     loaded
 }
@@ -95,7 +88,7 @@ fn maybe_gunzip<'a>(
     path: &Path,
     buf: &'a mut Vec<u8>,
 ) -> Result<&'a [u8], LoadError> {
-    if super::is_gzip(bytes) {
+    if is_gzip(bytes) {
         flate2::read::MultiGzDecoder::new(bytes)
             .read_to_end(buf)
             .map_err(|e| {
@@ -120,18 +113,12 @@ pub fn load_bytes(
     progress: &Progress,
 ) -> Result<Capture, LoadError> {
     let owned = owned_plain(bytes, &source.path)?;
-    load_source(
-        Arc::new(lazy::Source::Owned(owned)),
-        source,
-        progress,
-        None,
-        None,
-    )
+    load_source(Arc::new(Source::Owned(owned)), source, progress, None, None)
 }
 
 /// A copy of `bytes`, gunzipped when they start with the gzip magic.
 fn owned_plain(bytes: &[u8], path: &Path) -> Result<Vec<u8>, LoadError> {
-    if super::is_gzip(bytes) {
+    if is_gzip(bytes) {
         let mut buf = Vec::new();
         maybe_gunzip(bytes, path, &mut buf)?;
         Ok(buf)
@@ -151,7 +138,7 @@ pub fn load_bytes_threads(
 ) -> Result<Capture, LoadError> {
     let owned = owned_plain(bytes, &source.path)?;
     load_source(
-        Arc::new(lazy::Source::Owned(owned)),
+        Arc::new(Source::Owned(owned)),
         source,
         progress,
         Some(threads),
@@ -192,7 +179,7 @@ fn wire_error(path: &Path, e: &wire::WireError) -> LoadError {
 /// Decodes the XSpace in `data` (plain protobuf), keeping `data` for lazy stats. `gz_error`:
 /// the inflated bytes end early because of this gzip error (reported with the planes kept).
 fn load_source(
-    data: Arc<lazy::Source>,
+    data: Arc<Source>,
     source: SourceInfo,
     progress: &Progress,
     threads: Option<usize>,

@@ -7,147 +7,43 @@
 //! not copied: an event's args handle is the offset of the event in the file, decoded on demand
 //! by [`super::lazy::XStats`]. The walk of one line (`walk.rs`) reads only the stats the loader interprets
 //! (correlation, flow, derivation inputs) and interns string values so lazy reads find them.
-//! Results are merged in file order, so the capture does not depend on the thread count.
+//! Results are merged in file order, so the capture does not depend on the thread count. The
+//! derived lines become tracks in `plane_derived.rs`; the id tables are in `tables.rs`.
 
-use super::dedup::Dedup;
-use super::derived::{self, DerivedKind, DerivedLine, DevEvent, Launch};
+use super::derive_device::derive_device_runs;
+use super::derived::{self, DerivedLine, DevEvent};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
+use super::launch_stats::Launch;
 use super::scan::{PlaneScan, SpaceScan};
 use super::stats::{self, IdTable, Role, StatTable};
+use super::tables::{EvMeta, PlanePrep, PlaneTables, plane_hidden, plane_kind};
 use super::walk::{Cats, EXTRA, SharedNames, UnitOut, Walk};
 use super::wire::{LEN, Reader, WireError};
-use crate::formats::Progress;
+use crate::formats::progress::Progress;
 use crate::model::{
-    ArgValue, ArgsArena, ArgsRef, CaptureBuilder, FilledRun, FlowPhase, Interner, Key, ProcessKind,
-    Ps, SliceSlots, StrId, TrackKind,
+    ArgValue, CaptureBuilder, FilledRun, FlowPhase, Interner, Key, ProcessKind, Ps, SliceSlots,
+    StrId, TrackKind,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-/// Kind of process for a plane name.
-pub fn plane_kind(name: &str) -> ProcessKind {
-    if name.starts_with("/device:GPU:") {
-        ProcessKind::Gpu
-    } else if name.starts_with("/device:TPU") {
-        ProcessKind::Tpu
-    } else if name.starts_with("/host:") {
-        ProcessKind::Host
-    } else if name == "Task Environment" {
-        ProcessKind::Other
-    } else {
-        ProcessKind::Device
-    }
-}
-
-/// Planes whose facts go to the capture metadata and which are not drawn.
-pub fn plane_hidden(name: &str) -> bool {
-    name == "/host:metadata" || name == "Task Environment"
-}
-
-/// Per event-metadata facts.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EvMeta {
-    /// Display name (display_name, else name).
-    pub name: StrId,
-    /// Full name.
-    pub full: StrId,
-    /// Metadata stats (+ `long_name`), inherited by every event of this metadata.
-    pub args: ArgsRef,
-    pub(super) hlo_op: StrId,
-    pub(super) hlo_module: StrId,
-    pub(super) tf_op: StrId,
-    pub(super) source: StrId,
-    pub(super) kernel: bool,
-    pub(super) memcpy: bool,
-    pub(super) memset: bool,
-    /// The full name starts with `cu` (CUDA API calls are not launches for Launch Stats).
-    pub(super) cu: bool,
-}
-
-/// One plane's id tables, shared by the walk and, afterwards, by lazy args decoding.
-#[derive(Debug, Default)]
-pub struct PlaneTables {
-    /// Stat metadata: names and roles.
-    pub stats: StatTable,
-    /// Event metadata.
-    pub metas: IdTable<EvMeta>,
-}
-
-/// What the walk of a plane needs besides its tables.
-#[derive(Debug)]
-pub(super) struct PlanePrep {
-    pub(super) kind: ProcessKind,
-    pub(super) proc_: u32,
-    /// Collect derivation records (a GPU plane without derived lines of its own).
-    pub(super) collect_dev: bool,
-    /// Track of each line.
-    pub(super) tracks: Vec<u32>,
-}
-
-/// Interned keys of derived events' args.
-#[derive(Clone, Copy, Debug)]
-struct DerivedKeys {
-    group: StrId,
-    step: StrId,
-    long: StrId,
-    n: StrId,
-    max: StrId,
-    avg: StrId,
-    class_none: u16,
-}
-
-/// The args of derived event `i` of `line` into `buf` (cleared first).
-fn derived_args(
-    line: &DerivedLine,
-    i: usize,
-    e: &derived::DerivedEvent,
-    k: &DerivedKeys,
-    step_names: &FxHashMap<i64, StrId>,
-    buf: &mut Vec<(StrId, ArgValue)>,
-) {
-    buf.clear();
-    if let Some(g) = e.group() {
-        buf.push((k.group, ArgValue::I64(g)));
-    }
-    // Step names come from host planes, known once every plane is read.
-    let long = match (line.kind, e.group()) {
-        (DerivedKind::Steps, Some(g)) if e.long_name == StrId::EMPTY => {
-            step_names.get(&g).copied().unwrap_or(StrId::EMPTY)
-        }
-        _ => e.long_name,
-    };
-    if long != StrId::EMPTY {
-        let key = if line.kind == DerivedKind::Steps {
-            k.step
-        } else {
-            k.long
-        };
-        buf.push((key, ArgValue::Str(long)));
-    }
-    if let Some(&(n, mx, avg)) = line.launch.get(i) {
-        buf.push((k.n, ArgValue::U64(n)));
-        buf.push((k.max, ArgValue::F64(mx)));
-        buf.push((k.avg, ArgValue::F64(avg)));
-    }
-}
-
 /// Decoder state shared across planes.
 pub struct Decoder<'p> {
     /// The builder being filled.
     pub b: CaptureBuilder,
-    progress: &'p Progress,
-    origin_ns: i64,
-    meta: Vec<(StrId, ArgValue)>,
-    flows: Vec<(u64, u8, Ps, u32)>,
-    launches: Vec<Launch>,
-    step_names: FxHashMap<i64, StrId>,
+    pub(super) progress: &'p Progress,
+    pub(super) origin_ns: i64,
+    pub(super) meta: Vec<(StrId, ArgValue)>,
+    pub(super) flows: Vec<(u64, u8, Ps, u32)>,
+    pub(super) launches: Vec<Launch>,
+    pub(super) step_names: FxHashMap<i64, StrId>,
     /// GPU ordinal → (process, has a Launch Stats line already).
-    gpus: FxHashMap<i64, (u32, bool)>,
-    cat_flow: StrId,
-    k_long_name: StrId,
-    threads: usize,
+    pub(super) gpus: FxHashMap<i64, (u32, bool)>,
+    pub(super) cat_flow: StrId,
+    pub(super) k_long_name: StrId,
+    pub(super) threads: usize,
 }
 
 fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
@@ -528,7 +424,7 @@ impl<'p> Decoder<'p> {
                     let mut runs =
                         std::mem::take(&mut *dev[pi].lock().unwrap_or_else(|e| e.into_inner()));
                     if !runs.is_empty() {
-                        let lines = derived::derive_device_runs(&mut runs, &mut names);
+                        let lines = derive_device_runs(&mut runs, &mut names);
                         drop(runs);
                         *derived[pi].lock().unwrap_or_else(|e| e.into_inner()) = lines;
                     }
@@ -634,124 +530,6 @@ impl<'p> Decoder<'p> {
                 lines
             })
             .collect())
-    }
-
-    /// Adds derived lines (each with the process it belongs to) as tracks of their own. The
-    /// slices are written on all cores: each thread builds args in an arena of its own,
-    /// appended to the capture's afterwards (derived args never inherit, so only their
-    /// handles move).
-    fn push_derived(&mut self, jobs: Vec<(u32, DerivedLine)>) {
-        let tracks: Vec<u32> = jobs
-            .iter()
-            .map(|(proc_, line)| {
-                let (proc_, kind) = (*proc_, line.kind);
-                let t = self
-                    .b
-                    .track(proc_, Key::Int(kind.line_id()), TrackKind::Derived);
-                let name = self.b.intern(kind.name());
-                let tr = self.b.track_mut(t);
-                tr.name = name;
-                tr.sort_index = -2000 + kind.order();
-                t
-            })
-            .collect();
-        let keys = DerivedKeys {
-            group: self.b.intern("group_id"),
-            step: self.b.intern("step_name"),
-            long: self.k_long_name,
-            n: self.b.intern("num_launches"),
-            max: self.b.intern("max_launch_time_us"),
-            avg: self.b.intern("avg_launch_time_us"),
-            class_none: self.b.class_of(StrId::EMPTY),
-        };
-        let counts: Vec<usize> = jobs.iter().map(|(_, l)| l.events.len()).collect();
-        self.b.reserve_slices(counts.iter().sum());
-        let mut arena = std::mem::take(&mut self.b.args);
-        let step_names = &self.step_names;
-        let threads = self.threads.min(counts.len()).max(1);
-        let slot_runs: Vec<(u32, usize)> =
-            tracks.iter().copied().zip(counts.iter().copied()).collect();
-        let (_, runs) = self.b.slots(&slot_runs);
-        // Each line is dropped as soon as its slices are written (lower peak memory).
-        let cells: Vec<Mutex<(SliceSlots<'_>, usize, Option<DerivedLine>)>> = runs
-            .into_iter()
-            .zip(jobs)
-            .map(|(r, (_, line))| Mutex::new((r, 0, Some(line))))
-            .collect();
-        let mut order: Vec<usize> = (0..counts.len()).collect();
-        order.sort_by_key(|&j| (std::cmp::Reverse(counts[j]), j));
-        let next = AtomicUsize::new(0);
-        let work = |who: usize| -> ArgsArena {
-            let mut local = ArgsArena::default();
-            let mut dedup = Dedup::default();
-            let mut buf = Vec::new();
-            while let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let mut cell = cells[j].lock().unwrap_or_else(|e| e.into_inner());
-                let (run, owner, line) = &mut *cell;
-                *owner = who;
-                let Some(line) = line.take() else { continue };
-                dedup.reset();
-                for (i, e) in line.events.iter().enumerate() {
-                    derived_args(&line, i, e, &keys, step_names, &mut buf);
-                    // Derived events of one op / module / step share their args.
-                    let args = if buf.is_empty() {
-                        ArgsRef::NONE
-                    } else {
-                        dedup.block(&mut local, &buf, ArgsRef::NONE)
-                    };
-                    let dur = e.dur.max(0);
-                    run.push(e.start, dur, e.name, keys.class_none, args, 0);
-                }
-            }
-            local
-        };
-        let locals: Vec<ArgsArena> = if threads == 1 {
-            vec![work(0)]
-        } else {
-            std::thread::scope(|sc| {
-                let hs: Vec<_> = (1..threads).map(|w| sc.spawn(move || work(w))).collect();
-                let mut v = vec![work(0)];
-                v.extend(hs.into_iter().map(|h| h.join().unwrap_or_default()));
-                v
-            })
-        };
-        let mut dropped = 0u64;
-        let bases: Vec<Option<u32>> = locals.iter().map(|l| arena.append(l)).collect();
-        for c in cells {
-            let (mut run, owner, _) = c.into_inner().unwrap_or_else(|e| e.into_inner());
-            let base = bases.get(owner).copied().flatten();
-            for a in run.args_mut() {
-                if a.is_some() {
-                    match base {
-                        Some(b) => a.0 += b,
-                        None => {
-                            *a = ArgsRef::NONE;
-                            dropped += 1;
-                        }
-                    }
-                }
-            }
-        }
-        self.b.args = arena;
-        self.b.args.dropped_blocks += dropped;
-    }
-
-    fn finish_derived(&mut self) {
-        let launches = std::mem::take(&mut self.launches);
-        if !launches.is_empty() {
-            let per_dev =
-                derived::derive_launch_stats(&launches, &mut self.b.strings, &self.step_names);
-            for (dev, line) in per_dev {
-                match self.gpus.get(&dev) {
-                    Some(&(p, false)) => self.push_derived(vec![(p, line)]),
-                    Some(&(_, true)) => {}
-                    None => self.b.warn(
-                        "launch_without_device",
-                        format!("host launches name device_id {dev}, which has no GPU plane"),
-                    ),
-                }
-            }
-        }
     }
 
     fn finish_flows(&mut self) {

@@ -3,12 +3,13 @@
 //! merge). Only the stats the loader interprets are resolved; string values are interned so that
 //! lazy reads of the event find them.
 
-use super::derived::{DevEvent, Launch, NameTable};
-use super::plane::{PlanePrep, PlaneTables};
+use super::derived::{DevEvent, NameTable};
+use super::launch_stats::Launch;
 use super::scan::LineHead;
 use super::stats::{self, RawValue, Role, StatTable};
+use super::tables::{PlanePrep, PlaneTables};
 use super::wire::{LEN, Reader, VARINT, WireError, expect_len};
-use crate::formats::Progress;
+use crate::formats::progress::Progress;
 use crate::model::{ArgsRef, Interner, ProcessKind, Ps, SliceSlots, StrId};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};

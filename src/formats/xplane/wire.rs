@@ -38,7 +38,7 @@ impl WireError {
     /// The error used to stop a walk when the user cancels.
     #[cold]
     pub fn cancelled(offset: usize) -> Box<Self> {
-        let mut e = Self::new(offset, crate::formats::CANCELLED);
+        let mut e = Self::new(offset, crate::formats::error::CANCELLED);
         e.cancelled = true;
         e
     }

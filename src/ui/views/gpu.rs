@@ -6,13 +6,13 @@
 use super::table::{Column, Key, Row, TableView, Target};
 use crate::analysis::gpu::{GpuOptions, analyze};
 use crate::model::Ps;
-use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::State;
 
 /// Builds the GPU breakdown table of the open capture (`None` when nothing is loaded).
-pub fn gpu_view(app: &App) -> Option<TableView> {
-    let l = app.loaded()?;
+pub fn gpu_view(st: &State) -> Option<TableView> {
+    let l = st.loaded()?;
     let rep = analyze(&l.cap, &GpuOptions::default());
     let pct = |x: Ps, of: Ps| {
         if of > 0 {

@@ -4,8 +4,9 @@
 use super::View;
 use crate::index::Cell;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Msg};
 use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
+use crate::ui::state::State;
 use crate::ui::text;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyEvent;
@@ -29,6 +30,11 @@ impl HelpView {
     }
 }
 
+/// The message that opens the key help for the view `kind` (drawn over it).
+pub fn help_for(kind: ViewKind) -> Msg {
+    Msg::Push(Box::new(HelpView::new(kind)))
+}
+
 impl View for HelpView {
     fn kind(&self) -> ViewKind {
         ViewKind::Help
@@ -38,10 +44,10 @@ impl View for HelpView {
         true
     }
 
-    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         match action {
             Some(Action::Down) => {
-                let n = app.keymap.help_rows(self.of).len();
+                let n = st.keymap.help_rows(self.of).len();
                 self.scroll = (self.scroll + 1).min(n.saturating_sub(1));
                 Vec::new()
             }
@@ -54,8 +60,8 @@ impl View for HelpView {
         }
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
-        let rows = app.keymap.help_rows(self.of);
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+        let rows = st.keymap.help_rows(self.of);
         let h = (rows.len() as u16 + 2).min(area.height);
         let w = 76.min(area.width);
         let r = Rect::new(

@@ -1,12 +1,14 @@
 //! The capture picker: runs / hosts / workers, newest first, with their load state or error.
 
 use super::View;
+use super::help::help_for;
 use crate::index::Cell;
 pub use crate::model::clock::format_clock;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Msg, help_for};
 use crate::ui::keymap::ViewKind;
 use crate::ui::loading::EntryState;
+use crate::ui::msg::Msg;
+use crate::ui::state::State;
 use crate::ui::status::{self, bar, bytes, progress_text};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
@@ -15,42 +17,39 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The picker view: the cursor over the entries.
+/// The picker view. Its cursor is [`State::picker`]: the watcher's events move it too, when
+/// entries are added or removed above it.
 #[derive(Debug, Default)]
-pub struct PickerView {
-    /// Entry under the cursor.
-    pub cursor: usize,
-}
+pub struct PickerView;
 
 impl View for PickerView {
     fn kind(&self) -> ViewKind {
         ViewKind::Picker
     }
 
-    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
-        let n = app.entries.len();
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
+        let n = st.entries.len();
         match action {
-            Some(Action::Quit) => return vec![Msg::Quit],
-            Some(Action::Help) => return vec![help_for(ViewKind::Picker)],
-            Some(Action::Down) if n > 0 => self.cursor = (self.cursor + 1).min(n - 1),
-            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
-            Some(Action::Top) => self.cursor = 0,
-            Some(Action::Bottom) => self.cursor = n.saturating_sub(1),
-            Some(Action::Confirm) => return vec![Msg::Open(self.cursor)],
-            Some(Action::Back) => return vec![Msg::ShowTimeline],
-            _ => {}
+            Some(Action::Quit) => vec![Msg::Quit],
+            Some(Action::Help) => vec![help_for(ViewKind::Picker)],
+            Some(Action::Down) if n > 0 => vec![Msg::Pick((st.picker + 1).min(n - 1))],
+            Some(Action::Up) => vec![Msg::Pick(st.picker.saturating_sub(1))],
+            Some(Action::Top) => vec![Msg::Pick(0)],
+            Some(Action::Bottom) => vec![Msg::Pick(n.saturating_sub(1))],
+            Some(Action::Confirm) => vec![Msg::Open(st.picker)],
+            Some(Action::Back) => vec![Msg::ShowTimeline],
+            _ => Vec::new(),
         }
-        Vec::new()
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let mut a = area;
         a.height = a.height.saturating_sub(1);
-        draw(app, self.cursor, buf, a);
+        draw(st, st.picker, buf, a);
         let mut s = area;
         s.y = area.bottom().saturating_sub(1);
         s.height = area.height.min(1);
-        status::draw(app, buf, s);
+        status::draw(st, buf, s);
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -73,18 +72,31 @@ pub fn format_mtime(t: Option<SystemTime>) -> String {
     crate::model::clock::civil(secs)
 }
 
+/// ` · 2 loaded, 310.0 MB in memory` for the header, or nothing when none is loaded.
+fn loaded_summary(st: &State) -> String {
+    let k = st.entries.loaded_count();
+    if k == 0 {
+        return String::new();
+    }
+    let held = bytes(st.entries.loaded_bytes());
+    format!(" · {k} loaded, {held} in memory")
+}
+
 /// Draws the picker list (cursor on entry `cursor`) into `area`.
-pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
+pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
     let w = area.width as usize;
     if area.height < 3 || w < 10 {
         return;
     }
     let bold = Style::default().add_modifier(Modifier::BOLD);
-    let n = app.entries.len();
+    let n = st.entries.len();
     buf.set_stringn(
         area.x,
         area.y,
-        format!(" tracetui  {n} captures, newest first"),
+        format!(
+            " tracetui  {n} captures, newest first{}",
+            loaded_summary(st)
+        ),
         w,
         bold,
     );
@@ -109,13 +121,13 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
     // Skipped entries get a section at the bottom: at most a third of the rows, one line
     // saying how many did not fit.
     let avail = area.height.saturating_sub(4) as usize;
-    let skipped_h = if app.problems.is_empty() {
+    let skipped_h = if st.problems.is_empty() {
         0
     } else {
-        (app.problems.len() + 1).min((avail / 3).max(2)).min(avail)
+        (st.problems.len() + 1).min((avail / 3).max(2)).min(avail)
     };
     // The selected entry's error, wrapped over up to 3 lines at the bottom.
-    let err_lines = match app.entries.get(cursor).map(|e| &e.state) {
+    let err_lines = match st.entries.get(cursor).map(|e| &e.state) {
         Some(EntryState::Failed(m)) => wrap(&format!(" {}", text::sanitize(m)), w, 3),
         _ => Vec::new(),
     };
@@ -131,7 +143,7 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
             buf.set_stringn(area.x + (w - pw) as u16, area.y, &pos, pw, Style::default());
         }
     }
-    for (row, (i, e)) in app
+    for (row, (i, e)) in st
         .entries
         .iter()
         .enumerate()
@@ -148,7 +160,11 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
                 let (f, _) = progress_text(p);
                 format!("loading {} {:.0}%", bar(f, 6), f * 100.0)
             }
-            EntryState::Ready(l) => format!("loaded · {} slices", l.cap.slices.len()),
+            EntryState::Ready(l) => format!(
+                "loaded · {} slices · {} in memory",
+                l.cap.slices.len(),
+                bytes(e.bytes)
+            ),
             EntryState::Failed(m) => format!(
                 "error: {}",
                 text::sanitize(short_error(m, &src.path.display().to_string()))
@@ -180,7 +196,7 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
             style,
         );
     }
-    if app.entries.is_empty() {
+    if st.entries.is_empty() {
         buf.set_stringn(
             area.x + 2,
             area.y + 3,
@@ -190,7 +206,7 @@ pub fn draw(app: &App, cursor: usize, buf: &mut Buffer, area: Rect) {
         );
     }
     if skipped_h > 0 {
-        draw_problems(app, buf, area, skipped_h, err_h);
+        draw_problems(st, buf, area, skipped_h, err_h);
     }
     // The selected entry's full error, if any.
     let y0 = area.bottom().saturating_sub(err_h as u16);
@@ -252,16 +268,16 @@ pub fn host_label(host: &str, span: Option<u64>, w: usize) -> String {
 }
 
 /// The "skipped" section: entries discovery could not offer, with the reason.
-fn draw_problems(app: &App, buf: &mut Buffer, area: Rect, h: usize, err_h: usize) {
+fn draw_problems(st: &State, buf: &mut Buffer, area: Rect, h: usize, err_h: usize) {
     let w = area.width as usize;
     // Below the list, above the selected entry's error lines.
     let y0 = area.bottom().saturating_sub((err_h + h) as u16);
     let dim = Style::default().add_modifier(Modifier::DIM);
-    let n = app.problems.len();
+    let n = st.problems.len();
     buf.set_stringn(area.x, y0, format!(" {n} skipped (not offered):"), w, dim);
     let room = h - 1;
     let shown = if n > room { room.saturating_sub(1) } else { n };
-    for (k, (path, why)) in app.problems.iter().take(shown).enumerate() {
+    for (k, (path, why)) in st.problems.iter().take(shown).enumerate() {
         let line = format!(
             "  ! {} — {}",
             text::sanitize(&path.display().to_string()),

@@ -4,21 +4,21 @@
 //! ranking the hit list, so `n` / `N` walk the ranked events in rank order on the timeline.
 
 use super::table::{Column, Key, Row, TableView, Target, scope};
-use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::State;
 
 /// Builds the ranking table of the open capture (`None` when nothing is loaded).
-pub fn rank_view(app: &App) -> Option<TableView> {
-    let l = app.loaded()?;
+pub fn rank_view(st: &State) -> Option<TableView> {
+    let l = st.loaded()?;
     let cap = &l.cap;
     let r = l.ranking();
-    let (range, scope) = scope(app);
+    let (range, scope) = scope(st);
     let z = cap.time_zero();
     let mut rows = Vec::new();
     for (pos, (id, i, score)) in r.ranked().enumerate() {
-        let st = cap.slices.start[id as usize];
-        if range.is_some_and(|(a, b)| st < a || st >= b) {
+        let start = cap.slices.start[id as usize];
+        if range.is_some_and(|(a, b)| start < a || start >= b) {
             continue;
         }
         let Some(info) = r.info(cap, id) else {
@@ -35,7 +35,7 @@ pub fn rank_view(app: &App) -> Option<TableView> {
                 format!("{:.0}%", info.idle_fraction * 100.0),
                 format_dur(info.self_ps),
                 info.queue_depth.to_string(),
-                format_dur(st - z),
+                format_dur(start - z),
                 source.clone(),
             ],
             keys: vec![
@@ -45,7 +45,7 @@ pub fn rank_view(app: &App) -> Option<TableView> {
                 Key::Num(info.idle_fraction),
                 Key::Num(info.self_ps as f64),
                 Key::Num(f64::from(info.queue_depth)),
-                Key::Num(-(st as f64)),
+                Key::Num(-(start as f64)),
                 Key::Text(source),
             ],
             target: Target::Slice(id),
@@ -76,7 +76,10 @@ pub fn rank_view(app: &App) -> Option<TableView> {
     t.note = if r.kernels == 0 {
         "no GPU kernels in this capture: nothing to rank".into()
     } else {
-        "score = z(idle fraction) + 0.6·z(self time)".into()
+        format!(
+            "{} · idle: share of the event's duration · queue: depth at its start",
+            crate::analysis::rank::explain::SCORE_MEANING
+        )
     };
     t.hits_label = "ranking".into();
     t.hits_from_rows = true;

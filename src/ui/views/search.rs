@@ -10,11 +10,12 @@ use crate::analysis::search::{Matcher, Mode, Occurrences, Query, Results};
 use crate::index::Cell;
 use crate::model::Ps;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Mark, Msg};
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
+use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::{Mark, State};
 use crate::ui::status::count;
 use crate::ui::text;
 use ratatui::buffer::Buffer;
@@ -58,7 +59,7 @@ impl std::fmt::Debug for SearchView {
 
 impl SearchView {
     /// A prompt over the open capture, showing every name (the empty query).
-    pub fn new(app: &App) -> SearchView {
+    pub fn new(st: &State) -> SearchView {
         let mut v = SearchView {
             input: String::new(),
             cursor: 0,
@@ -69,13 +70,13 @@ impl SearchView {
             selected: 0,
             history: None,
         };
-        v.run(app);
+        v.run(st);
         v
     }
 
     /// Runs the current query, narrowing the previous results when it extends them.
-    fn run(&mut self, app: &App) {
-        let Some(l) = app.loaded() else {
+    fn run(&mut self, st: &State) {
+        let Some(l) = st.loaded() else {
             return;
         };
         let q = Query::parse(&self.input, self.mode);
@@ -143,14 +144,14 @@ impl SearchView {
         false
     }
 
-    fn rows_shown(&self, app: &App) -> usize {
-        popup(Rect::new(0, 0, app.size.0, app.size.1))
+    fn rows_shown(&self, st: &State) -> usize {
+        popup(Rect::new(0, 0, st.size.0, st.size.1))
             .height
             .saturating_sub(5) as usize
     }
 
-    fn recall(&mut self, app: &App, older: bool) {
-        let h = &app.search_history;
+    fn recall(&mut self, st: &State, older: bool) {
+        let h = &st.search_history;
         if h.is_empty() {
             return;
         }
@@ -166,13 +167,13 @@ impl SearchView {
         self.cursor = self.input.chars().count();
         // History entries need not extend the current results.
         self.results = None;
-        self.run(app);
+        self.run(st);
         self.history = next;
     }
 
     /// Jumps to the first occurrence of the selected result.
-    fn confirm(&mut self, app: &App) -> Vec<Msg> {
-        let (Some(l), Some(r)) = (app.loaded(), self.results.as_mut()) else {
+    fn confirm(&mut self, st: &State) -> Vec<Msg> {
+        let (Some(l), Some(r)) = (st.loaded(), self.results.as_mut()) else {
             return vec![Msg::Pop];
         };
         r.rank_top(&l.cap, self.selected + 1);
@@ -207,55 +208,55 @@ impl View for SearchView {
         true
     }
 
-    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         let n = self.results.as_ref().map_or(0, |r| r.hits.len());
         match action {
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Quit) if key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return vec![Msg::Quit];
             }
-            Some(Action::Confirm) => return self.confirm(app),
+            Some(Action::Confirm) => return self.confirm(st),
             Some(Action::ToggleRegex) => {
                 self.mode = match self.mode {
                     Mode::Fuzzy => Mode::Regex,
                     Mode::Regex => Mode::Fuzzy,
                 };
                 self.results = None;
-                self.run(app);
+                self.run(st);
                 return Vec::new();
             }
             Some(Action::Up) if self.input.is_empty() || self.history.is_some() => {
-                self.recall(app, true);
+                self.recall(st, true);
                 return Vec::new();
             }
             Some(Action::Down) if self.history.is_some() => {
-                self.recall(app, false);
+                self.recall(st, false);
                 return Vec::new();
             }
             Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
             Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
             Some(Action::PageDown) => {
-                self.selected = (self.selected + self.rows_shown(app)).min(n.saturating_sub(1))
+                self.selected = (self.selected + self.rows_shown(st)).min(n.saturating_sub(1))
             }
             Some(Action::PageUp) => {
-                self.selected = self.selected.saturating_sub(self.rows_shown(app))
+                self.selected = self.selected.saturating_sub(self.rows_shown(st))
             }
             _ => {
                 if self.edit(key) {
-                    self.run(app);
+                    self.run(st);
                 }
                 return Vec::new();
             }
         }
         // Rank enough for the rows the cursor reached.
-        let want = self.selected + self.rows_shown(app) + 1;
-        if let (Some(l), Some(r)) = (app.loaded(), self.results.as_mut()) {
+        let want = self.selected + self.rows_shown(st) + 1;
+        if let (Some(l), Some(r)) = (st.loaded(), self.results.as_mut()) {
             r.rank_top(&l.cap, want);
         }
         Vec::new()
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let r = popup(area);
         if r.height < 5 || r.width < 20 {
             return;
@@ -290,7 +291,7 @@ impl View for SearchView {
             c.modifier.insert(Modifier::REVERSED);
         }
         // Status: counts or the error.
-        let Some(l) = app.loaded() else {
+        let Some(l) = st.loaded() else {
             return;
         };
         let status = match (&self.error, &self.results) {
@@ -301,20 +302,20 @@ impl View for SearchView {
             (None, Some(res)) => format!(
                 "{} names match (of {}) · filters: cat: track: proc: arg:KEY=VALUE",
                 count(res.hits.len() as u64),
-                count(l.search_engine().len() as u64),
+                count(l.built_search_engine().map_or(0, |e| e.len()) as u64),
             ),
             (None, None) => String::new(),
         };
-        let st = if self.error.is_some() {
+        let status_style = if self.error.is_some() {
             Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
         } else {
             dim
         };
-        buf.set_stringn(inner.x, inner.y + 1, text::fit(&status, w), w, st);
+        buf.set_stringn(inner.x, inner.y + 1, text::fit(&status, w), w, status_style);
         let Some(res) = &self.results else {
             return;
         };
-        let range = match app.mark {
+        let range = match st.mark {
             Mark::Range(a, b, _) => Some((a, b)),
             _ => None,
         };
@@ -399,7 +400,10 @@ fn draw_row(
         let occ = Occurrences::of_names(cap, &l.index, &[h.name], &res.filter);
         format!("  {:>8}", count(occ.count_in(cap, a, b) as u64))
     });
-    let tracks = l.search_engine().tracks(h.entry, &res.filter);
+    let tracks = l
+        .built_search_engine()
+        .map(|e| e.tracks(h.entry, &res.filter))
+        .unwrap_or_default();
     let mut tnames: Vec<String> = tracks
         .iter()
         .take(3)

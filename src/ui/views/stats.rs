@@ -10,14 +10,17 @@
 //! a new range or grouping is one pass over the slices that start in the scope.
 
 use super::table::{Column, Key, Row, Source, TableView, Target, scope};
-use crate::analysis::stats::{GroupBy, NO_GROUP, StatsOptions};
+use crate::analysis::stats::{
+    EventKind, GroupBy, NO_GROUP, StatsOptions, categories, is_profiler_track,
+};
 use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
+use crate::model::Category;
 use crate::model::{Capture, Ps, TrackKind};
 use crate::ui::action::Action;
-use crate::ui::app::App;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::State;
 use std::sync::Arc;
 
 /// Self times of `l` for `opts` (kept by the capture for the next table with that filter).
@@ -60,18 +63,14 @@ fn next_of<T: PartialEq + Copy>(list: &[T], cur: Option<T>, first: Option<T>) ->
 
 impl StatsScope {
     /// Moves to the next state for `action`; false when the action is not one of ours.
-    fn step(&mut self, action: Action, app: &App, cap: &Capture) -> bool {
-        let cursor = app.rows.cursor_lane().map(|(t, _)| t);
+    fn step(&mut self, action: Action, st: &State, cap: &Capture) -> bool {
+        let cursor = st.rows.cursor_lane().map(|(t, _)| t);
         match action {
             Action::GroupNext => self.group = self.group.next(),
             Action::FilterCategory => {
-                let mut cats: Vec<String> = Vec::new();
-                for &(raw, _) in &cap.slices.classes {
-                    let s = cap.strings.get(raw);
-                    if !cats.iter().any(|c| c == s) {
-                        cats.push(s.to_string());
-                    }
-                }
+                // The categories that have events, most events first: the first press never
+                // gives an empty table.
+                let cats: Vec<String> = categories(cap).into_iter().map(|(c, _)| c).collect();
                 self.cat = match &self.cat {
                     None => cats.first().cloned(),
                     Some(c) => cats
@@ -121,10 +120,10 @@ impl StatsScope {
     }
 
     /// The table for this grouping and these filters (`None` when nothing is loaded).
-    pub fn build(&self, app: &App) -> Option<TableView> {
-        let l = app.loaded()?;
+    pub fn build(&self, st: &State) -> Option<TableView> {
+        let l = st.loaded()?;
         let cap = &l.cap;
-        let (range, scope) = scope(app);
+        let (range, scope) = scope(st);
         let opts = self.options(range);
         let table = compute_with(cap, &self_times(l, &opts), &opts);
         let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
@@ -135,6 +134,8 @@ impl StatsScope {
             .map(|r| {
                 let avg = r.avg_ps();
                 let pct = r.total_ps as f64 * 100.0 / width as f64;
+                // Instant events: counted, no duration.
+                let d = |v: Ps| if r.timed() { format_dur(v) } else { "-".into() };
                 // Enter makes a name's events the hits; other groups' slices come from
                 // `slices_of` when Enter is pressed.
                 let target = match by_name {
@@ -148,12 +149,13 @@ impl StatsScope {
                     cells: vec![
                         r.name.clone(),
                         r.count.to_string(),
-                        format_dur(r.total_ps),
-                        format_dur(r.self_ps),
-                        format_dur(avg as Ps),
+                        d(r.total_ps),
+                        d(r.self_ps),
+                        d(avg as Ps),
                         r.min_ps.map_or("-".into(), format_dur),
                         r.max_ps.map_or("-".into(), format_dur),
                         format!("{pct:.1}%"),
+                        r.kind.name().to_string(),
                     ],
                     keys: vec![
                         Key::Text(r.name.clone()),
@@ -164,6 +166,7 @@ impl StatsScope {
                         Key::Num(r.min_ps.unwrap_or(0) as f64),
                         Key::Num(r.max_ps.unwrap_or(0) as f64),
                         Key::Num(pct),
+                        Key::Num(-(r.kind as u8 as f64)),
                     ],
                     target,
                     bar: None,
@@ -202,17 +205,34 @@ impl StatsScope {
                 col("min", 9, true),
                 col("max", 9, true),
                 col("% scope", 8, true),
+                col("kind", 10, false),
             ],
             rows,
         );
         let key = |a| {
-            app.keymap
+            st.keymap
                 .keys(ViewKind::Table, a)
                 .first()
                 .map_or(String::new(), |k| k.to_string())
         };
+        // Say what is left out by default and what a total adds up (kinds apart).
+        let profiler = cap.slices.classes.iter().any(|c| c.1 == Category::Trace)
+            || (0..cap.tracks.len() as u32).any(|t| is_profiler_track(cap, t));
+        let kinds: Vec<String> = table
+            .kinds
+            .iter()
+            .filter(|k| k.kind != EventKind::Instant)
+            .map(|k| format!("{} over {}", k.kind.name(), k.over()))
+            .collect();
         t.note = format!(
-            "events starting in the scope · {} group · {} category · {} track · {} process",
+            "{}totals: Σ per thread/stream ({}) · events starting in the scope · {} group · {} \
+             category · {} track · {} process",
+            if profiler {
+                "profiler's own spans left out · "
+            } else {
+                ""
+            },
+            kinds.join(", "),
             key(Action::GroupNext),
             key(Action::FilterCategory),
             key(Action::FilterTrack),
@@ -223,18 +243,18 @@ impl StatsScope {
 }
 
 impl Source for StatsScope {
-    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView> {
-        let l = app.loaded()?;
-        if !self.step(action, app, &l.cap) {
+    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+        let l = st.loaded()?;
+        if !self.step(action, st, &l.cap) {
             return None;
         }
-        self.build(app)
+        self.build(st)
     }
 
-    fn slices_of(&self, row: &Row, app: &App) -> Option<(String, Vec<u32>)> {
-        let l = app.loaded()?;
+    fn slices_of(&self, row: &Row, st: &State) -> Option<(String, Vec<u32>)> {
+        let l = st.loaded()?;
         let name = row.cells.first()?;
-        let ids = slices_of_row(&l.cap, &self.options(scope(app).0), name);
+        let ids = slices_of_row(&l.cap, &self.options(scope(st).0), name);
         let label = crate::ui::text::fit(&crate::ui::text::sanitize(name), 30).into_owned();
         Some((format!("{} “{label}”", self.group.name()), ids))
     }
@@ -242,9 +262,9 @@ impl Source for StatsScope {
 
 /// Builds the statistics table of the open capture, grouped by name over every track (`None`
 /// when nothing is loaded).
-pub fn stats_view(app: &App) -> Option<TableView> {
+pub fn stats_view(st: &State) -> Option<TableView> {
     let scope = StatsScope::default();
-    let mut t = scope.build(app)?;
+    let mut t = scope.build(st)?;
     // By self time, like key_averages.
     t.sort_by(3, false);
     t.source = Some(Box::new(scope));

@@ -9,10 +9,11 @@ use crate::index::Cell;
 use crate::model::Ps;
 use crate::model::StrId;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Mark, Msg};
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::{Mark, State};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -23,8 +24,8 @@ use std::cmp::Ordering;
 
 /// The scope of a table: the marked range when one is marked (with a label), else the whole
 /// capture.
-pub fn scope(app: &App) -> (Option<(Ps, Ps)>, String) {
-    match app.mark {
+pub fn scope(st: &State) -> (Option<(Ps, Ps)>, String) {
+    match st.mark {
         Mark::Range(a, b, _) => (Some((a, b)), format!("range of {}", format_dur(b - a))),
         _ => (None, "whole capture".into()),
     }
@@ -82,11 +83,11 @@ pub struct Row {
 /// table's grouping and filters): the table keeps its sort, filter text and source.
 pub trait Source: std::fmt::Debug + Send {
     /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
-    fn on_action(&mut self, action: Action, app: &App) -> Option<TableView>;
+    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView>;
 
     /// For a row without its own target: the slices it stands for (made the hits by `Enter`)
     /// and their label; `None` when it has none.
-    fn slices_of(&self, _row: &Row, _app: &App) -> Option<(String, Vec<u32>)> {
+    fn slices_of(&self, _row: &Row, _st: &State) -> Option<(String, Vec<u32>)> {
         None
     }
 }
@@ -214,6 +215,16 @@ impl TableView {
             self.order.clear();
             self.order.extend(v.into_iter().map(|(_, i)| i as usize));
         }
+        // With a filter: the best matches first ("Profiler" lists `ProfilerStep*` before a
+        // long kernel name that happens to hold the letters), the chosen sort among equals.
+        if !pat.is_empty() {
+            let rows = &self.rows;
+            crate::analysis::search::table_filter::order_by_match(
+                &self.filter,
+                &mut self.order,
+                |i| rows[i].cells.first().map_or("", String::as_str),
+            );
+        }
         self.selected = self.selected.min(self.order.len().saturating_sub(1));
     }
 
@@ -223,11 +234,11 @@ impl TableView {
         self.refresh();
     }
 
-    fn page(app: &App) -> usize {
-        usize::from(app.size.1.saturating_sub(10)).max(1)
+    fn page(st: &State) -> usize {
+        usize::from(st.size.1.saturating_sub(10)).max(1)
     }
 
-    fn confirm(&self, app: &App) -> Vec<Msg> {
+    fn confirm(&self, st: &State) -> Vec<Msg> {
         let Some(row) = self
             .order
             .get(self.selected)
@@ -235,12 +246,12 @@ impl TableView {
         else {
             return Vec::new();
         };
-        let Some(l) = app.loaded() else {
+        let Some(l) = st.loaded() else {
             return vec![Msg::Pop];
         };
         match &row.target {
             Target::None => {
-                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, app))
+                let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, st))
                 else {
                     return Vec::new();
                 };
@@ -346,7 +357,7 @@ impl View for TableView {
         true
     }
 
-    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         if self.typing {
             match key.code {
                 KeyCode::Esc | KeyCode::Enter => self.typing = false,
@@ -370,13 +381,13 @@ impl View for TableView {
         match action {
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Quit) => return vec![Msg::Quit],
-            Some(Action::Confirm) => return self.confirm(app),
+            Some(Action::Confirm) => return self.confirm(st),
             Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
             Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
             Some(Action::PageDown) => {
-                self.selected = (self.selected + Self::page(app)).min(n.saturating_sub(1))
+                self.selected = (self.selected + Self::page(st)).min(n.saturating_sub(1))
             }
-            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(app)),
+            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(st)),
             Some(Action::Top) => self.selected = 0,
             Some(Action::Bottom) => self.selected = n.saturating_sub(1),
             Some(Action::SortNext) => {
@@ -392,7 +403,7 @@ impl View for TableView {
             }
             Some(Action::Search) => self.typing = true,
             Some(a) => {
-                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, app)) {
+                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
                     self.replace(new);
                 }
             }
@@ -401,7 +412,7 @@ impl View for TableView {
         Vec::new()
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let w = area.width.saturating_sub(4).min(160);
         let h = area.height.saturating_sub(4);
         let r = Rect::new(area.x + (area.width - w) / 2, area.y + 2, w, h);
@@ -434,7 +445,7 @@ impl View for TableView {
         } else {
             String::new()
         };
-        let kb = &app.keymap;
+        let kb = &st.keymap;
         let hint = |a| {
             kb.keys(self.kind, a)
                 .first()
@@ -557,6 +568,27 @@ mod tests {
             ],
             rows,
         )
+    }
+
+    #[test]
+    fn filter_orders_by_match_quality_first() {
+        let mut t = table(3);
+        let names = [
+            "void at::native::vectorized_kernel<Pro_fi_ler>",
+            "aten::mm",
+            "ProfilerStep*",
+        ];
+        for (r, n) in t.rows.iter_mut().zip(names) {
+            r.cells[0] = n.to_string();
+            r.keys[0] = Key::Text(n.to_string());
+        }
+        // By the number column the kernel would come first; the filter puts the strong match
+        // first.
+        t.sort_by(1, true);
+        t.filter = "Profiler".into();
+        t.refresh();
+        assert_eq!(t.rows[t.order[0]].cells[0], "ProfilerStep*");
+        assert!(!t.order.iter().any(|&i| t.rows[i].cells[0] == "aten::mm"));
     }
 
     #[test]

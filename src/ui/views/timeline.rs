@@ -1,19 +1,22 @@
-//! The timeline view: header, ruler, gutter, lanes, details panel and status line of the open
-//! capture (or its loading panel). Its keys act on the shared state (window, rows, selection),
-//! which other views (search, rankings) drive too, so it forwards them to `App::update` as
-//! [`Msg::Nav`].
+//! The timeline view: header, ruler, gutter, lanes, details panel and status line of one
+//! capture (or its loading panel), which it names by id. Its keys act on the shared state
+//! (window, rows, selection), which other views (search, rankings) drive too, so it forwards
+//! them to `App::update` as [`Msg::Nav`].
 
 use super::View;
 use super::gpu::gpu_view;
+use super::help::help_for;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
 use crate::index::Cell;
 use crate::ui::action::Action;
-use crate::ui::app::{App, Msg, help_for};
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
+use crate::ui::loading::Entry;
+use crate::ui::msg::Msg;
 use crate::ui::ruler::{format_dur, format_time_res};
+use crate::ui::state::{CaptureId, State};
 use crate::ui::status::{self, count};
 use crate::ui::timeline::Timeline;
 use crate::ui::{details, gutter, ruler, text};
@@ -22,20 +25,34 @@ use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-/// The timeline of the open capture.
-#[derive(Debug, Default)]
-pub struct TimelineView;
+/// The timeline of capture `capture`.
+#[derive(Debug)]
+pub struct TimelineView {
+    /// The capture drawn.
+    pub capture: CaptureId,
+}
+
+impl TimelineView {
+    /// The timeline of capture `capture`.
+    pub fn new(capture: CaptureId) -> TimelineView {
+        TimelineView { capture }
+    }
+}
 
 impl View for TimelineView {
     fn kind(&self) -> ViewKind {
         ViewKind::Timeline
     }
 
-    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, app: &App) -> Vec<Msg> {
+    fn captures(&self) -> Vec<CaptureId> {
+        vec![self.capture]
+    }
+
+    fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         match action {
             Some(Action::Help) => vec![help_for(ViewKind::Timeline)],
-            Some(Action::Search) if app.loaded().is_some() => {
-                vec![Msg::Push(Box::new(SearchView::new(app)))]
+            Some(Action::Search) if st.loaded().is_some() => {
+                vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
@@ -43,7 +60,7 @@ impl View for TimelineView {
                     Action::OpenRank => rank_view,
                     _ => stats_view,
                 };
-                build(app)
+                build(st)
                     .map(|t| Msg::Push(Box::new(t)))
                     .into_iter()
                     .collect()
@@ -53,31 +70,31 @@ impl View for TimelineView {
         }
     }
 
-    fn on_mouse(&mut self, m: MouseEvent, _app: &App) -> Vec<Msg> {
+    fn on_mouse(&mut self, m: MouseEvent, _st: &State) -> Vec<Msg> {
         vec![Msg::NavMouse(m)]
     }
 
-    fn draw(&self, app: &App, buf: &mut Buffer, area: Rect, cells: &mut Vec<Cell>) {
-        let ar = app.areas_in(area);
-        match app.loaded() {
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, cells: &mut Vec<Cell>) {
+        let ar = st.areas_in(area);
+        match st.capture(self.capture) {
             Some(l) => {
-                header(app, l, buf, ar.header);
+                header(st, self.capture, l, buf, ar.header);
                 buf.set_stringn(
                     ar.corner.x,
                     ar.corner.y,
-                    format!(" {}", format_dur(app.vp.width())),
+                    format!(" {}", format_dur(st.vp.width())),
                     ar.corner.width as usize,
                     Style::default().add_modifier(Modifier::DIM),
                 );
                 ruler::draw(
                     buf,
                     ar.ruler,
-                    (app.vp.t0, app.vp.t1),
+                    (st.vp.t0, st.vp.t1),
                     l.cap.time_zero(),
-                    &app.mark,
+                    &st.mark,
                 );
-                gutter::draw(app, l, buf, ar.gutter);
-                Timeline { app, l }.draw(buf, ar.lanes, cells);
+                gutter::draw(st, l, buf, ar.gutter);
+                Timeline { state: st, l }.draw(buf, ar.lanes, cells);
                 buf.set_stringn(
                     ar.sep.x,
                     ar.sep.y,
@@ -85,7 +102,7 @@ impl View for TimelineView {
                     ar.sep.width as usize,
                     Style::default().add_modifier(Modifier::DIM),
                 );
-                details::draw(app, l, buf, ar.details);
+                details::draw(st, l, buf, ar.details);
             }
             None => {
                 buf.set_stringn(
@@ -98,10 +115,10 @@ impl View for TimelineView {
                 let mut body = ar.lanes;
                 body.x = area.x;
                 body.width = area.width;
-                status::draw_loading(app, buf, body);
+                status::draw_loading(st, buf, body);
             }
         }
-        status::draw(app, buf, ar.status);
+        status::draw(st, buf, ar.status);
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -113,7 +130,7 @@ impl View for TimelineView {
     }
 }
 
-fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) {
+fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let cap = &l.cap;
     let src = &cap.source;
     // Processes drawn: visible ones with at least one track (metadata-only ones are skipped).
@@ -129,10 +146,8 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
         .zip(&has_track)
         .filter(|(p, h)| !p.hidden && **h)
         .count();
-    let span = app
-        .entries
-        .current
-        .and_then(|i| app.entries.get(i))
+    let entry = st.entries.entry(id);
+    let span = entry
         .and_then(|e| e.capture.span)
         .map_or(String::new(), |s| format!(" · span {s}"));
     // Times are shown relative to the first event; when the file gives an absolute origin, the
@@ -143,7 +158,7 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
         .map_or(String::new(), |ns| {
             format!(" · 0 = {} UTC", super::picker::format_clock(ns))
         });
-    let partial = if app.entries.is_preview() {
+    let partial = if entry.is_some_and(Entry::is_preview) {
         " · PARTIAL (loading)"
     } else {
         ""
@@ -162,8 +177,8 @@ fn header(app: &App, l: &Loaded, buf: &mut Buffer, area: ratatui::layout::Rect) 
     );
     let right = format!(
         "{} @ {}  ?",
-        format_dur(app.vp.width()),
-        format_time_res(app.vp.t0 - cap.time_zero(), app.vp.width() / 100)
+        format_dur(st.vp.width()),
+        format_time_res(st.vp.t0 - cap.time_zero(), st.vp.width() / 100)
     );
     let w = area.width as usize;
     let rw = text::width(&right);

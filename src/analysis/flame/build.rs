@@ -1,0 +1,276 @@
+//! Builds the merged tree of a scope from a capture's own nesting (`Slices::parent`, one lane
+//! group per properly nested set), with device time attributed to the stack that launched it.
+//!
+//! Per track, slices are visited in id order (start asc, longer first), so a parent is always
+//! visited before its children; the node of a slice is the child of its parent's node named
+//! like the slice. A range scope clips every figure to the range: the slices overlapping it are
+//! those starting inside (two binary searches) plus those open at its start (per lane group,
+//! the ancestors of the last slice starting before it).
+
+use super::gpu::DeviceLinks;
+use super::tree::{FlameTree, ROOT, TreeBuilder, UNLINKED};
+use crate::model::{Capture, NO_SLICE, Ps};
+use rustc_hash::FxHashMap;
+
+/// Which slices a tree merges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Only time in `[from, to)` (model ps); figures are clipped to it.
+    pub range: Option<(Ps, Ps)>,
+    /// Only these tracks (sorted ids); `None` = all tracks.
+    pub tracks: Option<Vec<u32>>,
+}
+
+impl Scope {
+    /// The whole capture.
+    pub fn all() -> Scope {
+        Scope::default()
+    }
+
+    /// The time range `[from, to)`.
+    pub fn range(from: Ps, to: Ps) -> Scope {
+        Scope {
+            range: Some((from, to)),
+            tracks: None,
+        }
+    }
+
+    /// Only the given tracks.
+    pub fn tracks(mut tracks: Vec<u32>) -> Scope {
+        tracks.sort_unstable();
+        tracks.dedup();
+        Scope {
+            range: None,
+            tracks: Some(tracks),
+        }
+    }
+
+    /// The tracks of one process.
+    pub fn process(c: &Capture, p: u32) -> Scope {
+        Scope::tracks(
+            (0..c.tracks.len() as u32)
+                .filter(|&t| c.tracks[t as usize].process == p)
+                .collect(),
+        )
+    }
+
+    fn has_track(&self, t: u32) -> bool {
+        self.tracks
+            .as_ref()
+            .is_none_or(|v| v.binary_search(&t).is_ok())
+    }
+
+    fn clip(&self, s: Ps, e: Ps) -> Ps {
+        match self.range {
+            Some((a, b)) => (e.min(b) - s.max(a)).max(0),
+            None => e - s,
+        }
+    }
+}
+
+/// Node of each visited slice of one track: a dense run `[lo, lo + dense.len())` plus the few
+/// ancestors open at the range start.
+struct NodeOf {
+    lo: u32,
+    dense: Vec<u32>,
+    open: FxHashMap<u32, u32>,
+}
+
+impl NodeOf {
+    fn get(&self, id: u32) -> Option<u32> {
+        if id >= self.lo {
+            self.dense
+                .get((id - self.lo) as usize)
+                .copied()
+                .filter(|&n| n != NO_SLICE)
+        } else {
+            self.open.get(&id).copied()
+        }
+    }
+    fn set(&mut self, id: u32, n: u32) {
+        if id >= self.lo {
+            if let Some(v) = self.dense.get_mut((id - self.lo) as usize) {
+                *v = n;
+            }
+        } else {
+            self.open.insert(id, n);
+        }
+    }
+}
+
+/// Slices of track `t` open at time `a` (start < a < end), ascending: per lane group, the
+/// ancestors-or-self of the last slice starting before `a` that end after it.
+fn open_at(c: &Capture, t: u32, lo: u32, a: Ps) -> Vec<u32> {
+    let tr = &c.tracks[t as usize];
+    let s = &c.slices;
+    let groups = tr.group_bases.len().max(1);
+    let mut seen = vec![false; groups];
+    let mut left = groups;
+    let mut out = Vec::new();
+    let mut i = lo;
+    while i > tr.slices.0 && left > 0 {
+        i -= 1;
+        let lane = s.lane[i as usize];
+        let g = tr
+            .group_bases
+            .partition_point(|&b| b <= lane)
+            .saturating_sub(1);
+        if g >= groups || seen[g] {
+            continue;
+        }
+        seen[g] = true;
+        left -= 1;
+        let mut k = i;
+        while k != NO_SLICE {
+            if s.end(k as usize) > a {
+                out.push(k);
+            }
+            k = s.parent[k as usize];
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The merged tree of `scope`, with device time from `links` (see [`super::gpu`]).
+pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTree {
+    let s = &c.slices;
+    let mut b = TreeBuilder::new();
+    let mut node_of = NodeOf {
+        lo: 0,
+        dense: Vec::new(),
+        open: FxHashMap::default(),
+    };
+    let mut path: Vec<u32> = Vec::new();
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let t = t as u32;
+        let (first, end) = tr.slices;
+        if first == end || !scope.has_track(t) {
+            continue;
+        }
+        let starts = &s.start[first as usize..end as usize];
+        let (lo, hi, open) = match scope.range {
+            Some((a, z)) => {
+                let lo = first + starts.partition_point(|&x| x < a) as u32;
+                let hi = first + starts.partition_point(|&x| x < z) as u32;
+                (lo, hi, open_at(c, t, lo, a))
+            }
+            None => (first, end, Vec::new()),
+        };
+        node_of.lo = lo;
+        node_of.dense.clear();
+        node_of.dense.resize((hi - lo) as usize, NO_SLICE);
+        node_of.open.clear();
+        b.reserve_instances((hi - lo) as usize + open.len());
+        for id in open.into_iter().chain(lo..hi) {
+            let i = id as usize;
+            let (st, en) = (s.start[i], s.end(i));
+            let d = scope.clip(st, en);
+            let p = s.parent[i];
+            let pn = if p == NO_SLICE {
+                Some(ROOT)
+            } else {
+                node_of.get(p)
+            };
+            let pn = pn.unwrap_or(ROOT);
+            let n = b.child(pn, s.name[i]);
+            node_of.set(id, n);
+            b.add(n, d, d, Some(id));
+            if pn != ROOT {
+                b.sub_self(pn, d);
+            }
+        }
+        if let Some(l) = links {
+            for &(launch, act) in l.launched_on(tr.slices) {
+                let ai = act as usize;
+                let d = scope.clip(s.start[ai], s.end(ai));
+                if d == 0 && scope.range.is_some() {
+                    continue;
+                }
+                let n = match node_of.get(launch) {
+                    Some(n) => n,
+                    None => {
+                        // Launch outside the range: create its path without figures.
+                        path.clear();
+                        let mut k = launch;
+                        while k != NO_SLICE {
+                            path.push(k);
+                            k = s.parent[k as usize];
+                        }
+                        let mut n = ROOT;
+                        for &k in path.iter().rev() {
+                            n = b.child(n, s.name[k as usize]);
+                        }
+                        n
+                    }
+                };
+                b.add_device(n, d);
+                b.count_device(true);
+            }
+        }
+    }
+    if let Some(l) = links {
+        add_unlinked(c, scope, l, &mut b);
+    }
+    b.finish()
+}
+
+fn add_unlinked(c: &Capture, scope: &Scope, l: &DeviceLinks, b: &mut TreeBuilder) {
+    let s = &c.slices;
+    let mut root = None;
+    for &act in &l.unlinked {
+        let ai = act as usize;
+        if !scope.has_track(c.track_of(act)) {
+            continue;
+        }
+        let d = scope.clip(s.start[ai], s.end(ai));
+        if d == 0 && scope.range.is_some() {
+            continue;
+        }
+        let r = *root.get_or_insert_with(|| b.child(ROOT, UNLINKED));
+        let n = b.child(r, s.name[ai]);
+        b.add_device(n, d);
+        b.add_instance(n, act);
+        b.count_device(false);
+    }
+}
+
+/// The merged tree of the given slices and all their ancestors (e.g. the search hits): full
+/// durations; self time is what the included children do not cover.
+pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) -> FlameTree {
+    let s = &c.slices;
+    let mut set: Vec<u32> = Vec::with_capacity(ids.len() * 2);
+    for &id in ids {
+        let mut k = id;
+        while k != NO_SLICE && (k as usize) < s.len() {
+            set.push(k);
+            k = s.parent[k as usize];
+        }
+    }
+    set.sort_unstable();
+    set.dedup();
+    let mut node_of: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut b = TreeBuilder::new();
+    for &id in &set {
+        let i = id as usize;
+        let p = s.parent[i];
+        let pn = node_of.get(&p).copied().unwrap_or(ROOT);
+        let n = b.child(pn, s.name[i]);
+        node_of.insert(id, n);
+        let d = s.dur[i];
+        b.add(n, d, d, Some(id));
+        if pn != ROOT {
+            b.sub_self(pn, d);
+        }
+    }
+    if let Some(l) = links {
+        for &(launch, act) in &l.pairs {
+            if let Some(&n) = node_of.get(&launch) {
+                b.add_device(n, s.dur[act as usize]);
+                b.count_device(true);
+            }
+        }
+    }
+    b.finish()
+}

@@ -1,0 +1,306 @@
+//! Reading memory events out of a loaded capture: Kineto `[memory]` / `[OutOfMemory]` instants
+//! and XPlane `MemoryAllocation` / `MemoryDeallocation` events (TraceMe instants of the BFC
+//! allocator, loaded as zero-length slices or instants) with their args / stats.
+
+use crate::model::{ArgValue, ArgsRef, Capture, Interner, Ps, StrId};
+
+/// Kineto's name of a memory record (torch `MEMORY_EVENT_NAME`).
+pub const MEMORY_EVENT: &str = "[memory]";
+/// Kineto's name of an out-of-memory record (torch `OUT_OF_MEMORY_EVENT_NAME`).
+pub const OOM_EVENT: &str = "[OutOfMemory]";
+/// XPlane TraceMe of an allocation.
+pub const XPLANE_ALLOC: &str = "MemoryAllocation";
+/// XPlane TraceMe of a deallocation.
+pub const XPLANE_FREE: &str = "MemoryDeallocation";
+
+/// What a memory event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemKind {
+    /// `Bytes` > 0 (Kineto) or `MemoryAllocation`.
+    Alloc,
+    /// `Bytes` < 0 (Kineto) or `MemoryDeallocation`.
+    Free,
+    /// `[OutOfMemory]`.
+    Oom,
+}
+
+/// One memory event, in the units of the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemEvent {
+    /// Time, ps.
+    pub ts: Ps,
+    /// Track (thread) it was recorded on.
+    pub track: u32,
+    /// Instant id (Kineto) or slice id (XPlane).
+    pub id: u32,
+    /// Whether `id` is a slice id.
+    pub is_slice: bool,
+    /// What it is.
+    pub kind: MemKind,
+    /// Bytes: positive for allocations, negative for frees, the request for OOMs.
+    pub bytes: i64,
+    /// Address (0 when absent).
+    pub addr: u64,
+    /// The allocator's allocated bytes after the event, when the event says.
+    pub total_allocated: Option<i64>,
+    /// The allocator's reserved bytes after the event, when the event says.
+    pub total_reserved: Option<i64>,
+    /// c10 device type (Kineto `Device Type`), −1 for XPlane.
+    pub device_type: i64,
+    /// Device index (Kineto `Device Id`).
+    pub device_id: i64,
+    /// XPlane `allocator_name` (`StrId::EMPTY` for Kineto).
+    pub allocator: StrId,
+    /// Kineto `Call stack` text, or `StrId::EMPTY`.
+    pub stack: StrId,
+}
+
+/// Interned ids of the arg keys read.
+struct Keys {
+    bytes: Option<StrId>,
+    addr: Option<StrId>,
+    total_alloc: Option<StrId>,
+    total_res: Option<StrId>,
+    dev_type: Option<StrId>,
+    dev_id: Option<StrId>,
+    stack: Option<StrId>,
+    x_alloc_bytes: Option<StrId>,
+    x_addr: Option<StrId>,
+    x_bytes_allocated: Option<StrId>,
+    x_bytes_reserved: Option<StrId>,
+    x_allocator: Option<StrId>,
+}
+
+impl Keys {
+    fn new(s: &Interner) -> Keys {
+        Keys {
+            bytes: s.lookup("Bytes"),
+            addr: s.lookup("Addr"),
+            total_alloc: s.lookup("Total Allocated"),
+            total_res: s.lookup("Total Reserved"),
+            dev_type: s.lookup("Device Type"),
+            dev_id: s.lookup("Device Id"),
+            stack: s.lookup("Call stack"),
+            x_alloc_bytes: s.lookup("allocation_bytes"),
+            x_addr: s.lookup("addr"),
+            x_bytes_allocated: s.lookup("bytes_allocated"),
+            x_bytes_reserved: s.lookup("bytes_reserved"),
+            x_allocator: s.lookup("allocator_name"),
+        }
+    }
+}
+
+fn int(v: &ArgValue, s: &Interner) -> Option<i64> {
+    v.as_i64(s).or(match *v {
+        ArgValue::F64(f) if f.is_finite() => Some(f as i64),
+        _ => None,
+    })
+}
+
+fn uint(v: &ArgValue, s: &Interner) -> Option<u64> {
+    match *v {
+        ArgValue::U64(u) => Some(u),
+        ArgValue::I64(i) => Some(i as u64),
+        ArgValue::Str(id) => {
+            let t = s.get(id).trim();
+            t.strip_prefix("0x")
+                .map_or_else(|| t.parse().ok(), |h| u64::from_str_radix(h, 16).ok())
+        }
+        _ => int(v, s).map(|i| i as u64),
+    }
+}
+
+fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEvent {
+    let mut e = base;
+    e.device_type = 0;
+    e.device_id = -1;
+    let s = &c.strings;
+    for (key, v) in c.args.iter(args, s) {
+        let key = Some(key);
+        if key == k.bytes {
+            e.bytes = int(&v, s).unwrap_or(0);
+        } else if key == k.addr {
+            e.addr = uint(&v, s).unwrap_or(0);
+        } else if key == k.total_alloc {
+            e.total_allocated = int(&v, s);
+        } else if key == k.total_res {
+            e.total_reserved = int(&v, s);
+        } else if key == k.dev_type {
+            e.device_type = int(&v, s).unwrap_or(0);
+        } else if key == k.dev_id {
+            e.device_id = int(&v, s).unwrap_or(-1);
+        } else if key == k.stack
+            && let ArgValue::Str(id) | ArgValue::Json(id) = v
+        {
+            e.stack = id;
+        }
+    }
+    if e.kind != MemKind::Oom {
+        e.kind = if e.bytes < 0 {
+            MemKind::Free
+        } else {
+            MemKind::Alloc
+        };
+    }
+    e
+}
+
+fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEvent {
+    let mut e = base;
+    e.device_type = -1;
+    e.device_id = -1;
+    let s = &c.strings;
+    for (key, v) in c.args.iter(args, s) {
+        let key = Some(key);
+        if key == k.x_alloc_bytes {
+            let b = int(&v, s).unwrap_or(0).abs();
+            e.bytes = if e.kind == MemKind::Free { -b } else { b };
+        } else if key == k.x_addr {
+            e.addr = uint(&v, s).unwrap_or(0);
+        } else if key == k.x_bytes_allocated {
+            e.total_allocated = int(&v, s);
+        } else if key == k.x_bytes_reserved {
+            e.total_reserved = int(&v, s);
+        } else if key == k.x_allocator
+            && let ArgValue::Str(id) = v
+        {
+            e.allocator = id;
+        }
+    }
+    e
+}
+
+/// Every memory event of `c`, sorted by (time, kind of source, id).
+pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
+    let s = &c.strings;
+    let keys = Keys::new(s);
+    let mem = s.lookup(MEMORY_EVENT);
+    let oom = s.lookup(OOM_EVENT);
+    let xa = s.lookup(XPLANE_ALLOC);
+    let xf = s.lookup(XPLANE_FREE);
+    let mut out = Vec::new();
+    if mem.is_none() && oom.is_none() && xa.is_none() && xf.is_none() {
+        return out;
+    }
+    let base = |ts, track, id, is_slice, kind| MemEvent {
+        ts,
+        track,
+        id,
+        is_slice,
+        kind,
+        bytes: 0,
+        addr: 0,
+        total_allocated: None,
+        total_reserved: None,
+        device_type: 0,
+        device_id: -1,
+        allocator: StrId::EMPTY,
+        stack: StrId::EMPTY,
+    };
+    let inst = &c.instants;
+    for i in 0..inst.ts.len() {
+        let name = Some(inst.name[i]);
+        let (ts, track, args) = (inst.ts[i], inst.track[i], inst.args[i]);
+        if name == mem || name == oom {
+            let kind = if name == oom {
+                MemKind::Oom
+            } else {
+                MemKind::Alloc
+            };
+            out.push(kineto_event(
+                c,
+                &keys,
+                args,
+                base(ts, track, i as u32, false, kind),
+            ));
+        } else if name == xa || name == xf {
+            let kind = if name == xf {
+                MemKind::Free
+            } else {
+                MemKind::Alloc
+            };
+            out.push(xplane_event(
+                c,
+                &keys,
+                args,
+                base(ts, track, i as u32, false, kind),
+            ));
+        }
+    }
+    if xa.is_some() || xf.is_some() {
+        for (t, tr) in c.tracks.iter().enumerate() {
+            for id in tr.slices.0..tr.slices.1 {
+                let i = id as usize;
+                let name = Some(c.slices.name[i]);
+                if name != xa && name != xf {
+                    continue;
+                }
+                let kind = if name == xf {
+                    MemKind::Free
+                } else {
+                    MemKind::Alloc
+                };
+                let b = base(c.slices.start[i], t as u32, id, true, kind);
+                out.push(xplane_event(c, &keys, c.slices.args[i], b));
+            }
+        }
+    }
+    // Each track's events are already in time order: sort compact keys, then gather.
+    if !out.is_sorted_by_key(|e| (e.ts, e.is_slice, e.id)) {
+        let mut keys: Vec<(Ps, u64)> = out
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                (
+                    e.ts,
+                    (u64::from(e.is_slice) << 63) | (u64::from(e.id) << 31) | k as u64,
+                )
+            })
+            .collect();
+        keys.sort_unstable();
+        out = keys
+            .iter()
+            .map(|&(_, k)| out[(k & 0x7fff_ffff) as usize])
+            .collect();
+    }
+    out
+}
+
+/// True for the names of memory events (they are never the op enclosing an allocation).
+pub fn is_memory_name(c: &Capture, name: StrId) -> bool {
+    matches!(
+        c.strings.get(name),
+        MEMORY_EVENT | OOM_EVENT | XPLANE_ALLOC | XPLANE_FREE
+    )
+}
+
+/// c10 `DeviceType` names (`c10/core/DeviceType.h`), by number.
+pub fn device_type_name(t: i64) -> &'static str {
+    const NAMES: [&str; 21] = [
+        "cpu",
+        "cuda",
+        "mkldnn",
+        "opengl",
+        "opencl",
+        "ideep",
+        "hip",
+        "fpga",
+        "maia",
+        "xla",
+        "vulkan",
+        "metal",
+        "xpu",
+        "mps",
+        "meta",
+        "hpu",
+        "ve",
+        "lazy",
+        "ipu",
+        "mtia",
+        "privateuseone",
+    ];
+    usize::try_from(t)
+        .ok()
+        .and_then(|i| NAMES.get(i).copied())
+        .unwrap_or("device")
+}

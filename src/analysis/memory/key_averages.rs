@@ -1,0 +1,361 @@
+//! torch's memory columns of `key_averages()` (`self_cpu_memory_usage`, `cpu_memory_usage`,
+//! `self_device_memory_usage`, `device_memory_usage`), by torch's own rule
+//! (`profile._parse_kineto_results` with `MemRecordsAcc`), which differs from the per-thread
+//! attribution of the memory tracks:
+//!
+//! - every `[memory]` record whose time lies in a CPU event's `[start, end]` (both inclusive),
+//!   **from any thread**, adds its `Bytes` (negative for frees) to that event;
+//! - CPU columns take device types CPU / MKLDNN / IDEEP, device columns CUDA / HIP / XPU /
+//!   PrivateUse1;
+//! - self = own − Σ own of the direct CPU children (torch's containment rule per thread);
+//! - records inside no CPU event become rows named `[memory]`, every `[OutOfMemory]` record a row
+//!   `[OutOfMemory]`.
+//!
+//! CPU events are the slices torch turns into CPU `FunctionEvent`s: categories `cpu_op`,
+//! `user_annotation`, `cuda_runtime`, `cuda_driver` (and their legacy names) on non-async
+//! tracks, minus the names torch filters (`_filter_name`). Prefix sums over the time-sorted records
+//! make each event O(log m).
+
+use super::events::{MEMORY_EVENT, MemKind, OOM_EVENT, memory_events};
+use crate::analysis::nesting::ContainmentStack;
+use crate::analysis::stats::group_name;
+use crate::model::{Capture, Category, Ps, TrackKind};
+use rustc_hash::FxHashMap;
+
+/// Names torch leaves out of its function events (`profiler_util._filter_name`).
+pub const FILTERED_NAMES: [&str; 8] = [
+    MEMORY_EVENT,
+    OOM_EVENT,
+    "profiler::_record_function_enter",
+    "profiler::_record_function_enter_new",
+    "profiler::_record_function_exit",
+    "aten::is_leaf",
+    "aten::output_nr",
+    "aten::_version",
+];
+
+/// The four memory columns of one row, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemColumns {
+    /// Own CPU bytes minus the children's.
+    pub self_cpu_mem: i64,
+    /// CPU bytes allocated (minus freed) inside the event.
+    pub cpu_mem: i64,
+    /// Own device bytes minus the children's.
+    pub self_device_mem: i64,
+    /// Device bytes allocated (minus freed) inside the event.
+    pub device_mem: i64,
+}
+
+impl MemColumns {
+    fn add(&mut self, o: &MemColumns) {
+        self.self_cpu_mem += o.self_cpu_mem;
+        self.cpu_mem += o.cpu_mem;
+        self.self_device_mem += o.self_device_mem;
+        self.device_mem += o.device_mem;
+    }
+}
+
+/// Memory columns per row name, plus the standalone rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryColumns {
+    /// Per grouped event name (`ProfilerStep#N` as `ProfilerStep*`).
+    pub by_name: FxHashMap<String, MemColumns>,
+    /// Rows torch adds for records: (`[memory]` or `[OutOfMemory]`, count, columns).
+    pub extra_rows: Vec<(String, u64, MemColumns)>,
+    /// Number of memory records (0: the capture was not recorded with `profile_memory`).
+    pub records: u64,
+}
+
+/// c10 device types counted in the CPU columns.
+pub fn is_cpu_device(t: i64) -> bool {
+    matches!(t, 0 | 2 | 5)
+}
+
+/// c10 device types counted in the device columns (CUDA, HIP, XPU, PrivateUse1).
+pub fn is_device_device(t: i64) -> bool {
+    matches!(t, 1 | 6 | 12 | 20)
+}
+
+fn cpu_function_event(cat: Category) -> bool {
+    matches!(
+        cat,
+        Category::CpuOp | Category::UserAnnotation | Category::Runtime | Category::Driver
+    )
+}
+
+/// Computes the memory columns of `c` by torch's rule.
+pub fn compute(c: &Capture) -> MemoryColumns {
+    let events = memory_events(c);
+    let mut out = MemoryColumns::default();
+    // Records: (time, cpu bytes, device bytes), time-sorted (memory_events sorts by time).
+    let mut ts: Vec<Ps> = Vec::new();
+    let mut pc: Vec<i64> = vec![0];
+    let mut pd: Vec<i64> = vec![0];
+    let mut oom = (0u64, MemColumns::default());
+    for e in events.iter().filter(|e| !e.is_slice) {
+        let cpu = if is_cpu_device(e.device_type) {
+            e.bytes
+        } else {
+            0
+        };
+        let dev = if is_device_device(e.device_type) {
+            e.bytes
+        } else {
+            0
+        };
+        if e.kind == MemKind::Oom {
+            oom.0 += 1;
+            oom.1.add(&MemColumns {
+                self_cpu_mem: cpu,
+                cpu_mem: cpu,
+                self_device_mem: dev,
+                device_mem: dev,
+            });
+            continue;
+        }
+        ts.push(e.ts);
+        pc.push(pc[pc.len() - 1] + cpu);
+        pd.push(pd[pd.len() - 1] + dev);
+    }
+    out.records = ts.len() as u64 + oom.0;
+    if out.records == 0 {
+        return out;
+    }
+    let filtered: Vec<_> = FILTERED_NAMES
+        .iter()
+        .filter_map(|n| c.strings.lookup(n))
+        .collect();
+    // Coverage of each record by some CPU event: a difference array.
+    let mut cover = vec![0i32; ts.len() + 1];
+    let s = &c.slices;
+    for (t, tr) in c.tracks.iter().enumerate() {
+        if tr.kind == TrackKind::Async || crate::analysis::stats::is_device_process(c, t as u32) {
+            continue;
+        }
+        // Containment stack payload: (row key, own columns, Σ children's own columns).
+        let mut st: ContainmentStack<(u32, MemColumns, MemColumns)> = ContainmentStack::new();
+        let close = |(id, own, kids): (u32, MemColumns, MemColumns),
+                     by: &mut FxHashMap<String, MemColumns>| {
+            let name = group_name(c.slice_name(id)).to_string();
+            by.entry(name).or_default().add(&MemColumns {
+                self_cpu_mem: own.cpu_mem - kids.cpu_mem,
+                cpu_mem: own.cpu_mem,
+                self_device_mem: own.device_mem - kids.device_mem,
+                device_mem: own.device_mem,
+            });
+        };
+        for id in tr.slices.0..tr.slices.1 {
+            let i = id as usize;
+            if !cpu_function_event(s.kind(i)) || filtered.contains(&s.name[i]) {
+                continue;
+            }
+            let (start, end) = (s.start[i], s.end(i));
+            let lo = ts.partition_point(|&x| x < start);
+            let hi = ts.partition_point(|&x| x <= end);
+            if hi > lo {
+                cover[lo] += 1;
+                cover[hi] -= 1;
+            }
+            let own = MemColumns {
+                cpu_mem: pc[hi] - pc[lo],
+                device_mem: pd[hi] - pd[lo],
+                ..MemColumns::default()
+            };
+            let by = &mut out.by_name;
+            let mut closed = Vec::new();
+            st.push(
+                start,
+                end,
+                (id, own, MemColumns::default()),
+                |d| closed.push(d),
+                |p| {
+                    p.2.cpu_mem += own.cpu_mem;
+                    p.2.device_mem += own.device_mem;
+                },
+            );
+            for d in closed {
+                close(d, by);
+            }
+        }
+        let mut closed = Vec::new();
+        st.drain(|d| closed.push(d));
+        for d in closed {
+            close(d, &mut out.by_name);
+        }
+    }
+    // Records no CPU event covers: one `[memory]` row.
+    let mut run = 0i32;
+    let mut standalone = (0u64, MemColumns::default());
+    for k in 0..ts.len() {
+        run += cover[k];
+        if run == 0 {
+            let cpu = pc[k + 1] - pc[k];
+            let dev = pd[k + 1] - pd[k];
+            standalone.0 += 1;
+            standalone.1.add(&MemColumns {
+                self_cpu_mem: cpu,
+                cpu_mem: cpu,
+                self_device_mem: dev,
+                device_mem: dev,
+            });
+        }
+    }
+    if standalone.0 > 0 {
+        out.extra_rows
+            .push((MEMORY_EVENT.to_string(), standalone.0, standalone.1));
+    }
+    if oom.0 > 0 {
+        out.extra_rows.push((OOM_EVENT.to_string(), oom.0, oom.1));
+    }
+    out
+}
+
+/// Brute-force reference of [`compute`] for tests: every event against every record.
+pub fn compute_brute(c: &Capture) -> MemoryColumns {
+    let events = memory_events(c);
+    let recs: Vec<_> = events
+        .iter()
+        .filter(|e| !e.is_slice && e.kind != MemKind::Oom)
+        .collect();
+    let filtered: Vec<_> = FILTERED_NAMES
+        .iter()
+        .filter_map(|n| c.strings.lookup(n))
+        .collect();
+    let s = &c.slices;
+    let mut ev: Vec<(u32, u32)> = Vec::new(); // (track, slice)
+    for (t, tr) in c.tracks.iter().enumerate() {
+        if tr.kind == TrackKind::Async || crate::analysis::stats::is_device_process(c, t as u32) {
+            continue;
+        }
+        for id in tr.slices.0..tr.slices.1 {
+            let i = id as usize;
+            if cpu_function_event(s.kind(i)) && !filtered.contains(&s.name[i]) {
+                ev.push((t as u32, id));
+            }
+        }
+    }
+    let own = |id: u32| {
+        let i = id as usize;
+        let mut m = MemColumns::default();
+        for r in &recs {
+            if r.ts >= s.start[i] && r.ts <= s.end(i) {
+                if is_cpu_device(r.device_type) {
+                    m.cpu_mem += r.bytes;
+                }
+                if is_device_device(r.device_type) {
+                    m.device_mem += r.bytes;
+                }
+            }
+        }
+        m
+    };
+    let parents = {
+        let mut p: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut k = 0;
+        while k < ev.len() {
+            let t = ev[k].0;
+            let mut j = k;
+            while j < ev.len() && ev[j].0 == t {
+                j += 1;
+            }
+            let spans: Vec<(Ps, Ps)> = ev[k..j]
+                .iter()
+                .map(|&(_, id)| (s.start[id as usize], s.end(id as usize)))
+                .collect();
+            for (x, par) in crate::analysis::nesting::parents(&spans).iter().enumerate() {
+                if let Some(par) = par {
+                    p.insert(ev[k + x].1, ev[k + par].1);
+                }
+            }
+            k = j;
+        }
+        p
+    };
+    let mut out = MemoryColumns {
+        records: (recs.len() + events.iter().filter(|e| e.kind == MemKind::Oom).count()) as u64,
+        ..MemoryColumns::default()
+    };
+    if out.records == 0 {
+        return out;
+    }
+    let mut kids: FxHashMap<u32, MemColumns> = FxHashMap::default();
+    for &(_, id) in &ev {
+        if let Some(&p) = parents.get(&id) {
+            let o = own(id);
+            let e = kids.entry(p).or_default();
+            e.cpu_mem += o.cpu_mem;
+            e.device_mem += o.device_mem;
+        }
+    }
+    for &(_, id) in &ev {
+        let o = own(id);
+        let k = kids.get(&id).copied().unwrap_or_default();
+        out.by_name
+            .entry(group_name(c.slice_name(id)).to_string())
+            .or_default()
+            .add(&MemColumns {
+                self_cpu_mem: o.cpu_mem - k.cpu_mem,
+                cpu_mem: o.cpu_mem,
+                self_device_mem: o.device_mem - k.device_mem,
+                device_mem: o.device_mem,
+            });
+    }
+    let mut standalone = (0u64, MemColumns::default());
+    for r in &recs {
+        let covered = ev.iter().any(|&(_, id)| {
+            let i = id as usize;
+            r.ts >= s.start[i] && r.ts <= s.end(i)
+        });
+        if !covered {
+            let cpu = if is_cpu_device(r.device_type) {
+                r.bytes
+            } else {
+                0
+            };
+            let dev = if is_device_device(r.device_type) {
+                r.bytes
+            } else {
+                0
+            };
+            standalone.0 += 1;
+            standalone.1.add(&MemColumns {
+                self_cpu_mem: cpu,
+                cpu_mem: cpu,
+                self_device_mem: dev,
+                device_mem: dev,
+            });
+        }
+    }
+    if standalone.0 > 0 {
+        out.extra_rows
+            .push((MEMORY_EVENT.to_string(), standalone.0, standalone.1));
+    }
+    let mut oom = (0u64, MemColumns::default());
+    for r in events
+        .iter()
+        .filter(|e| e.kind == MemKind::Oom && !e.is_slice)
+    {
+        let cpu = if is_cpu_device(r.device_type) {
+            r.bytes
+        } else {
+            0
+        };
+        let dev = if is_device_device(r.device_type) {
+            r.bytes
+        } else {
+            0
+        };
+        oom.0 += 1;
+        oom.1.add(&MemColumns {
+            self_cpu_mem: cpu,
+            cpu_mem: cpu,
+            self_device_mem: dev,
+            device_mem: dev,
+        });
+    }
+    if oom.0 > 0 {
+        out.extra_rows.push((OOM_EVENT.to_string(), oom.0, oom.1));
+    }
+    out
+}

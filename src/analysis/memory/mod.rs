@@ -1,0 +1,11 @@
+//! Memory analysis: per-(device, allocator) tracks of allocated / reserved bytes and allocations
+//! built from a loaded capture ([`tracks::build`]), report figures ([`summary`]) and torch's
+//! per-op memory columns of `key_averages()` ([`key_averages`]). The model types live in
+//! [`crate::model::memory`]; see docs/memory.md.
+
+pub mod events;
+pub mod key_averages;
+pub mod summary;
+pub mod tracks;
+
+pub use tracks::build;

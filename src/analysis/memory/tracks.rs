@@ -1,0 +1,196 @@
+//! Building the per-(device, allocator) memory tracks of a loaded capture: the allocated /
+//! reserved counter series, the allocations matched to their frees by address, each attributed to
+//! the innermost op enclosing it on its own thread, and the out-of-memory events.
+
+use super::events::{
+    MEMORY_EVENT, MemEvent, MemKind, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE, device_type_name,
+    memory_events,
+};
+use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
+use crate::model::{Capture, NO_SLICE, Ps, StrId};
+use rustc_hash::FxHashMap;
+
+/// Track key: (device type, device id, allocator).
+type TrackKey = (i64, i64, StrId);
+
+/// Builds the memory tracks of `c` (empty when it has no memory events).
+pub fn build(c: &Capture) -> MemoryModel {
+    let events = memory_events(c);
+    build_from_events(c, &events)
+}
+
+/// Builds the memory tracks of `c` from its (time-sorted) memory events.
+pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
+    let ops = enclosing_ops(c, events);
+    let mut model = MemoryModel {
+        source: if events.iter().any(|e| e.is_slice) {
+            EventSource::Slices
+        } else {
+            EventSource::Instants
+        },
+        ..MemoryModel::default()
+    };
+    let mut index: FxHashMap<TrackKey, usize> = FxHashMap::default();
+    let mut live: Vec<FxHashMap<u64, u32>> = Vec::new();
+    let mut sums: Vec<i64> = Vec::new();
+    let mut stack_memo: FxHashMap<StrId, u32> = FxHashMap::default();
+    for (k, e) in events.iter().enumerate() {
+        let key = (e.device_type, e.device_id, e.allocator);
+        let ti = *index.entry(key).or_insert_with(|| {
+            model.tracks.push(new_track(c, e));
+            live.push(FxHashMap::default());
+            sums.push(0);
+            model.tracks.len() - 1
+        });
+        let tr = &mut model.tracks[ti];
+        let stack = if e.stack == StrId::EMPTY {
+            NO_STACK
+        } else {
+            *stack_memo
+                .entry(e.stack)
+                .or_insert_with(|| intern_stack(&mut model.stacks, c.strings.get(e.stack)))
+        };
+        let event = e.id;
+        match e.kind {
+            MemKind::Oom => {
+                tr.ooms.push(Oom {
+                    ts: e.ts,
+                    bytes: e.bytes,
+                    device_free: None,
+                    allocated: e.total_allocated,
+                    reserved: e.total_reserved,
+                    stack,
+                    event,
+                });
+                continue;
+            }
+            MemKind::Alloc if e.bytes == 0 => tr.counts.zero_size += 1,
+            MemKind::Alloc => {
+                tr.counts.allocs += 1;
+                let id = tr.allocs.len() as u32;
+                if let Some(old) = live[ti].insert(e.addr, id) {
+                    tr.counts.addr_reuse += 1;
+                    tr.allocs.end[old as usize] = e.ts;
+                }
+                tr.allocs.push(e.ts, e.bytes, e.addr, ops[k], stack, event);
+            }
+            MemKind::Free => {
+                tr.counts.frees += 1;
+                match live[ti].remove(&e.addr) {
+                    Some(id) => tr.allocs.end[id as usize] = e.ts,
+                    None => tr.counts.unmatched_frees += 1,
+                }
+            }
+        }
+        sums[ti] += e.bytes;
+        let allocated = e.total_allocated.unwrap_or(sums[ti]);
+        tr.totals_from_events |= e.total_allocated.is_some();
+        tr.has_reserved |= e.total_reserved.is_some();
+        let reserved = e.total_reserved.unwrap_or(allocated);
+        tr.ts.push(e.ts);
+        tr.allocated.push(allocated);
+        tr.reserved.push(reserved);
+    }
+    model
+}
+
+fn new_track(c: &Capture, e: &MemEvent) -> MemTrack {
+    let (device, allocator) = if e.device_type < 0 {
+        (c.strings.get(e.allocator).to_string(), String::new())
+    } else {
+        let name = device_type_name(e.device_type);
+        let device = if e.device_id < 0 {
+            name.to_string()
+        } else {
+            format!("{name}:{}", e.device_id)
+        };
+        (device, String::new())
+    };
+    MemTrack {
+        device,
+        allocator,
+        ..MemTrack::default()
+    }
+}
+
+/// Interns a Kineto `Call stack` text: frames separated by `;`, as written.
+fn intern_stack(stacks: &mut Stacks, text: &str) -> u32 {
+    let ids: Vec<u32> = text
+        .split(';')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(|f| {
+            stacks.frame(Frame {
+                name: f.to_string(),
+                file: String::new(),
+                line: 0,
+            })
+        })
+        .collect();
+    stacks.stack(&ids)
+}
+
+/// For each event, the innermost slice on its own track with start ≤ ts ≤ end (memory events
+/// themselves excluded), or `NO_SLICE`. One sweep per track over its slices and events.
+pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
+    let mut out = vec![NO_SLICE; events.len()];
+    // Event positions grouped by track, in time order: a counting sort by track keeps the time
+    // order of `events`.
+    let ntracks = c.tracks.len() + 1;
+    let mut starts = vec![0u32; ntracks + 1];
+    for e in events {
+        starts[(e.track as usize).min(ntracks - 1) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut order = vec![0u32; events.len()];
+    for (k, e) in events.iter().enumerate() {
+        let slot = &mut starts[(e.track as usize).min(ntracks - 1)];
+        order[*slot as usize] = k as u32;
+        *slot += 1;
+    }
+    let names: Vec<StrId> = [MEMORY_EVENT, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE]
+        .iter()
+        .filter_map(|n| c.strings.lookup(n))
+        .collect();
+    let mut open: Vec<u32> = Vec::new();
+    let mut g = 0;
+    while g < order.len() {
+        let track = events[order[g] as usize].track;
+        let mut h = g;
+        while h < order.len() && events[order[h] as usize].track == track {
+            h += 1;
+        }
+        let Some(tr) = c.tracks.get(track as usize) else {
+            g = h;
+            continue;
+        };
+        open.clear();
+        let mut next = tr.slices.0;
+        for &k in &order[g..h] {
+            let ts: Ps = events[k as usize].ts;
+            while next < tr.slices.1 && c.slices.start[next as usize] <= ts {
+                let s = next as usize;
+                next += 1;
+                if names.contains(&c.slices.name[s]) {
+                    continue;
+                }
+                let start = c.slices.start[s];
+                while open
+                    .last()
+                    .is_some_and(|&o| c.slices.end(o as usize) < start)
+                {
+                    open.pop();
+                }
+                open.push(s as u32);
+            }
+            while open.last().is_some_and(|&o| c.slices.end(o as usize) < ts) {
+                open.pop();
+            }
+            out[k as usize] = open.last().copied().unwrap_or(NO_SLICE);
+        }
+        g = h;
+    }
+    out
+}

@@ -1,0 +1,466 @@
+//! `tracetui memory`: per device / allocator memory figures of captures (Kineto `[memory]`
+//! events, XPlane allocator events) and of torch CUDA allocator snapshots (`*.pickle`).
+
+use super::text::{self, Align, clean};
+use crate::analysis::memory::summary::{live_at, top_allocators};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::memory::{LIVE_AT_END, LiveIndex, MemTrack, MemoryModel, NO_OP, NO_STACK};
+use crate::model::{Capture, Ps};
+use serde::Serialize;
+
+/// How many names `top_ops` lists per track.
+const TOP: usize = 10;
+
+/// Options of one `memory` run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoryOptions {
+    /// List the allocations live at this time (relative to the first event), ps.
+    pub at: Option<Ps>,
+    /// Include call stacks (and, for snapshots, the folded stack lines).
+    pub stacks: bool,
+    /// Most live allocations listed per track with `at` (None = all).
+    pub limit: Option<usize>,
+}
+
+/// Bytes allocated under one op / call site.
+#[derive(Serialize, Clone, Debug)]
+pub struct OpJson {
+    /// Op name (innermost enclosing op; `(no op)` outside any) or innermost frame (snapshots).
+    pub name: String,
+    /// Allocations.
+    pub count: u64,
+    /// Σ bytes allocated.
+    pub bytes: i64,
+    /// Of them, bytes never freed.
+    pub live_bytes: i64,
+}
+
+/// An out-of-memory event.
+#[derive(Serialize, Clone, Debug)]
+pub struct OomJson {
+    /// Time from the first event, ns.
+    pub time_ns: f64,
+    /// Bytes requested.
+    pub bytes: i64,
+    /// Free device memory the allocator saw, when known.
+    pub device_free: Option<i64>,
+    /// Allocated bytes at the time, when known.
+    pub allocated: Option<i64>,
+    /// Reserved bytes at the time, when known.
+    pub reserved: Option<i64>,
+}
+
+/// One live allocation.
+#[derive(Serialize, Clone, Debug)]
+pub struct AllocJson {
+    /// Size.
+    pub bytes: i64,
+    /// Address.
+    pub addr: u64,
+    /// Allocation time from the first event, ns.
+    pub start_ns: f64,
+    /// Release time from the first event, ns (null: never freed).
+    pub end_ns: Option<f64>,
+    /// Innermost op enclosing it on its thread (null: none).
+    pub op: Option<String>,
+    /// Call stack, innermost frame first (with `--stacks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Vec<String>>,
+}
+
+/// The allocations live at one time.
+#[derive(Serialize, Clone, Debug)]
+pub struct LiveJson {
+    /// The time asked, from the first event, ns.
+    pub time_ns: f64,
+    /// Live allocations.
+    pub count: usize,
+    /// Their bytes.
+    pub bytes: i64,
+    /// Allocated / reserved bytes of the counter series at that time.
+    pub allocated: i64,
+    /// Reserved bytes at that time.
+    pub reserved: i64,
+    /// Largest first (limited by `--limit`).
+    pub allocations: Vec<AllocJson>,
+}
+
+/// One device / allocator.
+#[derive(Serialize, Clone, Debug)]
+pub struct TrackJson {
+    /// Device (`cpu`, `cuda:0`, an XPlane allocator name, ...).
+    pub device: String,
+    /// Allocator ("" when the source names none).
+    pub allocator: String,
+    /// Most allocated bytes.
+    pub peak_allocated: i64,
+    /// When first reached, ns from the first event.
+    pub peak_allocated_ns: f64,
+    /// Most reserved bytes (null when the source does not record them).
+    pub peak_reserved: Option<i64>,
+    /// When first reached.
+    pub peak_reserved_ns: Option<f64>,
+    /// Allocation events.
+    pub allocs: u64,
+    /// Free events.
+    pub frees: u64,
+    /// Frees of memory allocated before recording started.
+    pub unmatched_frees: u64,
+    /// Allocations at a still-live address (the earlier one is closed there).
+    pub addr_reuse: u64,
+    /// Events of 0 bytes.
+    pub zero_size: u64,
+    /// Allocations never freed.
+    pub live_at_end_count: u64,
+    /// Their bytes.
+    pub live_at_end_bytes: i64,
+    /// Names with the most bytes allocated.
+    pub top_ops: Vec<OpJson>,
+    /// Out-of-memory events.
+    pub ooms: Vec<OomJson>,
+    /// Allocations live at `--at`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveJson>,
+}
+
+/// One capture or snapshot of `memory --json`.
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct CaptureMemory {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// `trace` or `snapshot`.
+    pub kind: &'static str,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Kind of the load error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
+    /// Per device / allocator.
+    pub tracks: Vec<TrackJson>,
+    /// Snapshot totals (`_memory_viz stats`), for snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segments: Option<crate::formats::snapshot::SegmentTotals>,
+    /// Folded `stream_N;state;frames bytes` lines of the blocks at snapshot time (what
+    /// `python -m torch.cuda._memory_viz memory` feeds to flamegraph.pl), with `--stacks`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded: Option<Vec<String>>,
+    /// The folded lines of `_memory_viz segments` (`stream_N;seg_ADDR;state;frames bytes`), with
+    /// `--stacks` (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded_segments: Option<Vec<String>>,
+    /// Things to know (ring-buffer truncation, ...).
+    pub notes: Vec<String>,
+}
+
+fn ns(ps: Ps) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// Per-track figures; `name_of(track, alloc)` names an allocation's op, `stack_of` its frames.
+pub fn tracks_json(
+    m: &MemoryModel,
+    zero: Ps,
+    o: &MemoryOptions,
+    name_of: &dyn Fn(&MemTrack, usize) -> Option<String>,
+) -> Vec<TrackJson> {
+    let stack_of = |id: u32| -> Vec<String> {
+        m.stacks
+            .get(id)
+            .iter()
+            .filter_map(|&f| m.stacks.frames.get(f as usize))
+            .map(|f| f.short())
+            .collect()
+    };
+    m.tracks
+        .iter()
+        .map(|tr| {
+            let (pt, pb) = tr.peak_allocated().unwrap_or((zero, 0));
+            let pr = tr.peak_reserved().filter(|_| tr.has_reserved);
+            let (n_end, b_end) = tr.live_at_end();
+            let top = top_allocators(tr, TOP, |i| {
+                name_of(tr, i).unwrap_or_else(|| "(no op)".to_string())
+            });
+            let live = o.at.map(|at| {
+                let t = zero.saturating_add(at);
+                let ids = live_at(tr, &LiveIndex::new(&tr.allocs), t);
+                let (allocated, reserved) = tr.at(t);
+                LiveJson {
+                    time_ns: ns(at),
+                    count: ids.len(),
+                    bytes: ids.iter().map(|&i| tr.allocs.bytes[i as usize]).sum(),
+                    allocated,
+                    reserved,
+                    allocations: ids
+                        .iter()
+                        .take(o.limit.unwrap_or(usize::MAX))
+                        .map(|&i| {
+                            let i = i as usize;
+                            let a = &tr.allocs;
+                            AllocJson {
+                                bytes: a.bytes[i],
+                                addr: a.addr[i],
+                                start_ns: ns(a.start[i] - zero),
+                                end_ns: (a.end[i] != LIVE_AT_END).then(|| ns(a.end[i] - zero)),
+                                op: name_of(tr, i),
+                                stack: (o.stacks && a.stack[i] != NO_STACK)
+                                    .then(|| stack_of(a.stack[i])),
+                            }
+                        })
+                        .collect(),
+                }
+            });
+            TrackJson {
+                device: tr.device.clone(),
+                allocator: tr.allocator.clone(),
+                peak_allocated: pb,
+                peak_allocated_ns: ns(pt - zero),
+                peak_reserved: pr.map(|p| p.1),
+                peak_reserved_ns: pr.map(|p| ns(p.0 - zero)),
+                allocs: tr.counts.allocs,
+                frees: tr.counts.frees,
+                unmatched_frees: tr.counts.unmatched_frees,
+                addr_reuse: tr.counts.addr_reuse,
+                zero_size: tr.counts.zero_size,
+                live_at_end_count: n_end,
+                live_at_end_bytes: b_end,
+                top_ops: top
+                    .into_iter()
+                    .map(|t| OpJson {
+                        name: t.name,
+                        count: t.count,
+                        bytes: t.bytes,
+                        live_bytes: t.live_bytes,
+                    })
+                    .collect(),
+                ooms: tr
+                    .ooms
+                    .iter()
+                    .map(|x| OomJson {
+                        time_ns: ns(x.ts - zero),
+                        bytes: x.bytes,
+                        device_free: x.device_free,
+                        allocated: x.allocated,
+                        reserved: x.reserved,
+                    })
+                    .collect(),
+                live,
+            }
+        })
+        .collect()
+}
+
+/// The memory report of one loaded capture.
+pub fn capture_memory(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    o: &MemoryOptions,
+) -> CaptureMemory {
+    let mut out = CaptureMemory {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        kind: "trace",
+        ..CaptureMemory::default()
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            out.error_kind = Some(e.kind.name());
+            return out;
+        }
+    };
+    let m = crate::analysis::memory::build(&c);
+    let name_of = |tr: &MemTrack, i: usize| -> Option<String> {
+        let op = tr.allocs.op[i];
+        (op != NO_OP).then(|| c.slice_name(op).to_string())
+    };
+    out.tracks = tracks_json(&m, c.time_zero(), o, &name_of);
+    out
+}
+
+/// The memory report of an allocator snapshot file.
+pub fn snapshot_memory(path: &std::path::Path, o: &MemoryOptions) -> CaptureMemory {
+    let mut out = CaptureMemory {
+        path: path.display().to_string(),
+        kind: "snapshot",
+        ..CaptureMemory::default()
+    };
+    let snap = match crate::formats::snapshot::load(path) {
+        Ok(s) => s,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            out.error_kind = Some(e.kind.name());
+            return out;
+        }
+    };
+    let m = &snap.model;
+    let name_of =
+        |tr: &MemTrack, i: usize| -> Option<String> { snap.call_site(tr.allocs.stack[i]) };
+    out.tracks = tracks_json(m, snap.time_zero(), o, &name_of);
+    out.segments = Some(snap.totals.clone());
+    out.notes = snap.notes.clone();
+    if o.stacks {
+        out.folded = Some(snap.folded_memory());
+        out.folded_segments = Some(snap.folded_segments());
+    }
+    out
+}
+
+fn b(v: i64) -> String {
+    if v < 0 {
+        format!("-{}", text::bytes(v.unsigned_abs()))
+    } else {
+        text::bytes(v as u64)
+    }
+}
+
+/// Renders one report for people.
+pub fn render_text(s: &CaptureMemory) -> String {
+    let mut o = match text::capture_head(&s.path, &s.run, &s.host, "", s.error.as_ref()) {
+        Ok(o) => o,
+        Err(failed) => return failed,
+    };
+    if s.tracks.is_empty() {
+        o.push_str(
+            "   no memory events (record with profile_memory=True, or a host tracer level ≥ 2)\n",
+        );
+    }
+    let d = |ns: f64| text::dur(ns * 1000.0);
+    for t in &s.tracks {
+        let label = if t.allocator.is_empty() {
+            clean(&t.device).into_owned()
+        } else {
+            format!("{} {}", clean(&t.device), clean(&t.allocator))
+        };
+        o.push_str(&format!("   {label}\n"));
+        o.push_str(&format!(
+            "     peak allocated {} at {}",
+            b(t.peak_allocated),
+            d(t.peak_allocated_ns)
+        ));
+        if let (Some(r), Some(rt)) = (t.peak_reserved, t.peak_reserved_ns) {
+            o.push_str(&format!("; peak reserved {} at {}", b(r), d(rt)));
+        }
+        o.push('\n');
+        o.push_str(&format!(
+            "     {} allocs, {} frees; live at end: {} ({})\n",
+            t.allocs,
+            t.frees,
+            t.live_at_end_count,
+            b(t.live_at_end_bytes)
+        ));
+        if t.unmatched_frees + t.addr_reuse + t.zero_size > 0 {
+            o.push_str(&format!(
+                "     {} frees of memory allocated before recording, {} address reuses, {} zero-size events\n",
+                t.unmatched_frees, t.addr_reuse, t.zero_size
+            ));
+        }
+        for x in &t.ooms {
+            o.push_str(&format!(
+                "     OUT OF MEMORY at {}: {} requested{}\n",
+                d(x.time_ns),
+                b(x.bytes),
+                x.device_free
+                    .map_or(String::new(), |f| format!(", {} free on the device", b(f)))
+            ));
+        }
+        if !t.top_ops.is_empty() {
+            let rows: Vec<Vec<String>> = t
+                .top_ops
+                .iter()
+                .map(|r| {
+                    vec![
+                        text::fit(&clean(&r.name), 60).into_owned(),
+                        r.count.to_string(),
+                        b(r.bytes),
+                        b(r.live_bytes),
+                    ]
+                })
+                .collect();
+            o.push_str(&text::table(
+                "     ",
+                &[
+                    ("ALLOCATED BY", Align::Left),
+                    ("COUNT", Align::Right),
+                    ("BYTES", Align::Right),
+                    ("LIVE AT END", Align::Right),
+                ],
+                &rows,
+            ));
+        }
+        if let Some(l) = &t.live {
+            o.push_str(&format!(
+                "     live at {}: {} allocations, {} (allocated {}, reserved {})\n",
+                d(l.time_ns),
+                l.count,
+                b(l.bytes),
+                b(l.allocated),
+                b(l.reserved)
+            ));
+            let rows: Vec<Vec<String>> = l
+                .allocations
+                .iter()
+                .map(|a| {
+                    vec![
+                        b(a.bytes),
+                        format!("{:#x}", a.addr),
+                        d(a.start_ns),
+                        d(l.time_ns - a.start_ns),
+                        text::fit(&clean(a.op.as_deref().unwrap_or("-")), 50).into_owned(),
+                        a.stack.as_ref().map_or(String::new(), |s| {
+                            text::fit(&clean(&s.join(" ← ")), 80).into_owned()
+                        }),
+                    ]
+                })
+                .collect();
+            if !rows.is_empty() {
+                o.push_str(&text::table(
+                    "       ",
+                    &[
+                        ("BYTES", Align::Right),
+                        ("ADDR", Align::Left),
+                        ("AT", Align::Right),
+                        ("AGE", Align::Right),
+                        ("OP", Align::Left),
+                        ("STACK", Align::Left),
+                    ],
+                    &rows,
+                ));
+            }
+            if l.allocations.len() < l.count {
+                o.push_str(&format!(
+                    "       (showing {} of {}; --limit to change)\n",
+                    l.allocations.len(),
+                    l.count
+                ));
+            }
+        }
+    }
+    if let Some(seg) = &s.segments {
+        o.push_str(&format!(
+            "   snapshot: {} segments, reserved {}, allocated {}, free {} ({} internal)\n",
+            seg.segments,
+            b(seg.total_reserved),
+            b(seg.total_allocated),
+            b(seg.free_external + seg.free_internal),
+            b(seg.free_internal)
+        ));
+    }
+    for n in &s.notes {
+        o.push_str(&format!("   note: {}\n", clean(n)));
+    }
+    if let Some(f) = &s.folded {
+        for l in f {
+            o.push_str(&clean(l));
+            o.push('\n');
+        }
+    }
+    o
+}

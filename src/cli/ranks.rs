@@ -1,0 +1,281 @@
+//! `tracetui ranks`: runs of many ranks — per-rank step times, collectives matched across ranks
+//! with skew and bandwidth, clock offsets and stragglers (see [`crate::analysis::ranks`] and
+//! docs/steps.md). Each capture is summarized while it is loaded and its model dropped, so
+//! memory stays at the loading threads' captures plus the small summaries.
+
+use super::text::{self, Align, clean};
+use crate::analysis::ranks::{self, RankSummary, RunReport};
+use crate::analysis::steps::StepOptions;
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::Capture;
+use serde::Serialize;
+
+/// One rank of `ranks --json` (`runs[].ranks[]`).
+#[derive(Serialize, Clone, Debug)]
+pub struct RankJson {
+    /// Rank number (`distributedInfo.rank`, else by host name order).
+    pub rank: i64,
+    /// Host / worker name.
+    pub host: String,
+    /// File read.
+    pub path: String,
+    /// Number of steps.
+    pub steps: usize,
+    /// Mean step time, ns.
+    pub step_mean_ns: Option<f64>,
+    /// Median step time, ns.
+    pub step_p50_ns: Option<f64>,
+    /// Longest step, ns.
+    pub step_max_ns: Option<f64>,
+    /// HTA's comm/comp overlap, whole capture: |∪ comp ∩ ∪ comm| / |∪ comm| (0–1).
+    pub comm_comp_overlap: Option<f64>,
+    /// HTA's straggler score: steps in which the rank was a candidate.
+    pub straggler_score: u64,
+    /// Clock offset subtracted to align this rank, ns.
+    pub clock_offset_ns: i64,
+    /// Complete collective instances at which this rank started last.
+    pub arrived_last: u64,
+    /// Time this rank waited for the last arrival, summed over complete instances, ns.
+    pub wait_ns: i64,
+}
+
+/// One collective instance of `ranks --json` (`runs[].collectives[]`).
+#[derive(Serialize, Clone, Debug)]
+pub struct CollectiveJson {
+    /// Collective kind (`all_reduce`, …) or kernel name.
+    pub name: String,
+    /// Process group name, if known.
+    pub group: Option<String>,
+    /// `Seq`, else the occurrence index in its group / stream.
+    pub index: i64,
+    /// Ranks that took part.
+    pub ranks: usize,
+    /// Latest minus earliest aligned start, ns.
+    pub skew_start_ns: i64,
+    /// Latest minus earliest aligned end, ns.
+    pub skew_end_ns: i64,
+    /// Shortest duration, ns.
+    pub dur_min_ns: i64,
+    /// Longest duration, ns.
+    pub dur_max_ns: i64,
+    /// nccl-tests' S, bytes.
+    pub bytes: Option<u64>,
+    /// S / dur_min, 10⁹ B/s.
+    pub algbw_gbps: Option<f64>,
+    /// algbw × nccl-tests' bus factor.
+    pub busbw_gbps: Option<f64>,
+    /// Rank that started last.
+    pub last_rank: i64,
+    /// Kernel name.
+    pub kernel: String,
+    /// Usable for arrival statistics (all members recording, full membership).
+    pub complete: bool,
+}
+
+/// One run of `ranks --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct RunJson {
+    /// Run name.
+    pub run: String,
+    /// `distributedInfo.world_size`, else the number of ranks.
+    pub world_size: i64,
+    /// Ranks by number.
+    pub ranks: Vec<RankJson>,
+    /// Ranks below the world size without a capture.
+    pub missing_ranks: Vec<i64>,
+    /// HTA's potential stragglers (rank numbers).
+    pub stragglers: Vec<i64>,
+    /// Collective instances, in aligned start order.
+    pub collectives: Vec<CollectiveJson>,
+}
+
+/// Loads and summarizes one capture (the model is dropped on return).
+pub fn summarize(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    opts: &StepOptions,
+) -> RankSummary {
+    match loaded {
+        Ok(c) => ranks::summarize(&c, opts),
+        Err(e) => RankSummary {
+            path: cap.path.display().to_string(),
+            run: cap.run.clone(),
+            host: cap.host.clone(),
+            error: Some(e.to_string()),
+            ..RankSummary::default()
+        },
+    }
+}
+
+/// The JSON shape of a run.
+pub fn to_json(all: &[RankSummary], r: &RunReport) -> RunJson {
+    let rank_of = |k: usize| r.ranks.get(k).map_or(-1, |x| x.rank);
+    RunJson {
+        run: r.run.clone(),
+        world_size: r.world_size,
+        ranks: r
+            .ranks
+            .iter()
+            .map(|k| {
+                let s = &all[k.summary];
+                RankJson {
+                    rank: k.rank,
+                    host: s.host.clone(),
+                    path: s.path.clone(),
+                    steps: k.steps,
+                    step_mean_ns: k.step_mean_ns,
+                    step_p50_ns: k.step_p50_ns,
+                    step_max_ns: k.step_max_ns,
+                    comm_comp_overlap: s.comm_comp_overlap,
+                    straggler_score: k.straggler_score,
+                    clock_offset_ns: k.clock_offset_ns,
+                    arrived_last: k.arrivals.last,
+                    wait_ns: k.arrivals.wait_ns,
+                }
+            })
+            .collect(),
+        missing_ranks: r.missing_ranks.clone(),
+        stragglers: r.stragglers.clone(),
+        collectives: r
+            .instances
+            .iter()
+            .map(|i| CollectiveJson {
+                name: i.name.clone(),
+                group: i.group.clone(),
+                index: i.index,
+                ranks: i.members.len(),
+                skew_start_ns: i.skew_start_ns,
+                skew_end_ns: i.skew_end_ns,
+                dur_min_ns: i.dur_min_ns,
+                dur_max_ns: i.dur_max_ns,
+                bytes: i.bytes,
+                algbw_gbps: i.algbw_gbps,
+                busbw_gbps: i.busbw_gbps,
+                last_rank: rank_of(i.last),
+                kernel: i.kernel.clone(),
+                complete: i.complete,
+            })
+            .collect(),
+    }
+}
+
+/// Groups and analyzes every run of `all`.
+pub fn runs(all: &[RankSummary], candidates: usize) -> Vec<RunJson> {
+    ranks::group_runs(all)
+        .into_iter()
+        .map(|(name, members)| to_json(all, &ranks::analyze_run(all, &name, &members, candidates)))
+        .collect()
+}
+
+fn opt_dur(v: Option<f64>) -> String {
+    v.map_or("-".into(), |n| text::dur(n * 1000.0))
+}
+
+/// Renders one run for people: ranks, stragglers and the most skewed collectives.
+pub fn render_text(r: &RunJson, top: usize) -> String {
+    let mut o = format!(
+        "== run {}  world size {}  ranks {}\n",
+        clean(&r.run),
+        r.world_size,
+        r.ranks.len()
+    );
+    if !r.missing_ranks.is_empty() {
+        let m: Vec<String> = r.missing_ranks.iter().map(i64::to_string).collect();
+        o.push_str(&format!("   missing ranks: {}\n", m.join(", ")));
+    }
+    let rows: Vec<Vec<String>> = r
+        .ranks
+        .iter()
+        .map(|k| {
+            vec![
+                k.rank.to_string(),
+                text::fit(&clean(&k.host), 24).into_owned(),
+                k.steps.to_string(),
+                opt_dur(k.step_mean_ns),
+                opt_dur(k.step_p50_ns),
+                opt_dur(k.step_max_ns),
+                k.comm_comp_overlap
+                    .map_or("-".into(), |v| format!("{:.1}%", v * 100.0)),
+                k.straggler_score.to_string(),
+                k.arrived_last.to_string(),
+                text::dur(k.wait_ns as f64 * 1000.0),
+                text::dur(k.clock_offset_ns as f64 * 1000.0),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("RANK", Align::Right),
+            ("HOST", Align::Left),
+            ("STEPS", Align::Right),
+            ("MEAN", Align::Right),
+            ("P50", Align::Right),
+            ("MAX", Align::Right),
+            ("OVERLAP", Align::Right),
+            ("STRAGGLER", Align::Right),
+            ("LAST", Align::Right),
+            ("WAITED", Align::Right),
+            ("CLOCK OFFSET", Align::Right),
+        ],
+        &rows,
+    ));
+    let s: Vec<String> = r.stragglers.iter().map(i64::to_string).collect();
+    o.push_str(&format!(
+        "   potential stragglers (HTA): {}\n",
+        if s.is_empty() {
+            "none".into()
+        } else {
+            s.join(", ")
+        }
+    ));
+    if r.collectives.is_empty() {
+        o.push_str("   no collectives matched across ranks\n");
+        return o;
+    }
+    let mut by_skew: Vec<&CollectiveJson> = r.collectives.iter().collect();
+    by_skew.sort_by_key(|c| std::cmp::Reverse(c.skew_start_ns));
+    o.push_str(&format!(
+        "   {} collective instances; the {} with the largest start skew:\n",
+        r.collectives.len(),
+        top.min(by_skew.len())
+    ));
+    let rows: Vec<Vec<String>> = by_skew
+        .iter()
+        .take(top)
+        .map(|c| {
+            vec![
+                text::fit(&clean(&c.name), 24).into_owned(),
+                clean(c.group.as_deref().unwrap_or("-")).into_owned(),
+                c.index.to_string(),
+                c.ranks.to_string(),
+                text::dur(c.skew_start_ns as f64 * 1000.0),
+                text::dur(c.skew_end_ns as f64 * 1000.0),
+                text::dur(c.dur_min_ns as f64 * 1000.0),
+                text::dur(c.dur_max_ns as f64 * 1000.0),
+                c.bytes.map_or("-".into(), text::bytes),
+                c.busbw_gbps.map_or("-".into(), |b| format!("{b:.2}")),
+                c.last_rank.to_string(),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("COLLECTIVE", Align::Left),
+            ("GROUP", Align::Left),
+            ("INDEX", Align::Right),
+            ("RANKS", Align::Right),
+            ("START SKEW", Align::Right),
+            ("END SKEW", Align::Right),
+            ("MIN DUR", Align::Right),
+            ("MAX DUR", Align::Right),
+            ("BYTES", Align::Right),
+            ("BUSBW GB/s", Align::Right),
+            ("LAST", Align::Right),
+        ],
+        &rows,
+    ));
+    o
+}

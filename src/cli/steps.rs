@@ -1,0 +1,273 @@
+//! `tracetui steps`: the steps of each capture and what their time went to (see
+//! [`crate::analysis::steps`] and docs/steps.md).
+
+use super::text::{self, Align};
+use crate::analysis::gpu::{GpuOptions, streams};
+use crate::analysis::ranks::file_clock0_ns;
+use crate::analysis::steps::{self, DeviceParts, StepOptions, primary_device};
+use crate::discover::CaptureFile;
+use crate::formats::LoadError;
+use crate::model::{Capture, Ps};
+use serde::Serialize;
+
+fn ns(ps: Ps) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// One device's parts of one step (`steps[].devices[]`), ns.
+#[derive(Serialize, Clone, Debug)]
+pub struct DeviceJson {
+    /// Device number.
+    pub device: i64,
+    /// |∪ compute ∩ step|.
+    pub compute_ns: f64,
+    /// |∪ communication ∩ step|.
+    pub communication_ns: f64,
+    /// Communication not overlapped by compute.
+    pub exposed_communication_ns: f64,
+    /// Memory not overlapped by compute or communication.
+    pub memory_ns: f64,
+    /// Other busy time.
+    pub other_ns: f64,
+    /// No activity on any stream of the device.
+    pub idle_ns: f64,
+    /// Idle: the next activity was not launched yet.
+    pub host_wait_ns: f64,
+    /// Idle: gaps below the threshold.
+    pub kernel_wait_ns: f64,
+    /// Idle: the rest.
+    pub idle_other_ns: f64,
+}
+
+impl DeviceJson {
+    fn new(p: &DeviceParts) -> DeviceJson {
+        DeviceJson {
+            device: p.device,
+            compute_ns: ns(p.compute),
+            communication_ns: ns(p.communication),
+            exposed_communication_ns: ns(p.exposed_communication),
+            memory_ns: ns(p.memory),
+            other_ns: ns(p.other),
+            idle_ns: ns(p.idle),
+            host_wait_ns: ns(p.host_wait),
+            kernel_wait_ns: ns(p.kernel_wait),
+            idle_other_ns: ns(p.idle_other),
+        }
+    }
+}
+
+/// One step of `steps --json` (`captures[].steps[]`); device figures are the primary device's.
+#[derive(Serialize, Clone, Debug)]
+pub struct StepJson {
+    /// Step number.
+    pub step: i64,
+    /// Start in the file's clock, ns (Kineto: `ts` × 1000).
+    pub start_ns: i64,
+    /// Wall time, ns.
+    pub dur_ns: f64,
+    /// Primary device: compute, ns.
+    pub compute_ns: f64,
+    /// Primary device: all communication, ns.
+    pub communication_ns: f64,
+    /// Primary device: communication not overlapped by compute, ns.
+    pub exposed_communication_ns: f64,
+    /// Primary device: memory not overlapped by compute or communication, ns.
+    pub memory_ns: f64,
+    /// Primary device: other busy time, ns.
+    pub other_ns: f64,
+    /// Primary device: idle, ns.
+    pub idle_ns: f64,
+    /// Primary device: idle waiting for the host, ns.
+    pub host_wait_ns: f64,
+    /// Primary device: idle between back-to-back kernels, ns.
+    pub kernel_wait_ns: f64,
+    /// Primary device: other idle, ns.
+    pub idle_other_ns: f64,
+    /// Host time in input (data-loading) annotations, ns.
+    pub input_ns: f64,
+    /// The last step, possibly cut off by the end of recording.
+    pub partial: bool,
+    /// Every device.
+    pub devices: Vec<DeviceJson>,
+}
+
+/// One capture of `steps --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct CaptureSteps {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+    /// Why loading failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where the steps came from (`profiler_step`, `step_num`, `steps_line`, `regex`,
+    /// `whole_capture`).
+    pub source: String,
+    /// Device whose figures the flat step fields give (most busy time); null without GPU.
+    pub device: Option<i64>,
+    /// The steps in time order.
+    pub steps: Vec<StepJson>,
+}
+
+/// Steps of one loaded capture in the JSON shape.
+pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<StepJson>) {
+    let g = streams::collect(c, &GpuOptions::default());
+    let found = steps::find(c, opts);
+    let parts = steps::breakdown(c, &found, opts, Some(&g));
+    let primary = primary_device(&parts);
+    let clock0 = file_clock0_ns(c);
+    let rows = found
+        .steps
+        .iter()
+        .zip(&parts)
+        .map(|(s, p)| {
+            let d = primary
+                .and_then(|k| p.devices.iter().find(|x| x.device == k))
+                .cloned()
+                .unwrap_or_default();
+            StepJson {
+                step: s.number,
+                start_ns: clock0 + s.start.div_euclid(1000),
+                dur_ns: ns(s.dur()),
+                compute_ns: ns(d.compute),
+                communication_ns: ns(d.communication),
+                exposed_communication_ns: ns(d.exposed_communication),
+                memory_ns: ns(d.memory),
+                other_ns: ns(d.other),
+                idle_ns: ns(d.idle),
+                host_wait_ns: ns(d.host_wait),
+                kernel_wait_ns: ns(d.kernel_wait),
+                idle_other_ns: ns(d.idle_other),
+                input_ns: ns(p.input),
+                partial: s.partial,
+                devices: p.devices.iter().map(DeviceJson::new).collect(),
+            }
+        })
+        .collect();
+    (found.source.name().to_string(), primary, rows)
+}
+
+/// Loads → steps → JSON shape for one capture.
+pub fn capture_steps(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    opts: &StepOptions,
+) -> CaptureSteps {
+    let mut out = CaptureSteps {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: None,
+        source: String::new(),
+        device: None,
+        steps: Vec::new(),
+    };
+    match loaded {
+        Ok(c) => {
+            let (source, device, steps) = of_capture(&c, opts);
+            out.source = source;
+            out.device = device;
+            out.steps = steps;
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
+}
+
+fn pct(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:.1}%", 100.0 * part / whole)
+    } else {
+        "-".into()
+    }
+}
+
+/// Renders one capture for people.
+pub fn render_text(s: &CaptureSteps) -> String {
+    let extra = match s.device {
+        Some(d) => format!("  steps from {}  device {d}", s.source),
+        None => format!("  steps from {}  no GPU", s.source),
+    };
+    let mut o = match text::capture_head(&s.path, &s.run, &s.host, &extra, s.error.as_ref()) {
+        Ok(o) => o,
+        Err(failed) => return failed,
+    };
+    if s.source == "whole_capture" {
+        o.push_str(
+            "   no step annotations found: the whole capture is one step (see --step-regex)\n",
+        );
+    }
+    let d = |v: f64| text::dur(v * 1000.0);
+    let input = |v: f64| if v > 0.0 { d(v) } else { "-".into() };
+    if s.device.is_none() {
+        let rows: Vec<Vec<String>> = s
+            .steps
+            .iter()
+            .map(|r| {
+                vec![
+                    format!("{}{}", r.step, if r.partial { "*" } else { "" }),
+                    d(r.dur_ns),
+                    input(r.input_ns),
+                ]
+            })
+            .collect();
+        o.push_str(&text::table(
+            "   ",
+            &[
+                ("STEP", Align::Right),
+                ("TIME", Align::Right),
+                ("INPUT", Align::Right),
+            ],
+            &rows,
+        ));
+        o.push_str(&partial_note(s));
+        return o;
+    }
+    let rows: Vec<Vec<String>> = s
+        .steps
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{}{}", r.step, if r.partial { "*" } else { "" }),
+                d(r.dur_ns),
+                pct(r.compute_ns, r.dur_ns),
+                pct(r.exposed_communication_ns, r.dur_ns),
+                pct(r.memory_ns, r.dur_ns),
+                pct(r.other_ns, r.dur_ns),
+                pct(r.idle_ns, r.dur_ns),
+                pct(r.host_wait_ns, r.dur_ns),
+                pct(r.kernel_wait_ns, r.dur_ns),
+                input(r.input_ns),
+            ]
+        })
+        .collect();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            ("STEP", Align::Right),
+            ("TIME", Align::Right),
+            ("COMPUTE", Align::Right),
+            ("EXP.COMM", Align::Right),
+            ("MEMORY", Align::Right),
+            ("OTHER", Align::Right),
+            ("IDLE", Align::Right),
+            ("HOST WAIT", Align::Right),
+            ("KERN WAIT", Align::Right),
+            ("INPUT", Align::Right),
+        ],
+        &rows,
+    ));
+    o.push_str(&partial_note(s));
+    o
+}
+
+fn partial_note(s: &CaptureSteps) -> String {
+    if s.steps.iter().any(|r| r.partial) {
+        "   * may be cut off by the end of recording\n".into()
+    } else {
+        String::new()
+    }
+}

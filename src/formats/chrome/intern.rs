@@ -1,0 +1,87 @@
+//! Interning caches in front of the capture's [`Interner`]: a direct-mapped cache for names,
+//! categories and string values, and a one-entry cache per `args` key position.
+
+use crate::model::{Interner, StrId};
+
+/// A direct-mapped cache in front of the interner: a fingerprint of a string's length and a few
+/// of its bytes picks a slot; a hit is confirmed by comparing with the interned text. Saves hashing
+/// long names (kernel signatures, call stacks) in full for every event.
+pub struct StrCache {
+    slots: Vec<(u64, StrId)>,
+}
+
+const CACHE_BITS: u32 = 12;
+
+impl Default for StrCache {
+    fn default() -> Self {
+        StrCache {
+            slots: vec![(0, StrId::EMPTY); 1 << CACHE_BITS],
+        }
+    }
+}
+
+#[inline]
+fn word(b: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    let n = b.len().min(8);
+    x[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(x)
+}
+
+impl StrCache {
+    /// Interns `s` through the cache.
+    #[inline]
+    pub fn intern(&mut self, strings: &mut Interner, s: &str) -> StrId {
+        let (fp, k) = fingerprint(s.as_bytes());
+        if let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == fp && strings.get(slot.1) == s {
+                return slot.1;
+            }
+            let id = strings.intern(s);
+            *slot = (fp, id);
+            return id;
+        }
+        strings.intern(s)
+    }
+
+    /// Interns text given as bytes that the caller checked to be UTF-8 earlier: a cache hit is
+    /// a byte comparison with an interned (hence valid) string, so only a miss validates again
+    /// (lossily, should the bytes have changed meanwhile — a mapped file rewritten in place).
+    #[inline]
+    pub fn intern_bytes(&mut self, strings: &mut Interner, b: &[u8]) -> StrId {
+        let (fp, k) = fingerprint(b);
+        if let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == fp && strings.get(slot.1).as_bytes() == b {
+                return slot.1;
+            }
+            let id = strings.intern_lossy(b);
+            *slot = (fp, id);
+            return id;
+        }
+        strings.intern_lossy(b)
+    }
+}
+
+/// A fingerprint of a string's length and a few of its bytes, and its cache slot.
+#[inline]
+fn fingerprint(b: &[u8]) -> (u64, usize) {
+    let n = b.len();
+    let head = word(b);
+    let tail = word(&b[n.saturating_sub(8)..]);
+    let mid = word(&b[n / 2..]);
+    let fp = (head ^ tail.rotate_left(23) ^ mid.rotate_left(41) ^ (n as u64).rotate_left(7))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        | 1;
+    (fp, (fp >> (64 - CACHE_BITS)) as usize)
+}
+
+/// Interns an `args` key through its position's one-entry cache (see [`CachedKeySeed`]).
+#[inline]
+pub fn cached_key(strings: &mut Interner, slot: &mut StrId, key: &[u8]) -> StrId {
+    if strings.get(*slot).as_bytes() == key {
+        return *slot;
+    }
+    let id = strings.intern_lossy(key);
+    *slot = id;
+    id
+}

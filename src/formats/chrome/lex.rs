@@ -1,0 +1,335 @@
+//! Byte-level JSON lexing for the event scanner: string ends found eight bytes at a time
+//! (SWAR: quote, backslash, control, non-ASCII), numbers checked as text, nested arrays/objects
+//! rewritten compactly. Everything returns `None` outside the subset the scanner handles like
+//! serde (escapes, control characters, floats inside nested values, `-0`, integers beyond 64
+//! bits, nesting deeper than [`MAX_DEPTH`]).
+
+/// A scalar value, validated; spans are byte ranges of the input.
+#[derive(Clone, Copy)]
+#[allow(missing_docs)]
+pub enum Val {
+    /// String content (no escapes, valid UTF-8).
+    Str(u32, u32),
+    /// Integer text (never `-0`, at most 20 digits); read by [`int_value`] where a field needs
+    /// the value (phase 1 turns those into `Whole`).
+    Int(u32, u32),
+    /// An integer's value as serde reads it: (negative, magnitude).
+    Whole(bool, u64),
+    /// Number with a fraction or exponent: its text span.
+    Num(u32, u32),
+    /// An arg float, read by serde_json's own parser.
+    Float(f64),
+    True,
+    False,
+    Null,
+    /// An `args` object: entries `[from, to)` of the plan.
+    Args(u32, u32),
+    /// A nested array/object written compactly into the plan's text buffer `[from, to)`.
+    Json(u32, u32),
+}
+
+pub const MAX_DEPTH: u32 = 64;
+
+#[inline]
+pub fn ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Bytes of `w` that are `"`, `\`, a control character or non-ASCII, as high bits (exact for the
+/// lowest such byte).
+#[inline]
+pub fn specials(w: u64) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let slash = w ^ (ONES * u64::from(b'\\'));
+    let zq = quote.wrapping_sub(ONES) & !quote;
+    let zs = slash.wrapping_sub(ONES) & !slash;
+    let ctl = w.wrapping_sub(ONES * 0x20) & !w;
+    (zq | zs | ctl | w) & HIGHS
+}
+
+/// Scans a string whose opening quote is at `i - 1`; returns the index of the closing quote.
+/// `None` for escapes, control characters, invalid UTF-8 or a missing end.
+#[inline(always)]
+pub fn string(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    let mut ascii = true;
+    loop {
+        if let Some(chunk) = b.get(i..i + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(chunk);
+            let m = specials(u64::from_le_bytes(a));
+            if m == 0 {
+                i += 8;
+                continue;
+            }
+            i += (m.trailing_zeros() / 8) as usize;
+        }
+        let c = *b.get(i)?;
+        match c {
+            b'"' => break,
+            b'\\' | 0..=0x1f => return None,
+            0x80.. => {
+                ascii = false;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if !ascii {
+        std::str::from_utf8(b.get(start..i)?).ok()?;
+    }
+    Some(i)
+}
+
+/// Scans a number at `i`; `(end, Val)`. Only the text is checked here: integer values are
+/// read by [`int_value`] where a field needs them (`ts`/`dur` keep their text).
+#[inline(always)]
+pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
+    let mut j = i;
+    let neg = b.get(j) == Some(&b'-');
+    if neg {
+        j += 1;
+    }
+    let d0 = j;
+    while b.get(j).is_some_and(u8::is_ascii_digit) {
+        j += 1;
+    }
+    let nd = j - d0;
+    if nd == 0 || (nd > 1 && b.get(d0) == Some(&b'0')) {
+        return None;
+    }
+    let mut float = false;
+    if b.get(j) == Some(&b'.') {
+        j += 1;
+        let f0 = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == f0 {
+            return None;
+        }
+        float = true;
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        j += 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let e0 = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == e0 {
+            return None;
+        }
+        float = true;
+    }
+    // A number must end at a delimiter (serde rejects `12a`).
+    if !matches!(
+        b.get(j),
+        Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+    ) {
+        return None;
+    }
+    let (s, e) = (i as u32, j as u32);
+    if float {
+        return Some((j, Val::Num(s, e)));
+    }
+    // serde reads `-0` as the float -0.0 and integers past 64 bits as floats: leave to it.
+    if (neg && nd == 1 && b.get(d0) == Some(&b'0')) || nd > 20 {
+        return None;
+    }
+    Some((j, Val::Int(s, e)))
+}
+
+/// The value of an integer's text as serde reads it: `(negative, magnitude)`, `None` when serde
+/// would read a float instead (beyond u64, or below i64::MIN).
+#[inline]
+pub fn int_value(b: &[u8], s: u32, e: u32) -> Option<(bool, u64)> {
+    let t = b.get(s as usize..e as usize)?;
+    let (neg, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    let mut mag: u64 = 0;
+    for &c in digits {
+        mag = mag
+            .checked_mul(10)?
+            .checked_add(u64::from(c.wrapping_sub(b'0')))?;
+    }
+    if neg && mag > 1 << 63 {
+        return None;
+    }
+    Some((neg, mag))
+}
+
+#[inline(always)]
+pub fn literal(b: &[u8], i: usize, word: &[u8], v: Val) -> Option<(usize, Val)> {
+    if b.get(i..i + word.len())? == word {
+        Some((i + word.len(), v))
+    } else {
+        None
+    }
+}
+
+/// A scalar value at `i` (string, number, literal); arrays/objects → `None`.
+#[inline(always)]
+pub fn scalar(b: &[u8], i: usize) -> Option<(usize, Val)> {
+    match *b.get(i)? {
+        b'"' => {
+            let e = string(b, i + 1)?;
+            Some((e + 1, Val::Str((i + 1) as u32, e as u32)))
+        }
+        b'-' | b'0'..=b'9' => number(b, i),
+        b't' => literal(b, i, b"true", Val::True),
+        b'f' => literal(b, i, b"false", Val::False),
+        b'n' => literal(b, i, b"null", Val::Null),
+        _ => None,
+    }
+}
+
+/// Writes the array/object at `i` compactly into `out` (the serde `JsonText` output for the
+/// subset handled: strings without escapes, integers, literals); returns the end.
+pub fn nested(b: &[u8], i: usize, out: &mut Vec<u8>, depth: u32) -> Option<usize> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let open = *b.get(i)?;
+    let close = match open {
+        b'[' => b']',
+        b'{' => b'}',
+        _ => return None,
+    };
+    out.push(open);
+    let mut j = ws(b, i + 1);
+    if b.get(j) == Some(&close) {
+        out.push(close);
+        return Some(j + 1);
+    }
+    loop {
+        if open == b'{' {
+            if b.get(j) != Some(&b'"') {
+                return None;
+            }
+            let e = string(b, j + 1)?;
+            out.extend_from_slice(b.get(j..=e)?);
+            j = ws(b, e + 1);
+            if b.get(j) != Some(&b':') {
+                return None;
+            }
+            out.push(b':');
+            j = ws(b, j + 1);
+        }
+        match *b.get(j)? {
+            b'[' | b'{' => j = nested(b, j, out, depth + 1)?,
+            _ => {
+                let (e, v) = scalar(b, j)?;
+                match v {
+                    // Floats are re-printed by serde (`{:?}`): leave them to it.
+                    Val::Num(..) => return None,
+                    Val::Int(s, e) => {
+                        int_value(b, s, e)?;
+                    }
+                    _ => {}
+                }
+                out.extend_from_slice(b.get(j..e)?);
+                j = e;
+            }
+        }
+        j = ws(b, j);
+        match *b.get(j)? {
+            b',' => {
+                out.push(b',');
+                j = ws(b, j + 1);
+            }
+            c if c == close => {
+                out.push(close);
+                return Some(j + 1);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// serde_json's own reading of a float's text.
+pub fn float(b: &[u8], s: u32, e: u32) -> Option<f64> {
+    serde_json::from_slice::<f64>(b.get(s as usize..e as usize)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specials_finds_the_first() {
+        for (s, at) in [
+            (&b"abcdefgh"[..], None),
+            (b"abc\"efgh", Some(3)),
+            (b"a\\cdefgh", Some(1)),
+            (b"abcdefg\n", Some(7)),
+            (b"\xc3\xa9cdefgh", Some(0)),
+            (b"ab\x7fdefgh", None),
+        ] {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(s);
+            let m = specials(u64::from_le_bytes(a));
+            let got = (m != 0).then(|| (m.trailing_zeros() / 8) as usize);
+            assert_eq!(got, at, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn strings_and_numbers() {
+        let b = b"\"plain text here\" \"caf\xc3\xa9 au lait, longer!\"";
+        assert_eq!(string(b, 1), Some(16));
+        assert_eq!(string(b, 19), Some(b.len() - 1));
+        assert!(string(br#""esc\"x""#, 1).is_none());
+        assert!(string(b"\"bad\xff utf8 here\"", 1).is_none());
+        assert!(string(b"\"ctl\x01\"", 1).is_none());
+        assert!(string(b"\"no end", 1).is_none());
+        assert!(matches!(number(b"12,", 0), Some((2, Val::Int(0, 2)))));
+        assert_eq!(int_value(b"-7}", 0, 2), Some((true, 7)));
+        assert!(matches!(number(b"1.5e3 ", 0), Some((5, Val::Num(0, 5)))));
+        assert!(number(b"-0,", 0).is_none());
+        assert!(number(b"01,", 0).is_none());
+        assert!(number(b"1.,", 0).is_none());
+        assert!(matches!(
+            number(b"18446744073709551616,", 0),
+            Some((20, Val::Int(0, 20)))
+        ));
+        assert_eq!(int_value(b"18446744073709551616", 0, 20), None);
+        assert_eq!(
+            int_value(b"18446744073709551615", 0, 20),
+            Some((false, u64::MAX))
+        );
+        assert_eq!(
+            int_value(b"-9223372036854775808", 0, 20),
+            Some((true, 1 << 63))
+        );
+        assert_eq!(int_value(b"-9223372036854775809", 0, 20), None);
+        assert!(number(b"123456789012345678901,", 0).is_none());
+        assert!(number(b"12a", 0).is_none());
+    }
+
+    #[test]
+    fn nested_is_compact() {
+        let mut out = Vec::new();
+        let t = b"[[1, 2], [], {\"a\" : [true,null], \"b\":\"x y\"}, -3] ";
+        let e = nested(t, 0, &mut out, 1).unwrap();
+        assert_eq!(e, t.len() - 1);
+        assert_eq!(out, br#"[[1,2],[],{"a":[true,null],"b":"x y"},-3]"#);
+        out.clear();
+        assert!(nested(b"[1.5]", 0, &mut out, 1).is_none());
+        assert!(nested(b"[1,]", 0, &mut out, 1).is_none());
+        assert!(nested(b"{\"a\":1", 0, &mut out, 1).is_none());
+    }
+}

@@ -1,0 +1,178 @@
+//! What the tokenizers emit and `apply` consumes: one event's fields as read ([`RawEvent`]),
+//! with the small value conversions both tokenizers (`seed`, `scan`) share.
+
+use crate::model::{ArgValue, ArgsRef, Interner, Key, StrId};
+
+/// A flow / async id.
+pub type IdVal = u64;
+
+/// The fields of one event, as read (applied once the object is complete).
+#[derive(Default, Clone, Copy)]
+pub struct RawEvent {
+    /// First byte of `ph` (0 = absent).
+    pub ph: u8,
+    /// Interned `name`.
+    pub name: StrId,
+    /// Interned `cat`.
+    pub cat: StrId,
+    /// `pid`.
+    pub pid: Option<Key>,
+    /// `tid`.
+    pub tid: Option<Key>,
+    /// `ts` in ns (raw, not yet shifted).
+    pub ts: TimeVal,
+    /// `dur` in ns.
+    pub dur: TimeVal,
+    /// Args block.
+    pub args: ArgsRef,
+    /// Values found in args.
+    pub facts: ArgFacts,
+    /// `id` / `id2`.
+    pub id: Option<IdVal>,
+    /// The `id` / `id2` text as written when it was a string, for `C` events only (counter
+    /// series are named with it); `StrId::EMPTY` otherwise.
+    pub id_text: StrId,
+    /// `bind_id`.
+    pub bind_id: Option<IdVal>,
+    /// First byte of `s` (instant scope).
+    pub scope: u8,
+    /// `bp == "e"`.
+    pub bp_e: bool,
+    /// `flow_in`.
+    pub flow_in: bool,
+    /// `flow_out`.
+    pub flow_out: bool,
+    /// Number of keys seen.
+    pub fields: u32,
+}
+
+impl RawEvent {
+    /// Resets every field.
+    #[inline]
+    pub fn clear(&mut self) {
+        *self = RawEvent {
+            args: ArgsRef::NONE,
+            ..RawEvent::default()
+        };
+    }
+}
+
+/// Parsed time in ps (raw, before rebasing): `None` absent/null, `Some(Err(()))` unparsable.
+pub type TimeVal = Option<Result<i128, ()>>;
+
+/// Values of args keys the loader interprets while parsing.
+#[derive(Default, Clone, Copy)]
+pub struct ArgFacts {
+    /// Kineto `correlation`.
+    pub correlation: Option<u64>,
+    /// A `stream` key was present (Kineto device activities carry one).
+    pub stream: bool,
+}
+
+impl ArgFacts {
+    /// Notes entry (`key`, `v`) when it is a fact the loader uses (`correlation` is the
+    /// interned id of that key).
+    #[inline]
+    pub fn note(&mut self, key: StrId, correlation: StrId, stream: StrId, v: ArgValue) {
+        if key == stream {
+            self.stream = true;
+        }
+        if key == correlation {
+            match v {
+                ArgValue::I64(c) if c >= 0 => self.correlation = Some(c as u64),
+                ArgValue::U64(c) => self.correlation = Some(c),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Keys of one trace event the loader reads; anything else is skipped. Both tokenizers (`seed`,
+/// `scan`) match keys through [`Field::from_key`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Field {
+    Ph,
+    Name,
+    Cat,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Args,
+    Id,
+    Id2,
+    S,
+    Bp,
+    BindId,
+    FlowIn,
+    FlowOut,
+    Other,
+}
+
+impl Field {
+    /// The field a key names.
+    pub fn from_key(k: &[u8]) -> Field {
+        match k {
+            b"ph" => Field::Ph,
+            b"name" => Field::Name,
+            b"cat" => Field::Cat,
+            b"pid" => Field::Pid,
+            b"tid" => Field::Tid,
+            b"ts" => Field::Ts,
+            b"dur" => Field::Dur,
+            b"args" => Field::Args,
+            b"id" => Field::Id,
+            b"id2" => Field::Id2,
+            b"s" => Field::S,
+            b"bp" => Field::Bp,
+            b"bind_id" => Field::BindId,
+            b"flow_in" => Field::FlowIn,
+            b"flow_out" => Field::FlowOut,
+            _ => Field::Other,
+        }
+    }
+}
+
+/// A pid/tid given as a string: numeric strings normalized to integers, others interned.
+pub fn key_from_str(strings: &mut Interner, v: &str) -> Key {
+    let t = v.trim();
+    if !t.is_empty()
+        && t.len() <= 20
+        && t.bytes().all(|c| c.is_ascii_digit() || c == b'-')
+        && let Ok(i) = t.parse::<i64>()
+    {
+        return Key::Int(i);
+    }
+    Key::Str(strings.intern(v))
+}
+
+/// A flow/async id given as a string: decimal or `0x` hex, else a hash of the text.
+pub fn id_from_str(v: &str) -> u64 {
+    let t = v.trim();
+    let parsed = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse::<u64>().ok()
+    };
+    parsed.unwrap_or_else(|| hash_str(v))
+}
+
+/// FNV-1a, for string ids that are not numbers.
+fn hash_str(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// An unsigned JSON integer as an arg value: `I64` when it fits, else `U64`.
+#[inline]
+pub fn uint_value(v: u64) -> ArgValue {
+    match i64::try_from(v) {
+        Ok(i) => ArgValue::I64(i),
+        Err(_) => ArgValue::U64(v),
+    }
+}

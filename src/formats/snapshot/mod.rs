@@ -1,0 +1,51 @@
+//! torch CUDA caching-allocator snapshots (`torch.cuda.memory._dump_snapshot("snap.pickle")`):
+//! the pickle read natively ([`pickle`]) into the memory model ([`crate::model::memory`]).
+//!
+//! `device_traces[d]` is a ring buffer of allocator actions (`alloc`, `free_requested`,
+//! `free_completed`, `segment_alloc`, `segment_free`, `segment_map`, `segment_unmap`,
+//! `snapshot`, `oom`); memory is released at `free_completed`. A `free_completed` without its
+//! `alloc` is an allocation made before recording started (or pushed out of the ring buffer),
+//! and blocks still allocated at snapshot time that the trace never allocated were too: both
+//! count as allocated from the first entry on, as pytorch.org/memory_viz does. `segments` is the
+//! allocator state at snapshot time (blocks with sizes, states and frames).
+
+pub mod decode;
+pub mod pickle;
+pub mod types;
+
+pub use types::{Block, Segment, SegmentTotals, Snapshot, frame_kept};
+
+use crate::formats::{LoadError, LoadErrorKind};
+use std::path::Path;
+
+/// True when `bytes` start like a pickle (protocol 2 or later).
+pub fn is_pickle(bytes: &[u8]) -> bool {
+    bytes.len() >= 2 && bytes[0] == 0x80 && (2..=5).contains(&bytes[1])
+}
+
+/// Reads a snapshot file.
+pub fn load(path: &Path) -> Result<Snapshot, LoadError> {
+    let data = std::fs::read(path).map_err(|e| LoadError::io(path, "cannot read", &e))?;
+    load_bytes(&data, path)
+}
+
+/// Decodes snapshot bytes (`path` only names the file in errors).
+pub fn load_bytes(data: &[u8], path: &Path) -> Result<Snapshot, LoadError> {
+    if !is_pickle(data) {
+        return Err(LoadError::new(
+            LoadErrorKind::NotATrace,
+            path,
+            Some(0),
+            "not a pickle of protocol 2–5 (expected a torch.cuda.memory._dump_snapshot file)",
+        ));
+    }
+    let p = pickle::decode(data).map_err(|e| {
+        let kind = if e.message.contains("ends inside") {
+            LoadErrorKind::Truncated
+        } else {
+            LoadErrorKind::Corrupt
+        };
+        LoadError::new(kind, path, Some(e.offset), e.message)
+    })?;
+    decode::snapshot(&p).map_err(|m| LoadError::new(LoadErrorKind::NotATrace, path, None, m))
+}

@@ -1,0 +1,147 @@
+//! The global slice order `finish` sorts into (track, start asc, dur desc, raw id) and the
+//! enclosing-slice lookup over a finished track.
+
+use super::capture::{NO_SLICE, Ps, Slices, Track};
+
+/// Slice counts from which `finish` sorts and permutes on several threads.
+pub(super) const PARALLEL_MIN_SLICES: usize = 1 << 16;
+
+/// Raw slice ids ordered by (track, start asc, dur desc, raw id): a counting sort by track
+/// (stable, so ids stay ascending within a track), then each track's bucket sorted on packed
+/// keys (no indirection in the comparisons) unless already in order; tracks are spread over
+/// threads for large captures. Same result as one comparison sort on the whole key.
+pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize) -> Vec<u32> {
+    let n = track.len();
+    let nt = ntracks.max(track.iter().map(|&t| t as usize + 1).max().unwrap_or(0));
+    let mut bounds = vec![0usize; nt + 1];
+    for &t in track {
+        bounds[t as usize + 1] += 1;
+    }
+    for t in 0..nt {
+        bounds[t + 1] += bounds[t];
+    }
+    let mut fill = bounds.clone();
+    let mut order = vec![0u32; n];
+    for (i, &t) in track.iter().enumerate() {
+        order[fill[t as usize]] = i as u32;
+        fill[t as usize] += 1;
+    }
+    drop(fill);
+    let sort_buckets = |part: &mut [u32], base: usize, tracks: std::ops::Range<usize>| {
+        let mut keys: Vec<(Ps, std::cmp::Reverse<Ps>, u32)> = Vec::new();
+        for t in tracks {
+            let (lo, hi) = (bounds[t] - base, bounds[t + 1] - base);
+            let ids = &mut part[lo..hi];
+            let key = |i: u32| (start[i as usize], std::cmp::Reverse(dur[i as usize]), i);
+            if ids.windows(2).all(|w| key(w[0]) < key(w[1])) {
+                continue;
+            }
+            keys.clear();
+            keys.extend(ids.iter().map(|&i| key(i)));
+            keys.sort_unstable();
+            for (dst, k) in ids.iter_mut().zip(&keys) {
+                *dst = k.2;
+            }
+        }
+    };
+    let threads = crate::threads::cores();
+    if n < PARALLEL_MIN_SLICES || threads < 2 || nt < 2 {
+        sort_buckets(&mut order, 0, 0..nt);
+        return order;
+    }
+    // Contiguous track groups of about n / threads slices each.
+    let mut cuts = vec![0usize];
+    for (t, &b) in bounds.iter().enumerate().take(nt).skip(1) {
+        let want = cuts.len() * n / threads;
+        if b >= want && cuts.len() < threads {
+            cuts.push(t);
+        }
+    }
+    cuts.push(nt);
+    std::thread::scope(|sc| {
+        let mut rest: &mut [u32] = &mut order;
+        let mut taken = 0usize;
+        for w in cuts.windows(2) {
+            let (t0, t1) = (w[0], w[1]);
+            let len = bounds[t1] - bounds[t0];
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            let base = taken;
+            taken += len;
+            let sb = &sort_buckets;
+            sc.spawn(move || sb(part, base, t0..t1));
+        }
+    });
+    order
+}
+
+/// The deepest slice of `track` (finished: lanes assigned) with `start <= ts < end`, or a
+/// zero-length slice starting exactly at `ts`; `NO_SLICE` when none.
+pub fn enclosing_slice(s: &Slices, track: &Track, ts: Ps) -> u32 {
+    let (lo, hi) = (track.slices.0 as usize, track.slices.1 as usize);
+    // Last slice starting at or before ts; walk up its parent chain until one contains ts.
+    let k = lo + s.start[lo..hi].partition_point(|&x| x <= ts);
+    let mut best = NO_SLICE;
+    let mut best_depth = -1i32;
+    // Scan backwards over a bounded number of candidates (slices on other lanes may overlap).
+    let mut i = k;
+    let mut steps = 0;
+    while i > lo && steps < 64 {
+        i -= 1;
+        steps += 1;
+        let (st, en) = (s.start[i], s.start[i] + s.dur[i]);
+        if (st <= ts && ts < en) || (s.dur[i] == 0 && st == ts) {
+            let d = i32::from(track.depth_of_lane(s.lane[i]));
+            if d > best_depth {
+                best = i as u32;
+                best_depth = d;
+            }
+        }
+    }
+    if best == NO_SLICE && k > lo {
+        // Long-running ancestors: follow the parent chain of the nearest earlier slice.
+        let mut p = (k - 1) as u32;
+        while p != NO_SLICE {
+            let pi = p as usize;
+            if s.start[pi] <= ts && ts < s.start[pi] + s.dur[pi] {
+                return p;
+            }
+            p = s.parent[pi];
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    #[test]
+    fn sort_order_matches_comparison_sort() {
+        // Pseudo-random tracks/starts/durs with many ties; big enough for the threaded path.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for n in [0usize, 1, 5, 1000, PARALLEL_MIN_SLICES + 777] {
+            let nt = 1 + n / 300;
+            let tr: Vec<u32> = (0..n).map(|_| next(nt as u64) as u32).collect();
+            let st: Vec<Ps> = (0..n).map(|_| next(50) as Ps).collect();
+            let du: Vec<Ps> = (0..n).map(|_| next(4) as Ps).collect();
+            let mut want: Vec<u32> = (0..n as u32).collect();
+            want.sort_by_key(|&i| {
+                let i = i as usize;
+                (tr[i], st[i], std::cmp::Reverse(du[i]), i)
+            });
+            assert_eq!(sort_slice_order(&tr, &st, &du, nt), want, "n = {n}");
+            // Already sorted within tracks: still grouped by track correctly.
+            let st2: Vec<Ps> = (0..n as Ps).collect();
+            let mut want2: Vec<u32> = (0..n as u32).collect();
+            want2.sort_by_key(|&i| (tr[i as usize], i));
+            assert_eq!(sort_slice_order(&tr, &st2, &du, nt), want2);
+        }
+    }
+}

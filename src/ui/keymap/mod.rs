@@ -1,0 +1,277 @@
+//! The one key table: per view, key → [`Action`] → one-line description. Key dispatch, the `?`
+//! help, the status-line hints and the keys section of `docs/ui.md` are all generated from it;
+//! `config.toml` can rebind any action ([`super::config`]).
+//!
+//! Files: [`view_kind`] (which view a binding belongs to), [`key`] (a key: parse, normalize,
+//! display), [`defaults`] (the default table), [`hints`] (status-line hints), and here the
+//! [`Keymap`] in force (defaults plus config rebindings) with dispatch, help rows and docs.
+
+pub mod defaults;
+pub mod hints;
+pub mod key;
+pub mod view_kind;
+
+use super::action::Action;
+use defaults::DEFAULTS;
+use ratatui::crossterm::event::KeyEvent;
+use rustc_hash::FxHashMap;
+
+pub use defaults::Default;
+pub use hints::Hint;
+pub use key::Key;
+pub use view_kind::ViewKind;
+
+/// The effective bindings: defaults with the config's rebindings applied.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    /// (view, action) → keys, in table order.
+    rows: Vec<(ViewKind, Action, Vec<Key>, &'static str)>,
+    lookup: FxHashMap<(ViewKind, Key), Action>,
+}
+
+impl std::default::Default for Keymap {
+    fn default() -> Self {
+        Keymap::with(&[])
+    }
+}
+
+impl Keymap {
+    /// The defaults with `overrides` (view, action, keys) applied: an override replaces the
+    /// action's keys and takes its keys away from other actions of the same view (and from
+    /// global actions when the view is global).
+    pub fn with(overrides: &[(ViewKind, Action, Vec<Key>)]) -> Keymap {
+        let mut rows: Vec<(ViewKind, Action, Vec<Key>, &'static str)> = DEFAULTS
+            .iter()
+            .map(|d| {
+                let keys = d.keys.iter().filter_map(|k| Key::parse(k)).collect();
+                (d.view, d.action, keys, d.desc)
+            })
+            .collect();
+        for (view, action, keys) in overrides {
+            for r in rows.iter_mut() {
+                let shares = r.0 == *view || *view == ViewKind::Global || r.0 == ViewKind::Global;
+                if shares && !(r.0 == *view && r.1 == *action) {
+                    r.2.retain(|k| !keys.contains(k));
+                }
+            }
+            match rows.iter_mut().find(|r| r.0 == *view && r.1 == *action) {
+                Some(r) => r.2 = keys.clone(),
+                None => rows.push((*view, *action, keys.clone(), "(from config)")),
+            }
+        }
+        let mut lookup = FxHashMap::default();
+        for (view, action, keys, _) in &rows {
+            for k in keys {
+                lookup.entry((*view, *k)).or_insert(*action);
+            }
+        }
+        Keymap { rows, lookup }
+    }
+
+    /// The action of `key` in `view` (the view's own bindings first, then the global ones).
+    pub fn action(&self, view: ViewKind, key: &KeyEvent) -> Option<Action> {
+        let k = Key::from_event(key);
+        self.lookup
+            .get(&(view, k))
+            .or_else(|| self.lookup.get(&(ViewKind::Global, k)))
+            .copied()
+    }
+
+    /// Keys bound to `action` in `view` (falling back to the global binding).
+    pub fn keys(&self, view: ViewKind, action: Action) -> &[Key] {
+        self.rows
+            .iter()
+            .find(|r| r.0 == view && r.1 == action)
+            .or_else(|| {
+                self.rows
+                    .iter()
+                    .find(|r| r.0 == ViewKind::Global && r.1 == action)
+            })
+            .map_or(&[], |r| &r.2)
+    }
+
+    /// Help rows: the global ones, then `view`'s: (keys joined by " / ", description).
+    pub fn help_rows(&self, view: ViewKind) -> Vec<(String, &'static str)> {
+        let mut out = Vec::new();
+        // Global keys (quit, help) first: they stay visible on short terminals.
+        for v in [ViewKind::Global, view] {
+            for (rv, _, keys, desc) in &self.rows {
+                if *rv == v && !keys.is_empty() {
+                    let k: Vec<String> = keys.iter().map(Key::to_string).collect();
+                    out.push((k.join(" / "), *desc));
+                }
+            }
+            if view == ViewKind::Global {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The status-line hints of `view` (`narrow` below 100 columns).
+    pub fn hints(&self, view: ViewKind, narrow: bool) -> String {
+        let Some((list, sep)) = hints::for_view(view, narrow) else {
+            return String::new();
+        };
+        let mut parts = Vec::new();
+        for hint in list {
+            let keys: Vec<String> = hint
+                .actions
+                .iter()
+                .filter_map(|&a| self.keys(view, a).first().map(Key::hint))
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            let mut s = keys.join("/");
+            if !hint.label.is_empty() {
+                s.push(' ');
+                s.push_str(hint.label);
+            }
+            parts.push(s);
+        }
+        parts.join(sep)
+    }
+
+    /// Every binding as (view, action, keys, description), in table order.
+    pub fn rows(&self) -> impl Iterator<Item = (ViewKind, Action, &[Key], &'static str)> {
+        self.rows.iter().map(|r| (r.0, r.1, r.2.as_slice(), r.3))
+    }
+
+    /// The generated keys section of `docs/ui.md` (Markdown tables, one per view).
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        for &v in ViewKind::ALL {
+            s.push_str(&format!(
+                "\n### {} (`[keys.{}]`)\n\n| keys | action | does |\n|---|---|---|\n",
+                match v {
+                    ViewKind::Global => "Everywhere",
+                    ViewKind::Picker => "Capture picker",
+                    ViewKind::Timeline => "Timeline",
+                    ViewKind::Help => "Help popup",
+                    ViewKind::Search => "Search prompt (printable keys type text)",
+                    ViewKind::Table => "Tables: statistics, rankings, GPU",
+                },
+                v.name()
+            ));
+            for (rv, a, keys, desc) in self.rows() {
+                if rv != v {
+                    continue;
+                }
+                let k: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                s.push_str(&format!("| {} | `{}` | {desc} |\n", k.join(" "), a.name()));
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+    #[test]
+    fn every_default_key_parses() {
+        for d in DEFAULTS {
+            for k in d.keys {
+                assert!(Key::parse(k).is_some(), "{k} in {:?}", d.action);
+            }
+        }
+    }
+
+    #[test]
+    fn no_key_bound_twice_in_one_view() {
+        let km = Keymap::default();
+        for &v in ViewKind::ALL {
+            let mut seen = FxHashMap::default();
+            for (rv, a, keys, _) in km.rows() {
+                if rv != v && !(rv == ViewKind::Global && v != ViewKind::Global) {
+                    continue;
+                }
+                for k in keys {
+                    if let Some(prev) = seen.insert(*k, a) {
+                        // A view may shadow a global key on purpose only with the same action.
+                        assert_eq!(prev, a, "{k} bound to {prev:?} and {a:?} in {v:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_action_is_reachable() {
+        let km = Keymap::default();
+        for &a in Action::ALL {
+            assert!(
+                km.rows()
+                    .any(|(_, ra, keys, _)| ra == a && !keys.is_empty()),
+                "{a:?} has no key"
+            );
+        }
+    }
+
+    #[test]
+    fn dispatch_prefers_the_view_then_global() {
+        let km = Keymap::default();
+        let ev = |c: KeyCode| KeyEvent::from(c);
+        assert_eq!(
+            km.action(ViewKind::Timeline, &ev(KeyCode::Char('w'))),
+            Some(Action::ZoomIn)
+        );
+        assert_eq!(
+            km.action(ViewKind::Picker, &ev(KeyCode::Char('q'))),
+            Some(Action::Quit)
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(km.action(ViewKind::Timeline, &ctrl_c), Some(Action::Quit));
+        let shift_g = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        assert_eq!(
+            km.action(ViewKind::Timeline, &shift_g),
+            Some(Action::Bottom)
+        );
+        let back_tab = KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT);
+        assert_eq!(
+            km.action(ViewKind::Timeline, &back_tab),
+            Some(Action::PrevTrack)
+        );
+        assert_eq!(km.action(ViewKind::Picker, &ev(KeyCode::Char('w'))), None);
+    }
+
+    #[test]
+    fn hints_match_the_table() {
+        let km = Keymap::default();
+        assert_eq!(
+            km.hints(ViewKind::Timeline, false),
+            "w/s zoom  a/d pan  j/k lane  h/l slice  ⏎ select  u parent  m mark  p flow  ? help"
+        );
+        assert_eq!(
+            km.hints(ViewKind::Timeline, true),
+            "w/s zoom a/d pan j/k h/l ⏎ ? help"
+        );
+        assert_eq!(
+            km.hints(ViewKind::Picker, false),
+            "j/k move  ⏎ open  ? help  q quit"
+        );
+    }
+
+    #[test]
+    fn override_replaces_keys_and_frees_them_elsewhere() {
+        let i = Key::parse("i").unwrap();
+        let w = Key::parse("w").unwrap();
+        let km = Keymap::with(&[(ViewKind::Timeline, Action::ZoomIn, vec![i])]);
+        assert_eq!(km.keys(ViewKind::Timeline, Action::ZoomIn), &[i]);
+        assert_eq!(
+            km.action(ViewKind::Timeline, &KeyEvent::from(KeyCode::Char('w'))),
+            None
+        );
+        // Taking `d` for zoom_in removes it from pan_right.
+        let d = Key::parse("d").unwrap();
+        let km = Keymap::with(&[(ViewKind::Timeline, Action::ZoomIn, vec![w, d])]);
+        assert!(!km.keys(ViewKind::Timeline, Action::PanRight).contains(&d));
+        assert_eq!(
+            km.hints(ViewKind::Timeline, false).split("  ").nth(1),
+            Some("a/→ pan")
+        );
+    }
+}

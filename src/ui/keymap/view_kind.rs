@@ -1,0 +1,48 @@
+//! Which view a key binding belongs to ([`ViewKind`]), with its `[keys.<name>]` config name.
+
+/// Which view a binding belongs to. `Global` bindings apply in every view unless the view binds
+/// the same key itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ViewKind {
+    /// Every view.
+    Global,
+    /// The capture list.
+    Picker,
+    /// The timeline of the open capture.
+    Timeline,
+    /// The key help popup.
+    Help,
+    /// The search prompt and its results.
+    Search,
+    /// Table popups: statistics, rankings, GPU breakdown.
+    Table,
+}
+
+impl ViewKind {
+    /// Every kind, in config order.
+    pub const ALL: &'static [ViewKind] = &[
+        ViewKind::Global,
+        ViewKind::Picker,
+        ViewKind::Timeline,
+        ViewKind::Help,
+        ViewKind::Search,
+        ViewKind::Table,
+    ];
+
+    /// Name of the `[keys.<name>]` table in the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewKind::Global => "global",
+            ViewKind::Picker => "picker",
+            ViewKind::Timeline => "timeline",
+            ViewKind::Help => "help",
+            ViewKind::Search => "search",
+            ViewKind::Table => "table",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn from_name(name: &str) -> Option<ViewKind> {
+        ViewKind::ALL.iter().copied().find(|v| v.name() == name)
+    }
+}

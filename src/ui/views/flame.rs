@@ -1,0 +1,489 @@
+//! The flame view's widget and state, from plain data (a [`FlameTree`], the capture's strings
+//! and a [`FlameState`]): a left-heavy icicle (root on top, widest child first) drawn with the
+//! timeline's rules (labels from 3 columns, C++ names folded, `#N` kept, colours by name,
+//! selection in reverse video, search hits bold/underlined and the rest dimmed), the sandwich
+//! of the selected name (callers above, callees below), and the same tree as a sortable table.
+//! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
+
+use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich};
+use crate::model::Interner;
+use crate::ui::colors::{self, ColorMode, Theme};
+use crate::ui::ruler::format_dur;
+use crate::ui::text;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+/// What the view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlameMode {
+    /// The icicle of the (zoomed) tree.
+    #[default]
+    Icicle,
+    /// Callers and callees of the selected name.
+    Sandwich,
+    /// The tree as an indented table.
+    Table,
+}
+
+/// Table column a table is sorted by (siblings are ordered by it, largest first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortCol {
+    /// Name, ascending.
+    Name,
+    /// Inclusive wall time.
+    #[default]
+    Total,
+    /// Self time.
+    SelfTime,
+    /// Device time.
+    Device,
+    /// Instances.
+    Count,
+}
+
+impl SortCol {
+    /// The next column (the table's sort key cycles through them).
+    pub fn next(self) -> SortCol {
+        match self {
+            SortCol::Name => SortCol::Total,
+            SortCol::Total => SortCol::SelfTime,
+            SortCol::SelfTime => SortCol::Device,
+            SortCol::Device => SortCol::Count,
+            SortCol::Count => SortCol::Name,
+        }
+    }
+}
+
+/// The view's own state: metric, zoom, cursor, search, mode, table order.
+#[derive(Clone, Debug, Default)]
+pub struct FlameState {
+    /// What widths measure.
+    pub metric: Metric,
+    /// Zoomed-in node (the icicle's top row); `ROOT` for the whole scope.
+    pub focus: u32,
+    /// Node under the cursor.
+    pub selected: u32,
+    /// Case-insensitive substring highlighted in names (empty: no search).
+    pub search: String,
+    /// Icicle, sandwich or table.
+    pub mode: FlameMode,
+    /// Table sort column.
+    pub sort: SortCol,
+    /// Table rows (DFS order, siblings sorted): rebuilt by [`FlameState::refresh_table`].
+    pub table: Vec<u32>,
+    /// First table row shown.
+    pub scroll: usize,
+    /// Colour mode and background.
+    pub theme: Option<Theme>,
+}
+
+impl FlameState {
+    /// Widest first child of `n` under the current metric.
+    pub fn widest_child(&self, t: &FlameTree, n: u32) -> Option<u32> {
+        ordered_children(t, n, self.metric).first().copied()
+    }
+
+    /// Cursor to the parent (not above the zoomed node).
+    pub fn up(&mut self, t: &FlameTree) {
+        if self.selected != self.focus && self.selected != ROOT {
+            self.selected = t.parent(self.selected);
+        }
+    }
+
+    /// Cursor to the widest child.
+    pub fn down(&mut self, t: &FlameTree) {
+        if let Some(c) = self.widest_child(t, self.selected) {
+            self.selected = c;
+        }
+    }
+
+    /// Cursor to the next (`+1`) or previous (`-1`) sibling in left-heavy order.
+    pub fn sideways(&mut self, t: &FlameTree, step: i32) {
+        if self.selected == self.focus {
+            return;
+        }
+        let sib = ordered_children(t, t.parent(self.selected), self.metric);
+        if let Some(i) = sib.iter().position(|&s| s == self.selected) {
+            let j = (i as i64 + i64::from(step)).clamp(0, sib.len() as i64 - 1) as usize;
+            self.selected = sib[j];
+        }
+    }
+
+    /// Makes the selected node the top of the icicle.
+    pub fn zoom_in(&mut self) {
+        self.focus = self.selected;
+    }
+
+    /// Zooms out one level (to the focus's parent).
+    pub fn zoom_out(&mut self, t: &FlameTree) {
+        if self.focus != ROOT {
+            self.focus = t.parent(self.focus);
+        }
+    }
+
+    /// Cycles the metric.
+    pub fn cycle_metric(&mut self) {
+        self.metric = self.metric.next();
+    }
+
+    /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].
+    pub fn refresh_table(&mut self, t: &FlameTree, strings: &Interner) {
+        self.table.clear();
+        let mut stack = vec![self.focus];
+        while let Some(n) = stack.pop() {
+            if n != ROOT {
+                self.table.push(n);
+            }
+            let mut kids: Vec<u32> = t.children(n).to_vec();
+            sort_nodes(t, strings, &mut kids, self.sort);
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+}
+
+fn sort_key(t: &FlameTree, n: u32, col: SortCol) -> i64 {
+    match col {
+        SortCol::Name => 0,
+        SortCol::Total => t.total(n),
+        SortCol::SelfTime => t.self_time(n),
+        SortCol::Device => t.device(n),
+        SortCol::Count => t.value(n, Metric::Count),
+    }
+}
+
+fn sort_nodes(t: &FlameTree, strings: &Interner, v: &mut [u32], col: SortCol) {
+    if col == SortCol::Name {
+        v.sort_by(|&a, &b| t.name_str(a, strings).cmp(t.name_str(b, strings)));
+    } else {
+        v.sort_by_key(|&n| std::cmp::Reverse(sort_key(t, n, col)));
+    }
+}
+
+/// Children of `n`, widest first (ties by id: creation order).
+pub fn ordered_children(t: &FlameTree, n: u32, m: Metric) -> Vec<u32> {
+    let mut v: Vec<u32> = t
+        .children(n)
+        .iter()
+        .copied()
+        .filter(|&c| t.width(c, m) > 0)
+        .collect();
+    v.sort_by_key(|&c| (std::cmp::Reverse(t.width(c, m)), c));
+    v
+}
+
+/// One laid-out block of the icicle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Node.
+    pub node: u32,
+    /// Row (0 = the top node).
+    pub row: u16,
+    /// First column.
+    pub x: u16,
+    /// Columns.
+    pub w: u16,
+}
+
+/// Lays out the icicle of `top` in `cols` × `rows` cells: a child spans the columns between the
+/// rounded cumulative widths of the siblings before it and through it, so siblings tile their
+/// parent exactly; nodes narrower than a column are not visited.
+pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<Block> {
+    let mut out = Vec::new();
+    if cols == 0 || rows == 0 || t.width(top, m) <= 0 {
+        return out;
+    }
+    let mut stack = vec![Block {
+        node: top,
+        row: 0,
+        x: 0,
+        w: cols,
+    }];
+    while let Some(b) = stack.pop() {
+        out.push(b);
+        if b.row + 1 >= rows {
+            continue;
+        }
+        let total = t.width(b.node, m) as f64;
+        if total <= 0.0 {
+            continue;
+        }
+        let scale = f64::from(b.w) / total;
+        let mut cum = 0.0;
+        for c in ordered_children(t, b.node, m) {
+            let x0 = (cum * scale).round() as u16;
+            cum += t.width(c, m) as f64;
+            let x1 = ((cum * scale).round() as u16).min(b.w);
+            if x1 > x0 {
+                stack.push(Block {
+                    node: c,
+                    row: b.row + 1,
+                    x: b.x + x0,
+                    w: x1 - x0,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Formats a metric value: a duration, or a count.
+pub fn format_value(v: i64, m: Metric) -> String {
+    if m.is_time() {
+        format_dur(v)
+    } else {
+        v.to_string()
+    }
+}
+
+/// Borrowed view of what the flame view draws.
+pub struct FlameWidget<'a> {
+    /// The merged tree.
+    pub tree: &'a FlameTree,
+    /// Its names.
+    pub strings: &'a Interner,
+    /// View state.
+    pub state: &'a FlameState,
+    /// The sandwich of the selected name (sandwich mode).
+    pub sandwich: Option<&'a Sandwich>,
+    /// What the tree covers (`whole capture`, `range +1.2 ms … +3.4 ms`, a file name).
+    pub scope: &'a str,
+}
+
+impl FlameWidget<'_> {
+    fn theme(&self) -> Theme {
+        self.state.theme.unwrap_or(Theme {
+            mode: ColorMode::None,
+            light: false,
+        })
+    }
+
+    fn matches(&self, t: &FlameTree, n: u32) -> bool {
+        let q = &self.state.search;
+        !q.is_empty()
+            && t.name_str(n, self.strings)
+                .to_lowercase()
+                .contains(&q.to_lowercase())
+    }
+
+    /// Draws the view into `area`.
+    pub fn draw(&self, buf: &mut Buffer, area: Rect) {
+        if area.width == 0 || area.height < 3 {
+            return;
+        }
+        let st = self.state;
+        let t = self.tree;
+        let head = Rect { height: 1, ..area };
+        let foot = Rect {
+            y: area.y + area.height - 1,
+            height: 1,
+            ..area
+        };
+        let body = Rect {
+            y: area.y + 1,
+            height: area.height - 2,
+            ..area
+        };
+        let mode = match st.mode {
+            FlameMode::Icicle => "flame",
+            FlameMode::Sandwich => "sandwich",
+            FlameMode::Table => "table",
+        };
+        let mut h = format!(
+            " {mode} · {} · {} {} · {} nodes",
+            text::sanitize(self.scope),
+            st.metric.name(),
+            format_value(
+                t.value(ROOT, st.metric).max(t.width(ROOT, st.metric)),
+                st.metric
+            ),
+            t.len().saturating_sub(1)
+        );
+        if st.focus != ROOT {
+            h.push_str(" · zoom: ");
+            h.push_str(&text::fold(t.name_str(st.focus, self.strings)));
+        }
+        if t.unlinked > 0 {
+            h.push_str(&format!(" · {} unlinked device activities", t.unlinked));
+        }
+        if !st.search.is_empty() {
+            h.push_str(" · search: ");
+            h.push_str(&text::sanitize(&st.search));
+        }
+        let hw = usize::from(head.width);
+        buf.set_stringn(
+            head.x,
+            head.y,
+            text::fit(&h, hw),
+            hw,
+            Style::default().add_modifier(Modifier::BOLD),
+        );
+        match st.mode {
+            FlameMode::Icicle => self.icicle(buf, body, t, st.focus, false),
+            FlameMode::Table => self.table(buf, body),
+            FlameMode::Sandwich => match self.sandwich {
+                Some(s) if s.occurrences > 0 => {
+                    let top = Rect {
+                        height: body.height / 2,
+                        ..body
+                    };
+                    let bottom = Rect {
+                        y: body.y + top.height,
+                        height: body.height - top.height,
+                        ..body
+                    };
+                    // Both trees hold one root child: the function itself.
+                    let f = |t: &FlameTree| t.children(ROOT).first().copied().unwrap_or(ROOT);
+                    self.icicle(buf, top, &s.callers, f(&s.callers), true);
+                    self.icicle(buf, bottom, &s.callees, f(&s.callees), false);
+                }
+                _ => {
+                    buf.set_stringn(
+                        body.x,
+                        body.y,
+                        " no occurrence of the selected name",
+                        usize::from(body.width),
+                        Style::default(),
+                    );
+                }
+            },
+        }
+        self.footer(buf, foot);
+    }
+
+    fn footer(&self, buf: &mut Buffer, foot: Rect) {
+        let (t, st) = (self.tree, self.state);
+        let n = st.selected;
+        let scope = t.width(ROOT, st.metric).max(1) as f64;
+        let line = if n == ROOT {
+            " (whole scope) · select a node with the arrow keys".to_string()
+        } else {
+            format!(
+                " {} · total {} · self {} · device {} · count {} · {:.1}% of scope",
+                text::fold(t.name_str(n, self.strings)),
+                format_dur(t.total(n)),
+                format_dur(t.self_time(n)),
+                format_dur(t.device(n)),
+                t.count(n),
+                t.width(n, st.metric) as f64 * 100.0 / scope
+            )
+        };
+        let w = usize::from(foot.width);
+        buf.set_stringn(foot.x, foot.y, text::fit(&line, w), w, Style::default());
+    }
+
+    fn decorate(&self, t: &FlameTree, n: u32, style: Style, same_tree: bool) -> Style {
+        let mut s = style;
+        if !self.state.search.is_empty() {
+            if self.matches(t, n) {
+                s = colors::hit(s);
+            } else {
+                s = s.add_modifier(Modifier::DIM);
+            }
+        }
+        if same_tree && n == self.state.selected {
+            s = colors::selected(s);
+        }
+        s
+    }
+
+    /// The icicle of `top` in `area` (`upward`: rows from the bottom, for callers).
+    fn icicle(&self, buf: &mut Buffer, area: Rect, t: &FlameTree, top: u32, upward: bool) {
+        let theme = self.theme();
+        let same = std::ptr::eq(t, self.tree);
+        for b in layout(t, top, self.state.metric, area.width, area.height) {
+            let y = if upward {
+                area.y + area.height - 1 - b.row
+            } else {
+                area.y + b.row
+            };
+            let name = t.name_str(b.node, self.strings);
+            let slot = colors::name_slot(name);
+            let body = self.decorate(t, b.node, colors::body_style(theme, slot), same);
+            for k in 0..b.w {
+                let last = b.w >= 2 && k + 1 == b.w;
+                if let Some(c) = buf.cell_mut((area.x + b.x + k, y)) {
+                    if last {
+                        c.set_symbol("▌").set_style(self.decorate(
+                            t,
+                            b.node,
+                            colors::edge_style(theme, slot),
+                            same,
+                        ));
+                    } else {
+                        c.set_symbol("█").set_style(body);
+                    }
+                }
+            }
+            let len = usize::from(b.w.saturating_sub(1)).max(1);
+            if len >= 3 {
+                let shown_name = if b.node == ROOT {
+                    std::borrow::Cow::Borrowed("all")
+                } else {
+                    text::fold(name)
+                };
+                let (x, room) = if len >= 5 {
+                    (b.x + 1, len - 2)
+                } else {
+                    (b.x, len)
+                };
+                let shown = text::fit_keep_number(&shown_name, room);
+                let style = self.decorate(t, b.node, colors::label_style(theme, slot), same);
+                buf.set_stringn(area.x + x, y, &*shown, room, style);
+            }
+        }
+    }
+
+    fn table(&self, buf: &mut Buffer, area: Rect) {
+        let (t, st) = (self.tree, self.state);
+        let w = usize::from(area.width);
+        let num = 11;
+        let name_w = w.saturating_sub(num * 4 + 8).max(8);
+        let arrow = |c: SortCol| if st.sort == c { "▼" } else { " " };
+        let header = format!(
+            "{:<name_w$} {:>num$}{} {:>num$}{} {:>num$}{} {:>8}{} {:>6}",
+            format!("name{}", if st.sort == SortCol::Name { " ▲" } else { "" }),
+            "total",
+            arrow(SortCol::Total),
+            "self",
+            arrow(SortCol::SelfTime),
+            "device",
+            arrow(SortCol::Device),
+            "count",
+            arrow(SortCol::Count),
+            "%",
+        );
+        buf.set_stringn(
+            area.x,
+            area.y,
+            text::fit(&header, w),
+            w,
+            Style::default().add_modifier(Modifier::BOLD),
+        );
+        let scope = t.width(ROOT, st.metric).max(1) as f64;
+        let rows = usize::from(area.height.saturating_sub(1));
+        let base = t.depth(st.focus);
+        for (k, &n) in st.table.iter().skip(st.scroll).take(rows).enumerate() {
+            let indent = usize::from(t.depth(n).saturating_sub(base + 1)).min(name_w / 2);
+            let label = format!(
+                "{}{}",
+                " ".repeat(indent),
+                text::fold(t.name_str(n, self.strings))
+            );
+            let line = format!(
+                "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {:>5.1}%",
+                text::fit(&label, name_w),
+                format_dur(t.total(n)),
+                format_dur(t.self_time(n)),
+                format_dur(t.device(n)),
+                t.count(n),
+                t.width(n, st.metric) as f64 * 100.0 / scope
+            );
+            let mut style = self.decorate(t, n, Style::default(), false);
+            if n == st.selected {
+                style = colors::selected(style);
+            }
+            buf.set_stringn(area.x, area.y + 1 + k as u16, text::fit(&line, w), w, style);
+        }
+    }
+}
