@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod capture;
+pub mod diff;
 pub mod export;
 pub mod gpu;
 pub mod load;
@@ -178,6 +179,9 @@ pub enum Command {
     /// Nested-event accounting of jit_* events and per-function-id timing (ejkernel's profiler)
     #[command(after_help = NESTED_AFTER)]
     Nested(NestedArgs),
+    /// Compare two captures: per-name counts, total and self time, delta and status (B vs A)
+    #[command(after_help = diff::DIFF_AFTER)]
+    Diff(diff::DiffArgs),
     /// List the capture cache (models of big JSON captures, reused on the next open) or --clear it
     Cache(cache::CacheArgs),
     /// Write every slice, instant, counter sample and flow to a Parquet dataset (Hive partitions)
@@ -585,6 +589,7 @@ where
         Some(Command::Cache(a)) => cache::cmd_cache(&a),
         Some(Command::Export(a)) => export::cmd_export(&a),
         Some(Command::Sql(a)) => sql::cmd_sql(&a),
+        Some(Command::Diff(a)) => cmd_diff(&a),
         Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         Some(Command::Memory(a)) => cmd_memory(&a),
         Some(Command::Steps(a)) => cmd_steps(&a),
@@ -926,6 +931,53 @@ fn cmd_rank(a: &RankArgs) -> i32 {
         rank::render_text,
         |s| (s.path.as_str(), s.error.as_ref()),
     )
+}
+
+/// The one capture `path` names (a file, or a dir holding exactly one capture).
+fn one_capture(label: &str, path: &Path) -> Result<CaptureFile, i32> {
+    let cat = catalog(path)?;
+    let caps = captures(&cat);
+    match caps.as_slice() {
+        [one] => Ok((*one).clone()),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .take(5)
+                .map(|c| clean(&c.path.display().to_string()).into_owned())
+                .collect();
+            Err(fail(&format!(
+                "{label}: {} holds {} captures; name one file ({}{})",
+                clean(&path.display().to_string()),
+                many.len(),
+                list.join(", "),
+                if many.len() > 5 { ", …" } else { "" }
+            )))
+        }
+    }
+}
+
+fn cmd_diff(a: &diff::DiffArgs) -> i32 {
+    let (ca, cb) = match (one_capture("A", &a.a), one_capture("B", &a.b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let opts = a.options();
+    let mut d = match diff::compute(&ca, &cb, &opts) {
+        Ok(d) => d,
+        Err(e) => return fail(&clean(&e)),
+    };
+    crate::analysis::diff::sort_rows(&mut d.rows, a.sort.into(), false);
+    let limit = a.limit.or(if a.json { None } else { Some(40) });
+    let j = diff::to_json(&ca, &cb, &d, &opts, limit);
+    let out = if a.json {
+        to_json(&j)
+    } else {
+        diff::render_text(&j)
+    };
+    match emit(&out) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
 }
 
 fn cmd_steps(a: &StepsArgs) -> i32 {

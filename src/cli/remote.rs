@@ -21,7 +21,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Memory(a)) => Some(&mut a.path),
         Some(Command::Steps(a)) => Some(&mut a.path),
         Some(Command::Ranks(a)) => Some(&mut a.steps.path),
-        Some(Command::Cache(_)) | Some(Command::Capture(_)) => None,
+        Some(Command::Cache(_)) | Some(Command::Capture(_)) | Some(Command::Diff(_)) => None,
         None => cli.path.as_mut(),
     }
 }

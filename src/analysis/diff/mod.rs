@@ -1,0 +1,391 @@
+//! Comparing two captures (issue 26 §1–§2): a per-key outer join of counts, inclusive and self
+//! times, with a status per row and a headline (step time A vs B, top contributors).
+//!
+//! B is compared with A (the baseline). Times are normalised per step when both sides have
+//! `ProfilerStep#N` steps in scope, so captures of different lengths compare. Δ = B − A.
+
+pub mod short;
+pub mod side;
+pub mod steps;
+
+use crate::model::{Capture, Ps};
+use rustc_hash::FxHashMap;
+pub use side::{Side, SideRow, side};
+pub use steps::StepRange;
+
+/// What one row groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GroupKey {
+    /// The event name (`ProfilerStep#N` as `ProfilerStep*`).
+    #[default]
+    Name,
+    /// HTA's short name: arguments, template parameters and return type stripped.
+    Short,
+    /// The raw category string.
+    Category,
+    /// The stream or thread (`process / track` display names).
+    Stream,
+}
+
+impl GroupKey {
+    /// Every grouping, in the order the view cycles through them.
+    pub const ALL: [GroupKey; 4] = [
+        GroupKey::Name,
+        GroupKey::Short,
+        GroupKey::Category,
+        GroupKey::Stream,
+    ];
+
+    /// Command-line / display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupKey::Name => "name",
+            GroupKey::Short => "short",
+            GroupKey::Category => "category",
+            GroupKey::Stream => "stream",
+        }
+    }
+}
+
+/// How a diff is computed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiffOptions {
+    /// Row grouping.
+    pub group: GroupKey,
+    /// `None`: whole captures; else the events of these steps on both sides.
+    pub steps: Option<StepRange>,
+    /// A row is `same` when |Δ| is below this percentage of the larger of its two totals …
+    pub threshold_pct: f64,
+    /// … or below this many ps (per step when normalised).
+    pub threshold_ps: f64,
+    /// HTA's step scope: device events without a launch in the capture are left out of steps.
+    pub hta: bool,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            group: GroupKey::Name,
+            steps: None,
+            threshold_pct: 2.0,
+            threshold_ps: 5e6,
+            hta: false,
+        }
+    }
+}
+
+/// What happened to a key between A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Only in B.
+    Added,
+    /// Only in A.
+    Removed,
+    /// In both; B takes longer by more than the noise threshold.
+    Slower,
+    /// In both; B is quicker by more than the noise threshold.
+    Faster,
+    /// In both; |Δ| within the noise threshold.
+    Same,
+}
+
+impl Status {
+    /// Lower-case name (`added`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::Slower => "slower",
+            Status::Faster => "faster",
+            Status::Same => "same",
+        }
+    }
+
+    /// The status of the same row in diff(B, A).
+    pub fn mirrored(self) -> Status {
+        match self {
+            Status::Added => Status::Removed,
+            Status::Removed => Status::Added,
+            Status::Slower => Status::Faster,
+            Status::Faster => Status::Slower,
+            Status::Same => Status::Same,
+        }
+    }
+}
+
+/// One row of a diff. Totals are per step when [`Diff::per_step`], else whole; Δ = B − A.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffRow {
+    /// Key.
+    pub name: String,
+    /// Events in A's scope.
+    pub count_a: u64,
+    /// Events in B's scope.
+    pub count_b: u64,
+    /// Σ inclusive duration in A, ps.
+    pub total_a: f64,
+    /// Σ inclusive duration in B, ps.
+    pub total_b: f64,
+    /// Σ self time in A, ps.
+    pub self_a: f64,
+    /// Σ self time in B, ps.
+    pub self_b: f64,
+    /// Mean event duration in A (not normalised), ps.
+    pub avg_a: Option<f64>,
+    /// Mean event duration in B, ps.
+    pub avg_b: Option<f64>,
+    /// Median event duration in A, ps.
+    pub p50_a: Option<Ps>,
+    /// Median event duration in B, ps.
+    pub p50_b: Option<Ps>,
+    /// total_b − total_a, ps.
+    pub delta: f64,
+    /// Δ / total_a × 100 (`None` when A has no time).
+    pub delta_pct: Option<f64>,
+    /// Added, removed, slower, faster or same.
+    pub status: Status,
+}
+
+impl DiffRow {
+    /// self_b − self_a, ps.
+    pub fn delta_self(&self) -> f64 {
+        self.self_b - self.self_a
+    }
+}
+
+/// A key that explains part of the step-time difference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contributor {
+    /// Row key.
+    pub name: String,
+    /// Δ self time, ps (per step when normalised).
+    pub delta_self: f64,
+    /// Share of the step-time difference, percent.
+    pub share_pct: f64,
+}
+
+/// A comparison of two captures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diff {
+    /// Rows, sorted by |Δ total| (largest first), ties by name.
+    pub rows: Vec<DiffRow>,
+    /// Grouping used.
+    pub group: GroupKey,
+    /// Step range compared (`None`: whole captures).
+    pub scope: Option<StepRange>,
+    /// Steps in A's scope.
+    pub steps_a: usize,
+    /// Steps in B's scope.
+    pub steps_b: usize,
+    /// True when times are per step (both sides have steps).
+    pub per_step: bool,
+    /// Mean step time of A (span when no steps), ps.
+    pub step_time_a: Ps,
+    /// Mean step time of B, ps.
+    pub step_time_b: Ps,
+    /// Keys with the largest Δ self time in the direction of the step-time change, until they
+    /// explain ≥ 80 % of it (at most 10).
+    pub contributors: Vec<Contributor>,
+    /// Share of the step-time difference the contributors explain, percent.
+    pub explained_pct: f64,
+}
+
+/// Compares captures `a` (baseline) and `b`.
+pub fn diff(a: &Capture, b: &Capture, opts: &DiffOptions) -> Result<Diff, String> {
+    let sa = side(a, opts.group, opts.steps, opts.hta).map_err(|e| format!("A: {e}"))?;
+    let sb = side(b, opts.group, opts.steps, opts.hta).map_err(|e| format!("B: {e}"))?;
+    Ok(join(&sa, &sb, opts))
+}
+
+/// Joins two sides (computed with the same grouping and scope).
+pub fn join(a: &Side, b: &Side, opts: &DiffOptions) -> Diff {
+    let per_step = !a.steps.is_empty() && !b.steps.is_empty();
+    let (na, nb) = if per_step {
+        (a.steps.len() as f64, b.steps.len() as f64)
+    } else {
+        (1.0, 1.0)
+    };
+    let mut index: FxHashMap<&str, (Option<&SideRow>, Option<&SideRow>)> = FxHashMap::default();
+    for r in &a.rows {
+        index.entry(r.name.as_str()).or_default().0 = Some(r);
+    }
+    for r in &b.rows {
+        index.entry(r.name.as_str()).or_default().1 = Some(r);
+    }
+    let mut rows: Vec<DiffRow> = index
+        .into_iter()
+        .map(|(name, (ra, rb))| row(name, ra, rb, na, nb, opts))
+        .collect();
+    sort_rows(&mut rows, SortKey::Delta, false);
+    let (contributors, explained_pct) = contributors(&rows, a.step_time_ps, b.step_time_ps);
+    Diff {
+        rows,
+        group: opts.group,
+        scope: opts.steps,
+        steps_a: a.steps.len(),
+        steps_b: b.steps.len(),
+        per_step,
+        step_time_a: a.step_time_ps,
+        step_time_b: b.step_time_ps,
+        contributors,
+        explained_pct,
+    }
+}
+
+fn row(
+    name: &str,
+    a: Option<&SideRow>,
+    b: Option<&SideRow>,
+    na: f64,
+    nb: f64,
+    opts: &DiffOptions,
+) -> DiffRow {
+    let count = |r: Option<&SideRow>| r.map_or(0, |r| r.count);
+    let total = |r: Option<&SideRow>, n: f64| r.map_or(0.0, |r| r.total_ps as f64 / n);
+    let selft = |r: Option<&SideRow>, n: f64| r.map_or(0.0, |r| r.self_ps as f64 / n);
+    let avg = |r: Option<&SideRow>| {
+        r.filter(|r| r.count > 0)
+            .map(|r| r.total_ps as f64 / r.count as f64)
+    };
+    let (total_a, total_b) = (total(a, na), total(b, nb));
+    let delta = total_b - total_a;
+    let (count_a, count_b) = (count(a), count(b));
+    let status = if count_a == 0 && count_b > 0 {
+        Status::Added
+    } else if count_b == 0 && count_a > 0 {
+        Status::Removed
+    } else if delta.abs() < opts.threshold_ps
+        || delta.abs() * 100.0 < opts.threshold_pct * total_a.max(total_b)
+        || delta == 0.0
+    {
+        Status::Same
+    } else if delta > 0.0 {
+        Status::Slower
+    } else {
+        Status::Faster
+    };
+    DiffRow {
+        name: name.to_string(),
+        count_a,
+        count_b,
+        total_a,
+        total_b,
+        self_a: selft(a, na),
+        self_b: selft(b, nb),
+        avg_a: avg(a),
+        avg_b: avg(b),
+        p50_a: a.and_then(SideRow::p50_ps),
+        p50_b: b.and_then(SideRow::p50_ps),
+        delta,
+        delta_pct: (total_a > 0.0).then(|| delta * 100.0 / total_a),
+        status,
+    }
+}
+
+/// Top contributors to the step-time difference (see [`Diff::contributors`]).
+fn contributors(rows: &[DiffRow], step_a: Ps, step_b: Ps) -> (Vec<Contributor>, f64) {
+    let d = (step_b - step_a) as f64;
+    if d == 0.0 {
+        return (Vec::new(), 0.0);
+    }
+    let mut same_sign: Vec<&DiffRow> = rows
+        .iter()
+        .filter(|r| r.delta_self() * d.signum() > 0.0)
+        .collect();
+    same_sign.sort_by(|x, y| {
+        y.delta_self()
+            .abs()
+            .total_cmp(&x.delta_self().abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    let mut out = Vec::new();
+    let mut explained = 0.0;
+    for r in same_sign.into_iter().take(10) {
+        let share = r.delta_self() * 100.0 / d;
+        explained += share;
+        out.push(Contributor {
+            name: r.name.clone(),
+            delta_self: r.delta_self(),
+            share_pct: share,
+        });
+        if explained >= 80.0 {
+            break;
+        }
+    }
+    (out, explained)
+}
+
+/// Column a diff table is sorted by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortKey {
+    /// |Δ total|.
+    #[default]
+    Delta,
+    /// |Δ %| (added rows first).
+    DeltaPct,
+    /// Total in A.
+    TotalA,
+    /// Total in B.
+    TotalB,
+    /// Self time in A.
+    SelfA,
+    /// Self time in B.
+    SelfB,
+    /// Count in A.
+    CountA,
+    /// Count in B.
+    CountB,
+    /// Name.
+    Name,
+}
+
+impl SortKey {
+    /// Every key, in the order the view cycles through them.
+    pub const ALL: [SortKey; 9] = [
+        SortKey::Delta,
+        SortKey::DeltaPct,
+        SortKey::TotalA,
+        SortKey::TotalB,
+        SortKey::SelfA,
+        SortKey::SelfB,
+        SortKey::CountA,
+        SortKey::CountB,
+        SortKey::Name,
+    ];
+
+    /// Command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Delta => "delta",
+            SortKey::DeltaPct => "delta_pct",
+            SortKey::TotalA => "total_a",
+            SortKey::TotalB => "total_b",
+            SortKey::SelfA => "self_a",
+            SortKey::SelfB => "self_b",
+            SortKey::CountA => "count_a",
+            SortKey::CountB => "count_b",
+            SortKey::Name => "name",
+        }
+    }
+}
+
+/// Sorts rows by `key`: numbers largest first (|Δ| and |Δ %| by magnitude), names ascending;
+/// `reverse` flips that. Ties by name, so the order is total.
+pub fn sort_rows(rows: &mut [DiffRow], key: SortKey, reverse: bool) {
+    let pct = |r: &DiffRow| r.delta_pct.map_or(f64::INFINITY, f64::abs);
+    rows.sort_by(|x, y| {
+        let o = match key {
+            SortKey::Delta => y.delta.abs().total_cmp(&x.delta.abs()),
+            SortKey::DeltaPct => pct(y).total_cmp(&pct(x)),
+            SortKey::TotalA => y.total_a.total_cmp(&x.total_a),
+            SortKey::TotalB => y.total_b.total_cmp(&x.total_b),
+            SortKey::SelfA => y.self_a.total_cmp(&x.self_a),
+            SortKey::SelfB => y.self_b.total_cmp(&x.self_b),
+            SortKey::CountA => y.count_a.cmp(&x.count_a),
+            SortKey::CountB => y.count_b.cmp(&x.count_b),
+            SortKey::Name => std::cmp::Ordering::Equal,
+        };
+        let o = if reverse { o.reverse() } else { o };
+        o.then_with(|| x.name.cmp(&y.name))
+    });
+}

@@ -1,0 +1,251 @@
+//! One side of a diff: per-key count, inclusive and self time and durations of one capture,
+//! over the whole capture or the events of some steps.
+
+use super::GroupKey;
+use super::short::short_name;
+use super::steps::{Step, StepRange, Windows, find_steps};
+use crate::analysis::stats::{NO_GROUP, group_name};
+use crate::model::{Capture, NO_SLICE, Ps, StrId};
+use rustc_hash::FxHashMap;
+
+/// One key of one side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SideRow {
+    /// Key (name, short name, category or stream).
+    pub name: String,
+    /// Events.
+    pub count: u64,
+    /// Σ duration (inclusive), ps.
+    pub total_ps: Ps,
+    /// Σ self time (duration − direct children on the same track), ps.
+    pub self_ps: Ps,
+    /// Durations of the timed events (for the median), unsorted.
+    pub durs: Vec<Ps>,
+}
+
+impl SideRow {
+    /// Median duration (lower median), ps; `None` without timed events.
+    pub fn p50_ps(&self) -> Option<Ps> {
+        if self.durs.is_empty() {
+            return None;
+        }
+        let mut d = self.durs.clone();
+        let k = (d.len() - 1) / 2;
+        let (_, m, _) = d.select_nth_unstable(k);
+        Some(*m)
+    }
+}
+
+/// The per-key table of one capture under a scope.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Side {
+    /// Rows, in first-seen order.
+    pub rows: Vec<SideRow>,
+    /// Steps in scope (0 when the capture has no `ProfilerStep#N`).
+    pub steps: Vec<Step>,
+    /// Mean step duration, ps; the capture's span when it has no steps in scope.
+    pub step_time_ps: Ps,
+}
+
+/// Builds the table of `c`: every slice (and, for whole captures, every aggregated XPlane
+/// event), keyed by `group`. With `range`, only slices of those steps: host slices starting
+/// inside a step window, device slices whose launch (same correlation id) is such a host slice,
+/// and — unless `hta` (HTA's iteration rule, which leaves them out) — device slices without a
+/// launch in the capture that start inside a window. `Err` when the range matches no step.
+pub fn side(
+    c: &Capture,
+    group: GroupKey,
+    range: Option<StepRange>,
+    hta: bool,
+) -> Result<Side, String> {
+    let all_steps = find_steps(c);
+    let s = &c.slices;
+    let n = s.len();
+    let (steps, keep): (Vec<Step>, Option<Vec<bool>>) = match range {
+        None => (all_steps, None),
+        Some(r) => {
+            let steps: Vec<Step> = all_steps
+                .into_iter()
+                .filter(|st| r.contains(st.number))
+                .collect();
+            if steps.is_empty() {
+                return Err(format!("no ProfilerStep#N with N in {r}"));
+            }
+            (steps.clone(), Some(in_steps(c, &Windows::of(&steps), hta)))
+        }
+    };
+    // Σ direct children per slice, for self time.
+    let mut child: Vec<Ps> = vec![0; n];
+    for i in 0..n {
+        let p = s.parent[i];
+        if p != NO_SLICE
+            && let Some(acc) = child.get_mut(p as usize)
+        {
+            *acc += s.dur[i];
+        }
+    }
+    let mut keys = Keys::new(c, group);
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(n));
+        for i in lo..hi {
+            if keep.as_ref().is_some_and(|k| !k[i]) {
+                continue;
+            }
+            let r = keys.of_slice(i, t as u32);
+            let row = &mut keys.rows[r as usize];
+            row.count += 1;
+            row.total_ps += s.dur[i];
+            row.self_ps += s.dur[i] - child[i];
+            row.durs.push(s.dur[i]);
+        }
+    }
+    if keep.is_none() {
+        for a in &c.aggregated {
+            let r = keys.of_aggregated(a.name, a.track);
+            let row = &mut keys.rows[r as usize];
+            row.count += a.occurrences;
+            row.total_ps += a.dur;
+            row.self_ps += a.dur;
+        }
+    }
+    let step_time_ps = if steps.is_empty() {
+        c.span.1 - c.span.0
+    } else {
+        steps.iter().map(|st| st.end - st.start).sum::<Ps>() / steps.len() as Ps
+    };
+    Ok(Side {
+        rows: keys.rows,
+        steps,
+        step_time_ps,
+    })
+}
+
+/// Which slices the step windows cover (see [`side`]).
+fn in_steps(c: &Capture, w: &Windows, hta: bool) -> Vec<bool> {
+    let s = &c.slices;
+    let mut keep = vec![false; s.len()];
+    let mut launches: FxHashMap<u64, bool> = FxHashMap::default();
+    for (i, k) in keep.iter_mut().enumerate() {
+        if s.kind(i).is_device() {
+            continue;
+        }
+        *k = w.contains(s.start[i]);
+        let corr = s.corr(i);
+        if corr != 0 {
+            let e = launches.entry(corr).or_insert(false);
+            *e |= *k;
+        }
+    }
+    for (i, k) in keep.iter_mut().enumerate() {
+        if !s.kind(i).is_device() {
+            continue;
+        }
+        *k = match launches.get(&s.corr(i)) {
+            Some(&launched_in) if s.corr(i) != 0 => launched_in,
+            _ => !hta && w.contains(s.start[i]),
+        };
+    }
+    keep
+}
+
+const UNSET: u32 = u32::MAX;
+
+/// Maps events to rows by the grouping, memoised per name id (or track), without per-event
+/// allocation.
+struct Keys<'c> {
+    c: &'c Capture,
+    group: GroupKey,
+    memo: Vec<u32>,
+    by_text: FxHashMap<String, u32>,
+    rows: Vec<SideRow>,
+}
+
+impl<'c> Keys<'c> {
+    fn new(c: &'c Capture, group: GroupKey) -> Self {
+        Keys {
+            c,
+            group,
+            memo: Vec::new(),
+            by_text: FxHashMap::default(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn named(&mut self, text: &str) -> u32 {
+        if let Some(&r) = self.by_text.get(text) {
+            return r;
+        }
+        let r = self.rows.len() as u32;
+        self.rows.push(SideRow {
+            name: text.to_string(),
+            ..SideRow::default()
+        });
+        self.by_text.insert(text.to_string(), r);
+        r
+    }
+
+    fn memoised(&mut self, i: usize, text: impl FnOnce(&Capture) -> String) -> u32 {
+        if let Some(&r) = self.memo.get(i)
+            && r != UNSET
+        {
+            return r;
+        }
+        let t = text(self.c);
+        let r = self.named(&t);
+        if i >= self.memo.len() {
+            self.memo.resize(i + 1, UNSET);
+        }
+        self.memo[i] = r;
+        r
+    }
+
+    fn of_name(&mut self, name: StrId) -> u32 {
+        let group = self.group;
+        self.memoised(name.index(), |c| {
+            let raw = group_name(c.strings.get(name));
+            match group {
+                GroupKey::Short => short_name(raw).into_owned(),
+                _ => raw.to_string(),
+            }
+        })
+    }
+
+    fn of_track(&mut self, t: u32) -> u32 {
+        self.memoised(t as usize, |c| stream_name(c, t))
+    }
+
+    fn of_slice(&mut self, i: usize, t: u32) -> u32 {
+        match self.group {
+            GroupKey::Name | GroupKey::Short => self.of_name(self.c.slices.name[i]),
+            GroupKey::Category => {
+                let cat = self.c.slices.cat(i);
+                self.memoised(cat.index(), |c| {
+                    let raw = c.strings.get(cat);
+                    if raw.is_empty() {
+                        NO_GROUP.to_string()
+                    } else {
+                        raw.to_string()
+                    }
+                })
+            }
+            GroupKey::Stream => self.of_track(t),
+        }
+    }
+
+    fn of_aggregated(&mut self, name: StrId, t: u32) -> u32 {
+        match self.group {
+            GroupKey::Name | GroupKey::Short => self.of_name(name),
+            GroupKey::Category => self.named(NO_GROUP),
+            GroupKey::Stream => self.of_track(t),
+        }
+    }
+}
+
+/// `process / track` as the explorer titles them (`GPU 0 (python) / stream 7`): display names,
+/// not pids, so two runs match.
+pub fn stream_name(c: &Capture, t: u32) -> String {
+    match c.tracks.get(t as usize) {
+        Some(tr) => format!("{} / {}", c.process_title(tr.process), c.track_name(t)),
+        None => String::new(),
+    }
+}

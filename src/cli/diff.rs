@@ -1,0 +1,485 @@
+//! `tracetui diff A B`: what changed between two captures (see [`crate::analysis::diff`]).
+
+use super::text::{self, Align, clean};
+use crate::analysis::diff::{Diff, DiffOptions, DiffRow, GroupKey, SortKey, StepRange, join, side};
+use crate::discover::CaptureFile;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+
+pub(super) const DIFF_AFTER: &str = "\
+Examples:
+  tracetui diff base.pt.trace.json new.pt.trace.json
+  tracetui diff runA/ runB/ --steps 10..20 --group-by short
+  tracetui diff a.json b.json --json | jq '.rows[] | select(.status == \"slower\")'
+
+B is compared with A (the baseline); delta = B - A. One row per name (ProfilerStep#N as
+ProfilerStep*), HTA short name, category or stream: counts, inclusive (total) and self times,
+avg, median, delta, delta % and a status: added, removed, slower, faster, or same when |delta| is
+below --threshold-pct of the larger total or below --threshold-us. When both captures have
+ProfilerStep#N steps, times are per step (so captures of different lengths compare); --steps
+keeps the events of those steps (host events starting in a step, device events launched in one,
+or starting in one when their launch is not in the capture; --hta leaves those out like HTA).
+A and B must each name one capture (a file, or a dir holding one). --json gives ns.";
+
+/// `diff --group-by`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DiffGroupArg {
+    /// Event name (ProfilerStep#N as ProfilerStep*)
+    #[default]
+    Name,
+    /// HTA short name: arguments, template parameters and return type stripped
+    Short,
+    /// Raw category string
+    Category,
+    /// Stream or thread (process / track)
+    Stream,
+}
+
+impl From<DiffGroupArg> for GroupKey {
+    fn from(g: DiffGroupArg) -> GroupKey {
+        match g {
+            DiffGroupArg::Name => GroupKey::Name,
+            DiffGroupArg::Short => GroupKey::Short,
+            DiffGroupArg::Category => GroupKey::Category,
+            DiffGroupArg::Stream => GroupKey::Stream,
+        }
+    }
+}
+
+/// `diff --sort`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DiffSortArg {
+    /// |delta total|, largest first
+    #[default]
+    Delta,
+    /// |delta %|, largest first (added rows first)
+    #[value(name = "delta_pct")]
+    DeltaPct,
+    /// Total in A
+    #[value(name = "total_a")]
+    TotalA,
+    /// Total in B
+    #[value(name = "total_b")]
+    TotalB,
+    /// Count in A
+    #[value(name = "count_a")]
+    CountA,
+    /// Count in B
+    #[value(name = "count_b")]
+    CountB,
+    /// Name, ascending
+    Name,
+}
+
+impl From<DiffSortArg> for SortKey {
+    fn from(s: DiffSortArg) -> SortKey {
+        match s {
+            DiffSortArg::Delta => SortKey::Delta,
+            DiffSortArg::DeltaPct => SortKey::DeltaPct,
+            DiffSortArg::TotalA => SortKey::TotalA,
+            DiffSortArg::TotalB => SortKey::TotalB,
+            DiffSortArg::CountA => SortKey::CountA,
+            DiffSortArg::CountB => SortKey::CountB,
+            DiffSortArg::Name => SortKey::Name,
+        }
+    }
+}
+
+fn parse_steps(s: &str) -> Result<StepRange, String> {
+    StepRange::parse(s)
+}
+
+fn parse_nonneg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number, got {s:?}")),
+    }
+}
+
+/// Arguments of `diff`.
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Baseline capture (file, or a dir holding one capture)
+    pub a: PathBuf,
+    /// Capture compared with the baseline
+    pub b: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Compare only these ProfilerStep#N steps on both sides: N, A..B (B excluded), A..=B, A..
+    #[arg(long, value_name = "RANGE", value_parser = parse_steps)]
+    pub steps: Option<StepRange>,
+    /// What a row groups
+    #[arg(long, value_enum, default_value = "name")]
+    pub group_by: DiffGroupArg,
+    /// Rows whose |delta| is below this percentage of the larger total are `same`
+    #[arg(long, value_name = "P", default_value = "2", value_parser = parse_nonneg)]
+    pub threshold_pct: f64,
+    /// Rows whose |delta| is below this many µs (per step when normalised) are `same`
+    #[arg(long, value_name = "US", default_value = "5", value_parser = parse_nonneg)]
+    pub threshold_us: f64,
+    /// With --steps, leave out device events whose launch is not in the capture, like HTA's
+    /// TraceDiff (for parity checks)
+    #[arg(long)]
+    pub hta: bool,
+    /// Row order
+    #[arg(long, value_enum, default_value = "delta")]
+    pub sort: DiffSortArg,
+    /// Show at most N rows [default: 40 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+impl DiffArgs {
+    /// The analysis options these arguments ask for.
+    pub fn options(&self) -> DiffOptions {
+        DiffOptions {
+            group: self.group_by.into(),
+            steps: self.steps,
+            threshold_pct: self.threshold_pct,
+            threshold_ps: self.threshold_us * 1e6,
+            hta: self.hta,
+        }
+    }
+}
+
+/// One capture of `diff --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct SideJson {
+    /// File read.
+    pub path: String,
+    /// Run name.
+    pub run: String,
+    /// Host / worker.
+    pub host: String,
+}
+
+impl From<&CaptureFile> for SideJson {
+    fn from(c: &CaptureFile) -> SideJson {
+        SideJson {
+            path: c.path.display().to_string(),
+            run: c.run.clone(),
+            host: c.host.clone(),
+        }
+    }
+}
+
+/// One row of `diff --json`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct RowJson {
+    /// Key.
+    pub name: String,
+    /// Events in A's scope.
+    pub count_a: u64,
+    /// Events in B's scope.
+    pub count_b: u64,
+    /// Σ inclusive duration in A, ns (per step when `per_step`).
+    pub total_a_ns: f64,
+    /// Σ inclusive duration in B, ns.
+    pub total_b_ns: f64,
+    /// Σ self time in A, ns.
+    pub self_a_ns: f64,
+    /// Σ self time in B, ns.
+    pub self_b_ns: f64,
+    /// Mean event duration in A, ns.
+    pub avg_a_ns: Option<f64>,
+    /// Mean event duration in B, ns.
+    pub avg_b_ns: Option<f64>,
+    /// Median event duration in A, ns.
+    pub p50_a_ns: Option<f64>,
+    /// Median event duration in B, ns.
+    pub p50_b_ns: Option<f64>,
+    /// total_b − total_a, ns.
+    pub delta_ns: f64,
+    /// Δ / total_a × 100 (null when A has no time).
+    pub delta_pct: Option<f64>,
+    /// `added`, `removed`, `slower`, `faster` or `same`.
+    pub status: &'static str,
+}
+
+impl From<&DiffRow> for RowJson {
+    fn from(r: &DiffRow) -> RowJson {
+        RowJson {
+            name: r.name.clone(),
+            count_a: r.count_a,
+            count_b: r.count_b,
+            total_a_ns: r.total_a / 1e3,
+            total_b_ns: r.total_b / 1e3,
+            self_a_ns: r.self_a / 1e3,
+            self_b_ns: r.self_b / 1e3,
+            avg_a_ns: r.avg_a.map(|v| v / 1e3),
+            avg_b_ns: r.avg_b.map(|v| v / 1e3),
+            p50_a_ns: r.p50_a.map(|v| v as f64 / 1e3),
+            p50_b_ns: r.p50_b.map(|v| v as f64 / 1e3),
+            delta_ns: r.delta / 1e3,
+            delta_pct: r.delta_pct,
+            status: r.status.name(),
+        }
+    }
+}
+
+/// A step range in `diff --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct RangeJson {
+    /// First step number.
+    pub first: u64,
+    /// Last step number (inclusive; null when open).
+    pub last: Option<u64>,
+}
+
+/// One contributor of `diff --json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct ContributorJson {
+    /// Row key.
+    pub name: String,
+    /// Δ self time, ns.
+    pub delta_self_ns: f64,
+    /// Share of the step-time difference, percent.
+    pub share_pct: f64,
+}
+
+/// The whole `diff --json` answer.
+#[derive(Serialize, Clone, Debug)]
+pub struct DiffJson {
+    /// Baseline.
+    pub a: SideJson,
+    /// Compared capture.
+    pub b: SideJson,
+    /// `whole` or `steps`.
+    pub scope: &'static str,
+    /// The steps compared (`--steps`), null for whole captures.
+    pub step_range: Option<RangeJson>,
+    /// `name`, `short`, `category` or `stream`.
+    pub group_by: &'static str,
+    /// True when times are per step (both captures have steps in scope).
+    pub per_step: bool,
+    /// Steps in A's scope.
+    pub steps_a: usize,
+    /// Steps in B's scope.
+    pub steps_b: usize,
+    /// Mean step time of A (its span when it has no steps), ns.
+    pub step_time_a_ns: f64,
+    /// Mean step time of B, ns.
+    pub step_time_b_ns: f64,
+    /// Noise threshold, percent.
+    pub threshold_pct: f64,
+    /// Noise threshold, µs.
+    pub threshold_us: f64,
+    /// Keys explaining ≥ 80 % of the step-time difference (by Δ self time).
+    pub contributors: Vec<ContributorJson>,
+    /// Share the contributors explain, percent.
+    pub explained_pct: f64,
+    /// Rows before `--limit`.
+    pub names: usize,
+    /// Rows per status.
+    pub added: usize,
+    /// Rows only in A.
+    pub removed: usize,
+    /// Rows slower in B.
+    pub slower: usize,
+    /// Rows faster in B.
+    pub faster: usize,
+    /// Rows within the noise threshold.
+    pub same: usize,
+    /// Rows, sorted and limited.
+    pub rows: Vec<RowJson>,
+}
+
+/// Builds the answer from a computed diff.
+pub fn to_json(
+    a: &CaptureFile,
+    b: &CaptureFile,
+    d: &Diff,
+    opts: &DiffOptions,
+    limit: Option<usize>,
+) -> DiffJson {
+    let n = |s: crate::analysis::diff::Status| d.rows.iter().filter(|r| r.status == s).count();
+    use crate::analysis::diff::Status;
+    DiffJson {
+        a: a.into(),
+        b: b.into(),
+        scope: if d.scope.is_some() { "steps" } else { "whole" },
+        step_range: d.scope.map(|r| RangeJson {
+            first: r.lo,
+            last: (r.hi != u64::MAX).then_some(r.hi),
+        }),
+        group_by: d.group.name(),
+        per_step: d.per_step,
+        steps_a: d.steps_a,
+        steps_b: d.steps_b,
+        step_time_a_ns: d.step_time_a as f64 / 1e3,
+        step_time_b_ns: d.step_time_b as f64 / 1e3,
+        threshold_pct: opts.threshold_pct,
+        threshold_us: opts.threshold_ps / 1e6,
+        contributors: d
+            .contributors
+            .iter()
+            .map(|c| ContributorJson {
+                name: c.name.clone(),
+                delta_self_ns: c.delta_self / 1e3,
+                share_pct: c.share_pct,
+            })
+            .collect(),
+        explained_pct: d.explained_pct,
+        names: d.rows.len(),
+        added: n(Status::Added),
+        removed: n(Status::Removed),
+        slower: n(Status::Slower),
+        faster: n(Status::Faster),
+        same: n(Status::Same),
+        rows: d
+            .rows
+            .iter()
+            .take(limit.unwrap_or(usize::MAX))
+            .map(RowJson::from)
+            .collect(),
+    }
+}
+
+fn signed(ps: f64) -> String {
+    if ps > 0.0 {
+        format!("+{}", text::dur(ps))
+    } else if ps < 0.0 {
+        format!("-{}", text::dur(-ps))
+    } else {
+        "0".into()
+    }
+}
+
+/// Renders the answer for people.
+pub fn render_text(j: &DiffJson) -> String {
+    let mut o = String::new();
+    for (label, s) in [("A", &j.a), ("B", &j.b)] {
+        o.push_str(&format!(
+            "{label}: {}  run {}  host {}\n",
+            clean(&s.path),
+            clean(&s.run),
+            clean(&s.host)
+        ));
+    }
+    let scope = match &j.step_range {
+        None => "whole captures".to_string(),
+        Some(r) if Some(r.first) == r.last => format!("step {}", r.first),
+        Some(r) => match r.last {
+            Some(l) => format!("steps {}..={l}", r.first),
+            None => format!("steps {}..", r.first),
+        },
+    };
+    let norm = if j.per_step {
+        "times per step".to_string()
+    } else if j.steps_a == 0 || j.steps_b == 0 {
+        "times not normalised (a capture has no ProfilerStep#N)".to_string()
+    } else {
+        "times not normalised".to_string()
+    };
+    o.push_str(&format!(
+        "scope: {scope} (A {} steps, B {} steps); {norm}; grouped by {}\n",
+        j.steps_a, j.steps_b, j.group_by
+    ));
+    let (sa, sb) = (j.step_time_a_ns * 1e3, j.step_time_b_ns * 1e3);
+    let what = if j.steps_a > 0 && j.steps_b > 0 {
+        "step time"
+    } else {
+        "span"
+    };
+    o.push_str(&format!(
+        "{what}: A {}  B {}  delta {}{}\n",
+        text::dur(sa),
+        text::dur(sb),
+        signed(sb - sa),
+        if sa > 0.0 {
+            format!(" ({:+.1}%)", (sb - sa) * 100.0 / sa)
+        } else {
+            String::new()
+        }
+    ));
+    if !j.contributors.is_empty() {
+        let list: Vec<String> = j
+            .contributors
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} ({:.0}%)",
+                    text::fit(&clean(&c.name), 40),
+                    signed(c.delta_self_ns * 1e3),
+                    c.share_pct
+                )
+            })
+            .collect();
+        o.push_str(&format!(
+            "top contributors (self time, explain {:.0}%): {}\n",
+            j.explained_pct,
+            list.join(", ")
+        ));
+    }
+    o.push_str(&format!(
+        "{} rows: {} added, {} removed, {} slower, {} faster, {} same (threshold {}% or {} µs)\n",
+        j.names, j.added, j.removed, j.slower, j.faster, j.same, j.threshold_pct, j.threshold_us
+    ));
+    if j.rows.is_empty() {
+        return o;
+    }
+    let d = |v: f64| text::dur(v * 1e3);
+    let od = |v: Option<f64>| v.map_or("-".to_string(), d);
+    let rows: Vec<Vec<String>> = j
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                text::fit(&clean(&r.name), 50).into_owned(),
+                r.count_a.to_string(),
+                r.count_b.to_string(),
+                d(r.total_a_ns),
+                d(r.total_b_ns),
+                d(r.self_a_ns),
+                d(r.self_b_ns),
+                od(r.p50_a_ns),
+                od(r.p50_b_ns),
+                signed(r.delta_ns * 1e3),
+                r.delta_pct.map_or("-".into(), |p| format!("{p:+.1}%")),
+                r.status.to_string(),
+            ]
+        })
+        .collect();
+    let head = j.group_by.to_uppercase();
+    o.push_str(&text::table(
+        "   ",
+        &[
+            (head.as_str(), Align::Left),
+            ("COUNT A", Align::Right),
+            ("COUNT B", Align::Right),
+            ("TOTAL A", Align::Right),
+            ("TOTAL B", Align::Right),
+            ("SELF A", Align::Right),
+            ("SELF B", Align::Right),
+            ("P50 A", Align::Right),
+            ("P50 B", Align::Right),
+            ("DELTA", Align::Right),
+            ("DELTA %", Align::Right),
+            ("STATUS", Align::Left),
+        ],
+        &rows,
+    ));
+    if j.names > j.rows.len() {
+        o.push_str(&format!(
+            "   showing {} of {} rows; --limit to change\n",
+            j.rows.len(),
+            j.names
+        ));
+    }
+    o
+}
+
+/// Computes the diff of two resolved captures (loaded two at a time). `Err` names the side.
+pub fn compute(a: &CaptureFile, b: &CaptureFile, opts: &DiffOptions) -> Result<Diff, String> {
+    let caps = [a, b];
+    let mut sides = super::load::map_loaded(&caps, 2, |cap, loaded| {
+        let c = loaded.map_err(|e| e.to_string())?;
+        side(&c, opts.group, opts.steps, opts.hta)
+            .map_err(|e| format!("{}: {e}", cap.path.display()))
+    });
+    let sb = sides.pop().ok_or("B was not loaded")??;
+    let sa = sides.pop().ok_or("A was not loaded")??;
+    Ok(join(&sa, &sb, opts))
+}

@@ -1,0 +1,324 @@
+//! Comparing two captures (`tracetui diff`, `analysis::diff`): hand-made pairs with known answers,
+//! the HTA fixture pair with figures from HTA's TraceDiff, and properties of the join.
+
+use proptest::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tracetui::analysis::diff::steps::Step;
+use tracetui::analysis::diff::{self, DiffOptions, GroupKey, Side, SideRow, Status, StepRange};
+use tracetui::formats::{self, Progress};
+use tracetui::model::{Capture, SourceInfo};
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/diff")
+        .join(rel)
+}
+
+fn load(rel: &str) -> Capture {
+    formats::load(&fixture(rel), SourceInfo::default(), &Progress::default()).expect("load")
+}
+
+fn row<'a>(d: &'a diff::Diff, name: &str) -> &'a diff::DiffRow {
+    d.rows
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no row {name}"))
+}
+
+const US: f64 = 1e6;
+
+#[test]
+fn hand_pair_whole_captures_per_step() {
+    let (a, b) = (load("hand_a.json"), load("hand_b.json"));
+    let d = diff::diff(&a, &b, &DiffOptions::default()).expect("diff");
+    assert!(d.per_step);
+    assert_eq!((d.steps_a, d.steps_b), (2, 3));
+    assert_eq!((d.step_time_a, d.step_time_b), (100_000_000, 100_000_000));
+    let mm = row(&d, "aten::mm");
+    assert_eq!((mm.count_a, mm.count_b), (2, 3));
+    assert_eq!((mm.total_a, mm.total_b), (20.0 * US, 30.0 * US));
+    assert_eq!(mm.delta, 10.0 * US);
+    assert_eq!(mm.delta_pct, Some(50.0));
+    assert_eq!(mm.status, Status::Slower);
+    assert_eq!((mm.p50_a, mm.p50_b), (Some(20_000_000), Some(30_000_000)));
+    let old = row(&d, "aten::old");
+    assert_eq!(
+        (old.status, old.count_b, old.delta),
+        (Status::Removed, 0, -10.0 * US)
+    );
+    let new = row(&d, "aten::new");
+    assert_eq!(
+        (new.status, new.count_a, new.delta_pct),
+        (Status::Added, 0, None)
+    );
+    assert_eq!(new.total_b, 8.0 * US);
+    assert_eq!(row(&d, "aten::add").status, Status::Same);
+    assert_eq!(row(&d, "aten::add").delta, 0.0);
+    // A rename is a removal plus an addition.
+    assert_eq!(row(&d, "kernel_v1").status, Status::Removed);
+    assert_eq!(row(&d, "kernel_v2").status, Status::Added);
+    let step = row(&d, "ProfilerStep*");
+    assert_eq!(
+        (step.count_a, step.count_b, step.status),
+        (2, 3, Status::Same)
+    );
+    assert_eq!((step.self_a, step.self_b), (55.0 * US, 47.0 * US));
+    assert_eq!(d.rows.len(), 7);
+    // Sorted by |Δ|: mm (+10) and old (-10) lead, tie by name.
+    let order: Vec<&str> = d.rows.iter().take(2).map(|r| r.name.as_str()).collect();
+    assert_eq!(order, ["aten::mm", "aten::old"]);
+}
+
+#[test]
+fn hand_pair_one_step_and_thresholds() {
+    let (a, b) = (load("hand_a.json"), load("hand_b.json"));
+    let opts = DiffOptions {
+        steps: Some(StepRange::parse("2").expect("range")),
+        ..DiffOptions::default()
+    };
+    let d = diff::diff(&a, &b, &opts).expect("diff");
+    assert_eq!((d.steps_a, d.steps_b), (1, 1));
+    let mm = row(&d, "aten::mm");
+    assert_eq!((mm.count_a, mm.count_b, mm.delta), (1, 1, 10.0 * US));
+    // Within the noise threshold: same.
+    for (pct, us) in [(2.0, 20.0), (50.0, 5.0)] {
+        let o = DiffOptions {
+            threshold_pct: pct,
+            threshold_ps: us * US,
+            ..opts
+        };
+        let d = diff::diff(&a, &b, &o).expect("diff");
+        assert_eq!(row(&d, "aten::mm").status, Status::Same, "{pct}% {us}µs");
+    }
+    // A step B has and A lacks is an error naming the side.
+    let o = DiffOptions {
+        steps: Some(StepRange::parse("3").expect("range")),
+        ..opts
+    };
+    let e = diff::diff(&a, &b, &o).expect_err("A has no step 3");
+    assert!(e.starts_with("A: no ProfilerStep#N with N in 3"), "{e}");
+}
+
+#[test]
+fn groupings() {
+    let (a, b) = (load("hand_a.json"), load("hand_b.json"));
+    for (g, rows) in [(GroupKey::Category, 2), (GroupKey::Stream, 1)] {
+        let d = diff::diff(
+            &a,
+            &b,
+            &DiffOptions {
+                group: g,
+                ..DiffOptions::default()
+            },
+        )
+        .expect("diff");
+        assert_eq!(d.rows.len(), rows, "{g:?}");
+    }
+    let d = diff::diff(
+        &a,
+        &b,
+        &DiffOptions {
+            group: GroupKey::Category,
+            ..DiffOptions::default()
+        },
+    )
+    .expect("diff");
+    let cpu = row(&d, "cpu_op");
+    assert_eq!((cpu.total_a, cpu.total_b), (45.0 * US, 53.0 * US));
+}
+
+#[test]
+fn capture_against_itself_is_all_same() {
+    let a = load("hta_control.json.gz");
+    for group in GroupKey::ALL {
+        let d = diff::diff(
+            &a,
+            &a,
+            &DiffOptions {
+                group,
+                ..DiffOptions::default()
+            },
+        )
+        .expect("diff");
+        assert!(!d.rows.is_empty());
+        assert!(
+            d.rows
+                .iter()
+                .all(|r| r.status == Status::Same && r.delta == 0.0)
+        );
+        assert!(d.contributors.is_empty());
+    }
+}
+
+/// Figures of HTA's TraceDiff.compare_traces on the same files (docs/oracle/hta_trace_diff.py:
+/// 432 of 432 names equal).
+#[test]
+fn hta_pair_matches_trace_diff() {
+    let (a, b) = (load("hta_control.json.gz"), load("hta_test.json.gz"));
+    let opts = DiffOptions {
+        steps: Some(StepRange::parse("1009").expect("range")),
+        hta: true,
+        ..DiffOptions::default()
+    };
+    let d = diff::diff(&a, &b, &opts).expect("diff");
+    assert_eq!(d.rows.len(), 432);
+    let count: (u64, u64) = d
+        .rows
+        .iter()
+        .fold((0, 0), |s, r| (s.0 + r.count_a, s.1 + r.count_b));
+    assert_eq!(count, (12101, 11187));
+    let dur: (f64, f64) = d
+        .rows
+        .iter()
+        .fold((0.0, 0.0), |s, r| (s.0 + r.total_a, s.1 + r.total_b));
+    assert_eq!(
+        ((dur.0 / US).round(), (dur.1 / US).round()),
+        (411779.0, 673157.0)
+    );
+    let m = row(&d, "Memcpy DtoD (Device -> Device)");
+    assert_eq!(
+        (m.count_a, m.count_b, m.total_a, m.total_b),
+        (3, 768, 455.0 * US, 15355.0 * US)
+    );
+    // tracetui's default keeps device events without a launch that run in the step.
+    let d = diff::diff(&a, &b, &DiffOptions { hta: false, ..opts }).expect("diff");
+    let m = row(&d, "Memcpy DtoD (Device -> Device)");
+    assert_eq!((m.count_a, m.count_b), (3, 805));
+    // Headline: the step got slower and cudaMemcpyAsync explains it.
+    assert!(d.step_time_b > d.step_time_a);
+    assert_eq!(
+        d.contributors.first().map(|c| c.name.as_str()),
+        Some("cudaMemcpyAsync")
+    );
+    assert!(d.explained_pct >= 80.0);
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args(args)
+        .output()
+        .expect("run tracetui");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_json_and_text() {
+    let (a, b) = (fixture("hand_a.json"), fixture("hand_b.json"));
+    let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let (code, out, err) = run(&["diff", a, b, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["scope"], "whole");
+    assert_eq!(
+        (v["steps_a"].as_u64(), v["steps_b"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert_eq!(v["step_time_a_ns"], 100000.0);
+    assert_eq!(v["per_step"], true);
+    let r = &v["rows"][0];
+    assert_eq!(r["name"], "aten::mm");
+    assert_eq!(
+        (r["total_a_ns"].as_f64(), r["total_b_ns"].as_f64()),
+        (Some(20000.0), Some(30000.0))
+    );
+    assert_eq!(
+        (r["delta_ns"].as_f64(), r["status"].as_str()),
+        (Some(10000.0), Some("slower"))
+    );
+    for k in ["count_a", "count_b", "self_a_ns", "self_b_ns", "delta_pct"] {
+        assert!(r.get(k).is_some(), "{k}");
+    }
+    assert_eq!(
+        (v["added"].as_u64(), v["removed"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let (code, out, _) = run(&["diff", a, b, "--steps", "1..=2", "--group-by", "short"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("scope: steps 1..=2 (A 2 steps, B 2 steps); times per step"),
+        "{out}"
+    );
+    assert!(
+        out.contains("7 rows: 2 added, 2 removed, 1 slower, 0 faster, 2 same"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["diff", a, b, "--steps", "7"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no ProfilerStep#N with N in 7"), "{err}");
+    let (code, _, err) = run(&["diff", a, b, "--steps", "x"]);
+    assert_eq!(code, 2, "{err}");
+    // A dir with several captures must name one.
+    let dir = fixture("");
+    let (code, _, err) = run(&["diff", dir.to_str().expect("utf-8"), b]);
+    assert_eq!(code, 1);
+    assert!(err.contains("captures; name one file"), "{err}");
+}
+
+fn arb_side() -> impl Strategy<Value = Side> {
+    let row = (0usize..6, 1u64..5, 0i64..1_000_000_000, 0i64..1_000_000).prop_map(
+        |(n, count, total, slf)| SideRow {
+            name: format!("op{n}"),
+            count,
+            total_ps: total,
+            self_ps: slf.min(total),
+            durs: vec![total / count as i64; count as usize],
+        },
+    );
+    (
+        proptest::collection::vec(row, 0..6),
+        0usize..3,
+        1i64..1_000_000_000,
+    )
+        .prop_map(|(rows, steps, step_time)| {
+            let mut seen = std::collections::HashSet::new();
+            let rows = rows
+                .into_iter()
+                .filter(|r| seen.insert(r.name.clone()))
+                .collect();
+            Side {
+                rows,
+                steps: (0..steps as u64)
+                    .map(|n| Step {
+                        number: n,
+                        start: 0,
+                        end: step_time,
+                    })
+                    .collect(),
+                step_time_ps: step_time,
+            }
+        })
+}
+
+proptest! {
+    #[test]
+    fn diff_with_itself_is_zero(a in arb_side()) {
+        let d = diff::join(&a, &a, &DiffOptions::default());
+        prop_assert_eq!(d.rows.len(), a.rows.len());
+        for r in &d.rows {
+            prop_assert_eq!(r.delta, 0.0);
+            prop_assert_eq!(r.status, Status::Same);
+            prop_assert_eq!(r.count_a, r.count_b);
+        }
+    }
+
+    #[test]
+    fn diff_is_antisymmetric(a in arb_side(), b in arb_side(), pct in 0.0f64..10.0, us in 0.0f64..10.0) {
+        let o = DiffOptions { threshold_pct: pct, threshold_ps: us * US, ..DiffOptions::default() };
+        let ab = diff::join(&a, &b, &o);
+        let ba = diff::join(&b, &a, &o);
+        prop_assert_eq!(ab.rows.len(), ba.rows.len());
+        for r in &ab.rows {
+            let m = row(&ba, &r.name);
+            prop_assert_eq!(r.delta, -m.delta);
+            prop_assert_eq!(r.status, m.status.mirrored());
+            prop_assert_eq!((r.count_a, r.count_b), (m.count_b, m.count_a));
+            prop_assert_eq!((r.total_a, r.self_a), (m.total_b, m.self_b));
+        }
+        prop_assert_eq!((ab.steps_a, ab.step_time_a), (ba.steps_b, ba.step_time_b));
+    }
+}
