@@ -4,48 +4,16 @@
 //! B is compared with A (the baseline). Times are normalised per step when both sides have
 //! `ProfilerStep#N` steps in scope, so captures of different lengths compare. Δ = B − A.
 
+pub mod group;
 pub mod short;
 pub mod side;
 pub mod steps;
 
 use crate::model::{Capture, Ps};
+pub use group::GroupKey;
 use rustc_hash::FxHashMap;
 pub use side::{Side, SideRow, side};
 pub use steps::StepRange;
-
-/// What one row groups.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GroupKey {
-    /// The event name (`ProfilerStep#N` as `ProfilerStep*`).
-    #[default]
-    Name,
-    /// HTA's short name: arguments, template parameters and return type stripped.
-    Short,
-    /// The raw category string.
-    Category,
-    /// The stream or thread (`process / track` display names).
-    Stream,
-}
-
-impl GroupKey {
-    /// Every grouping, in the order the view cycles through them.
-    pub const ALL: [GroupKey; 4] = [
-        GroupKey::Name,
-        GroupKey::Short,
-        GroupKey::Category,
-        GroupKey::Stream,
-    ];
-
-    /// Command-line / display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            GroupKey::Name => "name",
-            GroupKey::Short => "short",
-            GroupKey::Category => "category",
-            GroupKey::Stream => "stream",
-        }
-    }
-}
 
 /// How a diff is computed.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! One side of a diff: per-key count, inclusive and self time and durations of one capture,
 //! over the whole capture or the events of some steps.
 
-use super::GroupKey;
+use super::group::GroupKey;
 use super::short::short_name;
 use super::steps::{Step, StepRange, Windows, find_steps};
 use crate::analysis::stats::{NO_GROUP, group_name};
