@@ -2,7 +2,7 @@
 //! columns, with the same semantics. Slow (O(n) per query); kept for property tests and
 //! benchmark cross-checks.
 
-use super::{Cell, column_edge};
+use super::cell::{Cell, column_edge};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
 
 fn track_ids(cap: &Capture, track: u32) -> std::ops::Range<usize> {

@@ -1,9 +1,9 @@
 //! One lane of one track: its slices in time order with their times, and the longest-slice
 //! mipmap. Within a lane slices never overlap, so starts and ends are both sorted.
 
+use super::cell::{Cell, column_edge};
 use super::mipmap::{Mipmap, pick};
 use super::runs::Runs;
-use super::{Cell, column_edge};
 use crate::model::Ps;
 
 /// Slices of one lane in start order.

@@ -6,7 +6,7 @@
 //! `IN_CLOSE_WRITE`), arrived by rename (Kineto writes `.tmp` then renames), or kept the same size
 //! and mtime for the settle window. A shrinking file (truncated for a rewrite) starts over.
 
-use super::{CaptureEvent, EventKind};
+use super::events::{CaptureEvent, EventKind};
 use crate::discover::{CaptureFile, Catalog};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 //! classifies raw notifications, rediscovers the log dir when names change, and feeds the
 //! [`Tracker`] that decides when files are complete. Events go to a caller-supplied sink.
 
+use super::events::{CaptureEvent, WatchEvent};
 use super::settle::{Stat, Tracker};
-use super::{CaptureEvent, WatchEvent};
 use crate::discover::{self, Catalog, DiscoverError, NameKind, classify};
 use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind, RenameMode};
 use notify::{EventKind as K, RecursiveMode, Watcher as _};

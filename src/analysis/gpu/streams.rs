@@ -6,8 +6,8 @@
 //! lines and `CUPTI overhead` are not streams). Launches: host slices with the same correlation
 //! id (Kineto `args.correlation`, XPlane `correlation_id`).
 
-use super::GpuOptions;
 use super::classify::{KernelClass, classify};
+use super::options::GpuOptions;
 use crate::model::{Capture, Category, Format, Key, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 

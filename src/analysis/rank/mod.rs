@@ -11,6 +11,7 @@ pub mod callstack;
 pub mod cover;
 pub mod explain;
 pub mod idle;
+pub mod par;
 pub mod queue;
 pub mod score;
 pub mod select;
@@ -20,6 +21,8 @@ use crate::model::{Capture, Ps};
 use cover::{CompatOverlap, Cover, union};
 use queue::{NO_KERNEL, QueuePoint};
 use tree::NO_PARENT;
+
+pub use par::par2;
 
 /// Which semantics to follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,18 +97,6 @@ impl Evaluation {
     pub fn queue_depth_max(&self) -> u32 {
         self.points.iter().map(|p| p.depth).max().unwrap_or(0)
     }
-}
-
-/// Runs `a` here and `b` on a second thread (scoped); a panic in either is resumed here.
-pub fn par2<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
-    std::thread::scope(|sc| {
-        let h = sc.spawn(b);
-        let ra = a();
-        match h.join() {
-            Ok(rb) => (ra, rb),
-            Err(e) => std::panic::resume_unwind(e),
-        }
-    })
 }
 
 /// The launch/kernel side of an evaluation: links, points, per-event queue depth, falling phases.

@@ -89,7 +89,8 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
         .partition_point(|t| u64::from(t.slices.0) * 2 < total)
         .min(c.tracks.len());
     let (a, b) = c.tracks.split_at(cut);
-    let (mut r, tail) = super::par2(|| select_tracks(c, a, mode), || select_tracks(c, b, mode));
+    let (mut r, tail) =
+        super::par::par2(|| select_tracks(c, a, mode), || select_tracks(c, b, mode));
     let off = r.tree.len();
     r.launches
         .extend(tail.launches.iter().map(|&l| l + off as u32));

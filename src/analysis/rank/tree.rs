@@ -41,7 +41,7 @@ pub fn build(start: &[Ps], end: &[Ps], groups: &[usize]) -> Tree {
     let (sa, sb) = self_ps.split_at_mut(cut);
     let (ca, cb) = closing.split_at_mut(cut);
     let (ga, gb) = (&groups[..=cut_g], &groups[cut_g..]);
-    let (mut roots, rb) = super::par2(
+    let (mut roots, rb) = super::par::par2(
         || close_groups(start, end, ga, pa, sa, ca),
         || close_groups(start, end, gb, pb, sb, cb),
     );
