@@ -13,7 +13,7 @@ pub mod dynolog;
 pub mod grpc;
 pub mod logdir;
 /// Prost types of the profiler service, generated from `proto/profiler_service.proto` and
-/// `proto/profiler_options.proto` (checked by `tests/capture_codegen.rs`).
+/// `proto/profiler_options.proto` (checked by `tests/proto_codegen.rs`).
 #[cfg(feature = "capture")]
 pub mod proto {
     include!("generated.rs");
