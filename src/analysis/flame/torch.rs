@@ -158,6 +158,14 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 .slice_name(id)
                 .starts_with("autograd::engine::evaluate_function")
     };
+    // The enclosing backward function of event `k` (itself when it is one), from its parent's.
+    let backward_root = |evs: &[Ev], bw: &[u32], k: usize| -> u32 {
+        if is_bwd_fn(evs[k].id) {
+            k as u32
+        } else {
+            effective_parent(evs, evs[k].parent).map_or(NO_SLICE, |p| bw[p as usize])
+        }
+    };
     let mut fwd_stacks: FxHashMap<(i64, u32), String> = FxHashMap::default();
     let mut stack = String::new();
     let mut frames: Vec<StrId> = Vec::new();
@@ -171,11 +179,7 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 continue;
             }
             // Parent is visited first (index order), so its bw parent is known.
-            bw[k] = if is_bwd_fn(e.id) {
-                k as u32
-            } else {
-                effective_parent(evs, e.parent).map_or(NO_SLICE, |p| bw[p as usize])
-            };
+            bw[k] = backward_root(evs, &bw, k);
             if bw[k] == NO_SLICE {
                 let seq = arg_i64(c, e.id, keys.seq).unwrap_or(-1);
                 fwd_stacks.entry((seq, *t)).or_insert_with(|| {
@@ -201,11 +205,7 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
             if e.removed {
                 continue;
             }
-            bw[k] = if is_bwd_fn(e.id) {
-                k as u32
-            } else {
-                effective_parent(evs, e.parent).map_or(NO_SLICE, |p| bw[p as usize])
-            };
+            bw[k] = backward_root(evs, &bw, k);
             if e.kind != Kind::Op {
                 continue;
             }
