@@ -19,7 +19,7 @@
 use super::events::{MEMORY_EVENT, MemKind, OOM_EVENT, memory_events};
 use crate::analysis::nesting::ContainmentStack;
 use crate::analysis::stats::group_name;
-use crate::model::{Capture, Category, Ps, TrackKind};
+use crate::model::{Capture, Category, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 
 /// Names torch leaves out of its function events (`profiler_util._filter_name`).
@@ -48,6 +48,16 @@ pub struct MemColumns {
 }
 
 impl MemColumns {
+    /// A row that has no children: self equals total.
+    fn leaf(cpu: i64, dev: i64) -> MemColumns {
+        MemColumns {
+            self_cpu_mem: cpu,
+            cpu_mem: cpu,
+            self_device_mem: dev,
+            device_mem: dev,
+        }
+    }
+
     fn add(&mut self, o: &MemColumns) {
         self.self_cpu_mem += o.self_cpu_mem;
         self.cpu_mem += o.cpu_mem;
@@ -106,12 +116,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
         };
         if e.kind == MemKind::Oom {
             oom.0 += 1;
-            oom.1.add(&MemColumns {
-                self_cpu_mem: cpu,
-                cpu_mem: cpu,
-                self_device_mem: dev,
-                device_mem: dev,
-            });
+            oom.1.add(&MemColumns::leaf(cpu, dev));
             continue;
         }
         ts.push(e.ts);
@@ -128,6 +133,8 @@ pub fn compute(c: &Capture) -> MemoryColumns {
         .collect();
     // Coverage of each record by some CPU event: a difference array.
     let mut cover = vec![0i32; ts.len() + 1];
+    let mut by_id: FxHashMap<StrId, MemColumns> = FxHashMap::default();
+    let mut closed = Vec::new();
     let s = &c.slices;
     for (t, tr) in c.tracks.iter().enumerate() {
         if tr.kind == TrackKind::Async || crate::analysis::stats::is_device_process(c, t as u32) {
@@ -136,9 +143,8 @@ pub fn compute(c: &Capture) -> MemoryColumns {
         // Containment stack payload: (row key, own columns, Σ children's own columns).
         let mut st: ContainmentStack<(u32, MemColumns, MemColumns)> = ContainmentStack::new();
         let close = |(id, own, kids): (u32, MemColumns, MemColumns),
-                     by: &mut FxHashMap<String, MemColumns>| {
-            let name = group_name(c.slice_name(id)).to_string();
-            by.entry(name).or_default().add(&MemColumns {
+                     by: &mut FxHashMap<StrId, MemColumns>| {
+            by.entry(s.name[id as usize]).or_default().add(&MemColumns {
                 self_cpu_mem: own.cpu_mem - kids.cpu_mem,
                 cpu_mem: own.cpu_mem,
                 self_device_mem: own.device_mem - kids.device_mem,
@@ -162,8 +168,6 @@ pub fn compute(c: &Capture) -> MemoryColumns {
                 device_mem: pd[hi] - pd[lo],
                 ..MemColumns::default()
             };
-            let by = &mut out.by_name;
-            let mut closed = Vec::new();
             st.push(
                 start,
                 end,
@@ -174,15 +178,21 @@ pub fn compute(c: &Capture) -> MemoryColumns {
                     p.2.device_mem += own.device_mem;
                 },
             );
-            for d in closed {
-                close(d, by);
+            for d in closed.drain(..) {
+                close(d, &mut by_id);
             }
         }
-        let mut closed = Vec::new();
         st.drain(|d| closed.push(d));
-        for d in closed {
-            close(d, &mut out.by_name);
+        for d in closed.drain(..) {
+            close(d, &mut by_id);
         }
+    }
+    // Rows by name (`ProfilerStep#N` ids merge into `ProfilerStep*`): one String per name id.
+    for (name, m) in by_id {
+        out.by_name
+            .entry(group_name(c.strings.get(name)).to_string())
+            .or_default()
+            .add(&m);
     }
     // Records no CPU event covers: one `[memory]` row.
     let mut run = 0i32;
@@ -193,12 +203,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
             let cpu = pc[k + 1] - pc[k];
             let dev = pd[k + 1] - pd[k];
             standalone.0 += 1;
-            standalone.1.add(&MemColumns {
-                self_cpu_mem: cpu,
-                cpu_mem: cpu,
-                self_device_mem: dev,
-                device_mem: dev,
-            });
+            standalone.1.add(&MemColumns::leaf(cpu, dev));
         }
     }
     if standalone.0 > 0 {
@@ -319,12 +324,7 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
                 0
             };
             standalone.0 += 1;
-            standalone.1.add(&MemColumns {
-                self_cpu_mem: cpu,
-                cpu_mem: cpu,
-                self_device_mem: dev,
-                device_mem: dev,
-            });
+            standalone.1.add(&MemColumns::leaf(cpu, dev));
         }
     }
     if standalone.0 > 0 {
@@ -347,12 +347,7 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
             0
         };
         oom.0 += 1;
-        oom.1.add(&MemColumns {
-            self_cpu_mem: cpu,
-            cpu_mem: cpu,
-            self_device_mem: dev,
-            device_mem: dev,
-        });
+        oom.1.add(&MemColumns::leaf(cpu, dev));
     }
     if oom.0 > 0 {
         out.extra_rows.push((OOM_EVENT.to_string(), oom.0, oom.1));
