@@ -14,11 +14,9 @@ fn ns(ps: Ps) -> f64 {
     ps as f64 / 1000.0
 }
 
-/// One device's parts of one step (`steps[].devices[]`), ns.
+/// The parts of one step on one device, ns (flattened into [`DeviceJson`] and [`StepJson`]).
 #[derive(Serialize, Clone, Debug)]
-pub struct DeviceJson {
-    /// Device number.
-    pub device: i64,
+pub struct PartsJson {
     /// |∪ compute ∩ step|.
     pub compute_ns: f64,
     /// |∪ communication ∩ step|.
@@ -39,10 +37,9 @@ pub struct DeviceJson {
     pub idle_other_ns: f64,
 }
 
-impl DeviceJson {
-    fn new(p: &DeviceParts) -> DeviceJson {
-        DeviceJson {
-            device: p.device,
+impl PartsJson {
+    fn new(p: &DeviceParts) -> PartsJson {
+        PartsJson {
             compute_ns: ns(p.compute),
             communication_ns: ns(p.communication),
             exposed_communication_ns: ns(p.exposed_communication),
@@ -56,6 +53,16 @@ impl DeviceJson {
     }
 }
 
+/// One device's parts of one step (`steps[].devices[]`), ns.
+#[derive(Serialize, Clone, Debug)]
+pub struct DeviceJson {
+    /// Device number.
+    pub device: i64,
+    /// Its parts.
+    #[serde(flatten)]
+    pub parts: PartsJson,
+}
+
 /// One step of `steps --json` (`captures[].steps[]`); device figures are the primary device's.
 #[derive(Serialize, Clone, Debug)]
 pub struct StepJson {
@@ -65,24 +72,9 @@ pub struct StepJson {
     pub start_ns: i64,
     /// Wall time, ns.
     pub dur_ns: f64,
-    /// Primary device: compute, ns.
-    pub compute_ns: f64,
-    /// Primary device: all communication, ns.
-    pub communication_ns: f64,
-    /// Primary device: communication not overlapped by compute, ns.
-    pub exposed_communication_ns: f64,
-    /// Primary device: memory not overlapped by compute or communication, ns.
-    pub memory_ns: f64,
-    /// Primary device: other busy time, ns.
-    pub other_ns: f64,
-    /// Primary device: idle, ns.
-    pub idle_ns: f64,
-    /// Primary device: idle waiting for the host, ns.
-    pub host_wait_ns: f64,
-    /// Primary device: idle between back-to-back kernels, ns.
-    pub kernel_wait_ns: f64,
-    /// Primary device: other idle, ns.
-    pub idle_other_ns: f64,
+    /// The primary device's parts.
+    #[serde(flatten)]
+    pub parts: PartsJson,
     /// Host time in input (data-loading) annotations, ns.
     pub input_ns: f64,
     /// The last step, possibly cut off by the end of recording.
@@ -132,18 +124,17 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
                 step: s.number,
                 start_ns: clock0 + s.start.div_euclid(1000),
                 dur_ns: ns(s.dur()),
-                compute_ns: ns(d.compute),
-                communication_ns: ns(d.communication),
-                exposed_communication_ns: ns(d.exposed_communication),
-                memory_ns: ns(d.memory),
-                other_ns: ns(d.other),
-                idle_ns: ns(d.idle),
-                host_wait_ns: ns(d.host_wait),
-                kernel_wait_ns: ns(d.kernel_wait),
-                idle_other_ns: ns(d.idle_other),
+                parts: PartsJson::new(&d),
                 input_ns: ns(p.input),
                 partial: s.partial,
-                devices: p.devices.iter().map(DeviceJson::new).collect(),
+                devices: p
+                    .devices
+                    .iter()
+                    .map(|x| DeviceJson {
+                        device: x.device,
+                        parts: PartsJson::new(x),
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -233,13 +224,13 @@ pub fn render_text(s: &CaptureSteps) -> String {
             vec![
                 format!("{}{}", r.step, if r.partial { "*" } else { "" }),
                 d(r.dur_ns),
-                pct(r.compute_ns, r.dur_ns),
-                pct(r.exposed_communication_ns, r.dur_ns),
-                pct(r.memory_ns, r.dur_ns),
-                pct(r.other_ns, r.dur_ns),
-                pct(r.idle_ns, r.dur_ns),
-                pct(r.host_wait_ns, r.dur_ns),
-                pct(r.kernel_wait_ns, r.dur_ns),
+                pct(r.parts.compute_ns, r.dur_ns),
+                pct(r.parts.exposed_communication_ns, r.dur_ns),
+                pct(r.parts.memory_ns, r.dur_ns),
+                pct(r.parts.other_ns, r.dur_ns),
+                pct(r.parts.idle_ns, r.dur_ns),
+                pct(r.parts.host_wait_ns, r.dur_ns),
+                pct(r.parts.kernel_wait_ns, r.dur_ns),
                 input(r.input_ns),
             ]
         })
