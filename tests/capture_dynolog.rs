@@ -41,6 +41,18 @@ fn fake_daemon(reply: &'static str, write_files: bool) -> (String, mpsc::Receive
     (addr, rx)
 }
 
+/// Runs `tracetui capture --dynolog ADDR ARGS… --log-file LOG`.
+fn dynolog(addr: &str, args: &[&str], log: &std::path::Path) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("tracetui")
+        .unwrap()
+        .args(["capture", "--dynolog", addr])
+        .args(args)
+        .arg("--log-file")
+        .arg(log)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_request_bytes_are_what_dyno_gputrace_sends() {
     let d = tempfile::tempdir().unwrap();
@@ -49,12 +61,9 @@ fn the_request_bytes_are_what_dyno_gputrace_sends() {
         r#"{"processesMatched":[4242,77],"activityProfilersTriggered":[4242,77]}"#,
         true,
     );
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args([
-            "capture",
-            "--dynolog",
-            &addr,
+    let out = dynolog(
+        &addr,
+        &[
             "--iterations",
             "3",
             "--with-stack",
@@ -64,11 +73,9 @@ fn the_request_bytes_are_what_dyno_gputrace_sends() {
             "--pids",
             "4242,77",
             "--json",
-            "--log-file",
-        ])
-        .arg(&log)
-        .output()
-        .unwrap();
+        ],
+        &log,
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -105,20 +112,7 @@ fn duration_and_memory_lines() {
         r#"{"processesMatched":[5],"activityProfilersTriggered":[5]}"#,
         true,
     );
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args([
-            "capture",
-            "--dynolog",
-            &addr,
-            "--duration-ms",
-            "750",
-            "--profile-memory",
-            "--log-file",
-        ])
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = dynolog(&addr, &["--duration-ms", "750", "--profile-memory"], &log);
     assert!(
         out.status.success(),
         "{}",
@@ -139,12 +133,7 @@ fn no_process_matched_is_explained() {
         r#"{"processesMatched":[],"activityProfilersTriggered":[]}"#,
         false,
     );
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args(["capture", "--dynolog", &addr, "--log-file"])
-        .arg(d.path().join("t.json"))
-        .output()
-        .unwrap();
+    let out = dynolog(&addr, &[], &d.path().join("t.json"));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -161,22 +150,12 @@ fn a_closed_port_and_a_bad_reply_are_errors() {
         .local_addr()
         .unwrap()
         .to_string();
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args(["capture", "--dynolog", &free, "--log-file"])
-        .arg(d.path().join("t.json"))
-        .output()
-        .unwrap();
+    let out = dynolog(&free, &[], &d.path().join("t.json"));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot reach dynolog"));
 
     let (addr, _rx) = fake_daemon("not json \u{1b}[2J", false);
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args(["capture", "--dynolog", &addr, "--log-file"])
-        .arg(d.path().join("t.json"))
-        .output()
-        .unwrap();
+    let out = dynolog(&addr, &[], &d.path().join("t.json"));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
