@@ -94,6 +94,8 @@ pub enum Action {
     OpenFlame,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
+    /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
+    CycleScope,
     /// Flame view: sandwich of the selected name on / off.
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
@@ -148,6 +150,7 @@ impl Action {
         Action::OpenNewest,
         Action::OpenFlame,
         Action::CycleMetric,
+        Action::CycleScope,
         Action::ToggleSandwich,
         Action::ToggleTable,
     ];
@@ -200,6 +203,7 @@ impl Action {
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::CycleMetric => "cycle_metric",
+            Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
         }

@@ -204,15 +204,19 @@ impl App {
     }
 
     /// `Back` on the timeline: cancels a running load, else clears the mark, else the
-    /// selection, else returns to the picker (when there is more than one thing to pick).
+    /// selection, else returns to the full view below it (a folded capture's flame view) or to
+    /// the picker (when there is more than one thing to pick).
     fn back(&mut self) -> Option<Cmd> {
         if let Some(c) = self.cancel_load() {
             // A later Enter starts it again.
             return Some(c);
         }
-        if !self.state.clear_mark_or_selection()
-            && (self.state.entries.len() > 1 || !self.state.problems.is_empty())
-        {
+        if self.state.clear_mark_or_selection() {
+            return None;
+        }
+        if self.stack.len() > 2 && self.top() == ViewKind::Timeline {
+            self.stack.pop();
+        } else if self.state.entries.len() > 1 || !self.state.problems.is_empty() {
             self.show_picker();
         }
         None
@@ -251,6 +255,7 @@ impl App {
         }
         if ok {
             self.reset_view();
+            self.open_folded_as_flame();
         } else if st.entries.len() > 1 {
             self.show_picker();
             self.state.notice = Some("load failed: the error is shown above".into());
@@ -302,6 +307,22 @@ impl App {
                 "memory budget {}: dropped {name}{more} (least recently used; reloads when opened)",
                 super::status::bytes(st.entries.budget)
             ));
+        }
+    }
+
+    /// A folded-stacks file has no timeline worth reading (its slices only lay the stacks out):
+    /// its one view is the merged tree, in place of the timeline.
+    fn open_folded_as_flame(&mut self) {
+        let folded = self
+            .state
+            .loaded()
+            .is_some_and(|l| l.cap.format == Some(crate::model::Format::Folded));
+        if !folded || self.top() != ViewKind::Timeline {
+            return;
+        }
+        if let Some(v) = super::views::flame_view::FlameView::open(&self.state) {
+            self.stack.pop();
+            self.stack.push(Box::new(v));
         }
     }
 

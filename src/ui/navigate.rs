@@ -375,6 +375,7 @@ impl State {
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::CycleMetric
+            | Action::CycleScope
             | Action::ToggleSandwich
             | Action::ToggleTable => {}
         }

@@ -272,6 +272,12 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(
         V::Flame,
+        A::CycleScope,
+        &["c"],
+        "scope: whole, marked range, step / process / track at the cursor, hits",
+    ),
+    d(
+        V::Flame,
         A::ToggleSandwich,
         &["x"],
         "sandwich: callers and callees of the selected name",
