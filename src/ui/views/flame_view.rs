@@ -104,7 +104,7 @@ fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
         }
         ScopeKind::Process => {
             let p = match row? {
-                crate::ui::app::Row::Process(p) => p,
+                crate::ui::rows::Row::Process(p) => p,
                 r => c.tracks.get(r.track()? as usize)?.process,
             };
             let name = crate::ui::text::sanitize(&c.process_title(p)).into_owned();
