@@ -92,6 +92,8 @@ pub enum Action {
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
     OpenFlame,
+    /// Open the capture form (record a new capture from a profiler server).
+    OpenCapture,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
@@ -149,6 +151,7 @@ impl Action {
         Action::OpenGpu,
         Action::OpenNewest,
         Action::OpenFlame,
+        Action::OpenCapture,
         Action::CycleMetric,
         Action::CycleScope,
         Action::ToggleSandwich,
@@ -202,6 +205,7 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
+            Action::OpenCapture => "open_capture",
             Action::CycleMetric => "cycle_metric",
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",

@@ -11,7 +11,7 @@ use super::keymap::ViewKind;
 use super::loader::LoadDone;
 use super::loading::{Entries, EntryState};
 use super::state::State;
-use super::views::{picker::PickerView, timeline::TimelineView};
+use super::views::{capture_form::CaptureForm, picker::PickerView, timeline::TimelineView};
 use ratatui::crossterm::event::KeyEventKind;
 
 pub use super::loading::Entry;
@@ -126,7 +126,11 @@ impl App {
         let st = &mut self.state;
         match msg {
             Msg::Resize(w, h) => st.size = (w, h),
-            Msg::Tick => {}
+            Msg::Tick => {
+                if let Some(r) = &mut st.capture.running {
+                    r.elapsed = r.started.elapsed();
+                }
+            }
             Msg::Load(done) => self.on_load(done),
             Msg::Derived(_) => {
                 // The derived rows count against the budget too.
@@ -149,6 +153,13 @@ impl App {
                     && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
                 {
                     cmds.extend(self.open_newest());
+                    return Vec::new();
+                }
+                if action == Some(Action::OpenCapture)
+                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
+                {
+                    let form = CaptureForm::new(&self.state.capture.settings);
+                    self.stack.push(Box::new(form));
                     return Vec::new();
                 }
                 return self.with_top(|v, st| v.on_key(&k, action, st));
@@ -181,6 +192,8 @@ impl App {
             Msg::JumpTo(id) => st.jump_to(id),
             Msg::FocusTrack(t) => st.focus_track(t),
             Msg::RememberSearch(q) => st.remember_search(q),
+            Msg::StartCapture(s) => return self.start_capture(s, cmds),
+            Msg::Captured(done) => return self.on_captured(done),
             Msg::Watch(e) => {
                 let out = st.on_watch(e);
                 cmds.extend(out.cmds);
@@ -324,6 +337,70 @@ impl App {
             self.stack.pop();
             self.stack.push(Box::new(v));
         }
+    }
+
+    /// Starts a capture (one at a time) and remembers the settings in the config file.
+    fn start_capture(
+        &mut self,
+        s: super::capture::CaptureSettings,
+        cmds: &mut Vec<Cmd>,
+    ) -> Vec<Msg> {
+        let c = &mut self.state.capture;
+        if c.running.is_some() {
+            return vec![Msg::Notice("a capture is already running".into())];
+        }
+        c.running = Some(super::capture::Running {
+            address: s.address.clone(),
+            duration: std::time::Duration::from_millis(s.duration_ms),
+            started: std::time::Instant::now(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        c.settings = s.clone();
+        if let Some(p) = &c.config_path {
+            cmds.push(Cmd::SaveCaptureSettings(p.clone(), s.clone()));
+        }
+        cmds.push(Cmd::Capture {
+            settings: s,
+            logdir: c.logdir.clone(),
+        });
+        Vec::new()
+    }
+
+    /// A capture finished: opens what landed (listing it first when the watcher has not seen it
+    /// yet) and says what failed.
+    fn on_captured(&mut self, done: super::capture::Done) -> Vec<Msg> {
+        let st = &mut self.state;
+        st.capture.running = None;
+        let failed = match done.errors.as_slice() {
+            [] => String::new(),
+            [one] => format!(" · failed: {one}"),
+            [first, rest @ ..] => format!(" · {} failed: {first}, …", rest.len() + 1),
+        };
+        let Some(first) = done.landed.first() else {
+            st.notice = Some(format!("capture: nothing landed{failed}"));
+            return Vec::new();
+        };
+        let root = st.capture.logdir.clone();
+        let mut index = None;
+        for p in &done.landed {
+            let i = match st.entries.position(p) {
+                Some(i) => i,
+                None => {
+                    let r = super::catalog::CaptureRef::from_file(p, &root);
+                    st.entries.insert(0, r, false)
+                }
+            };
+            if p == first {
+                index = Some(i);
+            }
+        }
+        let name = super::text::sanitize(&first.display().to_string()).into_owned();
+        st.notice = Some(format!(
+            "captured {} file{}: opened {name}{failed}",
+            done.landed.len(),
+            if done.landed.len() == 1 { "" } else { "s" }
+        ));
+        index.map(Msg::Open).into_iter().collect()
     }
 
     /// Pops everything above the picker.

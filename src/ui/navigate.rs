@@ -376,6 +376,7 @@ impl State {
             | Action::OpenFlame
             | Action::CycleMetric
             | Action::CycleScope
+            | Action::OpenCapture
             | Action::ToggleSandwich
             | Action::ToggleTable => {}
         }

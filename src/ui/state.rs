@@ -5,6 +5,7 @@
 //! `navigate.rs` (timeline navigation) and `live.rs` (watcher events), which are pieces of that
 //! one update and are not reachable from a view.
 
+use super::capture::CaptureState;
 use super::colors::Theme;
 use super::hits::HitList;
 use super::keymap::Keymap;
@@ -90,6 +91,8 @@ pub struct State {
     pub search_history: Vec<String>,
     /// Live watching: `--follow`, the newest capture.
     pub live: Live,
+    /// Capture from the explorer: the form's values, the capture running, where it goes.
+    pub capture: CaptureState,
 }
 
 impl State {
@@ -113,6 +116,7 @@ impl State {
             hits: None,
             search_history: Vec::new(),
             live: Live::default(),
+            capture: CaptureState::default(),
         }
     }
 
@@ -152,9 +156,10 @@ impl State {
         layout::areas_with(area, self.selected.is_some() || self.mark != Mark::None)
     }
 
-    /// True while any job is running (the loop then ticks for the progress bar).
+    /// True while any job is running (the loop then ticks for the progress bar and the
+    /// capture countdown).
     pub fn loading(&self) -> bool {
-        self.entries.any_loading()
+        self.entries.any_loading() || self.capture.running.is_some()
     }
 
     /// Rows of the timeline body.

@@ -43,6 +43,12 @@ pub const DEFAULTS: &[Default] = &[
         &["O"],
         "open the newest capture (announced when it appears)",
     ),
+    d(
+        V::Global,
+        A::OpenCapture,
+        &["C"],
+        "capture from a running JAX/TensorFlow profiler server",
+    ),
     d(V::Picker, A::Down, &["j", "Down"], "next capture"),
     d(V::Picker, A::Up, &["k", "Up"], "previous capture"),
     d(V::Picker, A::Top, &["g", "Home"], "first capture"),
