@@ -94,6 +94,10 @@ pub enum Action {
     OpenFlame,
     /// Open the capture form (record a new capture from a profiler server).
     OpenCapture,
+    /// Picker: mark the capture as the baseline (A) of a diff (again: unmark).
+    MarkBaseline,
+    /// Picker: diff the capture (B) against the baseline.
+    OpenDiff,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
@@ -152,6 +156,8 @@ impl Action {
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenCapture,
+        Action::MarkBaseline,
+        Action::OpenDiff,
         Action::CycleMetric,
         Action::CycleScope,
         Action::ToggleSandwich,
@@ -206,6 +212,8 @@ impl Action {
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenCapture => "open_capture",
+            Action::MarkBaseline => "mark_baseline",
+            Action::OpenDiff => "open_diff",
             Action::CycleMetric => "cycle_metric",
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",

@@ -131,7 +131,10 @@ impl App {
                     r.elapsed = r.started.elapsed();
                 }
             }
-            Msg::Load(done) => self.on_load(done),
+            Msg::Load(done) => {
+                self.on_load(done);
+                cmds.extend(self.advance_diff());
+            }
             Msg::Derived(_) => {
                 // The derived rows count against the budget too.
                 st.entries.remeasure();
@@ -192,6 +195,14 @@ impl App {
             Msg::JumpTo(id) => st.jump_to(id),
             Msg::FocusTrack(t) => st.focus_track(t),
             Msg::RememberSearch(q) => st.remember_search(q),
+            Msg::SetBaseline(i) => self.set_baseline(i),
+            Msg::OpenDiff(i) => {
+                let Some((a, b)) = self.diff_pair(i) else {
+                    return Vec::new();
+                };
+                self.state.diff.pending = Some((a, b));
+                cmds.extend(self.advance_diff());
+            }
             Msg::StartCapture(s) => return self.start_capture(s, cmds),
             Msg::Captured(done) => return self.on_captured(done),
             Msg::Watch(e) => {
@@ -297,10 +308,19 @@ impl App {
         ));
     }
 
-    /// Drops the least recently used captures beyond the memory budget (the shown one and
-    /// those the views on the stack draw are pinned) and says so in the status line.
+    /// Drops the least recently used captures beyond the memory budget (the shown one, those
+    /// the views on the stack draw and the two sides of a pending diff are pinned) and says so
+    /// in the status line.
     fn enforce_budget(&mut self) {
-        let pinned = self.stack.iter().flat_map(|v| v.captures()).collect();
+        let mut pinned: Vec<CaptureId> = self.stack.iter().flat_map(|v| v.captures()).collect();
+        if let Some((a, b)) = &self.state.diff.pending {
+            for p in [a, b] {
+                let e = &self.state.entries;
+                if let Some(id) = e.position(p).and_then(|i| e.id_of(i)) {
+                    pinned.push(id);
+                }
+            }
+        }
         let st = &mut self.state;
         st.entries.set_pinned(pinned);
         let dropped = st.entries.enforce_budget();
@@ -337,6 +357,103 @@ impl App {
             self.stack.pop();
             self.stack.push(Box::new(v));
         }
+    }
+
+    /// `run / host` of entry `i`, sanitized.
+    fn entry_label(&self, i: usize) -> String {
+        self.state.entries.get(i).map_or(String::new(), |e| {
+            let s = &e.capture.source;
+            super::text::sanitize(&format!("{} / {}", s.run, s.host)).into_owned()
+        })
+    }
+
+    /// `b` in the picker: entry `i` becomes the baseline (A) of a diff, or stops being it.
+    fn set_baseline(&mut self, i: usize) {
+        let label = self.entry_label(i);
+        let st = &mut self.state;
+        let Some(p) = st.entries.get(i).map(|e| e.capture.source.path.clone()) else {
+            return;
+        };
+        if st.diff.baseline.as_ref() == Some(&p) {
+            st.diff.baseline = None;
+            st.notice = Some("diff baseline cleared".into());
+            return;
+        }
+        st.diff.baseline = Some(p);
+        let key = st
+            .keymap
+            .keys(ViewKind::Picker, Action::OpenDiff)
+            .first()
+            .map_or(String::new(), |k| {
+                format!(" — {k} on another capture diffs it against A")
+            });
+        st.notice = Some(format!("baseline A: {label}{key}"));
+    }
+
+    /// The (A, B) paths of a diff of entry `i` against the baseline, or `None` with a notice.
+    fn diff_pair(&mut self, i: usize) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+        let st = &mut self.state;
+        let b = st.entries.get(i)?.capture.source.path.clone();
+        let Some(a) = st.diff.baseline.clone() else {
+            let key = st
+                .keymap
+                .keys(ViewKind::Picker, Action::MarkBaseline)
+                .first()
+                .map_or(String::new(), |k| format!(" ({k})"));
+            st.notice = Some(format!(
+                "mark the baseline first{key}: the capture B is compared against"
+            ));
+            return None;
+        };
+        if a == b {
+            st.notice = Some("that is the baseline (A): pick the capture to compare (B)".into());
+            return None;
+        }
+        Some((a, b))
+    }
+
+    /// Moves a pending diff on: loads A, then B (one at a time, each with every core), then
+    /// shows B's timeline with the diff table over it.
+    fn advance_diff(&mut self) -> Vec<Cmd> {
+        let Some((pa, pb)) = self.state.diff.pending.clone() else {
+            return Vec::new();
+        };
+        let e = &self.state.entries;
+        let (Some(ia), Some(ib)) = (e.position(&pa), e.position(&pb)) else {
+            self.state.diff.pending = None;
+            self.state.notice = Some("diff: one of its captures is no longer listed".into());
+            return Vec::new();
+        };
+        let state_of = |i: usize| e.get(i).map(|x| &x.state);
+        for (i, side) in [(ia, "A"), (ib, "B")] {
+            match state_of(i) {
+                Some(EntryState::Ready(_)) => {}
+                Some(EntryState::Loading(_)) => return Vec::new(),
+                Some(EntryState::Failed(_)) => {
+                    self.state.diff.pending = None;
+                    self.state.notice = Some(format!("diff: {side} failed to load"));
+                    return Vec::new();
+                }
+                _ => return self.open(i),
+            }
+        }
+        self.state.diff.pending = None;
+        let cmds = self.open(ib);
+        let (a_name, b_name) = (self.entry_label(ia), self.entry_label(ib));
+        let sides = {
+            let e = &self.state.entries;
+            let cap = |i: usize| e.id_of(i).and_then(|id| e.capture(id)).cloned();
+            cap(ia).zip(cap(ib))
+        };
+        let Some((a, b)) = sides else {
+            return cmds;
+        };
+        let width = self.state.size.0;
+        match super::views::diff_table::open(&a.cap, &b.cap, &a_name, &b_name, width) {
+            Ok(t) => self.stack.push(Box::new(t)),
+            Err(m) => self.state.notice = Some(format!("diff: {}", super::text::sanitize(&m))),
+        }
+        cmds
     }
 
     /// Starts a capture (one at a time) and remembers the settings in the config file.

@@ -67,6 +67,10 @@ pub enum Msg {
     FocusTrack(u32),
     /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
     Watch(crate::live::WatchEvent),
+    /// Mark picker entry `i` as the diff baseline (again: unmark).
+    SetBaseline(usize),
+    /// Diff picker entry `i` (B) against the baseline (loading both first).
+    OpenDiff(usize),
     /// Start a capture with these settings (the capture form's `Enter`).
     StartCapture(CaptureSettings),
     /// The capture finished: where it landed, what failed.

@@ -377,6 +377,8 @@ impl State {
             | Action::CycleMetric
             | Action::CycleScope
             | Action::OpenCapture
+            | Action::MarkBaseline
+            | Action::OpenDiff
             | Action::ToggleSandwich
             | Action::ToggleTable => {}
         }

@@ -53,6 +53,15 @@ pub struct Live {
     pub open_when_ready: Option<PathBuf>,
 }
 
+/// The picker's diff: the baseline (A) and a diff waiting for its captures to load.
+#[derive(Debug, Default, Clone)]
+pub struct DiffPick {
+    /// The baseline capture (A), by path.
+    pub baseline: Option<PathBuf>,
+    /// (A, B) to show once both are loaded.
+    pub pending: Option<(PathBuf, PathBuf)>,
+}
+
 /// All state the views read. See the module doc for who writes it.
 #[derive(Debug)]
 pub struct State {
@@ -93,6 +102,8 @@ pub struct State {
     pub live: Live,
     /// Capture from the explorer: the form's values, the capture running, where it goes.
     pub capture: CaptureState,
+    /// The picker's diff baseline and pending diff.
+    pub diff: DiffPick,
 }
 
 impl State {
@@ -117,6 +128,7 @@ impl State {
             search_history: Vec::new(),
             live: Live::default(),
             capture: CaptureState::default(),
+            diff: DiffPick::default(),
         }
     }
 

@@ -56,6 +56,18 @@ pub const DEFAULTS: &[Default] = &[
     d(V::Picker, A::Confirm, &["Enter"], "open the capture"),
     d(V::Picker, A::Back, &["Esc"], "back to the open capture"),
     d(
+        V::Picker,
+        A::MarkBaseline,
+        &["b"],
+        "mark as the baseline (A) of a diff; again: unmark",
+    ),
+    d(
+        V::Picker,
+        A::OpenDiff,
+        &["d"],
+        "diff this capture (B) against the baseline: per-name Δ table",
+    ),
+    d(
         V::Timeline,
         A::ZoomIn,
         &["w", "+", "="],
