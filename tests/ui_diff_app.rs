@@ -119,12 +119,12 @@ fn diff_needs_a_baseline_and_another_capture() {
 
 #[test]
 fn hta_pair_snapshots() {
+    let re = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
     for (w, h) in [(80, 24), (160, 48)] {
         let mut a = app(&["hta_control.json.gz", "hta_test.json.gz"], w, h);
         diff_0_1(&mut a);
         assert_eq!(a.top(), ViewKind::Table);
         let text = screen(&a);
-        let re = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
         insta::assert_snapshot!(
             format!("hta_diff_{w}x{h}"),
             re.replace_all(&text, "[mtime]")
