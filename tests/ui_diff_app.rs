@@ -131,3 +131,39 @@ fn hta_pair_snapshots() {
         );
     }
 }
+
+#[test]
+fn the_flame_view_of_b_is_coloured_by_its_delta_against_a() {
+    use tracetui::analysis::flame::{Metric, ROOT};
+    use tracetui::ui::views::flame_view::FlameView;
+    let mut a = app(&["hand_a.json", "hand_b.json"], 160, 30);
+    diff_0_1(&mut a);
+    a.update(code(KeyCode::Esc));
+    assert_eq!(a.top(), ViewKind::Timeline);
+    a.update(key('F'));
+    let v = a
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<FlameView>())
+        .expect("flame view");
+    let d = v.diff.as_ref().expect("diff against A");
+    assert!(d.per_step());
+    let cap = &a.loaded().unwrap().cap;
+    // The steps merge into one `ProfilerStep*` node in each tree, matched across captures.
+    let step = v.tree.children(ROOT)[0];
+    assert_eq!(v.tree.name_str(step, &cap.strings), "ProfilerStep*");
+    let mm = v
+        .tree
+        .children(step)
+        .iter()
+        .copied()
+        .find(|&n| v.tree.name_str(n, &cap.strings) == "aten::mm")
+        .expect("aten::mm under the steps");
+    // Per step: B 3 × 30 µs / 3 = 30 µs, A 2 × 20 µs / 2 = 20 µs.
+    assert_eq!(d.delta(&v.tree, mm, Metric::Total), 10e6);
+    // `aten::old` and `kernel_v1` are gone in B.
+    assert_eq!(d.removed.len(), 2);
+    let s = screen(&a);
+    assert!(s.contains("diff vs A per step"), "{s}");
+    assert!(s.contains("2 paths gone in B"), "{s}");
+}

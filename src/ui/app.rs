@@ -450,7 +450,10 @@ impl App {
         };
         let width = self.state.size.0;
         match super::views::diff_table::open(&a.cap, &b.cap, &a_name, &b_name, width) {
-            Ok(t) => self.stack.push(Box::new(t)),
+            Ok(t) => {
+                self.state.diff.active = Some((pa, pb));
+                self.stack.push(Box::new(t));
+            }
             Err(m) => self.state.notice = Some(format!("diff: {}", super::text::sanitize(&m))),
         }
         cmds

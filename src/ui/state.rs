@@ -60,6 +60,8 @@ pub struct DiffPick {
     pub baseline: Option<PathBuf>,
     /// (A, B) to show once both are loaded.
     pub pending: Option<(PathBuf, PathBuf)>,
+    /// (A, B) of the diff last opened: B's flame view is coloured by its Δ against A.
+    pub active: Option<(PathBuf, PathBuf)>,
 }
 
 /// All state the views read. See the module doc for who writes it.

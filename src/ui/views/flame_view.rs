@@ -9,8 +9,9 @@ use super::View;
 use super::flame::{FlameMode, FlameState, FlameWidget};
 use super::help::help_for;
 use super::table::scope;
+use crate::analysis::diff::steps::find_steps as profiler_steps;
 use crate::analysis::flame::{
-    DeviceLinks, FlameTree, ROOT, Sandwich, Scope, build, build_ancestors, sandwich,
+    DeviceLinks, FlameTree, ROOT, Sandwich, Scope, TreeDiff, build, build_ancestors, sandwich,
 };
 use crate::analysis::steps::{StepOptions, StepSource, find as find_steps};
 use crate::index::Cell;
@@ -43,6 +44,9 @@ pub struct FlameView {
     pub scope_kind: ScopeKind,
     /// Typing the search text (`/` until Enter / Esc).
     pub typing: bool,
+    /// The diff against the baseline A when this capture is the B of the last diff opened
+    /// (whole-capture scope only).
+    pub diff: Option<TreeDiff>,
 }
 
 /// The kinds of scope the view cycles through, in `c` order.
@@ -130,6 +134,31 @@ fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
     }
 }
 
+/// The diff of `tree` (B's whole-capture tree) against the baseline A of the last diff opened,
+/// when `capture` is its B and A is loaded.
+fn diff_against_baseline(st: &State, capture: CaptureId, tree: &FlameTree) -> Option<TreeDiff> {
+    let (pa, pb) = st.diff.active.as_ref()?;
+    let e = &st.entries;
+    let b = st.capture(capture)?;
+    if b.cap.source.path != *pb {
+        return None;
+    }
+    let a = e
+        .position(pa)
+        .and_then(|i| e.id_of(i))
+        .and_then(|id| st.capture(id))?;
+    let links = DeviceLinks::of(&a.cap);
+    let at = build(&a.cap, &Scope::all(), (!links.is_empty()).then_some(&links));
+    let steps = (profiler_steps(&a.cap).len(), profiler_steps(&b.cap).len());
+    Some(TreeDiff::new(
+        at,
+        &a.cap.strings,
+        tree,
+        &b.cap.strings,
+        steps,
+    ))
+}
+
 /// The tree of a resolved scope.
 fn build_resolved(c: &Capture, r: Resolved) -> (FlameTree, String) {
     let links = DeviceLinks::of(c);
@@ -159,6 +188,9 @@ impl FlameView {
         };
         // Start on the widest root child, so Enter / zoom act at once.
         state.selected = state.widest_child(&tree, ROOT).unwrap_or(ROOT);
+        let diff = (kind == ScopeKind::Whole)
+            .then(|| diff_against_baseline(st, capture, &tree))
+            .flatten();
         Some(FlameView {
             capture,
             tree,
@@ -167,6 +199,7 @@ impl FlameView {
             scope: label,
             scope_kind: kind,
             typing: false,
+            diff,
         })
     }
 
@@ -188,6 +221,9 @@ impl FlameView {
             return Vec::new();
         };
         let (tree, label) = build_resolved(&l.cap, r);
+        self.diff = (kind == ScopeKind::Whole)
+            .then(|| diff_against_baseline(st, self.capture, &tree))
+            .flatten();
         self.tree = tree;
         self.scope = label;
         self.scope_kind = kind;
@@ -356,6 +392,7 @@ impl View for FlameView {
             state: &self.state,
             sandwich: self.sandwich.as_ref(),
             scope: &self.scope,
+            diff: self.diff.as_ref(),
         }
         .draw(buf, area);
     }
