@@ -141,13 +141,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
             cap.depth(id),
             format_time_res(s.start[i] - z, res),
             format_time_res(s.end(i) - z, res),
-            text::sanitize(&{
-                let pr = cap.tracks[track as usize].process;
-                super::gutter::process_label(
-                    &cap.process_name(pr),
-                    cap.strings.get(cap.processes[pr as usize].label),
-                )
-            })
+            text::sanitize(&cap.process_title(cap.tracks[track as usize].process))
         ),
         Style::default(),
     ));

@@ -212,6 +212,11 @@ impl State {
         self.rows.scroll = 0;
         self.rows.collapsed.clear();
         self.rebuild_rows();
+        // The cursor starts on the first lane that has slices (not on a process header).
+        if let Some(l) = self.loaded().cloned() {
+            self.rows.cursor = self.rows.first_busy_lane(&l);
+            self.clamp_scroll();
+        }
         self.fit_all();
     }
 

@@ -1,0 +1,175 @@
+//! The first screen a new user meets (issue 22 §3, §4, §6, §7; issue 20 §5 labels).
+
+use ratatui::crossterm::event::KeyCode;
+use tracetui::ui::app::{App, Row};
+use tracetui::ui::catalog::CaptureRef;
+use tracetui::ui::colors::ColorMode;
+
+mod common;
+use common::{code, key, run_cmds, screen};
+
+const BERT: &str = "tests/fixtures/xplane/tf_bert_gpu.xplane.pb.gz";
+const ALEXNET: &str = "tests/fixtures/ui/alexnet.pt.trace.json.gz";
+
+fn open_file(path: &str, w: u16, h: u16) -> App {
+    let p = std::path::Path::new(path);
+    let cap = CaptureRef::from_file(p, p.parent().unwrap());
+    let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    assert!(app.loaded().is_some(), "{path} did not load");
+    app
+}
+
+/// The track of the cursor row, when it is a lane with slices.
+fn cursor_on_busy_lane(app: &App) -> bool {
+    let l = app.loaded().unwrap();
+    match app.rows.get(app.rows.cursor) {
+        Some(Row::Lane { track, .. }) => {
+            let t = &l.cap.tracks[*track as usize];
+            t.slices.1 > t.slices.0
+        }
+        _ => false,
+    }
+}
+
+#[test]
+fn the_bert_capture_shows_its_gpus_first_and_the_cursor_on_a_busy_lane() {
+    let app = open_file(BERT, 160, 48);
+    let s = screen(&app);
+    let body: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .take(app.areas().lanes.height as usize)
+        .collect();
+    let gpus = body
+        .iter()
+        .filter(|l| l.starts_with("▾ /device:GPU:"))
+        .count();
+    assert!(gpus >= 3, "GPUs on the first screen:\n{s}");
+    assert!(
+        body.iter().any(|l| l.starts_with(" Stream #")),
+        "GPU streams on the first screen:\n{s}"
+    );
+    // The GPUs lead: no host process header before the first GPU.
+    let l = app.loaded().unwrap();
+    let first = app.rows.iter().find_map(|r| match r {
+        Row::Process(p) => Some(l.cap.process_name(*p)),
+        _ => None,
+    });
+    assert!(first.unwrap().starts_with("/device:GPU:"), "{s}");
+    assert!(s.contains("▾ /host:CPU") || app.rows.iter().any(|r| matches!(r, Row::Process(_))));
+    assert!(cursor_on_busy_lane(&app), "cursor row {}", app.rows.cursor);
+    let app = open_file(BERT, 80, 24);
+    assert!(cursor_on_busy_lane(&app));
+}
+
+#[test]
+fn the_cursor_starts_on_the_first_busy_lane_and_l_takes_the_first_slice_in_the_window() {
+    for f in [BERT, ALEXNET] {
+        let mut app = open_file(f, 160, 48);
+        assert!(cursor_on_busy_lane(&app), "{f}");
+        let first_busy = app.rows.iter().position(|r| match r {
+            Row::Lane { track, .. } => {
+                let t = &app.loaded().unwrap().cap.tracks[*track as usize];
+                t.slices.1 > t.slices.0
+            }
+            _ => false,
+        });
+        assert_eq!(Some(app.rows.cursor), first_busy, "{f}");
+        // Zoom in and pan so the window starts inside the capture, then `l`.
+        for _ in 0..3 {
+            app.update(key('w'));
+        }
+        app.update(key('d'));
+        let (t0, t1) = (app.vp.t0, app.vp.t1);
+        let l = app.loaded().unwrap().clone();
+        let Some(Row::Lane { track, lane }) = app.rows.get(app.rows.cursor).copied() else {
+            panic!("{f}: cursor not on a lane")
+        };
+        // Brute force: the slice of the lane covering t0, else the first starting after it.
+        let s = &l.cap.slices;
+        let on_lane: Vec<u32> = (0..s.len() as u32)
+            .filter(|&i| l.cap.track_of(i) == track && s.lane[i as usize] == lane)
+            .collect();
+        let want = on_lane
+            .iter()
+            .copied()
+            .find(|&i| s.start[i as usize] <= t0 && s.end(i as usize) > t0)
+            .or_else(|| {
+                on_lane
+                    .iter()
+                    .copied()
+                    .filter(|&i| s.start[i as usize] >= t0)
+                    .min_by_key(|&i| s.start[i as usize])
+            });
+        app.update(key('l'));
+        assert_eq!(app.selected, want, "{f}: window {t0}..{t1}");
+        if let Some(id) = want {
+            assert!(s.end(id as usize) > t0, "{f}");
+        }
+    }
+}
+
+#[test]
+fn gutter_labels_keep_what_tells_rows_apart_at_80x24() {
+    let app = open_file(BERT, 80, 24);
+    let s = screen(&app);
+    let gutter = app.areas().gutter.width as usize;
+    let labels: Vec<String> = s
+        .lines()
+        .skip(2)
+        .take(app.areas().lanes.height as usize)
+        .map(|l| l.chars().take(gutter).collect::<String>())
+        .filter(|l| l.starts_with(" queu"))
+        .collect();
+    assert!(labels.len() >= 2, "{s}");
+    let mut uniq = labels.clone();
+    uniq.sort();
+    uniq.dedup();
+    assert_eq!(uniq.len(), labels.len(), "queue rows told apart:\n{s}");
+    // The stream number stays whole.
+    assert!(labels.iter().any(|l| l.contains("134")), "{labels:?}");
+    assert!(labels.iter().any(|l| l.contains("123")), "{labels:?}");
+    // Kineto devices are titled as the CLI titles them (issue 20 §5).
+    let s = screen(&open_file(ALEXNET, 160, 48));
+    assert!(s.contains("▾ GPU 0 (python3.10)"), "{s}");
+    assert!(s.contains("▾ CPU (python3.10)"), "{s}");
+    assert!(!s.contains(" · python3.10"), "{s}");
+}
+
+#[test]
+fn the_help_popup_fits_80x24_without_cutting_a_line() {
+    let mut app = open_file(ALEXNET, 80, 24);
+    app.update(key('?'));
+    let rows = app
+        .keymap
+        .help_rows(tracetui::ui::keymap::ViewKind::Timeline);
+    // Scroll through the whole popup, collecting what it shows.
+    let mut seen = String::new();
+    for _ in 0..rows.len() * 2 {
+        let s = screen(&app);
+        // The popup is 76 wide, centred: its inside is columns 3..77.
+        for l in s.lines() {
+            let c: Vec<char> = l.chars().collect();
+            if c.get(2) != Some(&'│') {
+                continue;
+            }
+            let inside: String = c[3..77].iter().collect();
+            assert!(!inside.contains('…'), "a help line is cut:\n{s}");
+            seen.push_str(&inside);
+            seen.push(' ');
+        }
+        app.update(key('j'));
+    }
+    let squash = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let seen = squash(&seen.replace('│', " "));
+    for (_, what) in &rows {
+        let first = squash(what)
+            .split(' ')
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(seen.contains(&first), "{what:?} not shown");
+    }
+    let _ = code(KeyCode::Esc);
+}
