@@ -244,8 +244,9 @@ fn demo_snapshots() {
     snap("demo_160x48_help", &app);
 }
 
-/// A copy of `assets/sample` with fixed file times (the JAX run newer than the PyTorch run), so the
-/// picker's newest-first order does not depend on when the repository was checked out.
+/// A copy of `assets/sample` with fixed file times (the JAX run newer than the PyTorch run). The
+/// picker orders by when each capture was taken, from the traces themselves (PyTorch 01:39,
+/// JAX 01:25 on 2026-11-22), so the PyTorch run comes first whatever the file times.
 fn sample_dir() -> tempfile::TempDir {
     fn copy(from: &std::path::Path, to: &std::path::Path, t: std::time::SystemTime) {
         std::fs::create_dir_all(to).unwrap();

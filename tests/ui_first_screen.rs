@@ -173,3 +173,65 @@ fn the_help_popup_fits_80x24_without_cutting_a_line() {
     }
     let _ = code(KeyCode::Esc);
 }
+
+#[test]
+fn the_picker_shows_and_sorts_by_when_each_capture_was_taken_and_its_rank() {
+    use tracetui::ui::catalog;
+    let dir = tempfile::tempdir().unwrap();
+    // Three captures whose file times say the opposite of their trace times (copied files).
+    let runs = [
+        (
+            "old-run",
+            "tests/fixtures/ui/alexnet.pt.trace.json.gz",
+            3_000,
+        ),
+        (
+            "new-run",
+            "assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz",
+            1_000,
+        ),
+    ];
+    for (run, from, mtime) in runs {
+        let d = dir.path().join(run);
+        std::fs::create_dir_all(&d).unwrap();
+        let to = d.join(std::path::Path::new(from).file_name().unwrap());
+        std::fs::copy(from, &to).unwrap();
+        let f = std::fs::File::options().write(true).open(&to).unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime))
+            .unwrap();
+    }
+    // A rank-3 capture of a distributed run.
+    let ranked = dir.path().join("ranked");
+    std::fs::create_dir_all(&ranked).unwrap();
+    std::fs::copy(
+        "tests/fixtures/fidelity/labels_rank.json",
+        ranked.join("labels_rank.json"),
+    )
+    .unwrap();
+    let caps = catalog::scan(dir.path()).unwrap();
+    let (app, _) = App::new(caps, (160, 24), ColorMode::None);
+    let runs: Vec<&str> = app
+        .entries
+        .iter()
+        .map(|e| e.capture.source.run.as_str())
+        .collect();
+    let new = runs.iter().position(|r| *r == "new-run").unwrap();
+    let old = runs.iter().position(|r| *r == "old-run").unwrap();
+    assert!(new < old, "newest taken first: {runs:?}");
+    let s = screen(&app);
+    assert!(s.contains("taken (UTC)"), "{s}");
+    // The trace's own times, not the files' (1970).
+    assert!(s.contains("2026-11-22 01:39"), "{s}");
+    assert!(s.contains("2023-09-27"), "{s}");
+    assert!(!s.contains("1970-01-01"), "{s}");
+    assert!(s.contains(" rank "), "{s}");
+    let line = s.lines().find(|l| l.contains("ranked")).unwrap();
+    let ranked_entry = app
+        .entries
+        .iter()
+        .find(|e| e.capture.source.run == "ranked")
+        .unwrap();
+    let want = ranked_entry.rank.expect("rank probed from the file head");
+    assert_eq!(want, 3);
+    assert!(line.contains(&format!(" {want} ")), "{line}");
+}

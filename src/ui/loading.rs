@@ -50,9 +50,27 @@ pub struct Entry {
     pub bytes: u64,
     /// Times its model was loaded (a reopen of a loaded capture does not count).
     pub loads: u32,
+    /// When the capture was taken (wall-clock epoch ns), from the trace itself
+    /// ([`crate::discover::taken`]): the picker's time column and order.
+    pub taken: Option<i64>,
+    /// The rank of a distributed run's capture, when the file's head says.
+    pub rank: Option<i64>,
 }
 
 impl Entry {
+    /// When the capture was taken (epoch ns), else the file's modification time; `None` when
+    /// neither is known.
+    pub fn when(&self) -> Option<i64> {
+        self.taken.or_else(|| {
+            let d = self
+                .capture
+                .modified?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            i64::try_from(d.as_nanos()).ok()
+        })
+    }
+
     /// True when [`Entry::loaded`] is a partial preview.
     pub fn is_preview(&self) -> bool {
         matches!(self.state, EntryState::Loading(_)) && self.preview.is_some()
@@ -67,8 +85,22 @@ impl Entry {
         }
     }
 
+    /// Reads when the capture was taken and its rank from the file's head (again after the
+    /// file was written).
+    pub fn probe(&mut self) {
+        (self.taken, self.rank) = match self.capture.format {
+            Some(f) => (
+                crate::discover::taken::time_of(&self.capture.source.path, f),
+                crate::discover::taken::rank_of(&self.capture.source.path, f),
+            ),
+            None => (None, None),
+        };
+    }
+
     fn idle(id: CaptureId, capture: CaptureRef, writing: bool) -> Entry {
-        Entry {
+        let mut e = Entry {
+            taken: None,
+            rank: None,
             id,
             capture,
             state: EntryState::Idle,
@@ -79,7 +111,9 @@ impl Entry {
             last_used: 0,
             bytes: 0,
             loads: 0,
-        }
+        };
+        e.probe();
+        e
     }
 }
 
@@ -133,15 +167,33 @@ impl std::ops::Deref for Entries {
 }
 
 impl Entries {
-    /// Idle entries for `captures`.
+    /// Idle entries for `captures`, runs ordered by when their newest capture was taken
+    /// (newest first; the file time when the trace does not say), each run's captures kept
+    /// together in their order.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
         let n = captures.len() as u32;
+        let mut list: Vec<Entry> = captures
+            .into_iter()
+            .zip(0..)
+            .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
+            .collect();
+        let mut newest: rustc_hash::FxHashMap<String, i64> = Default::default();
+        for e in &list {
+            let t = e.when().unwrap_or(i64::MIN);
+            let slot = newest.entry(e.capture.source.run.clone()).or_insert(t);
+            *slot = (*slot).max(t);
+        }
+        // Stable: captures of a run keep their order; runs the same age keep theirs.
+        list.sort_by_key(|e| {
+            std::cmp::Reverse(
+                newest
+                    .get(&e.capture.source.run)
+                    .copied()
+                    .unwrap_or(i64::MIN),
+            )
+        });
         Entries {
-            list: captures
-                .into_iter()
-                .zip(0..)
-                .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
-                .collect(),
+            list,
             current: None,
             generation: 0,
             reload: None,
