@@ -235,3 +235,112 @@ fn the_picker_shows_and_sorts_by_when_each_capture_was_taken_and_its_rank() {
     assert_eq!(want, 3);
     assert!(line.contains(&format!(" {want} ")), "{line}");
 }
+
+/// A Chrome trace with a deep chain of long-named parents and an op with many args and a long
+/// `Call stack`.
+fn deep_capture(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut ev = Vec::new();
+    let names = [
+        "ProfilerStep#7",
+        "nn.Module: TransformerEncoderWithAVeryLongName_0",
+        "nn.Module: TransformerEncoderLayerWithAnotherLongName_3",
+        "nn.Module: MultiheadSelfAttentionBlockWithALongName_1",
+        "aten::linear",
+        "aten::addmm",
+    ];
+    for (d, n) in names.iter().enumerate() {
+        let d = d as i64;
+        let mut args = serde_json::json!({});
+        if d == 5 {
+            for k in 0..12 {
+                args[format!("arg number {k}")] = format!("value {k}").into();
+            }
+            let frames: Vec<String> = (0..30)
+                .map(|k| {
+                    format!(
+                        "/home/user/project/model/layer_{k}.py({}): forward_{k}",
+                        10 + k
+                    )
+                })
+                .collect();
+            args["Call stack"] = frames.join(";").into();
+        }
+        ev.push(serde_json::json!({
+            "ph": "X", "name": n, "cat": "cpu_op", "pid": 1, "tid": 1,
+            "ts": 1000 + d * 10, "dur": 1000 - d * 20, "args": args
+        }));
+    }
+    let p = dir.join("deep.json");
+    std::fs::write(&p, serde_json::json!({ "traceEvents": ev }).to_string()).unwrap();
+    p
+}
+
+#[test]
+fn the_details_panel_wraps_and_i_opens_the_full_details() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = deep_capture(dir.path());
+    let mut app = open_file(path.to_str().unwrap(), 100, 40);
+    let l = app.loaded().unwrap().clone();
+    let op = (0..l.cap.slices.len() as u32)
+        .find(|&i| l.cap.slice_name(i) == "aten::addmm")
+        .unwrap();
+    app.state_mut().selected = Some(op);
+    let s = screen(&app);
+    let details: Vec<&str> = s
+        .lines()
+        .skip(app.areas().details.y as usize)
+        .take(app.areas().details.height as usize)
+        .collect();
+    // The breadcrumb keeps the nearest parents whole and shortens the far ones, in one line.
+    let crumb = details
+        .iter()
+        .find(|l| l.contains("› aten::addmm"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(crumb.contains("aten::linear › aten::addmm"), "{crumb}");
+    assert!(crumb.contains('…'), "{crumb}");
+    // Args wrap over the lines the panel has, and a last line names the full-details key.
+    assert!(
+        details.iter().any(|l| l.contains("arg number 0=value 0")),
+        "{s}"
+    );
+    assert!(
+        details
+            .last()
+            .unwrap()
+            .contains("more lines — i: full details"),
+        "{s}"
+    );
+    app.update(key('i'));
+    assert_eq!(app.top(), tracetui::ui::keymap::ViewKind::Details);
+    let s = screen(&app);
+    assert!(s.contains("parents (root first):"), "{s}");
+    assert!(
+        s.contains("nn.Module: TransformerEncoderWithAVeryLongName_0"),
+        "the full breadcrumb:\n{s}"
+    );
+    assert!(s.contains("arg number 11 = value 11"), "every arg:\n{s}");
+    assert!(
+        s.contains("    /home/user/project/model/layer_0.py(10): forward_0"),
+        "{s}"
+    );
+    // The whole call stack is reached by scrolling.
+    assert!(!s.contains("layer_29.py"), "{s}");
+    app.update(key('G'));
+    let s = screen(&app);
+    assert!(
+        s.contains("    /home/user/project/model/layer_29.py(39): forward_29"),
+        "{s}"
+    );
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.top(), tracetui::ui::keymap::ViewKind::Timeline);
+    // Without a selection `i` says what to do.
+    app.state_mut().selected = None;
+    app.update(key('i'));
+    assert_eq!(app.top(), tracetui::ui::keymap::ViewKind::Timeline);
+    // At 80x24 the full view fits and scrolls too.
+    app.state_mut().selected = Some(op);
+    app.state_mut().size = (80, 24);
+    app.update(key('i'));
+    let s = screen(&app);
+    assert!(s.contains("more rows"), "{s}");
+}

@@ -92,6 +92,8 @@ pub enum Action {
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
     OpenFlame,
+    /// Open the selection's full details (every arg, the call stack, the parents).
+    OpenDetails,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: sandwich of the selected name on / off.
@@ -147,6 +149,7 @@ impl Action {
         Action::OpenGpu,
         Action::OpenNewest,
         Action::OpenFlame,
+        Action::OpenDetails,
         Action::CycleMetric,
         Action::ToggleSandwich,
         Action::ToggleTable,
@@ -199,6 +202,7 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
+            Action::OpenDetails => "open_details",
             Action::CycleMetric => "cycle_metric",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",

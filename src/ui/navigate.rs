@@ -377,6 +377,7 @@ impl State {
             | Action::OpenGpu
             | Action::OpenNewest
             | Action::OpenFlame
+            | Action::OpenDetails
             | Action::CycleMetric
             | Action::ToggleSandwich
             | Action::ToggleTable => {}

@@ -4,6 +4,7 @@
 //! them to `App::update` as [`Msg::Nav`].
 
 use super::View;
+use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
@@ -55,6 +56,10 @@ impl View for TimelineView {
             Some(Action::Search) if st.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
+            Some(Action::OpenDetails) => match DetailsView::open(st) {
+                Some(v) => vec![Msg::Push(Box::new(v))],
+                None => vec![Msg::Notice("select a slice first (h/l or Enter)".into())],
+            },
             Some(Action::OpenFlame) => FlameView::open(st)
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()
