@@ -344,3 +344,45 @@ fn the_details_panel_wraps_and_i_opens_the_full_details() {
     let s = screen(&app);
     assert!(s.contains("more rows"), "{s}");
 }
+
+#[test]
+fn the_ranking_says_what_its_score_means_is_sorted_and_has_track_and_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synth.pt.trace.json");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    tracetui::synth::kineto::write_kineto_trace(&mut f, 20_000, 7).unwrap();
+    drop(f);
+    let mut app = open_file(path.to_str().unwrap(), 160, 48);
+    app.update(key('o'));
+    let s = screen(&app);
+    assert!(s.contains("score = z(idle fraction)"), "{s}");
+    assert!(s.contains("sorted by score"), "{s}");
+    let head = s
+        .lines()
+        .find(|l| l.contains("rank") && l.contains("track"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(head.contains("score▼") && head.contains("source"), "{head}");
+    let t = app
+        .views()
+        .last()
+        .and_then(|v| {
+            v.as_any()
+                .downcast_ref::<tracetui::ui::views::table::TableView>()
+        })
+        .unwrap();
+    assert!(!t.order.is_empty(), "{s}");
+    // Sorted by score, best first: the rank column counts up.
+    let ranks: Vec<usize> = t
+        .order
+        .iter()
+        .map(|&r| t.rows[r].cells[1].parse().unwrap())
+        .collect();
+    assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+    // Every ranked event names its track and a source (python frame, else the innermost user
+    // frame of the `Call stack` arg: the synthetic trace has only the latter).
+    for &r in &t.order {
+        let row = &t.rows[r];
+        assert!(row.cells[7].starts_with("thread"), "{:?}", row.cells);
+        assert!(row.cells[8].contains(".py("), "{:?}", row.cells);
+    }
+}
