@@ -386,3 +386,98 @@ fn the_ranking_says_what_its_score_means_is_sorted_and_has_track_and_source() {
         assert!(row.cells[8].contains(".py("), "{:?}", row.cells);
     }
 }
+
+/// A Chrome trace of `n` back-to-back 1 ms slices starting at `first_us`.
+fn slices_at(first_us: i64, n: i64) -> String {
+    let ev: Vec<serde_json::Value> = (0..n)
+        .map(|k| {
+            serde_json::json!({"ph": "X", "name": format!("step{k}"), "cat": "cpu_op",
+                "pid": 1, "tid": 1, "ts": first_us + k * 1000, "dur": 900})
+        })
+        .collect();
+    serde_json::json!({ "traceEvents": ev }).to_string()
+}
+
+/// The header's window start (`@ …`) and the ruler line.
+fn header_and_ruler(app: &App) -> (String, String) {
+    let s = screen(app);
+    let mut l = s.lines();
+    let head = l.next().unwrap_or_default();
+    let at = head
+        .rsplit_once(" @ ")
+        .map_or("", |x| x.1)
+        .trim()
+        .to_string();
+    (at, l.next().unwrap_or_default().to_string())
+}
+
+#[test]
+fn no_time_is_negative_and_the_zero_is_kept_across_reloads() {
+    use tracetui::live::{CaptureEvent, EventKind, WatchEvent};
+    use tracetui::ui::app::Msg;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json");
+    std::fs::write(&path, slices_at(10_000, 20)).unwrap();
+    let caps = tracetui::ui::catalog::scan(dir.path()).unwrap();
+    let (mut app, cmds) = App::new(caps, (100, 30), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    let zero = {
+        let l = app.loaded().unwrap().clone();
+        app.time_zero(&l)
+    };
+    assert_eq!(zero, 10_000 * 1_000_000, "the earliest event");
+    // Pan and zoom out as far as the keys go: the window never starts before the zero.
+    for k in ['s', 's', 's', 'a', 'a', 'a', 'a'] {
+        app.update(key(k));
+        let (at, ruler) = header_and_ruler(&app);
+        assert!(!at.starts_with('-'), "{at}");
+        assert!(!ruler.contains('-'), "{ruler}");
+        assert!(app.vp.t0 >= zero);
+    }
+    // `f` on the first slice (with its margin) does not go before the zero either.
+    app.update(key('0'));
+    app.update(code(KeyCode::Enter));
+    app.update(key('f'));
+    let (at, ruler) = header_and_ruler(&app);
+    assert!(app.selected.is_some());
+    assert!(!at.starts_with('-') && !ruler.contains('-'), "{at} {ruler}");
+
+    // The file is rewritten without its first 5 slices: the zero stays where it was, so the
+    // same event keeps its time (`step5` at +5 ms).
+    std::fs::write(&path, {
+        let v: Vec<serde_json::Value> = (5..20)
+            .map(|k| {
+                serde_json::json!({"ph": "X", "name": format!("step{k}"), "cat": "cpu_op",
+                "pid": 1, "tid": 1, "ts": 10_000 + k * 1000, "dur": 900})
+            })
+            .collect();
+        serde_json::json!({ "traceEvents": v }).to_string()
+    })
+    .unwrap();
+    let reload = |app: &mut App| {
+        let cat = tracetui::discover::discover(dir.path()).unwrap();
+        let capture = cat.captures().next().unwrap().clone();
+        let cmds = app.update(Msg::Watch(WatchEvent::Capture(CaptureEvent {
+            kind: EventKind::Changed,
+            capture,
+        })));
+        run_cmds(app, cmds);
+    };
+    reload(&mut app);
+    let l = app.loaded().unwrap().clone();
+    assert_eq!(l.cap.slices.len(), 15, "reloaded");
+    assert_eq!(app.time_zero(&l), zero, "zero kept across the reload");
+    app.update(key('0'));
+    let (at, _) = header_and_ruler(&app);
+    assert!(
+        at.starts_with("+5") || at.starts_with('5'),
+        "window starts 5 ms after the zero: {at}"
+    );
+    // A version with an event before the old zero moves the zero back to it (never negative).
+    std::fs::write(&path, slices_at(9_000, 3)).unwrap();
+    reload(&mut app);
+    let l = app.loaded().unwrap().clone();
+    assert_eq!(app.time_zero(&l), 9_000 * 1_000_000);
+    let (at, ruler) = header_and_ruler(&app);
+    assert!(!at.starts_with('-') && !ruler.contains('-'), "{at} {ruler}");
+}

@@ -77,7 +77,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
 pub fn lines_at(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
     // Times are shown relative to the capture's first event.
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let mut out = Vec::new();
     if let Mark::Range(a, b, agg) = &st.mark {
@@ -257,7 +257,7 @@ pub fn lines_at(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
 /// the width.
 pub fn compact_lines(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let Some(id) = st.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
         return lines(st, l);
     };

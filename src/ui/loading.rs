@@ -55,9 +55,19 @@ pub struct Entry {
     pub taken: Option<i64>,
     /// The rank of a distributed run's capture, when the file's head says.
     pub rank: Option<i64>,
+    /// The zero of the times shown for this file (ps, the model's clock): the earliest event of
+    /// the first version loaded, kept across reloads of the same file (moved earlier only when
+    /// a new version has events before it, so no time is ever negative).
+    pub zero: Option<crate::model::Ps>,
 }
 
 impl Entry {
+    /// Notes the zero of a loaded version (see [`Entry::zero`]).
+    fn keep_zero(&mut self, l: &Loaded) {
+        let z = l.cap.time_zero();
+        self.zero = Some(self.zero.map_or(z, |k| k.min(z)));
+    }
+
     /// When the capture was taken (epoch ns), else the file's modification time; `None` when
     /// neither is known.
     pub fn when(&self) -> Option<i64> {
@@ -101,6 +111,7 @@ impl Entry {
         let mut e = Entry {
             taken: None,
             rank: None,
+            zero: None,
             id,
             capture,
             state: EntryState::Idle,
@@ -425,8 +436,9 @@ impl Entries {
             EntryState::Ready(l) => l.heap_bytes() as u64,
             _ => 0,
         };
-        if matches!(state, EntryState::Ready(_)) {
+        if let EntryState::Ready(l) = &state {
             e.loads += 1;
+            e.keep_zero(&l.clone());
         }
         e.state = state;
         self.touch(i);
@@ -440,6 +452,7 @@ impl Entries {
         if let Some(e) = self.list.get_mut(i) {
             e.bytes = l.heap_bytes() as u64;
             e.loads += 1;
+            e.keep_zero(&l);
             e.state = EntryState::Ready(l);
         }
     }

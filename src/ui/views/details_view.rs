@@ -32,20 +32,20 @@ impl DetailsView {
         let l = st.loaded()?;
         let id = st.selected?;
         Some(DetailsView {
-            details: full_details(l, id)?,
+            details: full_details(l, id, st.time_zero(l))?,
         })
     }
 }
 
-/// Everything known about slice `id`: name, parents (root first, whole), facts and args.
-pub fn full_details(l: &Loaded, id: u32) -> Option<FullDetails> {
+/// Everything known about slice `id`: name, parents (root first, whole), facts and args;
+/// times from `z` ([`State::time_zero`]).
+pub fn full_details(l: &Loaded, id: u32, z: crate::model::Ps) -> Option<FullDetails> {
     let cap = &l.cap;
     let s = &cap.slices;
     let i = id as usize;
     if i >= s.len() {
         return None;
     }
-    let z = cap.time_zero();
     let track = cap.track_of(id);
     let res = (s.dur[i] / 10).max(1000);
     let mut facts: Vec<(String, String)> = vec![

@@ -17,7 +17,7 @@ pub fn rank_view(st: &State) -> Option<TableView> {
     let cap = &l.cap;
     let r = l.ranking();
     let (range, scope) = scope(st);
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let mut rows = Vec::new();
     for (pos, (id, i, score)) in r.ranked().enumerate() {
         let start = cap.slices.start[id as usize];
