@@ -147,6 +147,10 @@ pub fn fit_apart(labels: &[&str], max: usize) -> Vec<String> {
             if width(l) <= max {
                 return l.to_string();
             }
+            // Identical to a neighbour: nothing tells them apart, keep both ends.
+            if common >= l.len() {
+                return fit_middle(l, max).into_owned();
+            }
             let mut cut = common.min(l.len());
             while !l.is_char_boundary(cut) {
                 cut -= 1;

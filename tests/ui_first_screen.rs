@@ -481,3 +481,32 @@ fn no_time_is_negative_and_the_zero_is_kept_across_reloads() {
     let (at, ruler) = header_and_ruler(&app);
     assert!(!at.starts_with('-') && !ruler.contains('-'), "{at} {ruler}");
 }
+
+#[test]
+fn first_screen_snapshots() {
+    let snap = |name: &str, app: &App| insta::assert_snapshot!(name, screen(app));
+    snap("bert_160x48_first", &open_file(BERT, 160, 48));
+    snap("bert_80x24_first", &open_file(BERT, 80, 24));
+    let dir = tempfile::tempdir().unwrap();
+    let path = deep_capture(dir.path());
+    let mut app = open_file(path.to_str().unwrap(), 80, 24);
+    let l = app.loaded().unwrap().clone();
+    let op = (0..l.cap.slices.len() as u32)
+        .find(|&i| l.cap.slice_name(i) == "aten::addmm")
+        .unwrap();
+    app.state_mut().selected = Some(op);
+    app.update(key('i'));
+    snap("full_details_80x24", &app);
+}
+
+#[test]
+#[ignore]
+fn scratch_probe_time() {
+    let t = std::time::Instant::now();
+    let caps = tracetui::ui::catalog::scan(std::path::Path::new("/work/shared/traces")).unwrap();
+    let t1 = t.elapsed();
+    let n = caps.len();
+    let e = tracetui::ui::loading::Entries::new(caps);
+    eprintln!("scan {t1:?}, entries {:?} for {n}", t.elapsed() - t1);
+    drop(e);
+}
