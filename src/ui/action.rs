@@ -98,6 +98,8 @@ pub enum Action {
     MarkBaseline,
     /// Picker: diff the capture (B) against the baseline.
     OpenDiff,
+    /// Open the selection's full details (every arg, the call stack, the parents).
+    OpenDetails,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
@@ -158,6 +160,7 @@ impl Action {
         Action::OpenCapture,
         Action::MarkBaseline,
         Action::OpenDiff,
+        Action::OpenDetails,
         Action::CycleMetric,
         Action::CycleScope,
         Action::ToggleSandwich,
@@ -214,6 +217,7 @@ impl Action {
             Action::OpenCapture => "open_capture",
             Action::MarkBaseline => "mark_baseline",
             Action::OpenDiff => "open_diff",
+            Action::OpenDetails => "open_details",
             Action::CycleMetric => "cycle_metric",
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",

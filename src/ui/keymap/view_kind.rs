@@ -18,6 +18,8 @@ pub enum ViewKind {
     Table,
     /// The flame graph (merged call tree).
     Flame,
+    /// The selection's full details.
+    Details,
 }
 
 impl ViewKind {
@@ -30,6 +32,7 @@ impl ViewKind {
         ViewKind::Search,
         ViewKind::Table,
         ViewKind::Flame,
+        ViewKind::Details,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -42,6 +45,7 @@ impl ViewKind {
             ViewKind::Search => "search",
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
+            ViewKind::Details => "details",
         }
     }
 

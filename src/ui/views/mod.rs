@@ -5,6 +5,7 @@
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
 pub mod capture_form;
+pub mod details_view;
 pub mod diff_table;
 pub mod flame;
 pub mod flame_view;
