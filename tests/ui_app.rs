@@ -338,13 +338,14 @@ fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
         before
     );
     app.update(key('0'));
-    // Click the first lane of the CPU thread (row 1 of the body), left quarter.
+    // Click the first lane of the CPU thread (row 2 of the body, under the Steps row and the
+    // process), left quarter.
     app.update(ev(
         MouseEventKind::Down(MouseButton::Left),
         col,
-        lanes.y + 1,
+        lanes.y + 2,
     ));
-    assert_eq!(app.rows.cursor, 1);
+    assert_eq!(app.rows.cursor, 2);
     let sel = app.selected.expect("click selects");
     let l = app.loaded().unwrap().clone();
     assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));

@@ -98,6 +98,14 @@ pub enum Action {
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
     ToggleTable,
+    /// Timeline: go to the previous training step.
+    PrevStep,
+    /// Timeline: go to the next training step.
+    NextStep,
+    /// Timeline: zoom to the training step under the cursor.
+    ZoomStep,
+    /// Open the run overview (rank × step heatmap, rank table).
+    OpenOverview,
 }
 
 impl Action {
@@ -150,6 +158,10 @@ impl Action {
         Action::CycleMetric,
         Action::ToggleSandwich,
         Action::ToggleTable,
+        Action::PrevStep,
+        Action::NextStep,
+        Action::ZoomStep,
+        Action::OpenOverview,
     ];
 
     /// The name used in the config file.
@@ -202,6 +214,10 @@ impl Action {
             Action::CycleMetric => "cycle_metric",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
+            Action::PrevStep => "prev_step",
+            Action::NextStep => "next_step",
+            Action::ZoomStep => "zoom_step",
+            Action::OpenOverview => "open_overview",
         }
     }
 

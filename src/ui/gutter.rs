@@ -69,6 +69,10 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
             Row::Counter(track) => {
                 format!(" {} ~", text::sanitize(&cap.track_name(track)))
             }
+            Row::Steps => {
+                style = style.add_modifier(Modifier::BOLD);
+                " Steps".to_string()
+            }
             Row::Derived(i) => l
                 .derived
                 .get(i as usize)

@@ -31,6 +31,8 @@ pub mod rows;
 pub mod ruler;
 pub mod state;
 pub mod status;
+mod step_nav;
+pub mod steps_row;
 pub mod terminal;
 pub mod text;
 pub mod timeline;

@@ -212,6 +212,10 @@ impl State {
         self.rows.scroll = 0;
         self.rows.collapsed.clear();
         self.rebuild_rows();
+        // The cursor starts below the `Steps` row (`k` reaches it).
+        if self.rows.list.first() == Some(&super::rows::Row::Steps) && self.rows.list.len() > 1 {
+            self.rows.cursor = 1;
+        }
         self.fit_all();
     }
 

@@ -131,6 +131,7 @@ fn under_cursor(st: &State) -> Option<String> {
             })
         }
         Row::Process(_) => None,
+        Row::Steps => Some(super::steps_row::under_cursor(&l.steps, t)),
     }
 }
 
@@ -181,8 +182,21 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
                 .then(|| format!("window {}", format_dur(st.vp.t1 - st.vp.t0)))
         })
         .unwrap_or_default();
-    let rw = text::width(&right);
+    // The step under the cursor, where the notice / cursor text leaves room for it.
     let hw = text::width(&hints).min(w);
+    if st.screen() == Screen::Timeline
+        && let Some(s) = st
+            .loaded()
+            .and_then(|l| super::steps_row::status(&l.steps, st.cursor_time()))
+        && hw + text::width(&middle) + text::width(&right) + text::width(&s) + 6 <= w
+    {
+        right = if right.is_empty() {
+            s
+        } else {
+            format!("{right} · {s}")
+        };
+    }
+    let rw = text::width(&right);
     let mid_room = w.saturating_sub(hw + rw + 3);
     if mid_room > 4 {
         let m = text::fit(&middle, mid_room);
