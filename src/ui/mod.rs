@@ -33,6 +33,7 @@ pub mod state;
 pub mod status;
 mod step_nav;
 pub mod steps_row;
+pub mod summaries;
 pub mod terminal;
 pub mod text;
 pub mod timeline;
@@ -199,6 +200,7 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
                 Msg::Derived,
             ),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
+            Cmd::Summarize(job) => summaries::spawn(job, tx.clone(), Msg::Summary),
             Cmd::Quit => quit = true,
         }
     }

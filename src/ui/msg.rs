@@ -66,6 +66,15 @@ pub enum Msg {
     FocusTrack(u32),
     /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
     Watch(crate::live::WatchEvent),
+    /// Compute the step summaries of these captures (the run overview), those not known yet.
+    RequestSummaries(Vec<super::state::CaptureId>),
+    /// A step summary finished (or failed) on its background thread.
+    Summary(
+        super::state::CaptureId,
+        Result<crate::analysis::ranks::RankSummary, String>,
+    ),
+    /// Open capture `id` on the timeline showing the window `[t0, t1)` (once loaded).
+    OpenWindow(super::state::CaptureId, Ps, Ps),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -84,6 +93,8 @@ pub enum Cmd {
     },
     /// Ask a running job to stop.
     Cancel(Arc<Progress>),
+    /// Compute a step summary on a background thread.
+    Summarize(super::summaries::SummaryJob),
     /// Leave the app.
     Quit,
 }
@@ -108,6 +119,9 @@ pub trait View: std::fmt::Debug + Send {
     fn captures(&self) -> Vec<super::state::CaptureId> {
         Vec::new()
     }
+
+    /// Shared data the view mirrors changed (a step summary landed): rebuild from `st`.
+    fn refresh(&mut self, _st: &State) {}
 
     /// A mouse event (ignored by default).
     fn on_mouse(&mut self, _m: MouseEvent, _st: &State) -> Vec<Msg> {

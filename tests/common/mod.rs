@@ -20,19 +20,27 @@ pub fn code(k: KeyCode) -> Msg {
     Msg::Key(KeyEvent::from(k))
 }
 
-/// Runs the app's commands synchronously (loads through the real loader code).
+/// Runs the app's commands synchronously (loads through the real loader code, step summaries
+/// through the same function the background job runs).
 pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
     for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-            run_cmds(app, more);
+        match c {
+            Cmd::Load {
+                generation,
+                entry,
+                capture,
+                progress,
+            } => {
+                let result = loader::load_sync(&capture, &progress).map(Arc::new);
+                let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
+                run_cmds(app, more);
+            }
+            Cmd::Summarize(job) => {
+                let result = tracetui::ui::summaries::compute(&job);
+                let more = app.update(Msg::Summary(job.id, result));
+                run_cmds(app, more);
+            }
+            _ => {}
         }
     }
 }

@@ -46,6 +46,16 @@ const TIMELINE_HINTS_NARROW: &[Hint] = &[
     h(&[A::Help], "help"),
 ];
 
+/// Hints of the run overview.
+const OVERVIEW_HINTS: &[Hint] = &[
+    h(&[A::Down, A::Up], "rank"),
+    h(&[A::PrevSlice, A::NextSlice], "step"),
+    h(&[A::CycleMetric], "metric"),
+    h(&[A::SortNext], "sort"),
+    h(&[A::Confirm], "open"),
+    h(&[A::Help], "help"),
+];
+
 /// The hints of `view` (`narrow` below 100 columns) and the separator between them; `None`
 /// for views without a status line of their own.
 pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'static str)> {
@@ -53,6 +63,7 @@ pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'stat
         ViewKind::Picker => Some((PICKER_HINTS, "  ")),
         ViewKind::Timeline if narrow => Some((TIMELINE_HINTS_NARROW, " ")),
         ViewKind::Timeline => Some((TIMELINE_HINTS, "  ")),
+        ViewKind::Overview => Some((OVERVIEW_HINTS, if narrow { " " } else { "  " })),
         _ => None,
     }
 }

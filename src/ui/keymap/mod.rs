@@ -152,6 +152,7 @@ impl Keymap {
                     ViewKind::Search => "Search prompt (printable keys type text)",
                     ViewKind::Table => "Tables: statistics, rankings, GPU",
                     ViewKind::Flame => "Flame graph (merged call tree)",
+                    ViewKind::Overview => "Run overview (rank × step heatmap)",
                 },
                 v.name()
             ));

@@ -18,6 +18,8 @@ pub enum ViewKind {
     Table,
     /// The flame graph (merged call tree).
     Flame,
+    /// The run overview (rank × step heatmap, rank table).
+    Overview,
 }
 
 impl ViewKind {
@@ -30,6 +32,7 @@ impl ViewKind {
         ViewKind::Search,
         ViewKind::Table,
         ViewKind::Flame,
+        ViewKind::Overview,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -42,6 +45,7 @@ impl ViewKind {
             ViewKind::Search => "search",
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
+            ViewKind::Overview => "overview",
         }
     }
 

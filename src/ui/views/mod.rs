@@ -12,6 +12,7 @@ pub mod heatmap;
 pub mod help;
 pub mod memory;
 pub mod overview;
+pub mod overview_view;
 pub mod picker;
 pub mod rank;
 pub mod search;

@@ -7,6 +7,7 @@ use super::View;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
+use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
@@ -55,6 +56,10 @@ impl View for TimelineView {
             Some(Action::Search) if st.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
+            Some(Action::OpenOverview) => match OverviewView::open(st) {
+                Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
+                None => Vec::new(),
+            },
             Some(Action::OpenFlame) => FlameView::open(st)
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()

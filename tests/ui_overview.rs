@@ -1,0 +1,289 @@
+//! The explorer's steps and ranks (issue 23): the `Steps` row and the step keys on the timeline,
+//! the run overview (`R`) over a hand-made 4-rank run — summaries of loaded and not-loaded
+//! ranks, heatmap and rank table at 80×24 and 160×48, metric switch, cell cursor, `Enter`
+//! opening the cell's rank zoomed to its step — a single capture as one row, and a PTY run of
+//! the real binary.
+
+mod common;
+use common::{code, key, run_cmds, screen};
+use ratatui::crossterm::event::KeyCode;
+use std::path::Path;
+use tracetui::analysis::ranks::Metric;
+use tracetui::ui::app::{App, Row};
+use tracetui::ui::catalog;
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::keymap::ViewKind;
+use tracetui::ui::views::overview_view::OverviewView;
+
+const AR: &str = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+/// Compute time of `rank` in step `n`, µs: 60 + rank, rank 2 is 80 µs slower in step 3 and
+/// rank 1 30 µs slower in step 5.
+fn compute(rank: usize, n: usize) -> f64 {
+    let extra = match (rank, n) {
+        (2, 3) => 80.0,
+        (1, 5) => 30.0,
+        _ => 0.0,
+    };
+    60.0 + rank as f64 + extra
+}
+
+/// Writes a `world`-rank run into `dir`: six `ProfilerStep#N` steps per rank, each a GEMM of
+/// [`compute`] µs then an all-reduce that ends when the slowest rank arrives (so every rank's
+/// step ends together and the late rank's peers wait in the collective). The files go to the
+/// run directory `dir/job`.
+fn write_run(dir: &Path, world: usize) {
+    let dir = &dir.join("job");
+    std::fs::create_dir_all(dir).expect("run dir");
+    let mut events: Vec<Vec<String>> = vec![Vec::new(); world];
+    let x = |cat: &str, name: &str, pid: i64, tid: i64, ts: f64, dur: f64, args: &str| {
+        format!(
+            r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":{pid},"tid":{tid},"ts":{ts},"dur":{dur},"args":{{{args}}}}}"#
+        )
+    };
+    let mut start = 0.0;
+    let mut corr = 0;
+    for n in 0..6 {
+        let slowest = (0..world).map(|r| compute(r, n)).fold(0.0, f64::max);
+        let end = start + 10.0 + slowest + 20.0;
+        for (r, ev) in events.iter_mut().enumerate() {
+            let name = format!("ProfilerStep#{n}");
+            ev.push(x(
+                "user_annotation",
+                &name,
+                100,
+                100,
+                start,
+                end - start,
+                "",
+            ));
+            let c = compute(r, n);
+            corr += 1;
+            let a = format!(r#""correlation":{corr}"#);
+            ev.push(x(
+                "cuda_runtime",
+                "cudaLaunchKernel",
+                100,
+                100,
+                start + 1.0,
+                1.0,
+                &a,
+            ));
+            let k = format!(r#""stream":7,"correlation":{corr},"device":0"#);
+            ev.push(x("kernel", "gemm", 0, 7, start + 5.0, c, &k));
+            corr += 1;
+            let a = format!(r#""correlation":{corr}"#);
+            ev.push(x(
+                "cuda_runtime",
+                "cudaLaunchKernel",
+                100,
+                100,
+                start + 2.0,
+                1.0,
+                &a,
+            ));
+            let k = format!(
+                r#""stream":9,"correlation":{corr},"device":0,"Collective name":"allreduce","In msg nelems":1000,"Out msg nelems":1000,"dtype":"Float","Group size":{world},"Process Group Name":"0","Seq":{n}"#
+            );
+            let ts = start + 6.0 + c;
+            ev.push(x("kernel", AR, 0, 9, ts, end - 2.0 - ts, &k));
+        }
+        start = end + 5.0;
+    }
+    for (r, mut ev) in events.into_iter().enumerate() {
+        ev.push(
+            r#"{"ph":"M","name":"process_labels","pid":0,"tid":0,"args":{"labels":"GPU 0"}}"#
+                .into(),
+        );
+        let doc = format!(
+            r#"{{"schemaVersion":1,"distributedInfo":{{"backend":"nccl","rank":{r},"world_size":{world}}},"traceEvents":[{}]}}"#,
+            ev.join(",\n")
+        );
+        let p = dir.join(format!("node_{}.1.pt.trace.json", 100 + r));
+        std::fs::write(p, doc).expect("write trace");
+    }
+}
+
+/// The app over the run in `dir` at `size`, with the capture of `host` open.
+fn app_on(dir: &Path, size: (u16, u16), host: &str) -> App {
+    let caps = catalog::scan(dir).expect("scan");
+    let (mut app, cmds) = App::new(caps, size, ColorMode::Ansi256);
+    run_cmds(&mut app, cmds);
+    let i = app
+        .entries
+        .iter()
+        .position(|e| e.capture.source.host == host)
+        .expect("host listed");
+    let cmds = app.update(tracetui::ui::app::Msg::Open(i));
+    run_cmds(&mut app, cmds);
+    assert!(app.loaded().is_some());
+    app
+}
+
+fn overview(app: &App) -> &OverviewView {
+    app.views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<OverviewView>())
+        .expect("the overview is on top")
+}
+
+fn press(app: &mut App, c: char) {
+    let cmds = app.update(key(c));
+    run_cmds(app, cmds);
+}
+
+#[test]
+fn overview_of_a_four_rank_run_and_enter_opens_the_step() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write_run(d.path(), 4);
+    let mut app = app_on(d.path(), (80, 24), "node_100");
+    // Only the open rank is loaded; the overview summarizes the other three from their files.
+    assert_eq!(app.entries.loaded_count(), 1);
+    press(&mut app, 'R');
+    assert_eq!(app.top(), ViewKind::Overview);
+    let ov = overview(&app);
+    assert_eq!(ov.rows_len(), 4);
+    let o = ov.overview.as_ref().expect("built");
+    assert_eq!(o.ranks, vec![0, 1, 2, 3]);
+    assert_eq!(o.data.cols, vec![0, 1, 2, 3, 4, 5]);
+    // Summarizing loaded no model into the capture set.
+    assert_eq!(app.entries.loaded_count(), 1);
+    // Step 3 is the slowest column (rank 2's GEMM holds everyone): marked ▲ on every rank.
+    let slow: Vec<usize> = o.data.slowest.iter().map(|c| c % 6).collect();
+    assert!(slow.contains(&3), "{slow:?}");
+    // Rank 2 arrives last at the step-3 all-reduce: among HTA's two candidates (rank 3, the
+    // slowest in every other step, is the other).
+    assert!(ov.stragglers.contains(&2), "{:?}", ov.stragglers);
+    insta::assert_snapshot!("overview_80x24", screen(&app));
+    // Exposed communication: rank 2 waits least in step 3, its peers 80 µs more.
+    press(&mut app, 'm');
+    press(&mut app, 'm');
+    let o = overview(&app).overview.as_ref().expect("built");
+    assert_eq!(o.metric, Metric::ExposedComm);
+    let v = |r: usize| o.data.get(r, 3).expect("value");
+    assert!(v(0) > v(2) + 70_000_000.0, "{} vs {}", v(0), v(2));
+    // Cursor to rank 2, step 3, then Enter: rank 2's timeline zoomed to its step 3.
+    press(&mut app, 'j');
+    press(&mut app, 'j');
+    for _ in 0..3 {
+        press(&mut app, 'l');
+    }
+    let (id, n, t0, t1) = overview(&app).target().expect("cell has a step");
+    assert_eq!(n, 3);
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.top(), ViewKind::Timeline);
+    assert_eq!(app.shown(), Some(id));
+    let host = &app.loaded().expect("loaded").cap.source.host;
+    assert_eq!(host, "node_102");
+    assert!(app.vp.t0 <= t0 && app.vp.t1 >= t1, "{:?}", (app.vp, t0, t1));
+    assert!(
+        app.vp.width() <= (t1 - t0) * 12 / 10,
+        "{:?}",
+        (app.vp, t0, t1)
+    );
+    let s = screen(&app);
+    assert!(s.contains("step 3"), "{s}");
+    // Rank 0 stays loaded (least recently used, within the budget), rank 2 now too.
+    assert_eq!(app.entries.loaded_count(), 2);
+    // R again: the summaries are kept, nothing is summarized twice.
+    let cmds = app.update(key('R'));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(overview(&app).rows_len(), 4);
+    // The cursor starts on the open capture's rank.
+    assert_eq!(
+        overview(&app).overview.as_ref().map(|o| o.cursor.0),
+        Some(2)
+    );
+}
+
+#[test]
+fn overview_at_160x48_with_the_table_sorted() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write_run(d.path(), 4);
+    let mut app = app_on(d.path(), (160, 48), "node_101");
+    press(&mut app, 'R');
+    // Sort by max step time (column 5), then reverse.
+    for _ in 0..5 {
+        press(&mut app, 's');
+    }
+    press(&mut app, 'S');
+    let o = overview(&app).overview.as_ref().expect("built");
+    assert_eq!(o.sort.0, 5);
+    insta::assert_snapshot!("overview_160x48", screen(&app));
+    // Esc closes it.
+    let cmds = app.update(code(KeyCode::Esc));
+    run_cmds(&mut app, cmds);
+    assert_ne!(app.top(), ViewKind::Overview);
+}
+
+#[test]
+fn a_single_capture_is_one_row() {
+    let p =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ui/alexnet.pt.trace.json.gz");
+    let caps = catalog::scan(&p).expect("scan");
+    let (mut app, cmds) = App::new(caps, (80, 24), ColorMode::Ansi256);
+    run_cmds(&mut app, cmds);
+    press(&mut app, 'R');
+    let ov = overview(&app);
+    assert_eq!(ov.rows_len(), 1);
+    let o = ov.overview.as_ref().expect("built");
+    assert_eq!(o.ranks.len(), 1);
+    assert!(!o.data.cols.is_empty());
+    assert!(screen(&app).contains("1 ranks"));
+}
+
+#[test]
+fn steps_row_and_step_keys() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write_run(d.path(), 1);
+    let mut app = app_on(d.path(), (100, 30), "node_100");
+    let l = app.loaded().expect("loaded").clone();
+    let steps = &l.steps.steps;
+    assert_eq!(steps.len(), 6);
+    // The Steps row leads; the cursor starts below it.
+    assert_eq!(app.rows.first(), Some(&Row::Steps));
+    assert_eq!(app.rows.cursor, 1);
+    let s = screen(&app);
+    assert!(s.contains(" Steps "), "{s}");
+    // `]` from the whole capture: the step under the centre's successor, fitted.
+    let inside = |app: &App, k: usize| {
+        let m = app.vp.t0 + app.vp.width() / 2;
+        steps[k].start <= m && m < steps[k].end && app.vp.width() <= steps[k].dur() * 12 / 10
+    };
+    press(&mut app, 'z');
+    let k = (0..6).find(|&k| inside(&app, k)).expect("zoomed to a step");
+    press(&mut app, ']');
+    assert!(inside(&app, k + 1));
+    press(&mut app, '[');
+    press(&mut app, '[');
+    assert!(inside(&app, k - 1));
+    // The status line names it.
+    let s = screen(&app);
+    let last = s.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!("step {} ({}/6)", k - 1, k)),
+        "{last}"
+    );
+    // Zoomed inside a step, `]` keeps the zoom and the phase within the step.
+    press(&mut app, 'w');
+    press(&mut app, 'w');
+    let (w, off) = (app.vp.width(), app.vp.t0 - steps[k - 1].start);
+    press(&mut app, ']');
+    assert_eq!(app.vp.width(), w);
+    assert_eq!(app.vp.t0 - steps[k].start, off);
+    // On the Steps row, h / l walk the steps and Enter zooms.
+    press(&mut app, 'k');
+    assert_eq!(app.rows.cursor, 0);
+    press(&mut app, 'l');
+    assert!(inside(&app, k + 1));
+    press(&mut app, 'h');
+    assert!(inside(&app, k));
+    // Past the last step: a notice, the window stays.
+    for _ in 0..6 {
+        press(&mut app, ']');
+    }
+    assert!(inside(&app, 5));
+    let s = screen(&app);
+    assert!(s.contains("no step after"), "{s}");
+}
