@@ -7,7 +7,7 @@
 
 use super::catalog::{self, CaptureRef};
 use super::loader::Loaded;
-use super::state::CaptureId;
+use super::loading::CaptureId;
 use crate::analysis::ranks::{RankSummary, summarize};
 use crate::analysis::steps::StepOptions;
 use crate::formats::Progress;
