@@ -62,3 +62,4 @@ pub fn screen(app: &App) -> String {
 
 #[cfg(unix)]
 pub mod pty;
+pub mod run;
