@@ -205,7 +205,9 @@ fn overview_frame() {
         .collect();
     let jobs = app.state_mut().summaries.request(wanted, rows);
     for (k, j) in jobs.into_iter().enumerate() {
-        app.state_mut().summaries.finish(j.id, Ok(summary(k)), rows);
+        app.state_mut()
+            .summaries
+            .finish(j.id, Ok((summary(k), Default::default())), rows);
     }
     let t = Instant::now();
     view.refresh(&app);

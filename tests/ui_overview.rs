@@ -199,3 +199,69 @@ fn steps_row_and_step_keys() {
     let s = screen(&app);
     assert!(s.contains("no step after"), "{s}");
 }
+
+#[test]
+fn aligned_ranks_show_the_late_rank() {
+    use tracetui::ui::views::aligned::{Align, AlignedView};
+    let d = tempfile::tempdir().expect("tempdir");
+    write_run(d.path(), 4);
+    let mut app = app_on(d.path(), (80, 24), "node_100");
+    press(&mut app, 'R');
+    for _ in 0..3 {
+        press(&mut app, 'l');
+    }
+    press(&mut app, 't');
+    assert_eq!(app.top(), ViewKind::Aligned);
+    let v = app
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<AlignedView>())
+        .expect("aligned view on top");
+    assert_eq!((v.rows.len(), v.step, v.align), (4, 3, Align::Collectives));
+    // Each rank's busiest device track is its GEMM stream.
+    assert!(v.rows.iter().all(|r| r.track.name.starts_with("stream 7")));
+    // Busy columns of each rank in step 3: rank 2's GEMM runs 80 µs longer.
+    let s = screen(&app);
+    let busy = |rank: usize| {
+        let line = s
+            .lines()
+            .find(|l| {
+                l.trim_start_matches(['!', ' '])
+                    .starts_with(&format!("rank {rank}"))
+            })
+            .expect("rank row");
+        line.chars().skip(9).filter(|c| "░▒▓█".contains(*c)).count()
+    };
+    assert!(busy(2) > busy(0) + 20, "{s}");
+    insta::assert_snapshot!("aligned_80x24", s);
+    // `m`: wall clock, then step start; then the next step; Enter opens rank 0 at the window.
+    press(&mut app, 'm');
+    press(&mut app, 'm');
+    press(&mut app, ']');
+    let v = app
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<AlignedView>())
+        .expect("aligned view on top");
+    assert_eq!((v.step, v.align), (4, Align::StepStart));
+    let (w0, w1) = v.window;
+    assert!(
+        w0 < 0 && w1 > 0,
+        "step 4 starts at 0 on every rank: {:?}",
+        v.window
+    );
+    app.state_mut().size = (160, 48);
+    insta::assert_snapshot!("aligned_160x48", screen(&app));
+    app.state_mut().size = (80, 24);
+    let cmds = app.update(code(KeyCode::Enter));
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let l = app.loaded().expect("loaded").clone();
+    let st4 = l
+        .steps
+        .steps
+        .iter()
+        .find(|s| s.number == 4)
+        .expect("step 4");
+    assert!(app.vp.t0 <= st4.start && app.vp.t1 >= st4.end);
+}

@@ -106,6 +106,8 @@ pub enum Action {
     ZoomStep,
     /// Open the run overview (rank × step heatmap, rank table).
     OpenOverview,
+    /// Run overview: open the aligned multi-rank timeline.
+    OpenAligned,
 }
 
 impl Action {
@@ -162,6 +164,7 @@ impl Action {
         Action::NextStep,
         Action::ZoomStep,
         Action::OpenOverview,
+        Action::OpenAligned,
     ];
 
     /// The name used in the config file.
@@ -218,6 +221,7 @@ impl Action {
             Action::NextStep => "next_step",
             Action::ZoomStep => "zoom_step",
             Action::OpenOverview => "open_overview",
+            Action::OpenAligned => "open_aligned",
         }
     }
 

@@ -199,7 +199,7 @@ impl App {
             }
             Msg::Summary(id, result) => {
                 let max = st.entries.max_jobs;
-                let jobs = st.summaries.finish(id, result, max);
+                let jobs = st.summaries.finish(id, *result, max);
                 cmds.extend(jobs.into_iter().map(Cmd::Summarize));
                 let st = &self.state;
                 for v in &mut self.stack {

@@ -200,7 +200,9 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
                 Msg::Derived,
             ),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
-            Cmd::Summarize(job) => summaries::spawn(job, tx.clone(), Msg::Summary),
+            Cmd::Summarize(job) => {
+                summaries::spawn(job, tx.clone(), |id, r| Msg::Summary(id, Box::new(r)))
+            }
             Cmd::Quit => quit = true,
         }
     }

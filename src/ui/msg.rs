@@ -71,7 +71,7 @@ pub enum Msg {
     /// A step summary finished (or failed) on its background thread.
     Summary(
         super::state::CaptureId,
-        Result<crate::analysis::ranks::RankSummary, String>,
+        Box<super::summaries::SummaryResult>,
     ),
     /// Open capture `id` on the timeline showing the window `[t0, t1)` (once loaded).
     OpenWindow(super::state::CaptureId, Ps, Ps),

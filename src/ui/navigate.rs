@@ -384,6 +384,7 @@ impl State {
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::OpenOverview
+            | Action::OpenAligned
             | Action::CycleMetric
             | Action::ToggleSandwich
             | Action::ToggleTable => {}

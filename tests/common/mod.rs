@@ -37,7 +37,7 @@ pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
             }
             Cmd::Summarize(job) => {
                 let result = tracetui::ui::summaries::compute(&job);
-                let more = app.update(Msg::Summary(job.id, result));
+                let more = app.update(Msg::Summary(job.id, Box::new(result)));
                 run_cmds(app, more);
             }
             _ => {}

@@ -153,6 +153,7 @@ impl Keymap {
                     ViewKind::Table => "Tables: statistics, rankings, GPU",
                     ViewKind::Flame => "Flame graph (merged call tree)",
                     ViewKind::Overview => "Run overview (rank × step heatmap)",
+                    ViewKind::Aligned => "Aligned ranks (one timeline, busiest device track each)",
                 },
                 v.name()
             ));

@@ -20,6 +20,8 @@ pub enum ViewKind {
     Flame,
     /// The run overview (rank × step heatmap, rank table).
     Overview,
+    /// The aligned multi-rank timeline.
+    Aligned,
 }
 
 impl ViewKind {
@@ -33,6 +35,7 @@ impl ViewKind {
         ViewKind::Table,
         ViewKind::Flame,
         ViewKind::Overview,
+        ViewKind::Aligned,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -46,6 +49,7 @@ impl ViewKind {
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
             ViewKind::Overview => "overview",
+            ViewKind::Aligned => "aligned",
         }
     }
 

@@ -4,6 +4,7 @@
 //! itself from `&self` and `&State` — drawing never mutates. See `docs/architecture.md`
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
+pub mod aligned;
 pub mod flame;
 pub mod flame_view;
 pub mod full_details;

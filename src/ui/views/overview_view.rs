@@ -7,6 +7,7 @@
 //! the step.
 
 use super::View;
+use super::aligned::{Align, AlignedRow, AlignedView};
 use super::help::help_for;
 use super::overview::{Move, Overview, TABLE_COLUMNS};
 use crate::analysis::ranks::{HTA_CANDIDATES, Metric, RankSummary, analyze_run, group_runs};
@@ -182,6 +183,36 @@ impl OverviewView {
         self.overview = Some(ov);
     }
 
+    /// The aligned multi-rank timeline of the shown ranks at the cursor's step (aligned by the
+    /// collectives once the analysis is in, else by wall clock).
+    pub fn aligned(&self, st: &State) -> Option<AlignedView> {
+        let ov = self.overview.as_ref()?;
+        let step = *ov.data.cols.get(ov.cursor.1)?;
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (id, s))| {
+                Some(AlignedRow {
+                    capture: *id,
+                    rank: *ov.ranks.get(k)?,
+                    straggler: ov.stragglers.get(k).copied().unwrap_or(false),
+                    offset_ns: ov.offsets_ns.get(k).copied().unwrap_or(0),
+                    summary: s.clone(),
+                    track: st.summaries.track(*id)?.clone(),
+                })
+            })
+            .collect();
+        let align = if self.all_done(st) {
+            Align::Collectives
+        } else {
+            Align::WallClock
+        };
+        let mut v = AlignedView::new(rows, step, align);
+        v.cursor = ov.cursor.0;
+        Some(v)
+    }
+
     /// Ranks shown (rows of the heatmap).
     pub fn rows_len(&self) -> usize {
         self.rows.len()
@@ -220,6 +251,13 @@ impl View for OverviewView {
             Some(Action::Help) => return vec![help_for(ViewKind::Overview)],
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Quit) => return vec![Msg::Quit],
+            Some(Action::OpenAligned) => {
+                return self
+                    .aligned(st)
+                    .map(|v| Msg::Push(Box::new(v)))
+                    .into_iter()
+                    .collect();
+            }
             Some(Action::Confirm) => {
                 return match self.target() {
                     Some((id, _, t0, t1)) => vec![Msg::OpenWindow(id, t0, t1)],
