@@ -265,3 +265,26 @@ fn aligned_ranks_show_the_late_rank() {
         .expect("step 4");
     assert!(app.vp.t0 <= st4.start && app.vp.t1 >= st4.end);
 }
+
+#[test]
+fn help_of_the_new_views_fits_80x24_without_cutting_a_line() {
+    let app = App::new(Vec::new(), (80, 24), ColorMode::Ansi256).0;
+    for kind in [ViewKind::Timeline, ViewKind::Overview, ViewKind::Aligned] {
+        let rows = app.keymap.help_rows(kind);
+        // The popup is 76 wide: 74 inside, a key column of the widest keys (8..=22), 2 gaps.
+        let kw = rows
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(8, 22);
+        // On the timeline, the rows of the step and overview keys (issue 22 shortens the others).
+        let mine = |k: &str| kind != ViewKind::Timeline || ["[", "]", "z", "R"].contains(&k);
+        for (k, what) in rows.iter().filter(|(k, _)| mine(k)) {
+            assert!(
+                what.chars().count() <= 74 - 2 - kw,
+                "{kind:?}: `{k}` {what} is cut"
+            );
+        }
+    }
+}

@@ -322,7 +322,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Overview,
         A::CycleMetric,
         &["m"],
-        "colour: step time, idle %, exposed comm., input wait, start skew",
+        "colour by: step time, idle %, exposed comm., input, skew",
     ),
     d(
         V::Overview,
@@ -346,7 +346,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Overview,
         A::OpenAligned,
         &["t"],
-        "aligned timeline of the ranks (busiest device track each) at the step",
+        "aligned timeline of the ranks at the step",
     ),
     d(V::Overview, A::Back, &["Esc"], "close"),
     d(V::Aligned, A::ZoomIn, &["w", "+", "="], "zoom in"),
