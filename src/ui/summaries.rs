@@ -252,6 +252,9 @@ impl Summaries {
     pub fn forget(&mut self, id: CaptureId) -> Option<Arc<Progress>> {
         self.queue.retain(|q| q.0 != id);
         self.tracks.remove(&id);
+        if self.by_id.contains_key(&id) {
+            self.version += 1;
+        }
         match self.by_id.remove(&id) {
             Some(SummaryState::Running(p)) => Some(p),
             _ => None,
@@ -368,6 +371,7 @@ mod tests {
         assert!(s.ready(CaptureId(0)).is_some() && s.ready(CaptureId(1)).is_none());
         assert_eq!(s.version, 2);
         assert!(s.forget(CaptureId(2)).is_some());
+        assert_eq!(s.version, 3);
         // A forgotten job's late result is dropped.
         s.finish(
             CaptureId(2),
