@@ -371,3 +371,85 @@ impl View for AlignedView {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::ranks::RankStep;
+    use crate::analysis::steps::Step;
+    use crate::ui::keymap::Keymap;
+    use crate::ui::loading::Entries;
+
+    /// A rank whose file clock starts at `clock0_ns`, with steps 0 and 1 of 100 µs and a
+    /// device busy for the first 40 µs of each step.
+    fn row(rank: i64, clock0_ns: i64, offset_ns: i64) -> AlignedRow {
+        let us = 1_000_000;
+        let steps = (0..2)
+            .map(|n| RankStep {
+                step: Step {
+                    number: n,
+                    start: n * 100 * us,
+                    end: (n + 1) * 100 * us,
+                    partial: false,
+                },
+                start_ns: clock0_ns + n * 100_000,
+                input: 0,
+                devices: Vec::new(),
+            })
+            .collect();
+        let track = StreamTrack {
+            name: "stream 7".into(),
+            start: vec![0, 100 * us],
+            end: vec![40 * us, 140 * us],
+            slot: vec![0, 0],
+            busy_before: vec![0, 40 * us, 80 * us],
+        };
+        AlignedRow {
+            capture: CaptureId(rank as u32),
+            rank,
+            straggler: false,
+            offset_ns,
+            summary: Arc::new(RankSummary {
+                steps,
+                clock0_ns,
+                span_ns: (clock0_ns, clock0_ns + 200_000),
+                ..RankSummary::default()
+            }),
+            track: Arc::new(track),
+        }
+    }
+
+    /// First busy column of each rank row.
+    fn first_busy(v: &AlignedView) -> Vec<Option<usize>> {
+        let st = State::new(
+            Entries::default(),
+            (109, 8),
+            crate::ui::colors::ColorMode::None.into(),
+            Keymap::default(),
+        );
+        let area = Rect::new(0, 0, 109, 8);
+        let mut buf = Buffer::empty(area);
+        v.draw(&st, &mut buf, area, &mut Vec::new());
+        (0..v.rows.len())
+            .map(|k| (LABEL_W..area.width).position(|x| buf[(x, 2 + k as u16)].symbol() == "█"))
+            .collect()
+    }
+
+    #[test]
+    fn alignments_shift_the_rows_as_the_clocks_say() {
+        // Rank 1's file clock reads 10 µs later; the collectives say it runs 10 µs ahead.
+        let rows = vec![row(0, 1_000_000, 0), row(1, 1_010_000, 10_000)];
+        let mut v = AlignedView::new(rows, 0, Align::WallClock);
+        // Step 0 over both ranks: 0 .. 110 µs (+ 5 % margins), 100 columns.
+        v.window = (0, 100_000_000);
+        assert_eq!(v.shift(1), Some(10_000_000));
+        assert_eq!(first_busy(&v), vec![Some(0), Some(10)]);
+        v.align = Align::Collectives;
+        assert_eq!(first_busy(&v), vec![Some(0), Some(0)]);
+        v.align = Align::StepStart;
+        v.step = 1;
+        v.window = (0, 100_000_000);
+        assert_eq!(v.shift(0), Some(-100_000_000));
+        assert_eq!(first_busy(&v), vec![Some(0), Some(0)]);
+    }
+}
