@@ -92,8 +92,16 @@ pub enum Action {
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
     OpenFlame,
+    /// Open the capture form (record a new capture from a profiler server).
+    OpenCapture,
+    /// Picker: mark the capture as the baseline (A) of a diff (again: unmark).
+    MarkBaseline,
+    /// Picker: diff the capture (B) against the baseline.
+    OpenDiff,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
+    /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
+    CycleScope,
     /// Flame view: sandwich of the selected name on / off.
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
@@ -157,7 +165,11 @@ impl Action {
         Action::OpenGpu,
         Action::OpenNewest,
         Action::OpenFlame,
+        Action::OpenCapture,
+        Action::MarkBaseline,
+        Action::OpenDiff,
         Action::CycleMetric,
+        Action::CycleScope,
         Action::ToggleSandwich,
         Action::ToggleTable,
         Action::PrevStep,
@@ -214,7 +226,11 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
+            Action::OpenCapture => "open_capture",
+            Action::MarkBaseline => "mark_baseline",
+            Action::OpenDiff => "open_diff",
             Action::CycleMetric => "cycle_metric",
+            Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
             Action::PrevStep => "prev_step",

@@ -5,6 +5,7 @@
 //! messages, so the three live in one file that imports neither the app nor any view.
 
 use super::action::Action;
+use super::capture::{CaptureSettings, Done};
 use super::catalog::CaptureRef;
 use super::hits::HitList;
 use super::keymap::ViewKind;
@@ -75,6 +76,14 @@ pub enum Msg {
     ),
     /// Open capture `id` on the timeline showing the window `[t0, t1)` (once loaded).
     OpenWindow(super::state::CaptureId, Ps, Ps),
+    /// Mark picker entry `i` as the diff baseline (again: unmark).
+    SetBaseline(usize),
+    /// Diff picker entry `i` (B) against the baseline (loading both first).
+    OpenDiff(usize),
+    /// Start a capture with these settings (the capture form's `Enter`).
+    StartCapture(CaptureSettings),
+    /// The capture finished: where it landed, what failed.
+    Captured(Done),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -95,6 +104,15 @@ pub enum Cmd {
     Cancel(Arc<Progress>),
     /// Compute a step summary on a background thread.
     Summarize(super::summaries::SummaryJob),
+    /// Run a capture on a background thread (answers with [`Msg::Captured`]).
+    Capture {
+        /// What to capture.
+        settings: CaptureSettings,
+        /// The log dir it goes under.
+        logdir: std::path::PathBuf,
+    },
+    /// Remember the capture form's values in the config file.
+    SaveCaptureSettings(std::path::PathBuf, CaptureSettings),
     /// Leave the app.
     Quit,
 }

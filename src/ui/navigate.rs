@@ -386,6 +386,10 @@ impl State {
             | Action::OpenOverview
             | Action::OpenAligned
             | Action::CycleMetric
+            | Action::CycleScope
+            | Action::OpenCapture
+            | Action::MarkBaseline
+            | Action::OpenDiff
             | Action::ToggleSandwich
             | Action::ToggleTable => {}
         }

@@ -40,6 +40,20 @@ pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
                 let more = app.update(Msg::Summary(job.id, Box::new(result)));
                 run_cmds(app, more);
             }
+            // The capture job runs on its thread as in the explorer; this waits for it.
+            Cmd::Capture { settings, logdir } => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                tracetui::ui::capture::spawn(settings, logdir, move |d| {
+                    let _ = tx.send(d);
+                })
+                .expect("capture thread");
+                let done = rx.recv().expect("capture result");
+                let more = app.update(Msg::Captured(done));
+                run_cmds(app, more);
+            }
+            Cmd::SaveCaptureSettings(path, s) => {
+                tracetui::ui::capture::save_settings(&path, &s).expect("settings saved");
+            }
             _ => {}
         }
     }

@@ -5,6 +5,8 @@
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
 pub mod aligned;
+pub mod capture_form;
+pub mod diff_table;
 pub mod flame;
 pub mod flame_view;
 pub mod full_details;
