@@ -108,6 +108,16 @@ pub enum Action {
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
     ToggleTable,
+    /// Timeline: go to the previous training step.
+    PrevStep,
+    /// Timeline: go to the next training step.
+    NextStep,
+    /// Timeline: zoom to the training step under the cursor.
+    ZoomStep,
+    /// Open the run overview (rank × step heatmap, rank table).
+    OpenOverview,
+    /// Run overview: open the aligned multi-rank timeline.
+    OpenAligned,
 }
 
 impl Action {
@@ -165,6 +175,11 @@ impl Action {
         Action::CycleScope,
         Action::ToggleSandwich,
         Action::ToggleTable,
+        Action::PrevStep,
+        Action::NextStep,
+        Action::ZoomStep,
+        Action::OpenOverview,
+        Action::OpenAligned,
     ];
 
     /// The name used in the config file.
@@ -222,6 +237,11 @@ impl Action {
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
+            Action::PrevStep => "prev_step",
+            Action::NextStep => "next_step",
+            Action::ZoomStep => "zoom_step",
+            Action::OpenOverview => "open_overview",
+            Action::OpenAligned => "open_aligned",
         }
     }
 

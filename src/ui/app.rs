@@ -195,6 +195,40 @@ impl App {
             Msg::JumpTo(id) => st.jump_to(id),
             Msg::FocusTrack(t) => st.focus_track(t),
             Msg::RememberSearch(q) => st.remember_search(q),
+            Msg::RequestSummaries(ids) => {
+                let wanted = ids
+                    .into_iter()
+                    .filter_map(|id| {
+                        let e = st.entries.entry(id)?;
+                        let l = match &e.state {
+                            EntryState::Ready(l) => Some(l.clone()),
+                            _ => None,
+                        };
+                        Some((id, e.capture.clone(), l))
+                    })
+                    .collect();
+                let max = st.entries.max_jobs;
+                let jobs = st.summaries.request(wanted, max);
+                cmds.extend(jobs.into_iter().map(Cmd::Summarize));
+            }
+            Msg::Summary(id, result) => {
+                let max = st.entries.max_jobs;
+                let jobs = st.summaries.finish(id, *result, max);
+                cmds.extend(jobs.into_iter().map(Cmd::Summarize));
+                let st = &self.state;
+                for v in &mut self.stack {
+                    v.refresh(st);
+                }
+            }
+            Msg::OpenWindow(id, t0, t1) => {
+                let Some(i) = st.entries.index_of(id) else {
+                    st.notice = Some("that capture is no longer listed".into());
+                    return Vec::new();
+                };
+                st.pending_window = Some((id, t0, t1));
+                cmds.extend(self.open(i));
+                self.state.apply_pending_window();
+            }
             Msg::SetBaseline(i) => self.set_baseline(i),
             Msg::OpenDiff(i) => {
                 let Some((a, b)) = self.diff_pair(i) else {

@@ -91,6 +91,10 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 format!(" {shown}{}{num}", " ".repeat(pad))
             }
             Row::Counter(track) => format!(" {} ~", label_of(track)),
+            Row::Steps => {
+                style = style.add_modifier(Modifier::BOLD);
+                " Steps".to_string()
+            }
             Row::Derived(i) => dlabels
                 .binary_search_by_key(&i, |(d, _)| *d)
                 .map_or(String::new(), |k| format!(" {} ~", dlabels[k].1)),

@@ -114,7 +114,11 @@ impl State {
                     en.writing = false;
                     en.probe();
                 }
-                let (cancel, job) = self.entries.reload(i);
+                let (mut cancel, job) = self.entries.reload(i);
+                // Its step summary is of the old file: computed again when next asked for.
+                if let Some(id) = self.entries.id_of(i) {
+                    cancel.extend(self.summaries.forget(id));
+                }
                 let mut out: Vec<Cmd> = cancel.into_iter().map(Cmd::Cancel).collect();
                 if let Some(j) = job {
                     self.notice = Some(format!("{} changed: reloading…", label(c)));

@@ -32,6 +32,9 @@ pub mod rows;
 pub mod ruler;
 pub mod state;
 pub mod status;
+mod step_nav;
+pub mod steps_row;
+pub mod summaries;
 pub mod terminal;
 pub mod text;
 pub mod timeline;
@@ -211,6 +214,9 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
                 Msg::Derived,
             ),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
+            Cmd::Summarize(job) => {
+                summaries::spawn(job, tx.clone(), |id, r| Msg::Summary(id, Box::new(r)))
+            }
             Cmd::SaveCaptureSettings(path, s) => {
                 if let Err(e) = capture::save_settings(&path, &s) {
                     let _ = tx.send(Msg::Notice(format!(

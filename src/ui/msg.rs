@@ -67,6 +67,15 @@ pub enum Msg {
     FocusTrack(u32),
     /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
     Watch(crate::live::WatchEvent),
+    /// Compute the step summaries of these captures (the run overview), those not known yet.
+    RequestSummaries(Vec<super::state::CaptureId>),
+    /// A step summary finished (or failed) on its background thread.
+    Summary(
+        super::state::CaptureId,
+        Box<super::summaries::SummaryResult>,
+    ),
+    /// Open capture `id` on the timeline showing the window `[t0, t1)` (once loaded).
+    OpenWindow(super::state::CaptureId, Ps, Ps),
     /// Mark picker entry `i` as the diff baseline (again: unmark).
     SetBaseline(usize),
     /// Diff picker entry `i` (B) against the baseline (loading both first).
@@ -93,6 +102,8 @@ pub enum Cmd {
     },
     /// Ask a running job to stop.
     Cancel(Arc<Progress>),
+    /// Compute a step summary on a background thread.
+    Summarize(super::summaries::SummaryJob),
     /// Run a capture on a background thread (answers with [`Msg::Captured`]).
     Capture {
         /// What to capture.
@@ -126,6 +137,9 @@ pub trait View: std::fmt::Debug + Send {
     fn captures(&self) -> Vec<super::state::CaptureId> {
         Vec::new()
     }
+
+    /// Shared data the view mirrors changed (a step summary landed): rebuild from `st`.
+    fn refresh(&mut self, _st: &State) {}
 
     /// A mouse event (ignored by default).
     fn on_mouse(&mut self, _m: MouseEvent, _st: &State) -> Vec<Msg> {

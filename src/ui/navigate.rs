@@ -90,6 +90,13 @@ impl State {
     }
 
     fn step_slice(&mut self, forward: bool) {
+        if self.rows.get(self.rows.cursor) == Some(&Row::Steps) {
+            return self.step_key(if forward {
+                Action::NextStep
+            } else {
+                Action::PrevStep
+            });
+        }
         let Some((track, lane)) = self.rows.cursor_lane() else {
             return;
         };
@@ -123,6 +130,7 @@ impl State {
     fn enter(&mut self) {
         match self.rows.list.get(self.rows.cursor).copied() {
             Some(Row::Process(p)) => self.toggle_collapse(p),
+            Some(Row::Steps) => self.step_key(Action::ZoomStep),
             Some(Row::Lane { track, lane }) => {
                 let Some(l) = self.loaded().cloned() else {
                     return;
@@ -319,6 +327,7 @@ impl State {
                 }
             }
             Action::Confirm => self.enter(),
+            Action::PrevStep | Action::NextStep | Action::ZoomStep => self.step_key(a),
             Action::Fit => {
                 if let Mark::Range(a, b, _) = self.mark {
                     self.fit_range(a, b);
@@ -378,6 +387,8 @@ impl State {
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::OpenDetails
+            | Action::OpenOverview
+            | Action::OpenAligned
             | Action::CycleMetric
             | Action::CycleScope
             | Action::OpenCapture

@@ -21,13 +21,15 @@ pub enum Row {
     Counter(u32),
     /// A derived counter (`Loaded::derived[i]`: GPU queue depth with idle overlay).
     Derived(u32),
+    /// The capture's training steps (`Loaded::steps`), first row when steps were found.
+    Steps,
 }
 
 impl Row {
     /// Track of the row, if any.
     pub fn track(self) -> Option<u32> {
         match self {
-            Row::Process(_) | Row::Derived(_) => None,
+            Row::Process(_) | Row::Derived(_) | Row::Steps => None,
             Row::Lane { track, .. } | Row::Counter(track) => Some(track),
         }
     }
@@ -121,8 +123,8 @@ pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// Rows of a capture: visible processes by (instant-only last, device activity first, sort
-/// index, name), each followed
+/// Rows of a capture: the `Steps` row when the capture has steps, then visible processes by
+/// (instant-only last, device activity first, sort index, name), each followed
 /// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
 /// per lane, one per counter.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
@@ -168,6 +170,9 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
         )
     });
     let mut rows = Vec::new();
+    if l.steps.source != crate::analysis::steps::StepSource::Whole {
+        rows.push(Row::Steps);
+    }
     for p in procs {
         if by_proc[p as usize].is_empty() {
             // Metadata-only processes have nothing to draw.

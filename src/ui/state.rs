@@ -102,6 +102,10 @@ pub struct State {
     pub search_history: Vec<String>,
     /// Live watching: `--follow`, the newest capture.
     pub live: Live,
+    /// Per-capture step summaries (the run overview), kept for the session.
+    pub summaries: super::summaries::Summaries,
+    /// A window to show once capture `.0` is loaded and shown (`Enter` in the overview).
+    pub pending_window: Option<(CaptureId, Ps, Ps)>,
     /// Capture from the explorer: the form's values, the capture running, where it goes.
     pub capture: CaptureState,
     /// The picker's diff baseline and pending diff.
@@ -129,6 +133,8 @@ impl State {
             hits: None,
             search_history: Vec::new(),
             live: Live::default(),
+            summaries: Default::default(),
+            pending_window: None,
             capture: CaptureState::default(),
             diff: DiffPick::default(),
         }
@@ -256,6 +262,20 @@ impl State {
             self.clamp_scroll();
         }
         self.fit_all();
+        self.apply_pending_window();
+    }
+
+    /// Shows the window asked for by [`Msg::OpenWindow`](super::msg::Msg) once its capture is
+    /// the one shown and loaded (not a partial preview).
+    pub(super) fn apply_pending_window(&mut self) {
+        let Some((id, t0, t1)) = self.pending_window else {
+            return;
+        };
+        if self.shown() == Some(id) && self.loaded().is_some() && !self.entries.is_preview() {
+            self.pending_window = None;
+            let b = self.bounds();
+            self.vp.fit_range(t0, t1.max(t0 + 1), b);
+        }
     }
 
     /// Keeps the row cursor visible.

@@ -163,6 +163,15 @@ impl Timeline<'_> {
                 }
                 Row::Counter(track) => self.draw_counter(buf, area.x, y, cols, track),
                 Row::Derived(i) => self.draw_derived(buf, area.x, y, cols, i),
+                Row::Steps => super::steps_row::draw(
+                    buf,
+                    area.x,
+                    y,
+                    cols,
+                    &self.l.steps,
+                    (st.vp.t0, st.vp.t1),
+                    st.theme,
+                ),
             }
         }
     }

@@ -20,7 +20,8 @@ pub fn code(k: KeyCode) -> Msg {
     Msg::Key(KeyEvent::from(k))
 }
 
-/// Runs the app's commands synchronously (loads through the real loader code).
+/// Runs the app's commands synchronously (loads through the real loader code, step summaries
+/// through the same function the background job runs).
 pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
     for c in cmds {
         match c {
@@ -32,6 +33,11 @@ pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
             } => {
                 let result = loader::load_sync(&capture, &progress).map(Arc::new);
                 let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
+                run_cmds(app, more);
+            }
+            Cmd::Summarize(job) => {
+                let result = tracetui::ui::summaries::compute(&job);
+                let more = app.update(Msg::Summary(job.id, Box::new(result)));
                 run_cmds(app, more);
             }
             // The capture job runs on its thread as in the explorer; this waits for it.
@@ -70,3 +76,4 @@ pub fn screen(app: &App) -> String {
 
 #[cfg(unix)]
 pub mod pty;
+pub mod run;

@@ -20,6 +20,10 @@ pub enum ViewKind {
     Flame,
     /// The selection's full details.
     Details,
+    /// The run overview (rank × step heatmap, rank table).
+    Overview,
+    /// The aligned multi-rank timeline.
+    Aligned,
 }
 
 impl ViewKind {
@@ -33,6 +37,8 @@ impl ViewKind {
         ViewKind::Table,
         ViewKind::Flame,
         ViewKind::Details,
+        ViewKind::Overview,
+        ViewKind::Aligned,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -46,6 +52,8 @@ impl ViewKind {
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
             ViewKind::Details => "details",
+            ViewKind::Overview => "overview",
+            ViewKind::Aligned => "aligned",
         }
     }
 

@@ -4,6 +4,7 @@
 //! itself from `&self` and `&State` — drawing never mutates. See `docs/architecture.md`
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
+pub mod aligned;
 pub mod capture_form;
 pub mod details_view;
 pub mod diff_table;
@@ -15,6 +16,7 @@ pub mod heatmap;
 pub mod help;
 pub mod memory;
 pub mod overview;
+pub mod overview_view;
 pub mod picker;
 pub mod rank;
 pub mod search;

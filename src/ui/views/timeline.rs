@@ -8,6 +8,7 @@ use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
+use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
@@ -59,6 +60,10 @@ impl View for TimelineView {
             Some(Action::OpenDetails) => match DetailsView::open(st) {
                 Some(v) => vec![Msg::Push(Box::new(v))],
                 None => vec![Msg::Notice("select a slice first (h/l or Enter)".into())],
+            },
+            Some(Action::OpenOverview) => match OverviewView::open(st) {
+                Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
+                None => Vec::new(),
             },
             Some(Action::OpenFlame) => FlameView::open(st)
                 .map(|v| Msg::Push(Box::new(v)))
