@@ -498,15 +498,3 @@ fn first_screen_snapshots() {
     app.update(key('i'));
     snap("full_details_80x24", &app);
 }
-
-#[test]
-#[ignore]
-fn scratch_probe_time() {
-    let t = std::time::Instant::now();
-    let caps = tracetui::ui::catalog::scan(std::path::Path::new("/work/shared/traces")).unwrap();
-    let t1 = t.elapsed();
-    let n = caps.len();
-    let e = tracetui::ui::loading::Entries::new(caps);
-    eprintln!("scan {t1:?}, entries {:?} for {n}", t.elapsed() - t1);
-    drop(e);
-}
