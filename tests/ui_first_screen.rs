@@ -385,6 +385,16 @@ fn the_ranking_says_what_its_score_means_is_sorted_and_has_track_and_source() {
         assert!(row.cells[7].starts_with("thread"), "{:?}", row.cells);
         assert!(row.cells[8].contains(".py("), "{:?}", row.cells);
     }
+    // The best-ranked event's details say what each figure was measured over.
+    app.update(code(KeyCode::Enter));
+    assert_eq!(app.top(), tracetui::ui::keymap::ViewKind::Timeline);
+    assert!(app.selected.is_some());
+    let s = screen(&app);
+    assert!(
+        s.contains("deep at its start") && s.contains("GPU idle") && s.contains(" of its "),
+        "{s}"
+    );
+    assert!(s.contains("optimizable #1"), "{s}");
 }
 
 /// A Chrome trace of `n` back-to-back 1 ms slices starting at `first_us`.
