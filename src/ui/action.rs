@@ -94,8 +94,16 @@ pub enum Action {
     OpenFlame,
     /// Open the selection's full details (every arg, the call stack, the parents).
     OpenDetails,
+    /// Open the capture form (record a new capture from a profiler server).
+    OpenCapture,
+    /// Picker: mark the capture as the baseline (A) of a diff (again: unmark).
+    MarkBaseline,
+    /// Picker: diff the capture (B) against the baseline.
+    OpenDiff,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
+    /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
+    CycleScope,
     /// Flame view: sandwich of the selected name on / off.
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
@@ -150,7 +158,11 @@ impl Action {
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenDetails,
+        Action::OpenCapture,
+        Action::MarkBaseline,
+        Action::OpenDiff,
         Action::CycleMetric,
+        Action::CycleScope,
         Action::ToggleSandwich,
         Action::ToggleTable,
     ];
@@ -203,7 +215,11 @@ impl Action {
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenDetails => "open_details",
+            Action::OpenCapture => "open_capture",
+            Action::MarkBaseline => "mark_baseline",
+            Action::OpenDiff => "open_diff",
             Action::CycleMetric => "cycle_metric",
+            Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
         }

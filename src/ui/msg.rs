@@ -5,6 +5,7 @@
 //! messages, so the three live in one file that imports neither the app nor any view.
 
 use super::action::Action;
+use super::capture::{CaptureSettings, Done};
 use super::catalog::CaptureRef;
 use super::hits::HitList;
 use super::keymap::ViewKind;
@@ -66,6 +67,14 @@ pub enum Msg {
     FocusTrack(u32),
     /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
     Watch(crate::live::WatchEvent),
+    /// Mark picker entry `i` as the diff baseline (again: unmark).
+    SetBaseline(usize),
+    /// Diff picker entry `i` (B) against the baseline (loading both first).
+    OpenDiff(usize),
+    /// Start a capture with these settings (the capture form's `Enter`).
+    StartCapture(CaptureSettings),
+    /// The capture finished: where it landed, what failed.
+    Captured(Done),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -84,6 +93,15 @@ pub enum Cmd {
     },
     /// Ask a running job to stop.
     Cancel(Arc<Progress>),
+    /// Run a capture on a background thread (answers with [`Msg::Captured`]).
+    Capture {
+        /// What to capture.
+        settings: CaptureSettings,
+        /// The log dir it goes under.
+        logdir: std::path::PathBuf,
+    },
+    /// Remember the capture form's values in the config file.
+    SaveCaptureSettings(std::path::PathBuf, CaptureSettings),
     /// Leave the app.
     Quit,
 }

@@ -379,6 +379,10 @@ impl State {
             | Action::OpenFlame
             | Action::OpenDetails
             | Action::CycleMetric
+            | Action::CycleScope
+            | Action::OpenCapture
+            | Action::MarkBaseline
+            | Action::OpenDiff
             | Action::ToggleSandwich
             | Action::ToggleTable => {}
         }

@@ -5,6 +5,7 @@
 //! `navigate.rs` (timeline navigation) and `live.rs` (watcher events), which are pieces of that
 //! one update and are not reachable from a view.
 
+use super::capture::CaptureState;
 use super::colors::Theme;
 use super::hits::HitList;
 use super::keymap::Keymap;
@@ -52,6 +53,17 @@ pub struct Live {
     pub open_when_ready: Option<PathBuf>,
 }
 
+/// The picker's diff: the baseline (A) and a diff waiting for its captures to load.
+#[derive(Debug, Default, Clone)]
+pub struct DiffPick {
+    /// The baseline capture (A), by path.
+    pub baseline: Option<PathBuf>,
+    /// (A, B) to show once both are loaded.
+    pub pending: Option<(PathBuf, PathBuf)>,
+    /// (A, B) of the diff last opened: B's flame view is coloured by its Δ against A.
+    pub active: Option<(PathBuf, PathBuf)>,
+}
+
 /// All state the views read. See the module doc for who writes it.
 #[derive(Debug)]
 pub struct State {
@@ -90,6 +102,10 @@ pub struct State {
     pub search_history: Vec<String>,
     /// Live watching: `--follow`, the newest capture.
     pub live: Live,
+    /// Capture from the explorer: the form's values, the capture running, where it goes.
+    pub capture: CaptureState,
+    /// The picker's diff baseline and pending diff.
+    pub diff: DiffPick,
 }
 
 impl State {
@@ -113,6 +129,8 @@ impl State {
             hits: None,
             search_history: Vec::new(),
             live: Live::default(),
+            capture: CaptureState::default(),
+            diff: DiffPick::default(),
         }
     }
 
@@ -152,9 +170,10 @@ impl State {
         layout::areas_with(area, self.selected.is_some() || self.mark != Mark::None)
     }
 
-    /// True while any job is running (the loop then ticks for the progress bar).
+    /// True while any job is running (the loop then ticks for the progress bar and the
+    /// capture countdown).
     pub fn loading(&self) -> bool {
-        self.entries.any_loading()
+        self.entries.any_loading() || self.capture.running.is_some()
     }
 
     /// Rows of the timeline body.

@@ -151,6 +151,11 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
         }
     }
     if right.is_empty()
+        && let Some(r) = &st.capture.running
+    {
+        right = r.status();
+    }
+    if right.is_empty()
         && st.screen() == Screen::Timeline
         && let Some(h) = &st.hits
     {

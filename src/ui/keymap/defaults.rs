@@ -43,12 +43,30 @@ pub const DEFAULTS: &[Default] = &[
         &["O"],
         "open the newest capture (announced when it appears)",
     ),
+    d(
+        V::Global,
+        A::OpenCapture,
+        &["C"],
+        "capture from a running JAX/TensorFlow profiler server",
+    ),
     d(V::Picker, A::Down, &["j", "Down"], "next capture"),
     d(V::Picker, A::Up, &["k", "Up"], "previous capture"),
     d(V::Picker, A::Top, &["g", "Home"], "first capture"),
     d(V::Picker, A::Bottom, &["G", "End"], "last capture"),
     d(V::Picker, A::Confirm, &["Enter"], "open the capture"),
     d(V::Picker, A::Back, &["Esc"], "back to the open capture"),
+    d(
+        V::Picker,
+        A::MarkBaseline,
+        &["b"],
+        "mark as the baseline (A) of a diff; again: unmark",
+    ),
+    d(
+        V::Picker,
+        A::OpenDiff,
+        &["d"],
+        "diff this capture (B) against the baseline: per-name Δ table",
+    ),
     d(
         V::Timeline,
         A::ZoomIn,
@@ -282,6 +300,12 @@ pub const DEFAULTS: &[Default] = &[
         A::CycleMetric,
         &["m"],
         "metric: total (wall), self, device time, count",
+    ),
+    d(
+        V::Flame,
+        A::CycleScope,
+        &["c"],
+        "scope: whole, marked range, step / process / track at the cursor, hits",
     ),
     d(
         V::Flame,

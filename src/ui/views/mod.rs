@@ -4,7 +4,9 @@
 //! itself from `&self` and `&State` — drawing never mutates. See `docs/architecture.md`
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
+pub mod capture_form;
 pub mod details_view;
+pub mod diff_table;
 pub mod flame;
 pub mod flame_view;
 pub mod full_details;

@@ -38,6 +38,8 @@ impl View for PickerView {
             Some(Action::Bottom) => vec![Msg::Pick(n.saturating_sub(1))],
             Some(Action::Confirm) => vec![Msg::Open(st.picker)],
             Some(Action::Back) => vec![Msg::ShowTimeline],
+            Some(Action::MarkBaseline) if n > 0 => vec![Msg::SetBaseline(st.picker)],
+            Some(Action::OpenDiff) if n > 0 => vec![Msg::OpenDiff(st.picker)],
             _ => Vec::new(),
         }
     }
@@ -213,7 +215,13 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
         };
         let line = format!(
             "{} {:<run_w$} {:<host_w$} {rank}{:<11} {}{:<time_w$}  {}",
-            if i == cursor { "▶" } else { " " },
+            if st.diff.baseline.as_deref() == Some(src.path.as_path()) {
+                "A"
+            } else if i == cursor {
+                "▶"
+            } else {
+                " "
+            },
             crate::text::fit_middle(&text::sanitize(&src.run), run_w),
             host_label(&text::sanitize(&src.host), e.capture.span, host_w),
             e.capture.format.map_or("?", |f| f.name()),
