@@ -155,10 +155,24 @@ pub fn fit_apart(labels: &[&str], max: usize) -> Vec<String> {
             while !l.is_char_boundary(cut) {
                 cut -= 1;
             }
-            // Give back up to 4 characters of a word or number the shared prefix cuts through.
+            // Give back up to 4 characters of a word or number the shared prefix cuts through,
+            // while the rest still fits beside `…` and a few columns of the prefix (wide
+            // characters given back must not push the distinguishing end out).
+            let first_diff = cut;
+            let diff_w = l[first_diff..].chars().next().map_or(0, char_width);
             for _ in 0..4 {
                 match l[..cut].chars().next_back() {
-                    Some(c) if c.is_alphanumeric() => cut -= c.len_utf8(),
+                    Some(c) if c.is_alphanumeric() => {
+                        let at = cut - c.len_utf8();
+                        // Prefix head, `…`, what is given back, the first differing character
+                        // and a closing `…` must fit.
+                        let need =
+                            4.min(width(&l[..at])) + 1 + width(&l[at..first_diff]) + diff_w + 1;
+                        if need > max {
+                            break;
+                        }
+                        cut = at;
+                    }
                     _ => break,
                 }
             }

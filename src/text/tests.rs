@@ -156,6 +156,12 @@ fn middle_cuts_keep_what_tells_rows_apart() {
     assert!(out[0].contains("123") && out[1].contains("134"), "{out:?}");
     assert_eq!(out[2], fit_middle("GPU queue depth", 13), "{out:?}");
     assert!(out.iter().all(|o| width(o) <= 13), "{out:?}");
+    // Wide characters before the number are not given back at the number's expense (a case
+    // the property test found).
+    let wide = [" _é/_日日é200000", " _é/_日日é220000"];
+    let out = fit_apart(&wide, 12);
+    assert_ne!(out[0], out[1], "{out:?}");
+    assert!(out.iter().all(|o| width(o) <= 12), "{out:?}");
     let threads = ["thread 2568503 (python3.8)", "thread 2568611 (python3.8)"];
     let out = fit_apart(&threads, 20);
     assert_ne!(out[0], out[1], "{out:?}");

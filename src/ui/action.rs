@@ -92,14 +92,14 @@ pub enum Action {
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
     OpenFlame,
-    /// Open the selection's full details (every arg, the call stack, the parents).
-    OpenDetails,
     /// Open the capture form (record a new capture from a profiler server).
     OpenCapture,
     /// Picker: mark the capture as the baseline (A) of a diff (again: unmark).
     MarkBaseline,
     /// Picker: diff the capture (B) against the baseline.
     OpenDiff,
+    /// Open the selection's full details (every arg, the call stack, the parents).
+    OpenDetails,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
@@ -157,10 +157,10 @@ impl Action {
         Action::OpenGpu,
         Action::OpenNewest,
         Action::OpenFlame,
-        Action::OpenDetails,
         Action::OpenCapture,
         Action::MarkBaseline,
         Action::OpenDiff,
+        Action::OpenDetails,
         Action::CycleMetric,
         Action::CycleScope,
         Action::ToggleSandwich,
@@ -214,10 +214,10 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
-            Action::OpenDetails => "open_details",
             Action::OpenCapture => "open_capture",
             Action::MarkBaseline => "mark_baseline",
             Action::OpenDiff => "open_diff",
+            Action::OpenDetails => "open_details",
             Action::CycleMetric => "cycle_metric",
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
