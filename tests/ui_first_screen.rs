@@ -385,6 +385,16 @@ fn the_ranking_says_what_its_score_means_is_sorted_and_has_track_and_source() {
         assert!(row.cells[7].starts_with("thread"), "{:?}", row.cells);
         assert!(row.cells[8].contains(".py("), "{:?}", row.cells);
     }
+    // The best-ranked event's details say what each figure was measured over.
+    app.update(code(KeyCode::Enter));
+    assert_eq!(app.top(), tracetui::ui::keymap::ViewKind::Timeline);
+    assert!(app.selected.is_some());
+    let s = screen(&app);
+    assert!(
+        s.contains("deep at its start") && s.contains("GPU idle") && s.contains(" of its "),
+        "{s}"
+    );
+    assert!(s.contains("optimizable #1"), "{s}");
 }
 
 /// A Chrome trace of `n` back-to-back 1 ms slices starting at `first_us`.
@@ -497,16 +507,4 @@ fn first_screen_snapshots() {
     app.state_mut().selected = Some(op);
     app.update(key('i'));
     snap("full_details_80x24", &app);
-}
-
-#[test]
-#[ignore]
-fn scratch_probe_time() {
-    let t = std::time::Instant::now();
-    let caps = tracetui::ui::catalog::scan(std::path::Path::new("/work/shared/traces")).unwrap();
-    let t1 = t.elapsed();
-    let n = caps.len();
-    let e = tracetui::ui::loading::Entries::new(caps);
-    eprintln!("scan {t1:?}, entries {:?} for {n}", t.elapsed() - t1);
-    drop(e);
 }

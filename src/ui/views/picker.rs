@@ -119,9 +119,18 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
         w,
         bold,
     );
-    let run_w = (w / 4).max(10);
-    let host_w = (w / 6).max(8);
     let wide = w >= 100;
+    // Under 100 columns the run is narrower and the file size gives way, so the status
+    // (`loading ▓▓░░░░ 40%`, errors) keeps its room beside the capture time.
+    let run_w = if wide { w / 4 } else { w / 5 }.max(10);
+    let host_w = (w / 6).max(8);
+    let size = |s: String| {
+        if wide {
+            format!("{s:>9}  ")
+        } else {
+            String::new()
+        }
+    };
     // The rank column, when a capture says its rank (file head, else the loaded capture).
     let rank_of = |e: &crate::ui::loading::Entry| {
         e.rank.or_else(|| match &e.state {
@@ -132,12 +141,12 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
     let ranks = st.entries.iter().any(|e| rank_of(e).is_some());
     let time_w = if wide { 17 } else { 12 };
     let header = format!(
-        "  {:<run_w$} {:<host_w$} {}{:<11} {:>9}  {:<time_w$}  status",
+        "  {:<run_w$} {:<host_w$} {}{:<11} {}{:<time_w$}  status",
         "run",
         "host / worker",
         if ranks { "rank " } else { "" },
         "format",
-        "size",
+        size("size".into()),
         "taken (UTC)",
     );
     buf.set_stringn(
@@ -205,7 +214,7 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
             String::new()
         };
         let line = format!(
-            "{} {:<run_w$} {:<host_w$} {rank}{:<11} {:>9}  {:<time_w$}  {}",
+            "{} {:<run_w$} {:<host_w$} {rank}{:<11} {}{:<time_w$}  {}",
             if st.diff.baseline.as_deref() == Some(src.path.as_path()) {
                 "A"
             } else if i == cursor {
@@ -216,7 +225,7 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
             crate::text::fit_middle(&text::sanitize(&src.run), run_w),
             host_label(&text::sanitize(&src.host), e.capture.span, host_w),
             e.capture.format.map_or("?", |f| f.name()),
-            bytes(src.file_bytes),
+            size(bytes(src.file_bytes)),
             taken_label(e.taken, e.capture.modified, wide),
             status
         );
