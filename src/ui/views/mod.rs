@@ -22,6 +22,7 @@ pub mod rank;
 pub mod search;
 pub mod stats;
 pub mod table;
+pub mod table_view;
 pub mod timeline;
 
 pub use super::msg::View;
