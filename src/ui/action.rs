@@ -98,6 +98,11 @@ pub enum Action {
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
     ToggleTable,
+    /// Memory rows: move the window and cursor to the allocated peak (the next device's on
+    /// repeat).
+    JumpPeak,
+    /// Open the memory table: allocations live at the cursor, live at end, largest in a range.
+    OpenMemory,
 }
 
 impl Action {
@@ -150,6 +155,8 @@ impl Action {
         Action::CycleMetric,
         Action::ToggleSandwich,
         Action::ToggleTable,
+        Action::JumpPeak,
+        Action::OpenMemory,
     ];
 
     /// The name used in the config file.
@@ -202,6 +209,8 @@ impl Action {
             Action::CycleMetric => "cycle_metric",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
+            Action::JumpPeak => "jump_peak",
+            Action::OpenMemory => "open_memory",
         }
     }
 

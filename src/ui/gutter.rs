@@ -73,6 +73,14 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 .derived
                 .get(i as usize)
                 .map_or(String::new(), |d| format!(" {} ~", d.name)),
+            Row::Memory { track, reserved } => {
+                l.memory()
+                    .and_then(|m| m.track(track))
+                    .map_or(String::new(), |t| {
+                        let what = if reserved { "reserved" } else { "allocated" };
+                        format!(" {} {what} ~", text::sanitize(&t.label()))
+                    })
+            }
         };
         if i == st.rows.cursor {
             style = style.add_modifier(Modifier::REVERSED);

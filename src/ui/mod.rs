@@ -25,6 +25,8 @@ pub mod layout;
 pub mod live;
 pub mod loader;
 pub mod loading;
+pub mod memory;
+mod memory_nav;
 pub mod msg;
 mod navigate;
 pub mod rows;

@@ -376,7 +376,9 @@ impl State {
             | Action::OpenFlame
             | Action::CycleMetric
             | Action::ToggleSandwich
-            | Action::ToggleTable => {}
+            | Action::ToggleTable
+            | Action::OpenMemory => {}
+            Action::JumpPeak => self.jump_peak(),
         }
     }
 

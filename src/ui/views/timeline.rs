@@ -7,6 +7,7 @@ use super::View;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
+use super::memory::memory_view;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
@@ -59,6 +60,10 @@ impl View for TimelineView {
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()
                 .collect(),
+            Some(Action::OpenMemory) => vec![match memory_view(st) {
+                Ok(t) => Msg::Push(Box::new(t)),
+                Err(why) => Msg::Notice(why),
+            }],
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
                     Action::OpenGpu => gpu_view,
