@@ -83,12 +83,12 @@ fn memory_rows_follow_the_model() {
     );
     assert!(matches!(a.rows.list[a.rows.len() - 4], Row::Memory { .. }));
     let s = screen(&a);
-    assert!(s.contains("cuda:0 allocated ~"), "{s}");
+    assert!(s.contains("cuda:0 alloc ~"), "{s}");
     assert!(s.contains("cpu reserved ~"), "{s}");
     // The OOM is marked on the cuda:0 allocated row.
     let line = s
         .lines()
-        .find(|l| l.contains("cuda:0 allocated"))
+        .find(|l| l.contains("cuda:0 alloc ~"))
         .unwrap()
         .to_string();
     assert!(line.contains('!'), "{line}");
@@ -247,4 +247,123 @@ fn a_capture_without_memory_events_says_so() {
     a.update(key('M'));
     assert_eq!(a.top(), ViewKind::Timeline);
     assert!(screen(&a).contains("no memory events"));
+}
+
+/// An app showing the allocator snapshot `name` of the fixtures.
+fn snapshot_app(name: &str, w: u16, h: u16) -> App {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cap = CaptureRef::from_file(&root.join("tests/fixtures/memory").join(name), root);
+    assert_eq!(cap.format, Some(tracetui::model::Format::Snapshot));
+    let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.screen(), Screen::Timeline);
+    app
+}
+
+#[test]
+fn an_allocator_snapshot_opens_with_its_memory_rows() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = snapshot_app("snap_multi.pickle", w, h);
+        let l = a.loaded().unwrap().clone();
+        let m = l.memory().expect("the snapshot's model");
+        assert_eq!(m.model.tracks.len(), 3);
+        let mem = a
+            .rows
+            .iter()
+            .filter(|r| matches!(r, Row::Memory { .. }))
+            .count();
+        assert_eq!(mem, 6, "allocated and reserved of 3 devices");
+        let s = screen(&a);
+        assert!(s.contains("cuda:1 alloc ~"), "{s}");
+        snap(&format!("snap_multi_{w}x{h}"), &a);
+        // The peak of cuda:0 once every entry of its time is applied (the model's first-sample
+        // peak, 27 MiB at 0, is between entries of one timestamp).
+        let l = a.loaded().unwrap().clone();
+        let (pt, pb) = l.memory().unwrap().tracks[0].peak.unwrap();
+        a.update(key('^'));
+        assert_eq!(a.cursor_time(), pt);
+        a.update(key('M'));
+        let t = table(&a);
+        assert!(
+            t.title
+                .starts_with("memory · cuda:0 caching allocator · live at "),
+            "{}",
+            t.title
+        );
+        assert!(!t.order.is_empty());
+        let total: f64 = t
+            .rows
+            .iter()
+            .map(|r| match r.keys[1] {
+                tracetui::ui::views::table::Key::Num(x) => x,
+                _ => 0.0,
+            })
+            .sum();
+        assert_eq!(total, pb as f64, "the live set is the peak");
+        snap(&format!("snap_multi_{w}x{h}_live"), &a);
+        // Enter on an allocation with a stack shows it (no op encloses a snapshot's allocation).
+        let with_stack = t
+            .order
+            .iter()
+            .position(|&i| !t.rows[i].cells[4].is_empty())
+            .expect("an allocation with frames");
+        for _ in 0..with_stack {
+            a.update(key('j'));
+        }
+        a.update(code(KeyCode::Enter));
+        let stack = a
+            .views()
+            .last()
+            .and_then(|v| {
+                v.as_any()
+                    .downcast_ref::<tracetui::ui::views::memory::StackView>()
+            })
+            .expect("the stack popup");
+        assert!(
+            stack.frames.iter().any(|f| f.starts_with("model.py:")),
+            "{stack:?}"
+        );
+        snap(&format!("snap_multi_{w}x{h}_stack"), &a);
+        a.update(code(KeyCode::Esc));
+        assert_eq!(a.top(), ViewKind::Table);
+    }
+}
+
+#[test]
+fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory");
+    let (caps, problems) = tracetui::ui::catalog::scan_all(&dir).unwrap();
+    let snaps: Vec<String> = caps
+        .iter()
+        .filter(|c| c.format == Some(tracetui::model::Format::Snapshot))
+        .map(|c| {
+            c.source
+                .path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        snaps,
+        [
+            "snap_expandable.pickle",
+            "snap_multi.pickle",
+            "snap_small.pickle"
+        ]
+    );
+    assert!(
+        caps.iter()
+            .any(|c| c.source.path.ends_with("kineto_memory.json"))
+    );
+    assert!(
+        !problems
+            .iter()
+            .any(|(p, _)| p.extension().is_some_and(|e| e == "pickle"))
+    );
+    // A snapshot alone: one capture, no problem.
+    let (caps, problems) = tracetui::ui::catalog::scan_all(&dir.join("snap_small.pickle")).unwrap();
+    assert_eq!(caps.len(), 1);
+    assert!(problems.is_empty(), "{problems:?}");
 }

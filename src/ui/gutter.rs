@@ -77,8 +77,9 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 l.memory()
                     .and_then(|m| m.track(track))
                     .map_or(String::new(), |t| {
-                        let what = if reserved { "reserved" } else { "allocated" };
-                        format!(" {} {what} ~", text::sanitize(&t.label()))
+                        let what = if reserved { "reserved" } else { "alloc" };
+                        // The device alone: the allocator is in the status line.
+                        format!(" {} {what} ~", text::sanitize(&t.device))
                     })
             }
         };

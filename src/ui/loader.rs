@@ -390,6 +390,15 @@ pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, St
 /// [`load_sync`] without the derived rows.
 fn load_deferred(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
     let started = Instant::now();
+    if capture.format == Some(crate::model::Format::Snapshot) {
+        // An allocator snapshot: its memory model is the whole capture.
+        let (cap, snap) =
+            crate::formats::snapshot::open(&capture.source.path, capture.source.clone())
+                .map_err(|e| e.to_string())?;
+        let l = Loaded::new_deferred(cap, started);
+        l.set_memory(super::memory::Memory::of(snap.model));
+        return Ok(l);
+    }
     let cap = catalog::load(capture, progress).map_err(|e| {
         if e.is_cancelled() {
             crate::formats::CANCELLED.to_string()
@@ -441,8 +450,10 @@ impl LoadDone {
 
 /// A partial capture of a big JSON file to draw while it loads ([`chrome::preview`]).
 fn preview(capture: &CaptureRef) -> Option<Loaded> {
-    if matches!(capture.format, Some(crate::model::Format::XPlane))
-        || crate::formats::cache::has_current(&capture.source.path)
+    if matches!(
+        capture.format,
+        Some(crate::model::Format::XPlane | crate::model::Format::Snapshot)
+    ) || crate::formats::cache::has_current(&capture.source.path)
     {
         return None;
     }

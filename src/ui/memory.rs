@@ -73,7 +73,7 @@ impl RangeMax {
 pub struct TrackView {
     /// Live set at a time.
     pub live: LiveIndex,
-    /// (time, bytes) of the allocated peak.
+    /// (time, bytes) of the allocated peak ([`settled_peak`]).
     pub peak: Option<(Ps, i64)>,
     /// (time, bytes) of the reserved peak (when reserved is recorded).
     pub peak_reserved: Option<(Ps, i64)>,
@@ -105,8 +105,11 @@ impl Memory {
             .iter()
             .map(|t| TrackView {
                 live: LiveIndex::new(&t.allocs),
-                peak: t.peak_allocated(),
-                peak_reserved: t.has_reserved.then(|| t.peak_reserved()).flatten(),
+                peak: settled_peak(&t.ts, &t.allocated),
+                peak_reserved: t
+                    .has_reserved
+                    .then(|| settled_peak(&t.ts, &t.reserved))
+                    .flatten(),
                 scale: t
                     .allocated
                     .iter()
@@ -148,7 +151,8 @@ impl Memory {
         t.ooms.iter().position(|o| o.ts >= a && o.ts < b)
     }
 
-    /// The call stack `id` as text, innermost frame first, frames joined by ` ← `.
+    /// The call stack `id` as text, innermost frame first, frames joined by ` ← ` (interpreter
+    /// and unwinder frames left out, as memory_viz does).
     pub fn stack_text(&self, id: u32) -> String {
         if id == NO_STACK {
             return String::new();
@@ -157,6 +161,7 @@ impl Memory {
         s.get(id)
             .iter()
             .filter_map(|&f| s.frames.get(f as usize))
+            .filter(|f| crate::formats::snapshot::frame_kept(&f.name, &f.file))
             .map(|f| f.short())
             .collect::<Vec<_>>()
             .join(" ← ")
@@ -181,6 +186,22 @@ impl Memory {
             .sum();
         model + views
     }
+}
+
+/// (time, value) of the first time with the largest value once all samples at that time are
+/// applied: the state the live set at that time shows (several events can share a timestamp;
+/// a value between two of them is never on screen).
+pub fn settled_peak(ts: &[Ps], v: &[i64]) -> Option<(Ps, i64)> {
+    let mut best: Option<(Ps, i64)> = None;
+    for (i, (&t, &x)) in ts.iter().zip(v).enumerate() {
+        if ts.get(i + 1) == Some(&t) {
+            continue;
+        }
+        if best.is_none_or(|(_, b)| x > b) {
+            best = Some((t, x));
+        }
+    }
+    best
 }
 
 /// Bytes in binary units as torch and memory_viz print them: `512 B`, `1.5 MiB`, `-64.0 KiB`.
@@ -227,6 +248,16 @@ mod tests {
         }
         assert_eq!(t.max(&v, 5, 5), None);
         assert_eq!(RangeMax::new(&[]).max(&[], 0, 3), None);
+    }
+
+    #[test]
+    fn the_peak_is_a_settled_state() {
+        // At t = 10 an allocation of 5 and a free of 4 share the timestamp: 9 is never seen.
+        let ts = [0, 10, 10, 20];
+        let v = [4, 9, 5, 7];
+        assert_eq!(settled_peak(&ts, &v), Some((20, 7)));
+        assert_eq!(settled_peak(&[0, 5], &[3, 3]), Some((0, 3)));
+        assert_eq!(settled_peak(&[], &[]), None);
     }
 
     #[test]
