@@ -172,6 +172,17 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
 
 /// Every memory event of `c`, sorted by (time, kind of source, id).
 pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
+    let (events, order) = memory_events_by_track(c);
+    if order.iter().enumerate().all(|(i, &k)| k as usize == i) {
+        return events;
+    }
+    order.iter().map(|&k| events[k as usize]).collect()
+}
+
+/// Every memory event of `c` in the order read — instants track by track, then XPlane slices
+/// track by track, each track's in time order — and the time order over them: indexes sorted by
+/// (time, kind of source, id), merged from those runs (no sort, no copy of the events).
+pub fn memory_events_by_track(c: &Capture) -> (Vec<MemEvent>, Vec<u32>) {
     let s = &c.strings;
     let keys = Keys::new(s);
     let mem = s.lookup(MEMORY_EVENT);
@@ -180,8 +191,13 @@ pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
     let xf = s.lookup(XPLANE_FREE);
     let mut out = Vec::new();
     if mem.is_none() && oom.is_none() && xa.is_none() && xf.is_none() {
-        return out;
+        return (out, Vec::new());
     }
+    let wanted = |n: StrId| {
+        let n = Some(n);
+        n == mem || n == oom || n == xa || n == xf
+    };
+    out.reserve(c.instants.name.iter().filter(|&&n| wanted(n)).count());
     let base = |ts, track, id, is_slice, kind| MemEvent {
         ts,
         track,
@@ -245,23 +261,39 @@ pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
             }
         }
     }
-    // Each track's events are already in time order: sort compact keys, then gather.
-    if !out.is_sorted_by_key(|e| (e.ts, e.is_slice, e.id)) {
-        let mut keys: Vec<(Ps, u64)> = out
-            .iter()
-            .enumerate()
-            .map(|(k, e)| {
-                (
-                    e.ts,
-                    (u64::from(e.is_slice) << 63) | (u64::from(e.id) << 31) | k as u64,
-                )
-            })
-            .collect();
-        keys.sort_unstable();
-        out = keys
-            .iter()
-            .map(|&(_, k)| out[(k & 0x7fff_ffff) as usize])
-            .collect();
+    let order = time_order(&out);
+    (out, order)
+}
+
+/// Indexes of `events` sorted by (time, is_slice, id): a k-way merge of its maximal
+/// non-decreasing runs (one per track as read), O(n log runs).
+fn time_order(events: &[MemEvent]) -> Vec<u32> {
+    use std::cmp::Reverse;
+    let key = |e: &MemEvent| (e.ts, e.is_slice, e.id);
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut lo = 0usize;
+    for i in 1..=events.len() {
+        if i == events.len() || key(&events[i]) < key(&events[i - 1]) {
+            runs.push((lo as u32, i as u32));
+            lo = i;
+        }
+    }
+    if runs.len() <= 1 {
+        return (0..events.len() as u32).collect();
+    }
+    let mut heap: std::collections::BinaryHeap<Reverse<((Ps, bool, u32), u32)>> = runs
+        .iter()
+        .enumerate()
+        .map(|(r, &(a, _))| Reverse((key(&events[a as usize]), r as u32)))
+        .collect();
+    let mut out = Vec::with_capacity(events.len());
+    while let Some(Reverse((_, r))) = heap.pop() {
+        let run = &mut runs[r as usize];
+        out.push(run.0);
+        run.0 += 1;
+        if run.0 < run.1 {
+            heap.push(Reverse((key(&events[run.0 as usize]), r)));
+        }
     }
     out
 }

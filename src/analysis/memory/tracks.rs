@@ -4,7 +4,7 @@
 
 use super::events::{
     MEMORY_EVENT, MemEvent, MemKind, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE, device_type_name,
-    memory_events,
+    memory_events_by_track,
 };
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
@@ -15,12 +15,20 @@ type TrackKey = (i64, i64, StrId);
 
 /// Builds the memory tracks of `c` (empty when it has no memory events).
 pub fn build(c: &Capture) -> MemoryModel {
-    let events = memory_events(c);
-    build_from_events(c, &events)
+    let (events, order) = memory_events_by_track(c);
+    build_ordered(c, &events, &order)
 }
 
 /// Builds the memory tracks of `c` from its (time-sorted) memory events.
 pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
+    let order: Vec<u32> = (0..events.len() as u32).collect();
+    build_ordered(c, events, &order)
+}
+
+/// Builds the memory tracks from `events` taken in the time order `order` (indexes into
+/// `events`). Per event: no hashing of the track key (a scan of the few tracks, the last one
+/// first), one hash-map operation for the address, column pushes.
+fn build_ordered(c: &Capture, events: &[MemEvent], order: &[u32]) -> MemoryModel {
     let ops = enclosing_ops(c, events);
     let mut model = MemoryModel {
         source: if events.iter().any(|e| e.is_slice) {
@@ -30,18 +38,32 @@ pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
         },
         ..MemoryModel::default()
     };
-    let mut index: FxHashMap<TrackKey, usize> = FxHashMap::default();
+    let mut keys: Vec<TrackKey> = Vec::new();
     let mut live: Vec<FxHashMap<u64, u32>> = Vec::new();
     let mut sums: Vec<i64> = Vec::new();
     let mut stack_memo: FxHashMap<StrId, u32> = FxHashMap::default();
-    for (k, e) in events.iter().enumerate() {
+    let mut last = usize::MAX;
+    for &k in order {
+        let k = k as usize;
+        let Some(e) = events.get(k) else { continue };
         let key = (e.device_type, e.device_id, e.allocator);
-        let ti = *index.entry(key).or_insert_with(|| {
-            model.tracks.push(new_track(c, e));
-            live.push(FxHashMap::default());
-            sums.push(0);
-            model.tracks.len() - 1
-        });
+        let ti = if keys.get(last) == Some(&key) {
+            last
+        } else {
+            match keys.iter().position(|&x| x == key) {
+                Some(i) => i,
+                None => {
+                    model.tracks.push(new_track(c, e));
+                    let mut m = FxHashMap::default();
+                    m.reserve(1024);
+                    live.push(m);
+                    sums.push(0);
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            }
+        };
+        last = ti;
         let tr = &mut model.tracks[ti];
         let stack = if e.stack == StrId::EMPTY {
             NO_STACK
