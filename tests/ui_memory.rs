@@ -367,3 +367,76 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
     assert_eq!(caps.len(), 1);
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// The app drawn into a buffer.
+fn buffer(app: &App) -> ratatui::buffer::Buffer {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1))
+        .expect("terminal");
+    t.draw(|f| tracetui::ui::draw::draw(app, f)).expect("draw");
+    t.backend().buffer().clone()
+}
+
+#[test]
+fn the_peak_column_is_reversed_on_its_row_only() {
+    use ratatui::style::Modifier;
+    let mut a = app(160, 48);
+    a.update(key('^'));
+    let buf = buffer(&a);
+    let ar = a.areas();
+    let row_y = |label: &str| {
+        (0..buf.area.height)
+            .find(|&y| {
+                (0..ar.gutter.width)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .contains(label)
+            })
+            .unwrap_or_else(|| panic!("no row {label}"))
+    };
+    let y = row_y("cuda:0 alloc ~");
+    let zero = a.loaded().unwrap().cap.time_zero();
+    let cols = usize::from(ar.lanes.width);
+    let k = tracetui::ui::timeline::column_at(a.vp.t0, a.vp.t1, cols, zero + 420 * US);
+    let reversed: Vec<usize> = (0..cols)
+        .filter(|&c| {
+            buf[(ar.lanes.x + c as u16, y)]
+                .modifier
+                .contains(Modifier::REVERSED)
+                && buf[(ar.lanes.x + c as u16, y)].symbol() != "!"
+        })
+        .collect();
+    assert_eq!(reversed, [k], "only the peak's column");
+    // The OOM column: a bold reversed `!`.
+    let ko = tracetui::ui::timeline::column_at(a.vp.t0, a.vp.t1, cols, zero + 600 * US);
+    let c = &buf[(ar.lanes.x + ko as u16, y)];
+    assert_eq!(c.symbol(), "!");
+    assert!(c.modifier.contains(Modifier::BOLD | Modifier::REVERSED));
+}
+
+#[test]
+fn steps_draw_the_largest_value_of_each_column() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::{Modifier, Style};
+    use tracetui::ui::timeline::Steps;
+    // 0..40 in 4 columns of 10: samples 10 @0, 40 @10, 20 @15, 0 @30; max 80.
+    let ts = [0i64, 10, 15, 30];
+    let v = [10.0, 40.0, 20.0, 0.0];
+    let mut buf = Buffer::empty(Rect::new(0, 0, 4, 1));
+    Steps {
+        window: (0, 40),
+        max: 80.0,
+        style: Style::default(),
+    }
+    .draw(
+        &mut buf,
+        (0, 0, 4),
+        |a, b| tracetui::ui::timeline::max_in(&ts, &v, a, b),
+        |a, _| a >= 30,
+    );
+    let s: String = (0..4).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+    // ▂ (10/80), ▅ (40/80: the max of 40 and 20), ▃ (20), and the marked empty column.
+    assert_eq!(s, "▂▅▃▁");
+    assert!(buf[(3, 0)].modifier.contains(Modifier::REVERSED));
+    assert!(!buf[(1, 0)].modifier.contains(Modifier::REVERSED));
+}

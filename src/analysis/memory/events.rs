@@ -90,13 +90,19 @@ impl Keys {
     }
 }
 
+#[inline]
 fn int(v: &ArgValue, s: &Interner) -> Option<i64> {
+    if let ArgValue::I64(x) = *v {
+        // The usual case, without a call.
+        return Some(x);
+    }
     v.as_i64(s).or(match *v {
         ArgValue::F64(f) if f.is_finite() => Some(f as i64),
         _ => None,
     })
 }
 
+#[inline]
 fn uint(v: &ArgValue, s: &Interner) -> Option<u64> {
     match *v {
         ArgValue::U64(u) => Some(u),

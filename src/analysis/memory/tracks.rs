@@ -66,7 +66,14 @@ fn build_ordered(
             match keys.iter().position(|&x| x == key) {
                 Some(i) => i,
                 None => {
-                    model.tracks.push(new_track(c, e));
+                    let mut t = new_track(c, e);
+                    // Room for every event: pages are only touched as they fill, and the
+                    // columns are shrunk at the end (no doubling copies on the way).
+                    let n = order.len();
+                    t.ts.reserve(n);
+                    t.allocated.reserve(n);
+                    t.reserved.reserve(n);
+                    model.tracks.push(t);
                     let mut m = FxHashMap::default();
                     m.reserve(1024);
                     live.push(m);
@@ -125,6 +132,11 @@ fn build_ordered(
         tr.ts.push(e.ts);
         tr.allocated.push(allocated);
         tr.reserved.push(reserved);
+    }
+    for t in &mut model.tracks {
+        t.ts.shrink_to_fit();
+        t.allocated.shrink_to_fit();
+        t.reserved.shrink_to_fit();
     }
     model
 }
