@@ -310,6 +310,9 @@ pub fn memory_refs(c: &Capture) -> (Vec<MemRef>, Vec<u32>) {
     (out, order)
 }
 
+/// The time order of memory events: (time, is_slice, id).
+type EventKey = (Ps, bool, u32);
+
 /// Indexes of `events` sorted by (time, is_slice, id): a k-way merge of its maximal
 /// non-decreasing runs (one per track as read), O(n log runs).
 fn time_order(events: &[MemRef]) -> Vec<u32> {
@@ -345,7 +348,7 @@ fn time_order(events: &[MemRef]) -> Vec<u32> {
         }
         return out;
     }
-    let mut heap: std::collections::BinaryHeap<Reverse<((Ps, bool, u32), u32)>> = runs
+    let mut heap: std::collections::BinaryHeap<Reverse<(EventKey, u32)>> = runs
         .iter()
         .enumerate()
         .map(|(r, &(a, _))| Reverse((key(&events[a as usize]), r as u32)))
@@ -398,4 +401,55 @@ pub fn device_type_name(t: i64) -> &'static str {
         .ok()
         .and_then(|i| NAMES.get(i).copied())
         .unwrap_or("device")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(runs: &[Vec<i64>]) -> Vec<MemRef> {
+        let mut out = Vec::new();
+        for (t, run) in runs.iter().enumerate() {
+            for &ts in run {
+                out.push(MemRef {
+                    ts,
+                    track: t as u32,
+                    id: out.len() as u32,
+                    is_slice: false,
+                    kind: MemKind::Alloc,
+                    xplane: false,
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn time_order_merges_runs_like_a_sort() {
+        // Few runs (the scan) and many (the heap), with ties across runs.
+        for nruns in [1usize, 3, 8, 9, 40] {
+            let mut x = 0x2545_f491_u64 + nruns as u64;
+            let runs: Vec<Vec<i64>> = (0..nruns)
+                .map(|_| {
+                    let mut t = 0i64;
+                    (0..(x % 50) as usize + 1)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            t += (x % 3) as i64;
+                            t
+                        })
+                        .collect()
+                })
+                .collect();
+            let ev = refs(&runs);
+            let mut want: Vec<u32> = (0..ev.len() as u32).collect();
+            want.sort_by_key(|&k| {
+                let e = &ev[k as usize];
+                (e.ts, e.is_slice, e.id)
+            });
+            assert_eq!(time_order(&ev), want, "{nruns} runs");
+        }
+    }
 }
