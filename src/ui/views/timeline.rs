@@ -173,17 +173,31 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     } else {
         ""
     };
+    // An allocator snapshot has no events: say what it holds instead.
+    let counts = match l
+        .memory()
+        .filter(|_| cap.format == Some(crate::model::Format::Snapshot))
+    {
+        Some(m) => format!(
+            "allocator snapshot · {} devices · {} allocations",
+            m.model.tracks.len(),
+            count(m.model.tracks.iter().map(|t| t.allocs.len() as u64).sum())
+        ),
+        None => format!(
+            "{} procs · {} tracks · {} events",
+            procs,
+            cap.tracks.len(),
+            count(cap.event_count())
+        ),
+    };
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events{partial}{span}{started}",
+        " tracetui  {} / {} · {counts}{partial}{span}{started}",
         // Long run / file names give way to the counts on narrow terminals.
         text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
         text::fit(
             &text::sanitize(&src.host),
             (area.width as usize / 4).max(12)
         ),
-        procs,
-        cap.tracks.len(),
-        count(cap.event_count()),
     );
     let right = format!(
         "{} @ {}  ?",
