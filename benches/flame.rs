@@ -140,6 +140,7 @@ fn main() {
             state: &st,
             sandwich: None,
             scope: "bench",
+            diff: None,
         }
         .draw(&mut buf, area);
     });

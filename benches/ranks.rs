@@ -135,8 +135,118 @@ fn heatmap_frame() {
     );
 }
 
+/// The whole overview view (title, heatmap, sorted rank table, status line) of 128 ranks × 1000
+/// steps drawn into a 240 × 70 buffer from `&State`, with a cursor move (key) between frames.
+fn overview_frame() {
+    use ratatui::buffer::Buffer;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    use ratatui::layout::Rect;
+    use tracetui::analysis::ranks::{RankStep, RankSummary};
+    use tracetui::analysis::steps::{DeviceParts, Step};
+    use tracetui::ui::action::Action;
+    use tracetui::ui::app::{App, Msg, View};
+    use tracetui::ui::catalog::CaptureRef;
+    use tracetui::ui::colors::ColorMode;
+    use tracetui::ui::views::overview_view::OverviewView;
+    let (rows, steps) = (128usize, 1000usize);
+    let cref = |r: usize| CaptureRef {
+        source: tracetui::model::SourceInfo {
+            path: format!("job/w{r}.1.pt.trace.json").into(),
+            run: "job".into(),
+            host: format!("w{r}"),
+            file_bytes: 0,
+        },
+        format: None,
+        modified: None,
+        span: None,
+    };
+    let summary = |r: usize| {
+        let mut t = 0i64;
+        RankSummary {
+            run: "job".into(),
+            host: format!("w{r}"),
+            rank: Some(r as i64),
+            world_size: Some(rows as i64),
+            primary_device: Some(0),
+            steps: (0..steps)
+                .map(|n| {
+                    let d = 1_000_000_000 + ((r * 7919 + n * 104_729) % 1000) as i64 * 1_000_000;
+                    let s = RankStep {
+                        step: Step {
+                            number: n as i64,
+                            start: t,
+                            end: t + d,
+                            partial: false,
+                        },
+                        start_ns: t / 1000,
+                        input: d / 20,
+                        devices: vec![DeviceParts {
+                            device: 0,
+                            idle: d / 5,
+                            exposed_communication: d / 10,
+                            ..DeviceParts::default()
+                        }],
+                    };
+                    t += d;
+                    s
+                })
+                .collect(),
+            ..RankSummary::default()
+        }
+    };
+    let (mut app, _) = App::new((0..rows).map(cref).collect(), (240, 70), ColorMode::Ansi256);
+    // Open rank 0 (its load never runs here: the overview needs only the summaries).
+    let _ = app.update(Msg::Open(0));
+    let (mut view, _) = OverviewView::open(&app).expect("a capture is shown");
+    let wanted = app
+        .entries
+        .iter()
+        .map(|e| (e.id, e.capture.clone(), None))
+        .collect();
+    let jobs = app.state_mut().summaries.request(wanted, rows);
+    for (k, j) in jobs.into_iter().enumerate() {
+        app.state_mut()
+            .summaries
+            .finish(j.id, Ok((summary(k), Default::default())), rows);
+    }
+    let t = Instant::now();
+    view.refresh(&app);
+    let rebuild = t.elapsed().as_secs_f64();
+    let area = Rect::new(0, 0, 240, 70);
+    let mut buf = Buffer::empty(area);
+    let mut cells = Vec::new();
+    let key = KeyEvent::from(KeyCode::Char('l'));
+    let (mut worst, mut total) = (0f64, 0f64);
+    let frames = 200;
+    for k in 0..frames {
+        let action = if k % 10 == 9 {
+            Action::Down
+        } else {
+            Action::NextSlice
+        };
+        buf.reset();
+        let t = Instant::now();
+        let _ = view.on_key(&key, Some(action), &app);
+        view.draw(&app, &mut buf, area, &mut cells);
+        let s = t.elapsed().as_secs_f64();
+        worst = worst.max(s);
+        total += s;
+    }
+    println!(
+        "overview view {rows} ranks × {steps} steps, 240 × 70: analysis + heatmap data {:.1} ms; \
+         key + frame mean {:.3} ms, worst {:.3} ms over {frames} frames (target ≤ 10 ms)",
+        rebuild * 1e3,
+        total / frames as f64 * 1e3,
+        worst * 1e3
+    );
+}
+
 fn main() {
     heatmap_frame();
+    overview_frame();
+    if std::env::var_os("TRACETUI_BENCH_FRAMES_ONLY").is_some() {
+        return;
+    }
     let ranks = env_num("TRACETUI_BENCH_RANKS", 64);
     let copies = env_num("TRACETUI_BENCH_RANK_COPIES", 1);
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -12,6 +12,8 @@ fn load(p: &std::path::Path) -> Result<tracetui::model::Capture, tracetui::forma
     )
 }
 
+mod common;
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -559,4 +561,133 @@ fn the_cli_captures_and_prints_json() {
     assert!(s.status.success());
     let v: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
     assert_eq!(v["captures"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn the_explorer_form_captures_remembers_and_opens_the_capture() {
+    use ratatui::crossterm::event::KeyCode;
+    use tracetui::ui::app::App;
+    use tracetui::ui::colors::ColorMode;
+    use tracetui::ui::keymap::ViewKind;
+    use tracetui::ui::views::capture_form::CaptureForm;
+
+    let d = tempfile::tempdir().unwrap();
+    let addr = serve(Fake::new(vec![Reply::Emit(xspace())]));
+    let config = d.path().join("config/tracetui.toml");
+    std::fs::create_dir_all(d.path().join("config")).unwrap();
+    std::fs::write(&config, "[theme]\npalette = \"category\"\n").unwrap();
+    let logdir = d.path().join("logs");
+    std::fs::create_dir_all(&logdir).unwrap();
+    let (mut app, cmds) = App::new(Vec::new(), (100, 30), ColorMode::None);
+    common::run_cmds(&mut app, cmds);
+    {
+        let c = &mut app.state_mut().capture;
+        c.logdir = logdir.clone();
+        c.config_path = Some(config.clone());
+    }
+    app.update(common::key('C'));
+    let form = app
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<CaptureForm>());
+    assert_eq!(form.map(|f| f.values[0].as_str()), Some("localhost:9999"));
+    let s = common::screen(&app);
+    assert!(s.contains("capture from a profiler server"), "{s}");
+    assert!(s.contains("duration (ms)"), "{s}");
+    // Retype the address, then a 150 ms duration and python tracer off.
+    for _ in 0.."localhost:9999".len() {
+        app.update(common::code(KeyCode::Backspace));
+    }
+    for c in addr.chars() {
+        app.update(common::key(c));
+    }
+    app.update(common::code(KeyCode::Tab));
+    for _ in 0..4 {
+        app.update(common::code(KeyCode::Backspace));
+    }
+    for c in "150".chars() {
+        app.update(common::key(c));
+    }
+    app.update(common::code(KeyCode::Up));
+    app.update(common::code(KeyCode::Up));
+    app.update(common::code(KeyCode::Backspace));
+    app.update(common::key('0'));
+    let cmds = app.update(common::code(KeyCode::Enter));
+    // The countdown is up while the capture runs.
+    let running = app.capture.running.as_ref().expect("running");
+    assert!(
+        running.status().starts_with("capturing 127.0.0.1:"),
+        "{}",
+        running.status()
+    );
+    assert!(common::screen(&app).contains("capturing 127.0.0.1:"));
+    common::run_cmds(&mut app, cmds);
+    assert!(app.capture.running.is_none());
+    // The capture landed under the log dir and is open on the timeline.
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let l = app.loaded().expect("capture loaded");
+    assert!(
+        l.cap
+            .source
+            .path
+            .starts_with(logdir.join("plugins/profile"))
+    );
+    assert!(l.cap.slices.len() > 1000);
+    let notice = app.notice.clone().unwrap_or_default();
+    assert!(notice.starts_with("captured 1 file: opened "), "{notice}");
+    // The settings are remembered beside the rest of the config.
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.starts_with("[theme]\npalette = \"category\"\n"),
+        "{text}"
+    );
+    let (cfg, errors) = tracetui::ui::config::parse(&text, &config);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(cfg.capture.address, addr);
+    assert_eq!(cfg.capture.duration_ms, 150);
+    assert_eq!(cfg.capture.python_level, 0);
+    assert_eq!(cfg.capture.host_level, 2);
+}
+
+#[test]
+fn the_explorer_form_says_what_is_wrong_and_a_failed_capture_is_told() {
+    use ratatui::crossterm::event::KeyCode;
+    use tracetui::ui::app::App;
+    use tracetui::ui::colors::ColorMode;
+
+    let d = tempfile::tempdir().unwrap();
+    let (mut app, _) = App::new(Vec::new(), (100, 30), ColorMode::None);
+    app.state_mut().capture.logdir = d.path().to_path_buf();
+    app.update(common::key('C'));
+    app.update(common::code(KeyCode::Tab));
+    for _ in 0..4 {
+        app.update(common::code(KeyCode::Backspace));
+    }
+    app.update(common::key('0'));
+    let cmds = app.update(common::code(KeyCode::Enter));
+    assert!(cmds.is_empty());
+    assert!(common::screen(&app).contains("! the duration must be at least 1 ms"));
+    // A port nothing listens on: the capture fails and says so; nothing opens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    app.update(common::code(KeyCode::Backspace));
+    app.update(common::key('5'));
+    app.update(common::code(KeyCode::BackTab));
+    for _ in 0.."localhost:9999".len() {
+        app.update(common::code(KeyCode::Backspace));
+    }
+    for c in format!("127.0.0.1:{port}").chars() {
+        app.update(common::key(c));
+    }
+    let cmds = app.update(common::code(KeyCode::Enter));
+    common::run_cmds(&mut app, cmds);
+    let notice = app.notice.clone().unwrap_or_default();
+    assert!(
+        notice.starts_with("capture: nothing landed · failed: 127.0.0.1:"),
+        "{notice}"
+    );
+    assert!(app.loaded().is_none());
 }

@@ -1,5 +1,5 @@
-//! `tracetui stacks`: folded output, `--torch` against the per-instance lines of a torch-rules
-//! reading (summed per stack), torch's rules on a hand-made capture (duplicate nodes, backward
+//! `tracetui stacks`: folded output, `--torch` against torch's own `export_stacks` lines for a
+//! real capture (summed per stack), torch's rules on a hand-made capture (duplicate nodes, backward
 //! stacks, frame filter), folded stacks in (file and stdin), and the JSON shape.
 
 use assert_cmd::Command;
@@ -11,8 +11,6 @@ fn fixture(rel: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(rel)
 }
-
-const TORCH: &str = "cli/worker0.1795311589169457977.pt.trace.json.gz";
 
 fn run(args: &[&str], stdin: Option<&str>) -> (String, String, i32) {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin!("tracetui"));
@@ -38,12 +36,13 @@ fn summed(text: &str) -> BTreeMap<String, u64> {
 }
 
 #[test]
-fn torch_mode_equals_the_summed_per_instance_lines() {
-    let f = fixture(TORCH);
+fn torch_mode_equals_torchs_own_export_stacks() {
+    let f = fixture("flame/worker0.1795536379695100043.pt.trace.json.gz");
     let (out, err, code) = run(&[f.to_str().unwrap_or(""), "--torch"], None);
     assert_eq!(code, 0, "{err}");
+    // torch 2.15's own `export_stacks("self_cpu_time_total")` for the same profile.
     let reference = std::fs::read_to_string(fixture(
-        "flame/worker0.1795311589169457977.python_reading.stacks.txt",
+        "flame/worker0.1795536379695100043.torch.stacks.txt",
     ))
     .expect("reference");
     // Our lines are already one per stack, sorted.
@@ -109,11 +108,13 @@ fn torch_rules_on_a_hand_made_capture() {
     let (out, err, code) = run(&[p.to_str().unwrap_or(""), "--torch"], None);
     assert_eq!(code, 0, "{err}");
     // Forward stack: mm (dup child removed: 200 − 10 = 190) + empty 10; backward ops take the
-    // forward stack: MmBackward0 50 + mm 150. evaluate_function keeps its own stack (the
-    // autograd backward frame is filtered): 250 − 200 = 50.
+    // forward stack: MmBackward0 50 + mm 150. Under `<module>`: evaluate_function keeps its own
+    // stack (the autograd backward frame is filtered) 250 − 200 = 50, and the python events
+    // write their self time too (torch's verbose event list holds them): forward 350 − 200 = 150,
+    // the backward frame 350 − 250 = 100; `<module>` itself has an empty stack.
     assert_eq!(
         out,
-        "main.py(1):_<module> 50\nmain.py(1):_<module>;model.py(10):_forward 400\n"
+        "main.py(1):_<module> 300\nmain.py(1):_<module>;model.py(10):_forward 400\n"
     );
     // Without python frames: a note, and nothing written.
     let plain = dir.path().join("p.pt.trace.json");

@@ -61,6 +61,7 @@ fn render(c: &Capture, t: &FlameTree, st: &FlameState, w: u16, h: u16) -> Buffer
         state: st,
         sandwich: sw.as_ref(),
         scope: "whole capture",
+        diff: None,
     }
     .draw(&mut buf, area);
     buf

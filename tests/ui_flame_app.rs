@@ -9,6 +9,7 @@ use tracetui::analysis::flame::{Metric, ROOT};
 use tracetui::ui::app::{App, Mark, Screen};
 use tracetui::ui::catalog::CaptureRef;
 use tracetui::ui::colors::ColorMode;
+use tracetui::ui::hits::HitList;
 use tracetui::ui::keymap::ViewKind;
 use tracetui::ui::views::flame::FlameMode;
 use tracetui::ui::views::flame_view::FlameView;
@@ -19,8 +20,12 @@ use common::{code, key, run_cmds, screen};
 const FIXTURE: &str = "tests/fixtures/ui/alexnet.pt.trace.json.gz";
 
 fn app(w: u16, h: u16) -> App {
+    app_of(FIXTURE, w, h)
+}
+
+fn app_of(fixture: &str, w: u16, h: u16) -> App {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let cap = CaptureRef::from_file(&root.join(FIXTURE), root);
+    let cap = CaptureRef::from_file(&root.join(fixture), root);
     let (mut app, cmds) = App::new(vec![cap], (w, h), ColorMode::None);
     run_cmds(&mut app, cmds);
     assert_eq!(app.screen(), Screen::Timeline);
@@ -156,4 +161,75 @@ fn a_marked_range_scopes_the_tree() {
     assert!(v.tree.width(ROOT, Metric::Total) < whole);
     let s = screen(&a);
     assert!(s.contains("flame · range of "), "{s}");
+}
+
+#[test]
+fn c_cycles_the_scope_through_step_process_track_and_hits() {
+    // A real torch capture with `ProfilerStep#N` annotations.
+    let mut a = app_of(
+        "tests/fixtures/flame/worker0.1795536379695100043.pt.trace.json.gz",
+        120,
+        40,
+    );
+    // Select a step's slice (cursor on its lane, cursor time inside the step) and make the
+    // `aten::` ops the hits.
+    let (step, ops) = {
+        let cap = &a.loaded().unwrap().cap;
+        let n = cap.slices.len() as u32;
+        let step = (0..n)
+            .find(|&i| cap.slice_name(i).starts_with("ProfilerStep#"))
+            .expect("a ProfilerStep slice");
+        let ops: Vec<u32> = (0..n)
+            .filter(|&i| cap.slice_name(i) == "aten::conv2d")
+            .collect();
+        (step, HitList::new(cap, "conv".to_string(), ops))
+    };
+    a.select(step);
+    a.state_mut().hits = Some(ops);
+    a.update(key('F'));
+    let whole = flame(&a).tree.width(ROOT, Metric::Total);
+    assert_eq!(flame(&a).scope, "whole capture");
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        a.update(key('c'));
+        let v = flame(&a);
+        seen.push(v.scope.clone());
+        // Every narrower scope merges at most the whole capture's time.
+        assert!(v.tree.width(ROOT, Metric::Total) <= whole, "{}", v.scope);
+        assert_eq!(v.state.focus, ROOT);
+    }
+    let has = |p: &str| seen.iter().any(|s| s.starts_with(p));
+    assert!(has("step "), "{seen:?}");
+    assert!(has("process "), "{seen:?}");
+    assert!(has("track "), "{seen:?}");
+    assert!(seen.iter().any(|s| s.contains(" hits of conv")), "{seen:?}");
+    // The cycle comes back round to the whole capture.
+    assert!(seen.iter().any(|s| s == "whole capture"), "{seen:?}");
+    let s = screen(&a);
+    assert!(s.contains("flame · "), "{s}");
+}
+
+#[test]
+fn a_folded_stacks_file_opens_straight_into_the_flame_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("app.folded");
+    std::fs::write(&p, "main;parse;lex 30\nmain;parse 10\nmain;eval 60\n").expect("write");
+    let cap = CaptureRef::from_file(&p, dir.path());
+    let (mut a, cmds) = App::new(vec![cap], (100, 30), ColorMode::None);
+    run_cmds(&mut a, cmds);
+    assert_eq!(a.top(), ViewKind::Flame);
+    let v = flame(&a);
+    // 100 µs in all, `eval` (the widest child of `main`) first.
+    assert_eq!(v.tree.width(ROOT, Metric::Total), 100_000_000);
+    let s = screen(&a);
+    assert!(s.contains("main"), "{s}");
+    assert!(s.contains("eval"), "{s}");
+    // Enter on a node shows its instances on the laid-out timeline; Esc comes back here.
+    a.update(key('j'));
+    a.update(code(KeyCode::Enter));
+    assert_eq!(a.top(), ViewKind::Timeline);
+    assert!(a.selected.is_some());
+    a.update(code(KeyCode::Esc)); // clears the selection
+    a.update(code(KeyCode::Esc));
+    assert_eq!(a.top(), ViewKind::Flame);
 }

@@ -177,7 +177,7 @@ fn largest_allocations_of_a_marked_range() {
     let zero = a.loaded().unwrap().cap.time_zero();
     a.update(key('^'));
     // Mark 100 … 300 µs: cuda:0 allocated 1 MiB and 4 MiB there (not the 2 MiB at 420).
-    let w = a.vp.width();
+    let w = 100 * US;
     let t0 = zero + 100 * US - w / 2;
     a.set_window(t0, t0 + w);
     a.update(key('m'));
@@ -418,12 +418,12 @@ fn steps_draw_the_largest_value_of_each_column() {
     use ratatui::buffer::Buffer;
     use ratatui::layout::Rect;
     use ratatui::style::{Modifier, Style};
-    use tracetui::ui::timeline::Steps;
+    use tracetui::ui::timeline::StepSeries;
     // 0..40 in 4 columns of 10: samples 10 @0, 40 @10, 20 @15, 0 @30; max 80.
     let ts = [0i64, 10, 15, 30];
     let v = [10.0, 40.0, 20.0, 0.0];
     let mut buf = Buffer::empty(Rect::new(0, 0, 4, 1));
-    Steps {
+    StepSeries {
         window: (0, 40),
         max: 80.0,
         style: Style::default(),

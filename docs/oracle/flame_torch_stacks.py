@@ -64,6 +64,16 @@ def reading(path):
             if st:
                 v["parent"] = st[-1]; st[-1]["kids"].append(v)
             st.append(v)
+        # torch's C++ build_tree, for stacks: parent = innermost event still open at the start;
+        # the outermost open event that ended before the start closes with everything above it.
+        chain = []
+        for v in lst:
+            cut = next((i for i, o in enumerate(chain) if o["e"] < v["s"]), None)
+            if cut is not None:
+                del chain[cut:]
+            v["sparent"] = chain[-1] if chain else None
+            if v["e"] > v["s"]:
+                chain.append(v)
         while True:  # _remove_dup_nodes
             dele = []
             for v in lst:
@@ -81,16 +91,17 @@ def reading(path):
 
     def stack(v):
         fr = []
-        p = v["parent"]
+        p = v["sparent"]
         while p is not None:
             if p["py"] and all(not (a in p["name"] and b in p["name"]) for a, b in FILTERED):
                 fr.append(p["name"])
-            p = p["parent"]
+            p = p["sparent"]
         return fr
 
     def is_bwd(v):
-        return v["args"].get("Fwd thread id", 0) > 0 and not v["name"].startswith(
-            "autograd::engine::evaluate_function")
+        return v["name"].startswith("torch::autograd::") or (
+            v["args"].get("Fwd thread id", 0) > 0
+            and not v["name"].startswith("autograd::engine::evaluate_function"))
 
     def bw_parent(v):
         while v is not None:
@@ -103,11 +114,11 @@ def reading(path):
     for v in allevs:  # per thread, start order
         if bw_parent(v) is None:
             fwd.setdefault((v["args"].get("Sequence number", -1), v["tid"]), stack(v))
-    for v in allevs:
-        if v["py"]:
-            continue
+    for v in allevs:  # python events too: torch's verbose event list holds them
         p = bw_parent(v)
-        fr = stack(v) if p is None else fwd.get((p["args"].get("Sequence number", -1), v["tid"]), [])
+        fwd_tid = p["args"].get("Fwd thread id", 0) if p is not None else 0
+        fr = stack(v) if p is None else (
+            fwd.get((p["args"].get("Sequence number", -1), v["tid"]), []) if fwd_tid > 0 else [])
         val = (v["dur"] - sum(k["dur"] for k in v["kids"])) // 1000
         if fr and val > 0:
             out.append(";".join(f.translate(str.maketrans(" ;\t\n", "____")) for f in reversed(fr))

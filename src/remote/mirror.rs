@@ -4,7 +4,7 @@
 //! and objects gone from the listing are removed. Syncing again fetches only what changed, so
 //! polling it is how a remote log dir is watched.
 
-use super::{Location, open, runtime};
+use super::location::{Location, open, runtime};
 use crate::discover::{NameKind, classify};
 use futures::StreamExt;
 use object_store::path::Path as ObjPath;
@@ -106,7 +106,7 @@ fn wanted(rel: &str) -> bool {
 }
 
 impl Mirror {
-    /// Opens `url` (see [`super::open`]) with its mirror directory.
+    /// Opens `url` (see [`super::location::open`]) with its mirror directory.
     pub fn new(url: &str) -> Result<Mirror, String> {
         let loc = open(url)?;
         Ok(Mirror {

@@ -92,12 +92,32 @@ pub enum Action {
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
     OpenFlame,
+    /// Open the capture form (record a new capture from a profiler server).
+    OpenCapture,
+    /// Picker: mark the capture as the baseline (A) of a diff (again: unmark).
+    MarkBaseline,
+    /// Picker: diff the capture (B) against the baseline.
+    OpenDiff,
+    /// Open the selection's full details (every arg, the call stack, the parents).
+    OpenDetails,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
+    /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
+    CycleScope,
     /// Flame view: sandwich of the selected name on / off.
     ToggleSandwich,
     /// Flame view: the tree as a table on / off.
     ToggleTable,
+    /// Timeline: go to the previous training step.
+    PrevStep,
+    /// Timeline: go to the next training step.
+    NextStep,
+    /// Timeline: zoom to the training step under the cursor.
+    ZoomStep,
+    /// Open the run overview (rank × step heatmap, rank table).
+    OpenOverview,
+    /// Run overview: open the aligned multi-rank timeline.
+    OpenAligned,
     /// Memory rows: move the window and cursor to the allocated peak (the next device's on
     /// repeat).
     JumpPeak,
@@ -152,9 +172,19 @@ impl Action {
         Action::OpenGpu,
         Action::OpenNewest,
         Action::OpenFlame,
+        Action::OpenCapture,
+        Action::MarkBaseline,
+        Action::OpenDiff,
+        Action::OpenDetails,
         Action::CycleMetric,
+        Action::CycleScope,
         Action::ToggleSandwich,
         Action::ToggleTable,
+        Action::PrevStep,
+        Action::NextStep,
+        Action::ZoomStep,
+        Action::OpenOverview,
+        Action::OpenAligned,
         Action::JumpPeak,
         Action::OpenMemory,
     ];
@@ -206,9 +236,19 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
+            Action::OpenCapture => "open_capture",
+            Action::MarkBaseline => "mark_baseline",
+            Action::OpenDiff => "open_diff",
+            Action::OpenDetails => "open_details",
             Action::CycleMetric => "cycle_metric",
+            Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
             Action::ToggleTable => "toggle_table",
+            Action::PrevStep => "prev_step",
+            Action::NextStep => "next_step",
+            Action::ZoomStep => "zoom_step",
+            Action::OpenOverview => "open_overview",
+            Action::OpenAligned => "open_aligned",
             Action::JumpPeak => "jump_peak",
             Action::OpenMemory => "open_memory",
         }

@@ -11,7 +11,7 @@ use super::keymap::ViewKind;
 use super::loader::LoadDone;
 use super::loading::{Entries, EntryState};
 use super::state::State;
-use super::views::{picker::PickerView, timeline::TimelineView};
+use super::views::{capture_form::CaptureForm, picker::PickerView, timeline::TimelineView};
 use ratatui::crossterm::event::KeyEventKind;
 
 pub use super::loading::Entry;
@@ -126,8 +126,15 @@ impl App {
         let st = &mut self.state;
         match msg {
             Msg::Resize(w, h) => st.size = (w, h),
-            Msg::Tick => {}
-            Msg::Load(done) => self.on_load(done),
+            Msg::Tick => {
+                if let Some(r) = &mut st.capture.running {
+                    r.elapsed = r.started.elapsed();
+                }
+            }
+            Msg::Load(done) => {
+                self.on_load(done);
+                cmds.extend(self.advance_diff());
+            }
             Msg::Derived(_) => {
                 // The derived rows count against the budget too.
                 st.entries.remeasure();
@@ -149,6 +156,13 @@ impl App {
                     && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
                 {
                     cmds.extend(self.open_newest());
+                    return Vec::new();
+                }
+                if action == Some(Action::OpenCapture)
+                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
+                {
+                    let form = CaptureForm::new(&self.state.capture.settings);
+                    self.stack.push(Box::new(form));
                     return Vec::new();
                 }
                 return self.with_top(|v, st| v.on_key(&k, action, st));
@@ -181,6 +195,50 @@ impl App {
             Msg::JumpTo(id) => st.jump_to(id),
             Msg::FocusTrack(t) => st.focus_track(t),
             Msg::RememberSearch(q) => st.remember_search(q),
+            Msg::RequestSummaries(ids) => {
+                let wanted = ids
+                    .into_iter()
+                    .filter_map(|id| {
+                        let e = st.entries.entry(id)?;
+                        let l = match &e.state {
+                            EntryState::Ready(l) => Some(l.clone()),
+                            _ => None,
+                        };
+                        Some((id, e.capture.clone(), l))
+                    })
+                    .collect();
+                let max = st.entries.max_jobs;
+                let jobs = st.summaries.request(wanted, max);
+                cmds.extend(jobs.into_iter().map(Cmd::Summarize));
+            }
+            Msg::Summary(id, result) => {
+                let max = st.entries.max_jobs;
+                let jobs = st.summaries.finish(id, *result, max);
+                cmds.extend(jobs.into_iter().map(Cmd::Summarize));
+                let st = &self.state;
+                for v in &mut self.stack {
+                    v.refresh(st);
+                }
+            }
+            Msg::OpenWindow(id, t0, t1) => {
+                let Some(i) = st.entries.index_of(id) else {
+                    st.notice = Some("that capture is no longer listed".into());
+                    return Vec::new();
+                };
+                st.pending_window = Some((id, t0, t1));
+                cmds.extend(self.open(i));
+                self.state.apply_pending_window();
+            }
+            Msg::SetBaseline(i) => self.set_baseline(i),
+            Msg::OpenDiff(i) => {
+                let Some((a, b)) = self.diff_pair(i) else {
+                    return Vec::new();
+                };
+                self.state.diff.pending = Some((a, b));
+                cmds.extend(self.advance_diff());
+            }
+            Msg::StartCapture(s) => return self.start_capture(s, cmds),
+            Msg::Captured(done) => return self.on_captured(done),
             Msg::Watch(e) => {
                 let out = st.on_watch(e);
                 cmds.extend(out.cmds);
@@ -204,15 +262,19 @@ impl App {
     }
 
     /// `Back` on the timeline: cancels a running load, else clears the mark, else the
-    /// selection, else returns to the picker (when there is more than one thing to pick).
+    /// selection, else returns to the full view below it (a folded capture's flame view) or to
+    /// the picker (when there is more than one thing to pick).
     fn back(&mut self) -> Option<Cmd> {
         if let Some(c) = self.cancel_load() {
             // A later Enter starts it again.
             return Some(c);
         }
-        if !self.state.clear_mark_or_selection()
-            && (self.state.entries.len() > 1 || !self.state.problems.is_empty())
-        {
+        if self.state.clear_mark_or_selection() {
+            return None;
+        }
+        if self.stack.len() > 2 && self.top() == ViewKind::Timeline {
+            self.stack.pop();
+        } else if self.state.entries.len() > 1 || !self.state.problems.is_empty() {
             self.show_picker();
         }
         None
@@ -251,6 +313,7 @@ impl App {
         }
         if ok {
             self.reset_view();
+            self.open_folded_as_flame();
         } else if st.entries.len() > 1 {
             self.show_picker();
             self.state.notice = Some("load failed: the error is shown above".into());
@@ -279,10 +342,19 @@ impl App {
         ));
     }
 
-    /// Drops the least recently used captures beyond the memory budget (the shown one and
-    /// those the views on the stack draw are pinned) and says so in the status line.
+    /// Drops the least recently used captures beyond the memory budget (the shown one, those
+    /// the views on the stack draw and the two sides of a pending diff are pinned) and says so
+    /// in the status line.
     fn enforce_budget(&mut self) {
-        let pinned = self.stack.iter().flat_map(|v| v.captures()).collect();
+        let mut pinned: Vec<CaptureId> = self.stack.iter().flat_map(|v| v.captures()).collect();
+        if let Some((a, b)) = &self.state.diff.pending {
+            for p in [a, b] {
+                let e = &self.state.entries;
+                if let Some(id) = e.position(p).and_then(|i| e.id_of(i)) {
+                    pinned.push(id);
+                }
+            }
+        }
         let st = &mut self.state;
         st.entries.set_pinned(pinned);
         let dropped = st.entries.enforce_budget();
@@ -303,6 +375,186 @@ impl App {
                 super::status::bytes(st.entries.budget)
             ));
         }
+    }
+
+    /// A folded-stacks file has no timeline worth reading (its slices only lay the stacks out):
+    /// its one view is the merged tree, in place of the timeline.
+    fn open_folded_as_flame(&mut self) {
+        let folded = self
+            .state
+            .loaded()
+            .is_some_and(|l| l.cap.format == Some(crate::model::Format::Folded));
+        if !folded || self.top() != ViewKind::Timeline {
+            return;
+        }
+        if let Some(v) = super::views::flame_view::FlameView::open(&self.state) {
+            self.stack.pop();
+            self.stack.push(Box::new(v));
+        }
+    }
+
+    /// `run / host` of entry `i`, sanitized.
+    fn entry_label(&self, i: usize) -> String {
+        self.state.entries.get(i).map_or(String::new(), |e| {
+            let s = &e.capture.source;
+            super::text::sanitize(&format!("{} / {}", s.run, s.host)).into_owned()
+        })
+    }
+
+    /// `b` in the picker: entry `i` becomes the baseline (A) of a diff, or stops being it.
+    fn set_baseline(&mut self, i: usize) {
+        let label = self.entry_label(i);
+        let st = &mut self.state;
+        let Some(p) = st.entries.get(i).map(|e| e.capture.source.path.clone()) else {
+            return;
+        };
+        if st.diff.baseline.as_ref() == Some(&p) {
+            st.diff.baseline = None;
+            st.notice = Some("diff baseline cleared".into());
+            return;
+        }
+        st.diff.baseline = Some(p);
+        let key = st
+            .keymap
+            .keys(ViewKind::Picker, Action::OpenDiff)
+            .first()
+            .map_or(String::new(), |k| {
+                format!(" — {k} on another capture diffs it against A")
+            });
+        st.notice = Some(format!("baseline A: {label}{key}"));
+    }
+
+    /// The (A, B) paths of a diff of entry `i` against the baseline, or `None` with a notice.
+    fn diff_pair(&mut self, i: usize) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+        let st = &mut self.state;
+        let b = st.entries.get(i)?.capture.source.path.clone();
+        let Some(a) = st.diff.baseline.clone() else {
+            let key = st
+                .keymap
+                .keys(ViewKind::Picker, Action::MarkBaseline)
+                .first()
+                .map_or(String::new(), |k| format!(" ({k})"));
+            st.notice = Some(format!(
+                "mark the baseline first{key}: the capture B is compared against"
+            ));
+            return None;
+        };
+        if a == b {
+            st.notice = Some("that is the baseline (A): pick the capture to compare (B)".into());
+            return None;
+        }
+        Some((a, b))
+    }
+
+    /// Moves a pending diff on: loads A, then B (one at a time, each with every core), then
+    /// shows B's timeline with the diff table over it.
+    fn advance_diff(&mut self) -> Vec<Cmd> {
+        let Some((pa, pb)) = self.state.diff.pending.clone() else {
+            return Vec::new();
+        };
+        let e = &self.state.entries;
+        let (Some(ia), Some(ib)) = (e.position(&pa), e.position(&pb)) else {
+            self.state.diff.pending = None;
+            self.state.notice = Some("diff: one of its captures is no longer listed".into());
+            return Vec::new();
+        };
+        let state_of = |i: usize| e.get(i).map(|x| &x.state);
+        for (i, side) in [(ia, "A"), (ib, "B")] {
+            match state_of(i) {
+                Some(EntryState::Ready(_)) => {}
+                Some(EntryState::Loading(_)) => return Vec::new(),
+                Some(EntryState::Failed(_)) => {
+                    self.state.diff.pending = None;
+                    self.state.notice = Some(format!("diff: {side} failed to load"));
+                    return Vec::new();
+                }
+                _ => return self.open(i),
+            }
+        }
+        self.state.diff.pending = None;
+        let cmds = self.open(ib);
+        let (a_name, b_name) = (self.entry_label(ia), self.entry_label(ib));
+        let sides = {
+            let e = &self.state.entries;
+            let cap = |i: usize| e.id_of(i).and_then(|id| e.capture(id)).cloned();
+            cap(ia).zip(cap(ib))
+        };
+        let Some((a, b)) = sides else {
+            return cmds;
+        };
+        let width = self.state.size.0;
+        match super::views::diff_table::open(&a.cap, &b.cap, &a_name, &b_name, width) {
+            Ok(t) => {
+                self.state.diff.active = Some((pa, pb));
+                self.stack.push(Box::new(t));
+            }
+            Err(m) => self.state.notice = Some(format!("diff: {}", super::text::sanitize(&m))),
+        }
+        cmds
+    }
+
+    /// Starts a capture (one at a time) and remembers the settings in the config file.
+    fn start_capture(
+        &mut self,
+        s: super::capture::CaptureSettings,
+        cmds: &mut Vec<Cmd>,
+    ) -> Vec<Msg> {
+        let c = &mut self.state.capture;
+        if c.running.is_some() {
+            return vec![Msg::Notice("a capture is already running".into())];
+        }
+        c.running = Some(super::capture::Running {
+            address: s.address.clone(),
+            duration: std::time::Duration::from_millis(s.duration_ms),
+            started: std::time::Instant::now(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        c.settings = s.clone();
+        if let Some(p) = &c.config_path {
+            cmds.push(Cmd::SaveCaptureSettings(p.clone(), s.clone()));
+        }
+        cmds.push(Cmd::Capture {
+            settings: s,
+            logdir: c.logdir.clone(),
+        });
+        Vec::new()
+    }
+
+    /// A capture finished: opens what landed (listing it first when the watcher has not seen it
+    /// yet) and says what failed.
+    fn on_captured(&mut self, done: super::capture::Done) -> Vec<Msg> {
+        let st = &mut self.state;
+        st.capture.running = None;
+        let failed = match done.errors.as_slice() {
+            [] => String::new(),
+            [one] => format!(" · failed: {one}"),
+            [first, rest @ ..] => format!(" · {} failed: {first}, …", rest.len() + 1),
+        };
+        let Some(first) = done.landed.first() else {
+            st.notice = Some(format!("capture: nothing landed{failed}"));
+            return Vec::new();
+        };
+        let root = st.capture.logdir.clone();
+        let mut index = None;
+        for p in &done.landed {
+            let i = match st.entries.position(p) {
+                Some(i) => i,
+                None => {
+                    let r = super::catalog::CaptureRef::from_file(p, &root);
+                    st.entries.insert(0, r, false)
+                }
+            };
+            if p == first {
+                index = Some(i);
+            }
+        }
+        let name = super::text::sanitize(&first.display().to_string()).into_owned();
+        st.notice = Some(format!(
+            "captured {} file{}: opened {name}{failed}",
+            done.landed.len(),
+            if done.landed.len() == 1 { "" } else { "s" }
+        ));
+        index.map(Msg::Open).into_iter().collect()
     }
 
     /// Pops everything above the picker.

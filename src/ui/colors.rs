@@ -135,6 +135,37 @@ pub fn slot_colors(theme: Theme, slot: usize) -> (Color, Color) {
     }
 }
 
+/// Body, edge and label styles of a diff node whose relative change is `change` (−1..=1):
+/// warm (red) when slower, cool (blue) when faster, grey when unchanged, the more saturated the
+/// larger the change.
+pub fn delta_styles(theme: Theme, change: f64) -> (Style, Style, Style) {
+    let c = change.clamp(-1.0, 1.0);
+    let k = c.abs().sqrt();
+    let mix = |from: u8, to: u8| (f64::from(from) + (f64::from(to) - f64::from(from)) * k) as u8;
+    let grey = 150u8;
+    let (r, g, b) = if c >= 0.0 {
+        (mix(grey, 230), mix(grey, 60), mix(grey, 40))
+    } else {
+        (mix(grey, 50), mix(grey, 110), mix(grey, 230))
+    };
+    let (fill, text) = match theme.mode {
+        ColorMode::True => (Color::Rgb(r, g, b), Color::Rgb(0, 0, 0)),
+        ColorMode::Ansi256 => (Color::Indexed(to_256(r, g, b)), Color::Indexed(16)),
+        ColorMode::None => {
+            return (
+                Style::default(),
+                Style::default(),
+                Style::default().add_modifier(Modifier::REVERSED),
+            );
+        }
+    };
+    (
+        Style::default().fg(fill).bg(text),
+        Style::default().fg(fill),
+        Style::default().fg(text).bg(fill),
+    )
+}
+
 /// Style of a slice body (`█` cells and label text) for palette slot `slot`.
 pub fn body_style(theme: Theme, slot: usize) -> Style {
     let (fill, text) = slot_colors(theme, slot);

@@ -4,6 +4,7 @@
 //! defaults ([`default_toml`]).
 
 use super::action::Action;
+use super::capture::CaptureSettings;
 use super::colors::{ColorMode, Theme};
 use super::keymap::{Key, Keymap, ViewKind};
 use std::fmt;
@@ -20,6 +21,10 @@ pub struct Config {
     pub light: bool,
     /// Memory budget of the loaded captures in MiB (`[memory] budget_mb`; see `budget.rs`).
     pub memory_mb: Option<u64>,
+    /// The capture form's values (`[capture]`; the explorer writes them back after a capture).
+    pub capture: CaptureSettings,
+    /// The file read (where the capture settings are remembered); `None` for the defaults.
+    pub path: Option<PathBuf>,
 }
 
 impl Config {
@@ -73,7 +78,11 @@ pub fn load(explicit: Option<&Path>) -> (Config, Vec<ConfigError>) {
         },
     };
     match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&text, &path),
+        Ok(text) => {
+            let (mut c, e) = parse(&text, &path);
+            c.path = Some(path);
+            (c, e)
+        }
         Err(e) => (
             Config::default(),
             vec![ConfigError {
@@ -136,6 +145,42 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
                         _ => errors.push(err(
                             line,
                             format!("unknown memory setting `{k}` (known: budget_mb)"),
+                        )),
+                    }
+                }
+            }
+            ("capture", toml::Value::Table(t)) => {
+                let c = &mut cfg.capture;
+                for (k, v) in t {
+                    let line = find_line(text, "capture", k);
+                    let level = |max: i64| v.as_integer().filter(|n| (0..=max).contains(n));
+                    match k.as_str() {
+                        "address" => match v.as_str() {
+                            Some(a) => c.address = a.to_string(),
+                            None => errors.push(err(line, "address must be a string".into())),
+                        },
+                        "duration_ms" => match v.as_integer().filter(|&n| n > 0) {
+                            Some(n) => c.duration_ms = n as u64,
+                            None => errors.push(err(
+                                line,
+                                "duration_ms must be a positive number of ms".into(),
+                            )),
+                        },
+                        "host_tracer_level" => match level(3) {
+                            Some(n) => c.host_level = n as u32,
+                            None => errors.push(err(line, "host_tracer_level is 0–3".into())),
+                        },
+                        "device_tracer_level" | "python_tracer_level" => match level(1) {
+                            Some(n) if k == "device_tracer_level" => c.device_level = n as u32,
+                            Some(n) => c.python_level = n as u32,
+                            None => errors.push(err(line, format!("{k} is 0 or 1"))),
+                        },
+                        _ => errors.push(err(
+                            line,
+                            format!(
+                                "unknown capture setting `{k}` (known: address, duration_ms, \
+                                 host_tracer_level, device_tracer_level, python_tracer_level)"
+                            ),
                         )),
                     }
                 }
@@ -209,7 +254,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
             }
             _ => errors.push(err(
                 find_header(text, section),
-                format!("unknown section `{section}` (known: [theme], [memory], [keys.<view>])"),
+                format!("unknown section `{section}` (known: [theme], [memory], [capture], [keys.<view>])"),
             )),
         }
     }
@@ -284,7 +329,15 @@ pub fn default_toml() -> String {
          [memory]\n\
          # MiB of loaded captures kept in memory; beyond it the least recently used is dropped\n\
          # (it reloads when opened). Default: half the available memory; $TRACETUI_MEMORY_MB wins.\n\
-         # budget_mb = 4096\n",
+         # budget_mb = 4096\n\n\
+         [capture]\n\
+         # The capture form (C): profiler server address(es), trace time, tracer levels. The\n\
+         # explorer writes the values of its last capture here.\n\
+         # address = \"localhost:9999\"\n\
+         # duration_ms = 2000\n\
+         # host_tracer_level = 2\n\
+         # device_tracer_level = 1\n\
+         # python_tracer_level = 1\n",
     );
     for &v in ViewKind::ALL {
         s.push_str(&format!("\n[keys.{}]\n", v.name()));

@@ -28,6 +28,9 @@ pub struct Loaded {
     pub by_wide_corr: Vec<(u64, u32)>,
     /// Per counter series: (min, max) value, for sparkline scaling.
     pub counter_range: Vec<(f64, f64)>,
+    /// The capture's training steps (`analysis::steps::find`, default options): the timeline's
+    /// `Steps` row and the step keys.
+    pub steps: crate::analysis::steps::Steps,
     /// Parse + index time.
     pub load_time: Duration,
     /// The search index over event names, built once (on the loader thread right after the
@@ -128,9 +131,12 @@ impl Loaded {
     pub fn new_deferred(cap: Capture, started: Instant) -> Loaded {
         // The index on this thread, the partner tables beside it: both are on the way to the
         // first frame.
-        let (index, (flow_partners, (by_corr, by_wide_corr))) = rank::par2(
+        let (index, ((flow_partners, (by_corr, by_wide_corr)), steps)) = rank::par2(
             || CaptureIndex::build(&cap),
-            || (flow_partners(&cap), by_corr(&cap)),
+            || {
+                let steps = crate::analysis::steps::find(&cap, &Default::default());
+                ((flow_partners(&cap), by_corr(&cap)), steps)
+            },
         );
         let counter_range = cap
             .counters
@@ -151,6 +157,7 @@ impl Loaded {
             by_corr,
             by_wide_corr,
             counter_range,
+            steps,
             load_time: started.elapsed(),
             search: OnceLock::new(),
             self_times: std::sync::Mutex::new(None),
@@ -263,6 +270,7 @@ impl Loaded {
             + self.by_corr.capacity() * 8
             + self.by_wide_corr.capacity() * 16
             + self.counter_range.capacity() * 16
+            + self.steps.steps.capacity() * std::mem::size_of::<crate::analysis::steps::Step>()
             + derived
             + self.memory().map_or(0, super::memory::Memory::heap_bytes)
     }

@@ -44,7 +44,13 @@ impl State {
             return;
         };
         self.selected = None;
-        let w = self.vp.width();
+        // The window never starts before the capture: a peak nearer its start than half the
+        // width gets a narrower window, so it is still the centre (the cursor time).
+        let start = self.bounds().span.0;
+        let mut w = self.vp.width();
+        if t - start < w / 2 {
+            w = 2 * (t - start);
+        }
         self.set_window(t - w / 2, t - w / 2 + w);
         if let Some(r) = self.rows.list.iter().position(
             |r| matches!(*r, Row::Memory { track, reserved: false } if track as usize == i),

@@ -12,6 +12,7 @@
 pub mod action;
 pub mod app;
 pub mod budget;
+pub mod capture;
 pub mod catalog;
 pub mod colors;
 pub mod config;
@@ -33,6 +34,9 @@ pub mod rows;
 pub mod ruler;
 pub mod state;
 pub mod status;
+mod step_nav;
+pub mod steps_row;
+pub mod summaries;
 pub mod terminal;
 pub mod text;
 pub mod timeline;
@@ -112,6 +116,7 @@ pub fn run_live(
         config,
         notice,
         follow,
+        path,
     );
     terminal::restore();
     drop(watcher);
@@ -128,6 +133,7 @@ fn event_loop(
     config: &config::Config,
     notice: Option<String>,
     follow: bool,
+    logdir: &Path,
 ) -> std::io::Result<()> {
     let size = terminal.size()?;
     let input_tx = tx.clone();
@@ -155,6 +161,17 @@ fn event_loop(
     let (mut app, cmds) = App::with_config(captures, (size.width, size.height), mode, config);
     app.set_problems(problems);
     app.state_mut().live.follow = follow;
+    {
+        let c = &mut app.state_mut().capture;
+        c.settings = config.capture.clone();
+        // Remembered where the config was read, else at the default path.
+        c.config_path = config.path.clone().or_else(config::default_path);
+        c.logdir = if logdir.is_dir() {
+            logdir.to_path_buf()
+        } else {
+            std::path::PathBuf::from(".")
+        };
+    }
     if notice.is_some() {
         app.state_mut().notice = notice;
     }
@@ -202,6 +219,29 @@ fn exec(cmds: Vec<Cmd>, tx: &mpsc::Sender<Msg>) -> bool {
                 Msg::Derived,
             ),
             Cmd::Cancel(p) => p.cancel.store(true, std::sync::atomic::Ordering::Relaxed),
+            Cmd::Summarize(job) => {
+                summaries::spawn(job, tx.clone(), |id, r| Msg::Summary(id, Box::new(r)))
+            }
+            Cmd::SaveCaptureSettings(path, s) => {
+                if let Err(e) = capture::save_settings(&path, &s) {
+                    let _ = tx.send(Msg::Notice(format!(
+                        "capture settings not saved to {}: {e}",
+                        text::sanitize(&path.display().to_string())
+                    )));
+                }
+            }
+            Cmd::Capture { settings, logdir } => {
+                let done_tx = tx.clone();
+                let spawned = capture::spawn(settings, logdir, move |d| {
+                    let _ = done_tx.send(Msg::Captured(d));
+                });
+                if let Err(e) = spawned {
+                    let _ = tx.send(Msg::Captured(capture::Done {
+                        landed: Vec::new(),
+                        errors: vec![format!("cannot start the capture thread: {e}")],
+                    }));
+                }
+            }
             Cmd::Quit => quit = true,
         }
     }

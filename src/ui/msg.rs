@@ -5,6 +5,7 @@
 //! messages, so the three live in one file that imports neither the app nor any view.
 
 use super::action::Action;
+use super::capture::{CaptureSettings, Done};
 use super::catalog::CaptureRef;
 use super::hits::HitList;
 use super::keymap::ViewKind;
@@ -66,6 +67,23 @@ pub enum Msg {
     FocusTrack(u32),
     /// A capture event or notice from the log-dir watcher (handled in `live.rs`).
     Watch(crate::live::WatchEvent),
+    /// Compute the step summaries of these captures (the run overview), those not known yet.
+    RequestSummaries(Vec<super::state::CaptureId>),
+    /// A step summary finished (or failed) on its background thread.
+    Summary(
+        super::state::CaptureId,
+        Box<super::summaries::SummaryResult>,
+    ),
+    /// Open capture `id` on the timeline showing the window `[t0, t1)` (once loaded).
+    OpenWindow(super::state::CaptureId, Ps, Ps),
+    /// Mark picker entry `i` as the diff baseline (again: unmark).
+    SetBaseline(usize),
+    /// Diff picker entry `i` (B) against the baseline (loading both first).
+    OpenDiff(usize),
+    /// Start a capture with these settings (the capture form's `Enter`).
+    StartCapture(CaptureSettings),
+    /// The capture finished: where it landed, what failed.
+    Captured(Done),
 }
 
 /// Side effects the event loop performs for `update`.
@@ -84,6 +102,17 @@ pub enum Cmd {
     },
     /// Ask a running job to stop.
     Cancel(Arc<Progress>),
+    /// Compute a step summary on a background thread.
+    Summarize(super::summaries::SummaryJob),
+    /// Run a capture on a background thread (answers with [`Msg::Captured`]).
+    Capture {
+        /// What to capture.
+        settings: CaptureSettings,
+        /// The log dir it goes under.
+        logdir: std::path::PathBuf,
+    },
+    /// Remember the capture form's values in the config file.
+    SaveCaptureSettings(std::path::PathBuf, CaptureSettings),
     /// Leave the app.
     Quit,
 }
@@ -108,6 +137,9 @@ pub trait View: std::fmt::Debug + Send {
     fn captures(&self) -> Vec<super::state::CaptureId> {
         Vec::new()
     }
+
+    /// Shared data the view mirrors changed (a step summary landed): rebuild from `st`.
+    fn refresh(&mut self, _st: &State) {}
 
     /// A mouse event (ignored by default).
     fn on_mouse(&mut self, _m: MouseEvent, _st: &State) -> Vec<Msg> {

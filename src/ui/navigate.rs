@@ -90,6 +90,13 @@ impl State {
     }
 
     fn step_slice(&mut self, forward: bool) {
+        if self.rows.get(self.rows.cursor) == Some(&Row::Steps) {
+            return self.step_key(if forward {
+                Action::NextStep
+            } else {
+                Action::PrevStep
+            });
+        }
         let Some((track, lane)) = self.rows.cursor_lane() else {
             return;
         };
@@ -102,14 +109,17 @@ impl State {
         let next = match on_lane {
             Some(id) if forward => l.index.next_on_lane(&l.cap, id),
             Some(id) => l.index.prev_on_lane(&l.cap, id),
-            None => {
-                let c = self.cursor_time();
-                if forward {
-                    l.index.first_at_or_after(&l.cap, track, lane as usize, c)
-                } else {
-                    l.index.last_before(&l.cap, track, lane as usize, c)
-                }
+            // Nothing selected on the lane: `l` takes the first slice at the window's left
+            // edge or after it, `h` the last one before its right edge.
+            None if forward => {
+                let t0 = self.vp.t0;
+                l.index
+                    .slice_at(&l.cap, track, lane as usize, t0)
+                    .or_else(|| l.index.first_at_or_after(&l.cap, track, lane as usize, t0))
             }
+            None => l
+                .index
+                .last_before(&l.cap, track, lane as usize, self.vp.t1),
         };
         match next {
             Some(id) => self.select(id),
@@ -120,6 +130,7 @@ impl State {
     fn enter(&mut self) {
         match self.rows.list.get(self.rows.cursor).copied() {
             Some(Row::Process(p)) => self.toggle_collapse(p),
+            Some(Row::Steps) => self.step_key(Action::ZoomStep),
             Some(Row::Lane { track, lane }) => {
                 let Some(l) = self.loaded().cloned() else {
                     return;
@@ -316,6 +327,7 @@ impl State {
                 }
             }
             Action::Confirm => self.enter(),
+            Action::PrevStep | Action::NextStep | Action::ZoomStep => self.step_key(a),
             Action::Fit => {
                 if let Mark::Range(a, b, _) = self.mark {
                     self.fit_range(a, b);
@@ -374,7 +386,14 @@ impl State {
             | Action::OpenGpu
             | Action::OpenNewest
             | Action::OpenFlame
+            | Action::OpenDetails
+            | Action::OpenOverview
+            | Action::OpenAligned
             | Action::CycleMetric
+            | Action::CycleScope
+            | Action::OpenCapture
+            | Action::MarkBaseline
+            | Action::OpenDiff
             | Action::ToggleSandwich
             | Action::ToggleTable
             | Action::OpenMemory => {}

@@ -5,6 +5,7 @@
 //! `navigate.rs` (timeline navigation) and `live.rs` (watcher events), which are pieces of that
 //! one update and are not reachable from a view.
 
+use super::capture::CaptureState;
 use super::colors::Theme;
 use super::hits::HitList;
 use super::keymap::Keymap;
@@ -52,6 +53,17 @@ pub struct Live {
     pub open_when_ready: Option<PathBuf>,
 }
 
+/// The picker's diff: the baseline (A) and a diff waiting for its captures to load.
+#[derive(Debug, Default, Clone)]
+pub struct DiffPick {
+    /// The baseline capture (A), by path.
+    pub baseline: Option<PathBuf>,
+    /// (A, B) to show once both are loaded.
+    pub pending: Option<(PathBuf, PathBuf)>,
+    /// (A, B) of the diff last opened: B's flame view is coloured by its Δ against A.
+    pub active: Option<(PathBuf, PathBuf)>,
+}
+
 /// All state the views read. See the module doc for who writes it.
 #[derive(Debug)]
 pub struct State {
@@ -90,6 +102,14 @@ pub struct State {
     pub search_history: Vec<String>,
     /// Live watching: `--follow`, the newest capture.
     pub live: Live,
+    /// Per-capture step summaries (the run overview), kept for the session.
+    pub summaries: super::summaries::Summaries,
+    /// A window to show once capture `.0` is loaded and shown (`Enter` in the overview).
+    pub pending_window: Option<(CaptureId, Ps, Ps)>,
+    /// Capture from the explorer: the form's values, the capture running, where it goes.
+    pub capture: CaptureState,
+    /// The picker's diff baseline and pending diff.
+    pub diff: DiffPick,
 }
 
 impl State {
@@ -113,6 +133,10 @@ impl State {
             hits: None,
             search_history: Vec::new(),
             live: Live::default(),
+            summaries: Default::default(),
+            pending_window: None,
+            capture: CaptureState::default(),
+            diff: DiffPick::default(),
         }
     }
 
@@ -152,9 +176,10 @@ impl State {
         layout::areas_with(area, self.selected.is_some() || self.mark != Mark::None)
     }
 
-    /// True while any job is running (the loop then ticks for the progress bar).
+    /// True while any job is running (the loop then ticks for the progress bar and the
+    /// capture countdown).
     pub fn loading(&self) -> bool {
-        self.entries.any_loading()
+        self.entries.any_loading() || self.capture.running.is_some()
     }
 
     /// Rows of the timeline body.
@@ -181,6 +206,25 @@ impl State {
             }
         }
         self.vp.t0 + self.vp.width() / 2
+    }
+
+    /// The zero of the times shown for `l` (ps): its entry's kept zero (the earliest event of
+    /// the file, kept across reloads, see [`super::loading::Entry::zero`]), else its earliest
+    /// event. Never after any event of `l`, so no time shown is negative.
+    pub fn time_zero(&self, l: &Loaded) -> Ps {
+        let z = l.cap.time_zero();
+        self.entries
+            .iter()
+            .find(|e| e.loaded().is_some_and(|x| std::ptr::eq(Arc::as_ptr(x), l)))
+            .and_then(|e| e.zero)
+            .map_or(z, |k| k.min(z))
+    }
+
+    /// Wall-clock epoch ns of [`State::time_zero`], when the file gives an absolute origin.
+    pub fn zero_epoch_ns(&self, l: &Loaded) -> Option<i64> {
+        l.cap
+            .origin_epoch_ns
+            .map(|o| o.saturating_add(self.time_zero(l).div_euclid(1000)))
     }
 
     /// Rebuilds the row list from the capture and the collapsed set.
@@ -212,7 +256,26 @@ impl State {
         self.rows.scroll = 0;
         self.rows.collapsed.clear();
         self.rebuild_rows();
+        // The cursor starts on the first lane that has slices (not on a process header).
+        if let Some(l) = self.loaded().cloned() {
+            self.rows.cursor = self.rows.first_busy_lane(&l);
+            self.clamp_scroll();
+        }
         self.fit_all();
+        self.apply_pending_window();
+    }
+
+    /// Shows the window asked for by [`Msg::OpenWindow`](super::msg::Msg) once its capture is
+    /// the one shown and loaded (not a partial preview).
+    pub(super) fn apply_pending_window(&mut self) {
+        let Some((id, t0, t1)) = self.pending_window else {
+            return;
+        };
+        if self.shown() == Some(id) && self.loaded().is_some() && !self.entries.is_preview() {
+            self.pending_window = None;
+            let b = self.bounds();
+            self.vp.fit_range(t0, t1.max(t0 + 1), b);
+        }
     }
 
     /// Keeps the row cursor visible.

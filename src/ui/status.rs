@@ -176,6 +176,7 @@ fn under_cursor(st: &State) -> Option<String> {
             })
         }
         Row::Process(_) => None,
+        Row::Steps => Some(super::steps_row::under_cursor(&l.steps, t)),
     }
 }
 
@@ -194,6 +195,11 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
             let (f, _) = progress_text(p);
             right = format!("loading {} {:.0}%", bar(f, 8), f * 100.0);
         }
+    }
+    if right.is_empty()
+        && let Some(r) = &st.capture.running
+    {
+        right = r.status();
     }
     if right.is_empty()
         && st.screen() == Screen::Timeline
@@ -216,18 +222,36 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
         .map(|_| {
             "file changed on disk since loading: lazy args hidden · reopen to reload".to_string()
         });
-    let middle = st
-        .notice
-        .clone()
-        .or(changed)
-        .or_else(|| under_cursor(st))
-        .or_else(|| {
-            (st.screen() == Screen::Timeline)
-                .then(|| format!("window {}", format_dur(st.vp.t1 - st.vp.t0)))
-        })
-        .unwrap_or_default();
-    let rw = text::width(&right);
+    // The step under the cursor: first in the middle when nothing else is said there, else on
+    // the right where the notice / cursor text leaves room for it.
+    let step = (st.screen() == Screen::Timeline)
+        .then(|| st.loaded())
+        .flatten()
+        .and_then(|l| super::steps_row::status(&l.steps, st.cursor_time()));
+    let said = st.notice.clone().or(changed).or_else(|| under_cursor(st));
     let hw = text::width(&hints).min(w);
+    let middle = match (said, &step) {
+        (Some(m), Some(s)) => {
+            if hw + text::width(&m) + text::width(&right) + text::width(s) + 6 <= w {
+                right = if right.is_empty() {
+                    s.clone()
+                } else {
+                    format!("{right} · {s}")
+                };
+            }
+            m
+        }
+        (Some(m), None) => m,
+        (None, step) if st.screen() == Screen::Timeline => {
+            let win = format!("window {}", format_dur(st.vp.t1 - st.vp.t0));
+            match step {
+                Some(s) => format!("{s} · {win}"),
+                None => win,
+            }
+        }
+        (None, _) => String::new(),
+    };
+    let rw = text::width(&right);
     let mid_room = w.saturating_sub(hw + rw + 3);
     if mid_room > 4 {
         let m = text::fit(&middle, mid_room);

@@ -163,6 +163,15 @@ impl Timeline<'_> {
                 }
                 Row::Counter(track) => self.draw_counter(buf, area.x, y, cols, track),
                 Row::Derived(i) => self.draw_derived(buf, area.x, y, cols, i),
+                Row::Steps => super::steps_row::draw(
+                    buf,
+                    area.x,
+                    y,
+                    cols,
+                    &self.l.steps,
+                    (st.vp.t0, st.vp.t1),
+                    st.theme,
+                ),
                 Row::Memory { track, reserved } => {
                     self.draw_memory(buf, area.x, y, cols, track, reserved)
                 }
@@ -383,7 +392,7 @@ impl Timeline<'_> {
             return;
         };
         let style = colors::edge_style(st.theme, colors::name_slot(&d.name));
-        let steps = Steps {
+        let steps = StepSeries {
             window: (st.vp.t0, st.vp.t1),
             max: d.max,
             style,
@@ -413,7 +422,7 @@ impl Timeline<'_> {
         };
         let Some(tr) = m.track(i) else { return };
         let style = colors::edge_style(st.theme, colors::name_slot(&tr.device));
-        let steps = Steps {
+        let steps = StepSeries {
             window: (st.vp.t0, st.vp.t1),
             max: tv.scale as f64,
             style,
@@ -493,7 +502,7 @@ impl Timeline<'_> {
 /// A step-series row drawn as a sparkline: per column the largest value over it, scaled to
 /// `max` (any value above 0 draws at least `▁`); columns with no value above 0 that are marked
 /// (GPU idle) draw `▁` in reverse video. The renderer of derived and memory rows.
-pub struct Steps {
+pub struct StepSeries {
     /// The window `[t0, t1)` the columns split.
     pub window: (Ps, Ps),
     /// The value drawn as a full block.
@@ -502,7 +511,7 @@ pub struct Steps {
     pub style: Style,
 }
 
-impl Steps {
+impl StepSeries {
     /// Draws `cols` columns at `(x0, y)`: `max_of(a, b)` is the largest value over `[a, b)`,
     /// `marked(a, b)` whether the column is marked.
     pub fn draw(

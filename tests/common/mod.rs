@@ -20,19 +20,41 @@ pub fn code(k: KeyCode) -> Msg {
     Msg::Key(KeyEvent::from(k))
 }
 
-/// Runs the app's commands synchronously (loads through the real loader code).
+/// Runs the app's commands synchronously (loads through the real loader code, step summaries
+/// through the same function the background job runs).
 pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
     for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-            run_cmds(app, more);
+        match c {
+            Cmd::Load {
+                generation,
+                entry,
+                capture,
+                progress,
+            } => {
+                let result = loader::load_sync(&capture, &progress).map(Arc::new);
+                let more = app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
+                run_cmds(app, more);
+            }
+            Cmd::Summarize(job) => {
+                let result = tracetui::ui::summaries::compute(&job);
+                let more = app.update(Msg::Summary(job.id, Box::new(result)));
+                run_cmds(app, more);
+            }
+            // The capture job runs on its thread as in the explorer; this waits for it.
+            Cmd::Capture { settings, logdir } => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                tracetui::ui::capture::spawn(settings, logdir, move |d| {
+                    let _ = tx.send(d);
+                })
+                .expect("capture thread");
+                let done = rx.recv().expect("capture result");
+                let more = app.update(Msg::Captured(done));
+                run_cmds(app, more);
+            }
+            Cmd::SaveCaptureSettings(path, s) => {
+                tracetui::ui::capture::save_settings(&path, &s).expect("settings saved");
+            }
+            _ => {}
         }
     }
 }
@@ -54,3 +76,4 @@ pub fn screen(app: &App) -> String {
 
 #[cfg(unix)]
 pub mod pty;
+pub mod run;

@@ -9,7 +9,8 @@
 
 use super::gpu::DeviceLinks;
 use super::tree::{FlameTree, ROOT, TreeBuilder, UNLINKED};
-use crate::model::{Capture, NO_SLICE, Ps};
+use crate::analysis::stats::group_name;
+use crate::model::{Capture, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
 
 /// Which slices a tree merges.
@@ -133,9 +134,37 @@ fn open_at(c: &Capture, t: u32, lo: u32, a: Ps) -> Vec<u32> {
     out
 }
 
+/// Names that merge into one node: every `ProfilerStep#N` is the node of the first one seen
+/// (shown as `ProfilerStep*`, [`FlameTree::name_str`]), so the steps of a run merge like the
+/// frames under them. A table over the capture's string ids, built once per tree.
+pub struct NameMerge(Vec<StrId>);
+
+impl NameMerge {
+    /// The merge table of `c`'s names.
+    pub fn of_capture(c: &Capture) -> NameMerge {
+        let mut first: Option<StrId> = None;
+        let mut v: Vec<StrId> = Vec::with_capacity(c.strings.len());
+        for (id, text) in c.strings.iter() {
+            if group_name(text) != text {
+                v.push(*first.get_or_insert(id));
+            } else {
+                v.push(id);
+            }
+        }
+        NameMerge(v)
+    }
+
+    /// The node name of a slice named `id`.
+    #[inline]
+    pub fn of(&self, id: StrId) -> StrId {
+        self.0.get(id.index()).copied().unwrap_or(id)
+    }
+}
+
 /// The merged tree of `scope`, with device time from `links` (see [`super::gpu`]).
 pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTree {
     let s = &c.slices;
+    let merge = NameMerge::of_capture(c);
     let mut b = TreeBuilder::new();
     let mut node_of = NodeOf {
         lo: 0,
@@ -174,7 +203,7 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
                 node_of.get(p)
             };
             let pn = pn.unwrap_or(ROOT);
-            let n = b.child(pn, s.name[i]);
+            let n = b.child(pn, merge.of(s.name[i]));
             node_of.set(id, n);
             b.add(n, d, d, Some(id));
             if pn != ROOT {
@@ -200,7 +229,7 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
                         }
                         let mut n = ROOT;
                         for &k in path.iter().rev() {
-                            n = b.child(n, s.name[k as usize]);
+                            n = b.child(n, merge.of(s.name[k as usize]));
                         }
                         n
                     }
@@ -218,6 +247,7 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
 
 fn add_unlinked(c: &Capture, scope: &Scope, l: &DeviceLinks, b: &mut TreeBuilder) {
     let s = &c.slices;
+    let merge = NameMerge::of_capture(c);
     let mut root = None;
     for &act in &l.unlinked {
         let ai = act as usize;
@@ -229,7 +259,7 @@ fn add_unlinked(c: &Capture, scope: &Scope, l: &DeviceLinks, b: &mut TreeBuilder
             continue;
         }
         let r = *root.get_or_insert_with(|| b.child(ROOT, UNLINKED));
-        let n = b.child(r, s.name[ai]);
+        let n = b.child(r, merge.of(s.name[ai]));
         b.add_device(n, d);
         b.add_instance(n, act);
         b.count_device(false);
@@ -240,6 +270,7 @@ fn add_unlinked(c: &Capture, scope: &Scope, l: &DeviceLinks, b: &mut TreeBuilder
 /// durations; self time is what the included children do not cover.
 pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) -> FlameTree {
     let s = &c.slices;
+    let merge = NameMerge::of_capture(c);
     let mut set: Vec<u32> = Vec::with_capacity(ids.len() * 2);
     for &id in ids {
         let mut k = id;
@@ -256,7 +287,7 @@ pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) ->
         let i = id as usize;
         let p = s.parent[i];
         let pn = node_of.get(&p).copied().unwrap_or(ROOT);
-        let n = b.child(pn, s.name[i]);
+        let n = b.child(pn, merge.of(s.name[i]));
         node_of.insert(id, n);
         let d = s.dur[i];
         b.add(n, d, d, Some(id));

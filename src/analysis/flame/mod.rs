@@ -12,6 +12,7 @@
 //! See docs/flame.md.
 
 pub mod build;
+pub mod diff;
 pub mod folded;
 pub mod gpu;
 pub mod sandwich;
@@ -19,6 +20,7 @@ pub mod torch;
 pub mod tree;
 
 pub use build::{Scope, build, build_ancestors};
+pub use diff::TreeDiff;
 pub use folded::{Folded, TimeUnit, fold};
 pub use gpu::DeviceLinks;
 pub use sandwich::{Sandwich, sandwich};

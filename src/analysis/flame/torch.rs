@@ -6,9 +6,17 @@
 //!   (`_populate_cpu_children`), then `_remove_dup_nodes` (a child named like its parent, when it
 //!   is the parent's only child, is removed and its children move up; `ProfilerStep#N` compares
 //!   as `ProfilerStep*`).
-//! - Stack of an op: its enclosing `python_function` events, innermost first, without the frames
+//! - Every function event writes a line, `python_function` events included: with
+//!   `experimental_config(verbose=True)` (which `with_stack` stacks need) torch's event list holds
+//!   them too, and their self time is what they spent outside their children.
+//! - Stack of an event: its `python_function` ancestors in torch's C++ event tree
+//!   (`build_tree` in torch/csrc/profiler/collection.cpp), innermost first, without the frames
 //!   `_filter_stack_entry` drops; written root first, each frame with ` `, `;`, tab and newline
-//!   replaced by `_`.
+//!   replaced by `_`. That tree is not the containment tree: an event's parent is the innermost
+//!   event still open when it starts (an event closes when its end is before the new start, and
+//!   closing it closes everything opened inside it), so a `record_function` annotation that
+//!   starts inside `_record_function_enter_new` and outlives it keeps those frames.
+//!   Self time and `_remove_dup_nodes` use the containment tree, as torch's Python side does.
 //! - Backward: an op at or below a backward function (an event with a `Fwd thread id` that is
 //!   not `autograd::engine::evaluate_function: …`; torch's `scope == BACKWARD_FUNCTION`) takes
 //!   the stack of the first forward event with the same sequence number on the forward thread
@@ -72,7 +80,10 @@ enum Kind {
 struct Ev {
     id: u32,
     kind: Kind,
+    /// Containment parent (torch's `_populate_cpu_children`), an index into the track's events.
     parent: u32,
+    /// Parent in torch's C++ event tree (see the module docs), for stacks.
+    stack_parent: u32,
     removed: bool,
 }
 
@@ -143,20 +154,25 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 id,
                 kind,
                 parent,
+                stack_parent: NO_SLICE,
                 removed: false,
             });
         }
+        replay_parents(c, &mut evs);
         if !evs.is_empty() {
             remove_dup_nodes(c, &mut evs);
             per_track.push((t as u32, evs));
         }
     }
     // Backward-function events and forward stacks keyed by (sequence number, track).
+    // torch's `scope == BACKWARD_FUNCTION` is not in the JSON: autograd nodes are the events
+    // with a forward thread (the engine's `evaluate_function` wrappers aside) and the nodes
+    // without a forward op (`torch::autograd::AccumulateGrad`, `CopySlices`, …).
     let is_bwd_fn = |id: u32| {
-        arg_i64(c, id, keys.fwd).is_some_and(|f| f > 0)
-            && !c
-                .slice_name(id)
-                .starts_with("autograd::engine::evaluate_function")
+        let name = c.slice_name(id);
+        name.starts_with("torch::autograd::")
+            || (arg_i64(c, id, keys.fwd).is_some_and(|f| f > 0)
+                && !name.starts_with("autograd::engine::evaluate_function"))
     };
     // The enclosing backward function of event `k` (itself when it is one), from its parent's.
     let backward_root = |evs: &[Ev], bw: &[u32], k: usize| -> u32 {
@@ -206,9 +222,6 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 continue;
             }
             bw[k] = backward_root(evs, &bw, k);
-            if e.kind != Kind::Op {
-                continue;
-            }
             let v: Ps = match metric {
                 TorchMetric::SelfCpu => s.dur[e.id as usize] - child_dur[k],
                 TorchMetric::SelfDevice => own_device(c, evs, k, &keys, &dev_by_ext),
@@ -223,10 +236,14 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
             } else {
                 let p = evs[bw[k] as usize].id;
                 let seq = arg_i64(c, p, keys.seq).unwrap_or(-1);
-                let ft = arg_i64(c, p, keys.fwd)
-                    .and_then(|f| fwd_track.get(&f).copied())
-                    .unwrap_or(*t);
-                fwd_stacks.get(&(seq, ft)).cloned().unwrap_or_default()
+                // A node without a forward thread (`fwd_thread` 0) finds no forward stack.
+                match arg_i64(c, p, keys.fwd).filter(|&f| f > 0) {
+                    Some(f) => {
+                        let ft = fwd_track.get(&f).copied().unwrap_or(*t);
+                        fwd_stacks.get(&(seq, ft)).cloned().unwrap_or_default()
+                    }
+                    None => String::new(),
+                }
             };
             if st.is_empty() {
                 continue;
@@ -269,19 +286,42 @@ fn effective_parent(evs: &[Ev], mut p: u32) -> Option<u32> {
     None
 }
 
-/// torch's folded stack of event `k`: enclosing python frames root first, filtered, sanitized.
+/// Sets `stack_parent` by replaying the track's events in start order as torch's `build_tree`
+/// does: before an event is entered, the outermost open event that ended before it closes, with
+/// everything opened inside it; the new event's parent is the innermost one left open; an event
+/// of zero duration is never open.
+fn replay_parents(c: &Capture, evs: &mut [Ev]) {
+    let s = &c.slices;
+    let mut open: Vec<u32> = Vec::new();
+    for k in 0..evs.len() {
+        let i = evs[k].id as usize;
+        let (start, end) = (s.start[i], s.end(i));
+        if let Some(at) = open
+            .iter()
+            .position(|&j| s.end(evs[j as usize].id as usize) < start)
+        {
+            open.truncate(at);
+        }
+        evs[k].stack_parent = open.last().copied().unwrap_or(NO_SLICE);
+        if end > start {
+            open.push(k as u32);
+        }
+    }
+}
+
+/// torch's folded stack of event `k`: its python ancestors in the replayed tree, root first,
+/// filtered, sanitized.
 fn python_stack(c: &Capture, evs: &[Ev], k: usize, frames: &mut Vec<StrId>, out: &mut String) {
     frames.clear();
-    let mut p = effective_parent(evs, evs[k].parent);
-    while let Some(j) = p {
-        let e = &evs[j as usize];
+    let mut p = evs[k].stack_parent;
+    while let Some(e) = evs.get(p as usize) {
         if e.kind == Kind::Py {
             let n = c.slices.name[e.id as usize];
             if keep_frame(c.strings.get(n)) {
                 frames.push(n);
             }
         }
-        p = effective_parent(evs, e.parent);
+        p = e.stack_parent;
     }
     out.clear();
     for (i, &n) in frames.iter().rev().enumerate() {

@@ -107,11 +107,12 @@ impl FlameTree {
         self.name.get(n as usize).copied().unwrap_or_default()
     }
 
-    /// Name text of a node, read from the capture's strings.
+    /// Name text of a node, read from the capture's strings (merged step annotations read
+    /// `ProfilerStep*`, as in torch's tables).
     pub fn name_str<'a>(&self, n: u32, strings: &'a Interner) -> &'a str {
         match self.name(n) {
             UNLINKED => UNLINKED_TEXT,
-            s => strings.get(s),
+            s => crate::analysis::stats::group_name(strings.get(s)),
         }
     }
 

@@ -9,11 +9,13 @@ use super::collectives::{Instance, match_instances};
 use super::straggler::{ArrivalStats, arrivals, hta_stragglers};
 use super::summary::RankSummary;
 use crate::model::Ps;
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 /// Groups summaries into runs: indices into `all`, each run sorted by rank, and each run's
-/// name and assigned rank numbers (same order).
-pub fn group_runs(all: &[RankSummary]) -> Vec<(String, Vec<(i64, usize)>)> {
+/// name and assigned rank numbers (same order). `all` holds summaries or shared ones (`Arc`).
+pub fn group_runs<S: Borrow<RankSummary>>(all: &[S]) -> Vec<(String, Vec<(i64, usize)>)> {
+    let all: Vec<&RankSummary> = all.iter().map(Borrow::borrow).collect();
     let mut by_key: BTreeMap<(String, Option<i64>), Vec<usize>> = BTreeMap::new();
     for (i, r) in all.iter().enumerate() {
         if r.error.is_some() {
@@ -118,13 +120,14 @@ fn ps_to_ns(ps: Ps) -> f64 {
 }
 
 /// Analyzes one run (`members` from [`group_runs`]) with `candidates` HTA candidates.
-pub fn analyze_run(
-    all: &[RankSummary],
+pub fn analyze_run<S: Borrow<RankSummary>>(
+    all: &[S],
     run: &str,
     members: &[(i64, usize)],
     candidates: usize,
 ) -> RunReport {
-    let refs: Vec<&RankSummary> = members.iter().map(|&(_, i)| &all[i]).collect();
+    let all: Vec<&RankSummary> = all.iter().map(Borrow::borrow).collect();
+    let refs: Vec<&RankSummary> = members.iter().map(|&(_, i)| all[i]).collect();
     let numbers: Vec<i64> = members.iter().map(|m| m.0).collect();
     let (instances, offsets) = match_instances(&refs);
     let offs: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();

@@ -46,6 +46,25 @@ const TIMELINE_HINTS_NARROW: &[Hint] = &[
     h(&[A::Help], "help"),
 ];
 
+/// Hints of the run overview.
+const OVERVIEW_HINTS: &[Hint] = &[
+    h(&[A::Down, A::Up], "rank"),
+    h(&[A::PrevSlice, A::NextSlice], "step"),
+    h(&[A::CycleMetric], "metric"),
+    h(&[A::SortNext], "sort"),
+    h(&[A::Confirm], "open"),
+    h(&[A::Help], "help"),
+];
+
+/// Hints of the aligned multi-rank timeline.
+const ALIGNED_HINTS: &[Hint] = &[
+    h(&[A::ZoomIn, A::ZoomOut], "zoom"),
+    h(&[A::PanLeft, A::PanRight], "pan"),
+    h(&[A::PrevStep, A::NextStep], "step"),
+    h(&[A::CycleMetric], "align"),
+    h(&[A::Confirm], "open"),
+];
+
 /// The hints of `view` (`narrow` below 100 columns) and the separator between them; `None`
 /// for views without a status line of their own.
 pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'static str)> {
@@ -53,6 +72,8 @@ pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'stat
         ViewKind::Picker => Some((PICKER_HINTS, "  ")),
         ViewKind::Timeline if narrow => Some((TIMELINE_HINTS_NARROW, " ")),
         ViewKind::Timeline => Some((TIMELINE_HINTS, "  ")),
+        ViewKind::Overview => Some((OVERVIEW_HINTS, if narrow { " " } else { "  " })),
+        ViewKind::Aligned => Some((ALIGNED_HINTS, " ")),
         _ => None,
     }
 }

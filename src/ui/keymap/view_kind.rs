@@ -18,6 +18,12 @@ pub enum ViewKind {
     Table,
     /// The flame graph (merged call tree).
     Flame,
+    /// The selection's full details.
+    Details,
+    /// The run overview (rank × step heatmap, rank table).
+    Overview,
+    /// The aligned multi-rank timeline.
+    Aligned,
 }
 
 impl ViewKind {
@@ -30,6 +36,9 @@ impl ViewKind {
         ViewKind::Search,
         ViewKind::Table,
         ViewKind::Flame,
+        ViewKind::Details,
+        ViewKind::Overview,
+        ViewKind::Aligned,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -42,6 +51,9 @@ impl ViewKind {
             ViewKind::Search => "search",
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
+            ViewKind::Details => "details",
+            ViewKind::Overview => "overview",
+            ViewKind::Aligned => "aligned",
         }
     }
 

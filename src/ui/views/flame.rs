@@ -5,7 +5,7 @@
 //! of the selected name (callers above, callees below), and the same tree as a sortable table.
 //! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
 
-use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich};
+use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff};
 use crate::model::Interner;
 use crate::ui::colors::{self, ColorMode, Theme};
 use crate::ui::ruler::format_dur;
@@ -248,6 +248,14 @@ pub struct FlameWidget<'a> {
     pub sandwich: Option<&'a Sandwich>,
     /// What the tree covers (`whole capture`, `range +1.2 ms … +3.4 ms`, a file name).
     pub scope: &'a str,
+    /// A diff against a baseline: nodes coloured by signed Δ (slower warm, faster cool).
+    pub diff: Option<&'a TreeDiff>,
+}
+
+/// Signed Δ of a normalised figure, in the metric's unit.
+fn format_delta(v: f64, m: Metric) -> String {
+    let sign = if v < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", format_value(v.abs().round() as i64, m))
 }
 
 impl FlameWidget<'_> {
@@ -310,6 +318,22 @@ impl FlameWidget<'_> {
             h.push_str(" · search: ");
             h.push_str(&text::sanitize(&st.search));
         }
+        if let Some(d) = self.diff {
+            let m = st.metric;
+            h.push_str(&format!(
+                " · diff vs A{}: Δ {} (warm slower, cool faster)",
+                if d.per_step() { " per step" } else { "" },
+                format_delta(d.delta(t, ROOT, m), m)
+            ));
+            if !d.removed.is_empty() {
+                let gone: f64 = d.removed.iter().map(|&k| d.a.width(k, m) as f64).sum();
+                h.push_str(&format!(
+                    " · {} paths gone in B ({})",
+                    d.removed.len(),
+                    format_delta(-gone / d.div_a, m)
+                ));
+            }
+        }
         let hw = usize::from(head.width);
         buf.set_stringn(
             head.x,
@@ -355,7 +379,24 @@ impl FlameWidget<'_> {
         let (t, st) = (self.tree, self.state);
         let n = st.selected;
         let scope = t.width(ROOT, st.metric).max(1) as f64;
-        let line = if n == ROOT {
+        let line = if let Some(d) = self.diff.filter(|_| n != ROOT) {
+            let m = st.metric;
+            let (wa, wb) = (d.a_width(n, m), d.b_width(t, n, m));
+            let pct = if wa > 0.0 {
+                format!(" ({:+.1}%)", (wb - wa) / wa * 100.0)
+            } else {
+                " (new in B)".to_string()
+            };
+            format!(
+                " {} · {} A {} → B {}{} · Δ {}",
+                text::fold(t.name_str(n, self.strings)),
+                m.name(),
+                format_value(wa.round() as i64, m),
+                format_value(wb.round() as i64, m),
+                if d.per_step() { " per step" } else { "" },
+                format_delta(wb - wa, m) + &pct
+            )
+        } else if n == ROOT {
             " (whole scope) · select a node with the arrow keys".to_string()
         } else {
             format!(
@@ -399,19 +440,34 @@ impl FlameWidget<'_> {
             };
             let name = t.name_str(b.node, self.strings);
             let slot = colors::name_slot(name);
-            let body = self.decorate(t, b.node, colors::body_style(theme, slot), same);
+            // A diff colours by signed change instead of by name.
+            let change = self
+                .diff
+                .filter(|_| same)
+                .map(|d| d.change(t, b.node, self.state.metric));
+            let (body_style, edge_style, label_style) = match change {
+                Some(c) => colors::delta_styles(theme, c),
+                None => (
+                    colors::body_style(theme, slot),
+                    colors::edge_style(theme, slot),
+                    colors::label_style(theme, slot),
+                ),
+            };
+            // Without colours the fill says it: ▓ slower, ░ faster (beyond 2 %).
+            let fill = match change {
+                Some(c) if theme.mode == ColorMode::None && c > 0.02 => "▓",
+                Some(c) if theme.mode == ColorMode::None && c < -0.02 => "░",
+                _ => "█",
+            };
+            let body = self.decorate(t, b.node, body_style, same);
             for k in 0..b.w {
                 let last = b.w >= 2 && k + 1 == b.w;
                 if let Some(c) = buf.cell_mut((area.x + b.x + k, y)) {
                     if last {
-                        c.set_symbol("▌").set_style(self.decorate(
-                            t,
-                            b.node,
-                            colors::edge_style(theme, slot),
-                            same,
-                        ));
+                        c.set_symbol("▌")
+                            .set_style(self.decorate(t, b.node, edge_style, same));
                     } else {
-                        c.set_symbol("█").set_style(body);
+                        c.set_symbol(fill).set_style(body);
                     }
                 }
             }
@@ -428,7 +484,7 @@ impl FlameWidget<'_> {
                     (b.x, len)
                 };
                 let shown = text::fit_keep_number(&shown_name, room);
-                let style = self.decorate(t, b.node, colors::label_style(theme, slot), same);
+                let style = self.decorate(t, b.node, label_style, same);
                 buf.set_stringn(area.x + x, y, &*shown, room, style);
             }
         }

@@ -1,6 +1,7 @@
 //! The flame view (`F` on the timeline): the merged call tree of the shown capture's scope — the
-//! marked range when one is marked, else the whole capture — with device time attributed to the
-//! launching stack. It owns its tree and the widget state of [`super::flame`] (cursor, zoom,
+//! marked range when one is marked, else the whole capture; `c` cycles through the step, process
+//! and track at the cursor and the hits' ancestors — with device time attributed to the
+//! launching stack. A folded-stacks file opens straight into it. It owns its tree and the widget state of [`super::flame`] (cursor, zoom,
 //! metric, sandwich / table) and draws from `&State` plus that. `Enter` makes the selected node's
 //! instances the hit list and returns to the timeline at the first, so `n` / `N` walk them.
 
@@ -8,12 +9,18 @@ use super::View;
 use super::flame::{FlameMode, FlameState, FlameWidget};
 use super::help::help_for;
 use super::table::scope;
-use crate::analysis::flame::{DeviceLinks, FlameTree, ROOT, Sandwich, Scope, build, sandwich};
+use crate::analysis::diff::steps::find_steps as profiler_steps;
+use crate::analysis::flame::{
+    DeviceLinks, FlameTree, ROOT, Sandwich, Scope, TreeDiff, build, build_ancestors, sandwich,
+};
+use crate::analysis::steps::{StepOptions, StepSource, find as find_steps};
 use crate::index::Cell;
+use crate::model::Capture;
 use crate::ui::action::Action;
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
 use crate::ui::msg::Msg;
+use crate::ui::ruler::format_dur;
 use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
@@ -33,36 +40,198 @@ pub struct FlameView {
     pub sandwich: Option<Sandwich>,
     /// What the tree covers, for the header.
     pub scope: String,
+    /// Which kind of scope that is (`c` moves to the next one that applies).
+    pub scope_kind: ScopeKind,
     /// Typing the search text (`/` until Enter / Esc).
     pub typing: bool,
+    /// The diff against the baseline A when this capture is the B of the last diff opened
+    /// (whole-capture scope only).
+    pub diff: Option<TreeDiff>,
+}
+
+/// The kinds of scope the view cycles through, in `c` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// Every slice of the capture.
+    Whole,
+    /// The marked range.
+    Range,
+    /// The step at the cursor time.
+    Step,
+    /// The process of the cursor row.
+    Process,
+    /// The track of the cursor row.
+    Track,
+    /// The hits and their ancestors.
+    Hits,
+}
+
+impl ScopeKind {
+    const ORDER: [ScopeKind; 6] = [
+        ScopeKind::Whole,
+        ScopeKind::Range,
+        ScopeKind::Step,
+        ScopeKind::Process,
+        ScopeKind::Track,
+        ScopeKind::Hits,
+    ];
+}
+
+/// A scope resolved against the state: what to build and its header label.
+enum Resolved {
+    Scope(Scope, String),
+    Hits(Vec<u32>, String),
+}
+
+/// `kind` for the shown capture and the state's mark, cursor and hits (`None`: it does not
+/// apply now, e.g. no mark, no steps, a cursor on no track, no hits).
+fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
+    let row = st.rows.list.get(st.rows.cursor).copied();
+    let track_name = |t: u32| crate::ui::text::sanitize(&c.track_name(t)).into_owned();
+    match kind {
+        ScopeKind::Whole => Some(Resolved::Scope(Scope::all(), "whole capture".into())),
+        ScopeKind::Range => {
+            let (r, label) = scope(st);
+            let (a, b) = r?;
+            Some(Resolved::Scope(Scope::range(a, b), label))
+        }
+        ScopeKind::Step => {
+            let steps = find_steps(c, &StepOptions::default());
+            if steps.source == StepSource::Whole {
+                return None;
+            }
+            let s = steps.steps.get(steps.at(st.cursor_time())?)?;
+            Some(Resolved::Scope(
+                Scope::range(s.start, s.end),
+                format!("step {} ({})", s.number, format_dur(s.dur())),
+            ))
+        }
+        ScopeKind::Process => {
+            let p = match row? {
+                crate::ui::rows::Row::Process(p) => p,
+                r => c.tracks.get(r.track()? as usize)?.process,
+            };
+            let name = crate::ui::text::sanitize(&c.process_title(p)).into_owned();
+            Some(Resolved::Scope(
+                Scope::process(c, p),
+                format!("process {name}"),
+            ))
+        }
+        ScopeKind::Track => {
+            let t = row?.track()?;
+            Some(Resolved::Scope(
+                Scope::tracks(vec![t]),
+                format!("track {}", track_name(t)),
+            ))
+        }
+        ScopeKind::Hits => {
+            let h = st.hits.as_ref().filter(|h| !h.ids.is_empty())?;
+            Some(Resolved::Hits(
+                h.ids.clone(),
+                format!("{} hits of {} and their callers", h.ids.len(), h.label),
+            ))
+        }
+    }
+}
+
+/// The diff of `tree` (B's whole-capture tree) against the baseline A of the last diff opened,
+/// when `capture` is its B and A is loaded.
+fn diff_against_baseline(st: &State, capture: CaptureId, tree: &FlameTree) -> Option<TreeDiff> {
+    let (pa, pb) = st.diff.active.as_ref()?;
+    let e = &st.entries;
+    let b = st.capture(capture)?;
+    if b.cap.source.path != *pb {
+        return None;
+    }
+    let a = e
+        .position(pa)
+        .and_then(|i| e.id_of(i))
+        .and_then(|id| st.capture(id))?;
+    let links = DeviceLinks::of(&a.cap);
+    let at = build(&a.cap, &Scope::all(), (!links.is_empty()).then_some(&links));
+    let steps = (profiler_steps(&a.cap).len(), profiler_steps(&b.cap).len());
+    Some(TreeDiff::new(
+        at,
+        &a.cap.strings,
+        tree,
+        &b.cap.strings,
+        steps,
+    ))
+}
+
+/// The tree of a resolved scope.
+fn build_resolved(c: &Capture, r: Resolved) -> (FlameTree, String) {
+    let links = DeviceLinks::of(c);
+    let links = (!links.is_empty()).then_some(&links);
+    match r {
+        Resolved::Scope(sc, label) => (build(c, &sc, links), label),
+        Resolved::Hits(ids, label) => (build_ancestors(c, &ids, links), label),
+    }
 }
 
 impl FlameView {
-    /// The flame view of the shown capture's scope (`None` when nothing is loaded).
+    /// The flame view of the shown capture's scope (`None` when nothing is loaded): the marked
+    /// range when there is one, else the whole capture.
     pub fn open(st: &State) -> Option<FlameView> {
         let capture = st.shown()?;
         let l = st.capture(capture)?;
-        let (range, label) = scope(st);
-        let sc = match range {
-            Some((a, b)) => Scope::range(a, b),
-            None => Scope::all(),
+        let kind = if resolve(ScopeKind::Range, &l.cap, st).is_some() {
+            ScopeKind::Range
+        } else {
+            ScopeKind::Whole
         };
-        let links = DeviceLinks::of(&l.cap);
-        let tree = build(&l.cap, &sc, (!links.is_empty()).then_some(&links));
+        let r = resolve(kind, &l.cap, st)?;
+        let (tree, label) = build_resolved(&l.cap, r);
         let mut state = FlameState {
             theme: Some(st.theme),
             ..FlameState::default()
         };
         // Start on the widest root child, so Enter / zoom act at once.
         state.selected = state.widest_child(&tree, ROOT).unwrap_or(ROOT);
+        let diff = (kind == ScopeKind::Whole)
+            .then(|| diff_against_baseline(st, capture, &tree))
+            .flatten();
         Some(FlameView {
             capture,
             tree,
             state,
             sandwich: None,
             scope: label,
+            scope_kind: kind,
             typing: false,
+            diff,
         })
+    }
+
+    /// `c`: the next scope kind after the current one that applies now; the tree is rebuilt and
+    /// zoom and cursor start over (metric and mode stay).
+    fn next_scope(&mut self, st: &State) -> Vec<Msg> {
+        let Some(l) = st.capture(self.capture) else {
+            return Vec::new();
+        };
+        let at = ScopeKind::ORDER
+            .iter()
+            .position(|&k| k == self.scope_kind)
+            .unwrap_or(0);
+        let n = ScopeKind::ORDER.len();
+        let next = (1..=n)
+            .map(|i| ScopeKind::ORDER[(at + i) % n])
+            .find_map(|k| resolve(k, &l.cap, st).map(|r| (k, r)));
+        let Some((kind, r)) = next else {
+            return Vec::new();
+        };
+        let (tree, label) = build_resolved(&l.cap, r);
+        self.diff = (kind == ScopeKind::Whole)
+            .then(|| diff_against_baseline(st, self.capture, &tree))
+            .flatten();
+        self.tree = tree;
+        self.scope = label;
+        self.scope_kind = kind;
+        self.state.focus = ROOT;
+        self.state.scroll = 0;
+        self.state.selected = self.state.widest_child(&self.tree, ROOT).unwrap_or(ROOT);
+        self.refresh(st);
+        Vec::new()
     }
 
     /// Table rows that fit on screen.
@@ -129,8 +298,15 @@ impl FlameView {
             format!("flame “{name}”"),
             self.tree.instances(n).to_vec(),
         );
+        // A folded-stacks capture opens in this view (no timeline below): the timeline of its
+        // laid-out stacks goes on top instead, and Esc there comes back here.
+        let back = if l.cap.format == Some(crate::model::Format::Folded) {
+            Msg::ShowTimeline
+        } else {
+            Msg::Pop
+        };
         match hits.ids.first() {
-            Some(&first) => vec![Msg::Pop, Msg::SetHits(hits), Msg::JumpTo(first)],
+            Some(&first) => vec![back, Msg::SetHits(hits), Msg::JumpTo(first)],
             None => vec![Msg::Notice(format!("{name}: no timed instance"))],
         }
     }
@@ -179,6 +355,7 @@ impl View for FlameView {
                 self.state.scroll = 0;
             }
             Some(Action::CycleMetric) => self.state.cycle_metric(),
+            Some(Action::CycleScope) => return self.next_scope(st),
             Some(Action::Search) => {
                 self.typing = true;
                 self.state.search.clear();
@@ -215,6 +392,7 @@ impl View for FlameView {
             state: &self.state,
             sandwich: self.sandwich.as_ref(),
             scope: &self.scope,
+            diff: self.diff.as_ref(),
         }
         .draw(buf, area);
     }

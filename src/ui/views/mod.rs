@@ -4,6 +4,10 @@
 //! itself from `&self` and `&State` — drawing never mutates. See `docs/architecture.md`
 //! ("Adding a view") for the smallest example, [`help::HelpView`].
 
+pub mod aligned;
+pub mod capture_form;
+pub mod details_view;
+pub mod diff_table;
 pub mod flame;
 pub mod flame_view;
 pub mod full_details;
@@ -12,6 +16,7 @@ pub mod heatmap;
 pub mod help;
 pub mod memory;
 pub mod overview;
+pub mod overview_view;
 pub mod picker;
 pub mod rank;
 pub mod search;

@@ -172,7 +172,12 @@ impl Overview {
             .iter()
             .position(|&m| m == self.metric)
             .unwrap_or(0);
-        self.metric = Metric::ALL[(k + 1) % Metric::ALL.len()];
+        self.set_metric(ranks, Metric::ALL[(k + 1) % Metric::ALL.len()]);
+    }
+
+    /// Shows `metric` (recomputes the heatmap data).
+    pub fn set_metric(&mut self, ranks: &[&RankSummary], metric: Metric) {
+        self.metric = metric;
         self.data = data_of(
             ranks,
             &self.data.rows,

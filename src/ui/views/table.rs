@@ -106,6 +106,8 @@ pub struct TableView {
     pub title: String,
     /// A line under the title (totals, notes).
     pub note: String,
+    /// What the figures mean, wrapped over up to 3 lines above the column heads (empty: none).
+    pub legend: String,
     /// Columns.
     pub columns: Vec<Column>,
     /// Rows, in computation order.
@@ -138,6 +140,7 @@ impl TableView {
             kind,
             title,
             note: String::new(),
+            legend: String::new(),
             columns,
             rows,
             order,
@@ -510,6 +513,21 @@ impl View for TableView {
                 _ => c.name.to_string(),
             })
             .collect();
+        // The legend (wrapped), then the column heads.
+        let mut legend = if self.legend.is_empty() {
+            Vec::new()
+        } else {
+            super::full_details::wrap(&text::sanitize(&self.legend), iw)
+        };
+        legend.truncate(3.min(inner.height.saturating_sub(3) as usize));
+        for (k, l) in legend.iter().enumerate() {
+            buf.set_stringn(inner.x, inner.y + 1 + k as u16, l, iw, Style::default());
+        }
+        let inner = Rect {
+            y: inner.y + legend.len() as u16,
+            height: inner.height.saturating_sub(legend.len() as u16),
+            ..inner
+        };
         put_row(buf, inner.y + 1, &heads, bold);
         let body = inner.height.saturating_sub(2) as usize;
         let top = self.selected.saturating_sub(body.saturating_sub(1));

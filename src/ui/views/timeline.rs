@@ -4,10 +4,12 @@
 //! them to `App::update` as [`Msg::Nav`].
 
 use super::View;
+use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
 use super::memory::memory_view;
+use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
 use super::stats::stats_view;
@@ -56,6 +58,14 @@ impl View for TimelineView {
             Some(Action::Search) if st.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
+            Some(Action::OpenDetails) => match DetailsView::open(st) {
+                Some(v) => vec![Msg::Push(Box::new(v))],
+                None => vec![Msg::Notice("select a slice first (h/l or Enter)".into())],
+            },
+            Some(Action::OpenOverview) => match OverviewView::open(st) {
+                Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
+                None => Vec::new(),
+            },
             Some(Action::OpenFlame) => FlameView::open(st)
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()
@@ -100,7 +110,7 @@ impl View for TimelineView {
                     buf,
                     ar.ruler,
                     (st.vp.t0, st.vp.t1),
-                    l.cap.time_zero(),
+                    st.time_zero(l),
                     &st.mark,
                 );
                 gutter::draw(st, l, buf, ar.gutter);
@@ -162,8 +172,8 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
         .map_or(String::new(), |s| format!(" · span {s}"));
     // Times are shown relative to the first event; when the file gives an absolute origin, the
     // wall-clock time of that zero.
-    let started = cap
-        .zero_epoch_ns()
+    let started = st
+        .zero_epoch_ns(l)
         .filter(|&ns| ns > 0)
         .map_or(String::new(), |ns| {
             format!(" · 0 = {} UTC", super::picker::format_clock(ns))
@@ -202,7 +212,7 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let right = format!(
         "{} @ {}  ?",
         format_dur(st.vp.width()),
-        format_time_res(st.vp.t0 - cap.time_zero(), st.vp.width() / 100)
+        format_time_res(st.vp.t0 - st.time_zero(l), st.vp.width() / 100)
     );
     let w = area.width as usize;
     let rw = text::width(&right);

@@ -1,0 +1,198 @@
+//! The diff table (`b` on a capture in the picker marks it as the baseline A, `d` on another
+//! opens this for it as B): one row per name with counts, totals and self time of A and B, Δ and
+//! Δ %, and a status (added, removed, slower, faster, same under the noise threshold), from
+//! [`crate::analysis::diff`] — the numbers of `tracetui diff`. Sorted by |Δ total|; every
+//! column sorts, `/` filters, `Enter` makes the name's occurrences in B the hits on B's timeline.
+//! The note above the table is the headline: step time A vs B and the names that explain most
+//! of the difference.
+
+use super::table::{Column, Key, Row, TableView, Target};
+use crate::analysis::diff::{Diff, DiffOptions, Status, diff};
+use crate::model::{Capture, Ps};
+use crate::ui::keymap::ViewKind;
+use crate::ui::ruler::format_dur;
+use crate::ui::text;
+
+/// Signed duration: `+1.20 ms`, `−350 µs`, `0`.
+fn signed(ps: f64) -> String {
+    if ps == 0.0 {
+        return "0".into();
+    }
+    let d = format_dur(ps.abs().round() as Ps);
+    if ps > 0.0 {
+        format!("+{d}")
+    } else {
+        format!("−{d}")
+    }
+}
+
+/// A time cell: blank for a side without events.
+fn time(count: u64, ps: f64) -> String {
+    if count == 0 {
+        "-".into()
+    } else {
+        format_dur(ps.round() as Ps)
+    }
+}
+
+/// The diff table of B (`b`, shown) against the baseline A (`a`); `a_name` / `b_name` label
+/// them in the title; `width` is the terminal's (narrow ones get fewer columns).
+pub fn open(
+    a: &Capture,
+    b: &Capture,
+    a_name: &str,
+    b_name: &str,
+    width: u16,
+) -> Result<TableView, String> {
+    let d = diff(a, b, &DiffOptions::default())?;
+    Ok(table(&d, b, a_name, b_name, width))
+}
+
+/// Columns shown below 120 terminal columns: name, status, counts, total B, Δ total, Δ %.
+const NARROW: [usize; 7] = [0, 1, 2, 3, 5, 6, 7];
+
+/// The table of a computed diff, sorted by |Δ total|; names resolve against B for `Enter`.
+pub fn table(d: &Diff, b: &Capture, a_name: &str, b_name: &str, width: u16) -> TableView {
+    let col = |name, width, right| Column { name, width, right };
+    let mut rows: Vec<Row> = d
+        .rows
+        .iter()
+        .map(|r| {
+            let pct = r
+                .delta_pct
+                .map_or("new".to_string(), |p| format!("{p:+.1}%"));
+            Row {
+                cells: vec![
+                    text::sanitize(&r.name).into_owned(),
+                    r.status.name().to_string(),
+                    r.count_a.to_string(),
+                    r.count_b.to_string(),
+                    time(r.count_a, r.total_a),
+                    time(r.count_b, r.total_b),
+                    signed(r.delta),
+                    if r.status == Status::Removed {
+                        "gone".into()
+                    } else {
+                        pct
+                    },
+                    signed(r.delta_self()),
+                ],
+                keys: vec![
+                    Key::Text(r.name.clone()),
+                    Key::Text(r.status.name().to_string()),
+                    Key::Num(r.count_a as f64),
+                    Key::Num(r.count_b as f64),
+                    Key::Num(r.total_a),
+                    Key::Num(r.total_b),
+                    Key::Num(r.delta.abs()),
+                    Key::Num(r.delta_pct.map_or(f64::INFINITY, f64::abs)),
+                    Key::Num(r.delta_self().abs()),
+                ],
+                // Occurrences exist only on B's side for names B has.
+                target: match b.strings.lookup(&r.name) {
+                    Some(id) if r.count_b > 0 => Target::Name(id),
+                    _ => Target::None,
+                },
+                bar: None,
+            }
+        })
+        .collect();
+    let unit = if d.per_step { " per step" } else { "" };
+    let scope = match (&d.scope, d.per_step) {
+        (Some(s), _) => format!("steps {s}"),
+        (None, true) => format!("all steps ({} vs {})", d.steps_a, d.steps_b),
+        (None, false) => "whole captures".to_string(),
+    };
+    let title = format!(
+        "diff · B {} vs A {} · {scope} · times{unit}",
+        text::fit(&text::sanitize(b_name), 40),
+        text::fit(&text::sanitize(a_name), 40),
+    );
+    let mut columns = vec![
+        col("name", 0, false),
+        col("status", 8, false),
+        col("count A", 8, true),
+        col("count B", 8, true),
+        col("total A", 9, true),
+        col("total B", 9, true),
+        col("Δ total", 10, true),
+        col("Δ %", 8, true),
+        col("Δ self", 10, true),
+    ];
+    if width < 120 {
+        keep_narrow(&mut columns);
+        for r in &mut rows {
+            keep_narrow(&mut r.cells);
+            keep_narrow(&mut r.keys);
+        }
+    }
+    let delta_col = columns.iter().position(|c| c.name == "Δ total");
+    let mut t = TableView::new(ViewKind::Table, title, columns, rows);
+    t.note = headline(d);
+    t.hits_label = "diff".into();
+    // Largest |Δ total| first (the rows' own order; the header says so).
+    t.sort = delta_col.map(|c| (c, false));
+    t.refresh();
+    t
+}
+
+/// Keeps the [`NARROW`] columns of `v`.
+fn keep_narrow<T>(v: &mut Vec<T>) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        NARROW.contains(&(i - 1))
+    });
+}
+
+/// `step A 12.3 ms → B 14.1 ms (+14.6%) · explained 83% by: aten::mm +1.1 ms (61%), …`.
+pub fn headline(d: &Diff) -> String {
+    let (a, b) = (d.step_time_a as f64, d.step_time_b as f64);
+    let what = if d.per_step { "step" } else { "span" };
+    let pct = if a > 0.0 {
+        format!(" ({:+.1}%)", (b - a) / a * 100.0)
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "{what} A {} → B {}{pct}",
+        format_dur(d.step_time_a),
+        format_dur(d.step_time_b)
+    );
+    if !d.contributors.is_empty() {
+        let top: Vec<String> = d
+            .contributors
+            .iter()
+            .take(3)
+            .map(|c| {
+                format!(
+                    "{} {} ({:.0}%)",
+                    text::fit(&text::sanitize(&c.name), 28),
+                    signed(c.delta_self),
+                    c.share_pct
+                )
+            })
+            .collect();
+        s.push_str(&format!(
+            " · {:.0}% explained by {}",
+            d.explained_pct,
+            top.join(", ")
+        ));
+        if d.contributors.len() > 3 {
+            s.push_str(&format!(" +{} more", d.contributors.len() - 3));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_durations() {
+        assert_eq!(signed(0.0), "0");
+        assert!(signed(1.5e9).starts_with('+'));
+        assert!(signed(-2e6).starts_with('−'));
+    }
+}

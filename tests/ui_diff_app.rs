@@ -1,0 +1,169 @@
+//! The diff in the explorer: `b` on a capture in the picker marks the baseline (A), `d` on
+//! another loads both and shows B's timeline under the per-name diff table, whose figures are
+//! `tracetui diff`'s; `Enter` on a row makes the name's occurrences in B the hits.
+//! Snapshots at 80×24 and 160×48 on HTA's trace-diff pair.
+
+use ratatui::crossterm::event::KeyCode;
+use std::path::Path;
+use tracetui::analysis::diff::{DiffOptions, diff};
+use tracetui::ui::app::{App, Screen};
+use tracetui::ui::catalog::CaptureRef;
+use tracetui::ui::colors::ColorMode;
+use tracetui::ui::keymap::ViewKind;
+use tracetui::ui::views::table::TableView;
+
+mod common;
+use common::{code, key, run_cmds, screen};
+
+fn app(files: &[&str], w: u16, h: u16) -> App {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
+    let caps = files
+        .iter()
+        .map(|f| CaptureRef::from_file(&root.join(f), &root))
+        .collect();
+    let (mut app, cmds) = App::new(caps, (w, h), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.screen(), Screen::Picker);
+    app
+}
+
+fn table(app: &App) -> &TableView {
+    app.views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<TableView>())
+        .expect("diff table on top")
+}
+
+/// Marks entry 0 as A, then diffs entry 1 (B) against it.
+fn diff_0_1(a: &mut App) {
+    a.update(key('b'));
+    assert!(
+        a.notice
+            .clone()
+            .unwrap_or_default()
+            .starts_with("baseline A: ")
+    );
+    assert!(screen(a).contains("\nA "), "{}", screen(a));
+    a.update(key('j'));
+    let cmds = a.update(key('d'));
+    run_cmds(a, cmds);
+}
+
+#[test]
+fn b_then_d_shows_the_diff_of_b_against_a() {
+    let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
+    diff_0_1(&mut a);
+    assert_eq!(a.top(), ViewKind::Table);
+    // B is the capture shown under the table.
+    let shown = a.loaded().expect("B loaded").cap.source.path.clone();
+    assert!(shown.ends_with("hand_b.json"), "{shown:?}");
+    let t = table(&a);
+    assert!(t.title.starts_with("diff · B "), "{}", t.title);
+    assert!(t.title.contains("per step"), "{}", t.title);
+    // The same rows, in the same order, as the library's (and so `tracetui diff`'s) answer.
+    let (ca, cb) = {
+        let e = &a.entries;
+        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
+        (cap(0), cap(1))
+    };
+    let d = diff(&ca.cap, &cb.cap, &DiffOptions::default()).unwrap();
+    let names: Vec<&str> = t.rows.iter().map(|r| r.cells[0].as_str()).collect();
+    let want: Vec<&str> = d.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, want);
+    let mm = t.rows.iter().find(|r| r.cells[0] == "aten::mm").unwrap();
+    assert_eq!(mm.cells[1], "slower");
+    assert_eq!((mm.cells[2].as_str(), mm.cells[3].as_str()), ("2", "3"));
+    assert_eq!(mm.cells[7], "+50.0%");
+    let old = t.rows.iter().find(|r| r.cells[0] == "aten::old").unwrap();
+    assert_eq!(old.cells[1], "removed");
+    let s = screen(&a);
+    assert!(s.contains("step A "), "{s}");
+    // Enter on aten::mm: its 3 occurrences in B are the hits, on B's timeline.
+    a.update(key('/'));
+    for c in "aten::mm".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    a.update(code(KeyCode::Enter));
+    assert_eq!(a.top(), ViewKind::Timeline);
+    let hits = a.hits.as_ref().expect("hits");
+    assert_eq!(hits.ids.len(), 3);
+}
+
+#[test]
+fn diff_needs_a_baseline_and_another_capture() {
+    let mut a = app(&["hand_a.json", "hand_b.json"], 100, 30);
+    let cmds = a.update(key('d'));
+    assert!(cmds.is_empty());
+    assert!(
+        a.notice
+            .clone()
+            .unwrap_or_default()
+            .starts_with("mark the baseline first (b)"),
+        "{:?}",
+        a.notice
+    );
+    a.update(key('b'));
+    let cmds = a.update(key('d'));
+    assert!(cmds.is_empty());
+    assert!(
+        a.notice
+            .clone()
+            .unwrap_or_default()
+            .starts_with("that is the baseline")
+    );
+    // b again unmarks.
+    a.update(key('b'));
+    assert_eq!(a.notice.as_deref(), Some("diff baseline cleared"));
+}
+
+#[test]
+fn hta_pair_snapshots() {
+    let re = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = app(&["hta_control.json.gz", "hta_test.json.gz"], w, h);
+        diff_0_1(&mut a);
+        assert_eq!(a.top(), ViewKind::Table);
+        let text = screen(&a);
+        insta::assert_snapshot!(
+            format!("hta_diff_{w}x{h}"),
+            re.replace_all(&text, "[mtime]")
+        );
+    }
+}
+
+#[test]
+fn the_flame_view_of_b_is_coloured_by_its_delta_against_a() {
+    use tracetui::analysis::flame::{Metric, ROOT};
+    use tracetui::ui::views::flame_view::FlameView;
+    let mut a = app(&["hand_a.json", "hand_b.json"], 160, 30);
+    diff_0_1(&mut a);
+    a.update(code(KeyCode::Esc));
+    assert_eq!(a.top(), ViewKind::Timeline);
+    a.update(key('F'));
+    let v = a
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<FlameView>())
+        .expect("flame view");
+    let d = v.diff.as_ref().expect("diff against A");
+    assert!(d.per_step());
+    let cap = &a.loaded().unwrap().cap;
+    // The steps merge into one `ProfilerStep*` node in each tree, matched across captures.
+    let step = v.tree.children(ROOT)[0];
+    assert_eq!(v.tree.name_str(step, &cap.strings), "ProfilerStep*");
+    let mm = v
+        .tree
+        .children(step)
+        .iter()
+        .copied()
+        .find(|&n| v.tree.name_str(n, &cap.strings) == "aten::mm")
+        .expect("aten::mm under the steps");
+    // Per step: B 3 × 30 µs / 3 = 30 µs, A 2 × 20 µs / 2 = 20 µs.
+    assert_eq!(d.delta(&v.tree, mm, Metric::Total), 10e6);
+    // `aten::old` and `kernel_v1` are gone in B.
+    assert_eq!(d.removed.len(), 2);
+    let s = screen(&a);
+    assert!(s.contains("diff vs A per step"), "{s}");
+    assert!(s.contains("2 paths gone in B"), "{s}");
+}
