@@ -118,6 +118,11 @@ pub enum Action {
     OpenOverview,
     /// Run overview: open the aligned multi-rank timeline.
     OpenAligned,
+    /// Memory rows: move the window and cursor to the allocated peak (the next device's on
+    /// repeat).
+    JumpPeak,
+    /// Open the memory table: allocations live at the cursor, live at end, largest in a range.
+    OpenMemory,
 }
 
 impl Action {
@@ -180,6 +185,8 @@ impl Action {
         Action::ZoomStep,
         Action::OpenOverview,
         Action::OpenAligned,
+        Action::JumpPeak,
+        Action::OpenMemory,
     ];
 
     /// The name used in the config file.
@@ -242,6 +249,8 @@ impl Action {
             Action::ZoomStep => "zoom_step",
             Action::OpenOverview => "open_overview",
             Action::OpenAligned => "open_aligned",
+            Action::JumpPeak => "jump_peak",
+            Action::OpenMemory => "open_memory",
         }
     }
 

@@ -98,6 +98,15 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
             Row::Derived(i) => dlabels
                 .binary_search_by_key(&i, |(d, _)| *d)
                 .map_or(String::new(), |k| format!(" {} ~", dlabels[k].1)),
+            Row::Memory { track, reserved } => {
+                l.memory()
+                    .and_then(|m| m.track(track))
+                    .map_or(String::new(), |t| {
+                        let what = if reserved { "reserved" } else { "alloc" };
+                        // The device alone: the allocator is in the status line.
+                        format!(" {} {what} ~", text::sanitize(&t.device))
+                    })
+            }
         };
         if i == st.rows.cursor {
             style = style.add_modifier(Modifier::REVERSED);

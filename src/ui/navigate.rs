@@ -395,7 +395,9 @@ impl State {
             | Action::MarkBaseline
             | Action::OpenDiff
             | Action::ToggleSandwich
-            | Action::ToggleTable => {}
+            | Action::ToggleTable
+            | Action::OpenMemory => {}
+            Action::JumpPeak => self.jump_peak(),
         }
     }
 

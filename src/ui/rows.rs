@@ -23,13 +23,20 @@ pub enum Row {
     Derived(u32),
     /// The capture's training steps (`Loaded::steps`), first row when steps were found.
     Steps,
+    /// A memory series (`Loaded::memory`): allocated or reserved bytes of memory track `track`.
+    Memory {
+        /// Memory track (device / allocator).
+        track: u32,
+        /// The reserved series (else allocated).
+        reserved: bool,
+    },
 }
 
 impl Row {
     /// Track of the row, if any.
     pub fn track(self) -> Option<u32> {
         match self {
-            Row::Process(_) | Row::Derived(_) | Row::Steps => None,
+            Row::Process(_) | Row::Derived(_) | Row::Steps | Row::Memory { .. } => None,
             Row::Lane { track, .. } | Row::Counter(track) => Some(track),
         }
     }
@@ -126,7 +133,8 @@ pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
 /// Rows of a capture: the `Steps` row when the capture has steps, then visible processes by
 /// (instant-only last, device activity first, sort index, name), each followed
 /// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
-/// per lane, one per counter.
+/// per lane, one per counter; then the memory rows (allocated, reserved) of each device /
+/// allocator.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     let cap = &l.cap;
     let mut procs: Vec<u32> = (0..cap.processes.len() as u32)
@@ -208,6 +216,23 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
                 rows.push(Row::Lane {
                     track: t,
                     lane: lane as u16,
+                });
+            }
+        }
+    }
+    if let Some(m) = l.memory() {
+        for (i, t) in m.model.tracks.iter().enumerate() {
+            let track = i as u32;
+            rows.push(Row::Memory {
+                track,
+                reserved: false,
+            });
+            // CPU memory in Kineto has `Total Reserved` 0 throughout: no row for it.
+            let reserved = m.tracks.get(i).and_then(|v| v.peak_reserved);
+            if t.has_reserved && reserved.is_some_and(|p| p.1 > 0) {
+                rows.push(Row::Memory {
+                    track,
+                    reserved: true,
                 });
             }
         }

@@ -216,6 +216,18 @@ pub const DEFAULTS: &[Default] = &[
         &["R"],
         "run overview: rank × step heatmap, rank table",
     ),
+    d(
+        V::Timeline,
+        A::JumpPeak,
+        &["^"],
+        "memory: to the allocated peak (again: next device)",
+    ),
+    d(
+        V::Timeline,
+        A::OpenMemory,
+        &["M"],
+        "memory: allocations live at the cursor, at end, in range",
+    ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),
     d(V::Help, A::Back, &["Esc"], "close (any other key too)"),
@@ -255,7 +267,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Table,
         A::GroupNext,
         &["v"],
-        "statistics: group by name / category / hlo_op / tf_op",
+        "statistics: group by name / category / …; memory: scope",
     ),
     d(
         V::Table,
@@ -267,7 +279,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Table,
         A::FilterTrack,
         &["T"],
-        "statistics: only the cursor's / next track (then all)",
+        "statistics: only the cursor's / next track; memory: device",
     ),
     d(
         V::Table,

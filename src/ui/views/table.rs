@@ -84,6 +84,12 @@ pub trait Source: std::fmt::Debug + Send {
     fn slices_of(&self, _row: &Row, _st: &State) -> Option<(String, Vec<u32>)> {
         None
     }
+
+    /// For a row without its own target: what `Enter` does instead of making hits (the memory
+    /// table shows a call stack); `None` to fall back to [`Source::slices_of`].
+    fn confirm(&self, _row: &Row, _st: &State) -> Option<Vec<Msg>> {
+        None
+    }
 }
 
 /// The table view.
@@ -248,6 +254,9 @@ impl TableView {
         };
         match &row.target {
             Target::None => {
+                if let Some(msgs) = self.source.as_ref().and_then(|s| s.confirm(row, st)) {
+                    return msgs;
+                }
                 let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, st))
                 else {
                     return Vec::new();

@@ -8,6 +8,7 @@ use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
+use super::memory::memory_view;
 use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
@@ -69,6 +70,10 @@ impl View for TimelineView {
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()
                 .collect(),
+            Some(Action::OpenMemory) => vec![match memory_view(st) {
+                Ok(t) => Msg::Push(Box::new(t)),
+                Err(why) => Msg::Notice(why),
+            }],
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
                     Action::OpenGpu => gpu_view,
@@ -178,17 +183,31 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     } else {
         ""
     };
+    // An allocator snapshot has no events: say what it holds instead.
+    let counts = match l
+        .memory()
+        .filter(|_| cap.format == Some(crate::model::Format::Snapshot))
+    {
+        Some(m) => format!(
+            "allocator snapshot · {} devices · {} allocations",
+            m.model.tracks.len(),
+            count(m.model.tracks.iter().map(|t| t.allocs.len() as u64).sum())
+        ),
+        None => format!(
+            "{} procs · {} tracks · {} events",
+            procs,
+            cap.tracks.len(),
+            count(cap.event_count())
+        ),
+    };
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events{partial}{span}{started}",
+        " tracetui  {} / {} · {counts}{partial}{span}{started}",
         // Long run / file names give way to the counts on narrow terminals.
         text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
         text::fit(
             &text::sanitize(&src.host),
             (area.width as usize / 4).max(12)
         ),
-        procs,
-        cap.tracks.len(),
-        count(cap.event_count()),
     );
     let right = format!(
         "{} @ {}  ?",
