@@ -165,14 +165,22 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
             *d = true;
         }
     }
-    // Processes with device activity lead, so a capture with many host threads (TensorFlow's
-    // thread pools) still shows its GPUs on the first screen; instant-only processes
-    // (Kineto's "Traces" markers) go last; otherwise by sort index, then name.
+    // XPlane captures (XProf's order): processes with device activity lead, so a capture with
+    // many host threads (TensorFlow's thread pools) still shows its GPUs on the first screen.
+    // Trace JSON (Perfetto's order): by the file's `process_sort_index` (Kineto: CPU, then
+    // GPU 0, 1, …), device processes first only among equal indexes. Instant-only processes
+    // (Kineto's "Traces" markers) go last; then by name.
+    let device_first = matches!(
+        cap.format,
+        Some(crate::model::Format::XPlane | crate::model::Format::XProfJson)
+    );
     procs.sort_by_cached_key(|&p| {
+        let dev = !device_active[p as usize];
         (
             !substantial[p as usize],
-            !device_active[p as usize],
+            device_first && dev,
             cap.processes[p as usize].sort_index,
+            dev,
             cap.process_name(p),
             p,
         )
