@@ -49,8 +49,11 @@ fn overview_of_a_four_rank_run_and_enter_opens_the_step() {
     let d = tempfile::tempdir().expect("tempdir");
     write_run(d.path(), 4);
     let mut app = app_on(d.path(), (80, 24), "node_100");
-    // Only the open rank is loaded; the overview summarizes the other three from their files.
+    // Only the open rank is loaded, and summarized right after its load; the overview
+    // summarizes the other three from their files.
     assert_eq!(app.entries.loaded_count(), 1);
+    let open = app.shown().expect("shown");
+    assert!(app.summaries.ready(open).is_some());
     press(&mut app, 'R');
     assert_eq!(app.top(), ViewKind::Overview);
     let ov = overview(&app);
@@ -122,6 +125,8 @@ fn overview_at_160x48_with_the_table_sorted() {
     press(&mut app, 'S');
     let o = overview(&app).overview.as_ref().expect("built");
     assert_eq!(o.sort.0, 5);
+    // The cursor starts on the open capture's rank.
+    assert_eq!(o.cursor.0, 1);
     insta::assert_snapshot!("overview_160x48", screen(&app));
     // Esc closes it.
     let cmds = app.update(code(KeyCode::Esc));
