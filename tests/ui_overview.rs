@@ -224,7 +224,24 @@ fn aligned_ranks_show_the_late_rank() {
         .expect("aligned view on top");
     assert_eq!((v.rows.len(), v.step, v.align), (4, 3, Align::Collectives));
     // Each rank's busiest device track is its GEMM stream.
-    assert!(v.rows.iter().all(|r| r.track.name.starts_with("stream 7")));
+    assert!(
+        v.rows
+            .iter()
+            .all(|r| r.tracks.tracks[0].name.starts_with("stream 7"))
+    );
+    // The second busiest: the all-reduce stream (Tab), and back.
+    let cmds = app.update(code(KeyCode::Tab));
+    run_cmds(&mut app, cmds);
+    let v = app
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<AlignedView>())
+        .expect("aligned view on top");
+    assert_eq!(v.pick, 1);
+    assert!(v.track(0).is_some_and(|t| t.name.starts_with("stream 9")));
+    assert!(screen(&app).contains("aligned ranks · 2nd busiest device track"));
+    let cmds = app.update(code(KeyCode::BackTab));
+    run_cmds(&mut app, cmds);
     // Busy columns of each rank in step 3: rank 2's GEMM runs 80 µs longer.
     let s = screen(&app);
     let busy = |rank: usize| {

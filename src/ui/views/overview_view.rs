@@ -206,7 +206,7 @@ impl OverviewView {
                     straggler: ov.stragglers.get(k).copied().unwrap_or(false),
                     offset_ns: ov.offsets_ns.get(k).copied().unwrap_or(0),
                     summary: s.clone(),
-                    track: st.summaries.track(*id)?.clone(),
+                    tracks: st.summaries.track(*id)?.clone(),
                 })
             })
             .collect();
