@@ -117,41 +117,78 @@ pub fn fit_middle(s: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// Cuts each of `labels` (rows shown together, e.g. the threads of a process) to `max`
-/// columns keeping what tells them apart: a prefix they all share is shortened first (its
-/// first columns kept), then the rest loses its middle ([`fit_middle`]).
+/// columns keeping what tells them apart: the prefix a label shares with its closest
+/// neighbour is shortened first (its
+/// first columns kept, and the last few characters of a number or word it cuts through given
+/// back to the rest, so `#1|23` shows `…123`); a rest still too wide keeps its head, where the
+/// labels start to differ. A label with nothing shared loses its middle ([`fit_middle`]).
 pub fn fit_apart(labels: &[&str], max: usize) -> Vec<String> {
-    let common = match labels {
-        [] | [_] => 0,
-        [first, rest @ ..] => {
-            let mut n = first.len();
-            for l in rest {
-                n = first
-                    .char_indices()
-                    .zip(l.char_indices())
-                    .take_while(|((_, a), (_, b))| a == b)
-                    .last()
-                    .map_or(0, |((i, c), _)| i + c.len_utf8())
-                    .min(n);
-            }
-            n
-        }
+    // What label i shares with its closest neighbour (the longest common prefix with any other
+    // label: one of its neighbours in sorted order) is what does not tell it apart.
+    let lcp = |a: &str, b: &str| {
+        a.char_indices()
+            .zip(b.chars())
+            .take_while(|((_, x), y)| x == y)
+            .last()
+            .map_or(0, |((i, c), _)| i + c.len_utf8())
     };
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_unstable_by_key(|&i| labels[i]);
+    let mut shared = vec![0usize; labels.len()];
+    for w in order.windows(2) {
+        let n = lcp(labels[w[0]], labels[w[1]]);
+        shared[w[0]] = shared[w[0]].max(n);
+        shared[w[1]] = shared[w[1]].max(n);
+    }
     labels
         .iter()
-        .map(|&l| {
+        .zip(shared)
+        .map(|(&l, common)| {
             if width(l) <= max {
                 return l.to_string();
             }
-            let (pre, rest) = l.split_at(common.min(l.len()));
+            // Identical to a neighbour: nothing tells them apart, keep both ends.
+            if common >= l.len() {
+                return fit_middle(l, max).into_owned();
+            }
+            let mut cut = common.min(l.len());
+            while !l.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            // Give back up to 4 characters of a word or number the shared prefix cuts through,
+            // while the rest still fits beside `…` and a few columns of the prefix (wide
+            // characters given back must not push the distinguishing end out).
+            let first_diff = cut;
+            let diff_w = l[first_diff..].chars().next().map_or(0, char_width);
+            for _ in 0..4 {
+                match l[..cut].chars().next_back() {
+                    Some(c) if c.is_alphanumeric() => {
+                        let at = cut - c.len_utf8();
+                        // Prefix head, `…`, what is given back, the first differing character
+                        // and a closing `…` must fit.
+                        let need =
+                            4.min(width(&l[..at])) + 1 + width(&l[at..first_diff]) + diff_w + 1;
+                        if need > max {
+                            break;
+                        }
+                        cut = at;
+                    }
+                    _ => break,
+                }
+            }
+            let (pre, rest) = l.split_at(cut);
+            if pre.is_empty() {
+                return fit_middle(l, max).into_owned();
+            }
             // Room for the distinguishing rest first; the shared prefix gets what is left (at
             // least 4 columns of it, so the label still says what it is).
             let room = max.saturating_sub(width(rest) + 1).max(4.min(width(pre)));
-            let short = if pre.is_empty() || width(pre) <= room {
+            let short = if width(pre) <= room {
                 l.to_string()
             } else {
                 format!("{}…{rest}", head(pre, room))
             };
-            fit_middle(&short, max).into_owned()
+            fit(&short, max).into_owned()
         })
         .collect()
 }

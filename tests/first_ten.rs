@@ -122,3 +122,53 @@ fn rank_explains_itself() {
     assert!(text.contains("QD: GPU queue depth at its start"), "{text}");
     assert!(text.contains("START is from the capture's zero"), "{text}");
 }
+
+/// Every `*_ns` field (and `*_ns` arrays) in `v`, with where it is.
+fn ns_fields(v: &serde_json::Value, at: &str, out: &mut Vec<(String, serde_json::Value)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let here = format!("{at}.{k}");
+                if k.ends_with("_ns") {
+                    out.push((here.clone(), x.clone()));
+                }
+                ns_fields(x, &here, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                ns_fields(x, &format!("{at}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_ns_field_of_every_json_output_is_an_integer() {
+    const GPU: &str = "tests/fixtures/ui/alexnet.pt.trace.json.gz";
+    let runs: [&[&str]; 8] = [
+        &["summary", GPU, "--json"],
+        &["stats", GPU, "--json"],
+        &["search", GPU, "relu", "--json"],
+        &["rank", GPU, "--json"],
+        &["gpu", GPU, "--json"],
+        &["steps", KINETO, "--json"],
+        &["steps", GPU, "--json"],
+        &["memory", KINETO, "--json"],
+    ];
+    for args in runs {
+        let v: serde_json::Value = serde_json::from_str(&run(args)).unwrap();
+        let mut fields = Vec::new();
+        ns_fields(&v, "", &mut fields);
+        assert!(!fields.is_empty(), "{args:?}: no ns field");
+        for (at, x) in fields {
+            let ok = match &x {
+                serde_json::Value::Null => true,
+                serde_json::Value::Array(a) => a.iter().all(|e| e.is_i64()),
+                other => other.is_i64(),
+            };
+            assert!(ok, "{args:?}: {at} = {x} is not integer ns");
+        }
+    }
+}

@@ -25,6 +25,23 @@ fn pick(app: &mut App, i: usize) {
     assert_eq!(app.picker_cursor(), i);
 }
 
+/// Moves the row cursor with the keys (`g`, then `j`) to the first lane of the demo's CPU
+/// thread (device processes lead, so it is not the top row) and returns its row.
+fn to_cpu_thread(app: &mut App) -> usize {
+    app.update(key('g'));
+    let l = app.loaded().unwrap().clone();
+    let row = app
+        .rows
+        .iter()
+        .position(|r| matches!(r, Row::Lane { track, lane: 0 } if l.cap.tracks[*track as usize].kind == tracetui::model::TrackKind::Thread))
+        .expect("a CPU thread lane");
+    for _ in 0..row {
+        app.update(key('j'));
+    }
+    assert_eq!(app.rows.cursor, row);
+    row
+}
+
 fn demo_app(w: u16, h: u16) -> App {
     let cap = CaptureRef {
         source: tracetui::model::SourceInfo {
@@ -109,7 +126,7 @@ fn zoom_pan_and_fit() {
 fn select_navigate_parent_and_partner() {
     let mut app = demo_app(120, 40);
     // Cursor to the first lane of the CPU thread, select, walk down to an op.
-    app.update(key('j'));
+    to_cpu_thread(&mut app);
     assert!(matches!(
         app.rows[app.rows.cursor],
         Row::Lane { lane: 0, .. }
@@ -211,19 +228,14 @@ fn help_lists_every_key_and_q_quits() {
 fn demo_snapshots() {
     let mut app = demo_app(80, 24);
     snap("demo_80x24_start", &app);
-    for m in [
-        key('j'),
-        code(KeyCode::Enter),
-        key('j'),
-        key('j'),
-        key('w'),
-        key('w'),
-    ] {
+    to_cpu_thread(&mut app);
+    for m in [code(KeyCode::Enter), key('j'), key('j'), key('w'), key('w')] {
         app.update(m);
     }
     snap("demo_80x24_selected", &app);
     let mut app = demo_app(160, 48);
-    for m in [key('j'), key('j'), key('j'), code(KeyCode::Enter), key('f')] {
+    to_cpu_thread(&mut app);
+    for m in [key('j'), key('j'), code(KeyCode::Enter), key('f')] {
         app.update(m);
     }
     snap("demo_160x48_fit_op", &app);
@@ -232,8 +244,9 @@ fn demo_snapshots() {
     snap("demo_160x48_help", &app);
 }
 
-/// A copy of `assets/sample` with fixed file times (the JAX run newer than the PyTorch run), so the
-/// picker's newest-first order does not depend on when the repository was checked out.
+/// A copy of `assets/sample` with fixed file times (the JAX run newer than the PyTorch run). The
+/// picker orders by when each capture was taken, from the traces themselves (PyTorch 01:39,
+/// JAX 01:25 on 2026-11-22), so the PyTorch run comes first whatever the file times.
 fn sample_dir() -> tempfile::TempDir {
     fn copy(from: &std::path::Path, to: &std::path::Path, t: std::time::SystemTime) {
         std::fs::create_dir_all(to).unwrap();
@@ -279,7 +292,12 @@ fn sample_captures_open_through_the_loader() {
     let cmds = app.update(code(KeyCode::Enter));
     run_cmds(&mut app, cmds);
     app.state_mut().size = (160, 48);
-    for m in [key('j'), code(KeyCode::Enter), key('j')] {
+    // The cursor starts on the first lane with slices (issue 22 §3): the thread's lane 0.
+    assert!(matches!(
+        app.rows[app.rows.cursor],
+        Row::Lane { lane: 0, .. }
+    ));
+    for m in [code(KeyCode::Enter), key('j')] {
         app.update(m);
     }
     snap("sample_160x48_second", &app);
@@ -338,14 +356,15 @@ fn mouse_wheel_zooms_at_the_pointer_and_click_selects() {
         before
     );
     app.update(key('0'));
-    // Click the first lane of the CPU thread (row 2 of the body, under the Steps row and the
-    // process), left quarter.
+    // Click the first lane of the CPU thread, left quarter.
+    let row = to_cpu_thread(&mut app);
+    app.update(key('g'));
     app.update(ev(
         MouseEventKind::Down(MouseButton::Left),
         col,
-        lanes.y + 2,
+        lanes.y + row as u16,
     ));
-    assert_eq!(app.rows.cursor, 2);
+    assert_eq!(app.rows.cursor, row);
     let sel = app.selected.expect("click selects");
     let l = app.loaded().unwrap().clone();
     assert!(l.cap.slice_name(sel).starts_with("ProfilerStep#"));
@@ -528,8 +547,13 @@ fn at_80x24_the_details_of_a_selection_take_three_lines_without_overlap() {
     let before = app.areas();
     assert_eq!(before.details.height, 1);
     // Walk to the last visible lane, then select: the cursor row must stay visible.
+    app.update(key('g'));
     for _ in 0..before.lanes.height - 1 {
         app.update(key('j'));
+    }
+    // (the last rows may be counters: back to the last lane)
+    while !matches!(app.rows[app.rows.cursor], Row::Lane { .. }) {
+        app.update(key('k'));
     }
     app.update(code(KeyCode::Enter));
     assert!(app.selected.is_some());
@@ -618,7 +642,7 @@ fn alexnet_launch_and_kernel_jump_both_ways_and_show_the_partner() {
     assert!(d1.contains("dur") && d1.contains(ktrack.trim()), "{s1}");
     assert!(s1.contains("full name: void at::native"), "{s1}");
     assert!(
-        s1.contains("· GPU 0 · python3.10"),
+        s1.contains("· GPU 0 (python3.10)"),
         "process with its label:\n{s1}"
     );
     app.update(key('p'));
@@ -664,19 +688,16 @@ fn streams_are_ordered_by_id_and_gpu_processes_lead_with_their_label() {
             "Stream #135(MemcpyH2D)"
         ]
     );
-    assert_eq!(
-        tracetui::ui::gutter::process_label("python3.10", "GPU 0"),
-        "GPU 0 · python3.10"
-    );
-    assert_eq!(tracetui::ui::gutter::process_label("x", ""), "x");
+    // The gutter titles processes as the CLI does (issue 20 §5): label first, name after.
+    assert_eq!(l.cap.process_title(p), "GPU 0 (/device:GPU:0)");
 }
 
 #[test]
 fn alexnet_header_and_gutter_read_right_at_80x24() {
     let app = open_file("tests/fixtures/ui/alexnet.pt.trace.json.gz", 80, 24);
     let s = screen(&app);
-    assert!(s.contains("▾ GPU 0 · pyth"), "{s}");
-    assert!(s.contains("▾ CPU · python"), "{s}");
+    assert!(s.contains("▾ GPU 0 (pyth"), "{s}");
+    assert!(s.contains("▾ CPU (python"), "{s}");
     // A long file name gives way to the counts in the header.
     let n = app
         .rows

@@ -5,12 +5,10 @@ use super::text::{self, Align, clean};
 use crate::analysis::gpu::{self, GpuOptions, GpuReport};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
-use crate::model::{Capture, Ps};
+use crate::model::Capture;
 use serde::Serialize;
 
-fn ns(ps: Ps) -> f64 {
-    ps as f64 / 1000.0
-}
+use super::stats::ns;
 
 /// One stream of `gpu --json` (`captures[].gpu[]`; shape documented in docs/cli.md).
 #[derive(Serialize, Clone, Debug)]
@@ -20,31 +18,31 @@ pub struct StreamJson {
     /// Stream number (Kineto tid / `args.stream`, XPlane `Stream #N`).
     pub stream: i64,
     /// Σ |∪ activities|, ns.
-    pub busy_ns: f64,
+    pub busy_ns: i64,
     /// |∪ compute kernels|, ns.
-    pub compute_ns: f64,
+    pub compute_ns: i64,
     /// Communication not overlapped by compute, ns.
-    pub communication_ns: f64,
+    pub communication_ns: i64,
     /// Memory copies/sets not overlapped by compute or communication, ns.
-    pub memory_ns: f64,
+    pub memory_ns: i64,
     /// Remaining busy time, ns.
-    pub other_ns: f64,
+    pub other_ns: i64,
     /// First start to last end minus busy, ns.
-    pub idle_ns: f64,
+    pub idle_ns: i64,
     /// Idle breakdown (HTA rules): the host had not launched the next activity yet, ns.
-    pub host_wait_ns: f64,
+    pub host_wait_ns: i64,
     /// Gaps below the threshold, ns.
-    pub kernel_wait_ns: f64,
+    pub kernel_wait_ns: i64,
     /// Other gaps, ns.
-    pub idle_other_ns: f64,
+    pub idle_other_ns: i64,
     /// Largest queue length (launched, not started).
     pub queue_len_max: Option<i64>,
     /// Mean queue length over change points (HTA's describe()).
     pub queue_len_mean: Option<f64>,
     /// Median launch delay, ns.
-    pub launch_delay_p50_ns: Option<f64>,
+    pub launch_delay_p50_ns: Option<i64>,
     /// 99th percentile launch delay, ns.
-    pub launch_delay_p99_ns: Option<f64>,
+    pub launch_delay_p99_ns: Option<i64>,
     /// Device display name.
     pub device_name: String,
     /// Stream display name.
@@ -54,11 +52,11 @@ pub struct StreamJson {
     /// Activities without a host launch (no correlation partner).
     pub unlinked: u64,
     /// First start and last end, ns from the capture origin.
-    pub window_ns: [f64; 2],
+    pub window_ns: [i64; 2],
     /// Activities whose launch is in HTA's launch-statistics set.
     pub launched: u64,
     /// Mean CPU runtime of those launches, ns.
-    pub launch_cpu_mean_ns: Option<f64>,
+    pub launch_cpu_mean_ns: Option<i64>,
     /// Short kernels (runtime ≤ cut-off and kernel shorter than its launch).
     pub short_kernels: u64,
     /// Launches whose runtime exceeds the cut-off.
@@ -68,7 +66,7 @@ pub struct StreamJson {
     /// Time-weighted mean queue length.
     pub queue_len_time_mean: Option<f64>,
     /// Time with a full queue (≥ `--queue-full`), ns.
-    pub queue_blocked_ns: f64,
+    pub queue_blocked_ns: i64,
     /// That time over the capture span.
     pub queue_blocked_ratio: f64,
 }
@@ -83,23 +81,23 @@ pub struct DeviceJson {
     /// Streams with activities.
     pub streams: u64,
     /// First start to last end over all streams (HTA `kernel_time`), ns.
-    pub kernel_time_ns: f64,
+    pub kernel_time_ns: i64,
     /// |∪ all activities|, ns.
-    pub busy_ns: f64,
+    pub busy_ns: i64,
     /// |∪ compute|, ns.
-    pub compute_ns: f64,
+    pub compute_ns: i64,
     /// Busy minus compute (HTA `non_compute_time`), ns.
-    pub non_compute_ns: f64,
+    pub non_compute_ns: i64,
     /// Communication not overlapped by compute, ns.
-    pub communication_ns: f64,
+    pub communication_ns: i64,
     /// Memory not overlapped by compute or communication, ns.
-    pub memory_ns: f64,
+    pub memory_ns: i64,
     /// Remaining busy time, ns.
-    pub other_ns: f64,
+    pub other_ns: i64,
     /// kernel_time − busy, ns.
-    pub idle_ns: f64,
+    pub idle_ns: i64,
     /// |∪ communication|, ns.
-    pub communication_total_ns: f64,
+    pub communication_total_ns: i64,
     /// |∪ compute ∩ ∪ communication| / |∪ communication| (null without communication).
     pub comm_overlap: Option<f64>,
 }
@@ -128,8 +126,9 @@ pub struct CaptureGpu {
     pub hta_window_dropped: u64,
 }
 
-fn opt_ns(v: Option<f64>) -> Option<f64> {
-    v.map(|p| p / 1000.0)
+/// Integer ns of a ps figure that is a mean or percentile (rounded to nearest).
+fn opt_ns(v: Option<f64>) -> Option<i64> {
+    v.map(|p| (p / 1000.0).round() as i64)
 }
 
 /// Converts a report to the JSON shape.
@@ -233,9 +232,9 @@ pub fn capture_gpu(
     }
 }
 
-fn pct(part: f64, whole: f64) -> String {
-    if whole > 0.0 {
-        format!("{:.1}%", 100.0 * part / whole)
+fn pct(part: i64, whole: i64) -> String {
+    if whole > 0 {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
     } else {
         "-".into()
     }
@@ -251,8 +250,8 @@ pub fn render_text(s: &CaptureGpu) -> String {
         o.push_str("   no GPU activity (no GPU stream with kernels, copies or sets)\n");
         return o;
     }
-    let d = |v: f64| text::dur(v * 1000.0);
-    let od = |v: Option<f64>| v.map_or("-".into(), d);
+    let d = |v: i64| text::dur(v as f64 * 1000.0);
+    let od = |v: Option<i64>| v.map_or("-".into(), d);
     let rows: Vec<Vec<String>> = s
         .gpu
         .iter()

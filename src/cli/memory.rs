@@ -40,7 +40,7 @@ pub struct OpJson {
 #[derive(Serialize, Clone, Debug)]
 pub struct OomJson {
     /// Time from the first event, ns.
-    pub time_ns: f64,
+    pub time_ns: i64,
     /// Bytes requested.
     pub bytes: i64,
     /// Free device memory the allocator saw, when known.
@@ -59,9 +59,9 @@ pub struct AllocJson {
     /// Address.
     pub addr: u64,
     /// Allocation time from the first event, ns.
-    pub start_ns: f64,
+    pub start_ns: i64,
     /// Release time from the first event, ns (null: never freed).
-    pub end_ns: Option<f64>,
+    pub end_ns: Option<i64>,
     /// Innermost op enclosing it on its thread (null: none).
     pub op: Option<String>,
     /// Call stack, innermost frame first (with `--stacks`).
@@ -73,7 +73,7 @@ pub struct AllocJson {
 #[derive(Serialize, Clone, Debug)]
 pub struct LiveJson {
     /// The time asked, from the first event, ns.
-    pub time_ns: f64,
+    pub time_ns: i64,
     /// Live allocations.
     pub count: usize,
     /// Their bytes.
@@ -96,11 +96,11 @@ pub struct TrackJson {
     /// Most allocated bytes.
     pub peak_allocated: i64,
     /// When first reached, ns from the first event.
-    pub peak_allocated_ns: f64,
+    pub peak_allocated_ns: i64,
     /// Most reserved bytes (null when the source does not record them).
     pub peak_reserved: Option<i64>,
     /// When first reached.
-    pub peak_reserved_ns: Option<f64>,
+    pub peak_reserved_ns: Option<i64>,
     /// Allocation events.
     pub allocs: u64,
     /// Free events.
@@ -158,9 +158,7 @@ pub struct CaptureMemory {
     pub notes: Vec<String>,
 }
 
-fn ns(ps: Ps) -> f64 {
-    ps as f64 / 1000.0
-}
+use super::stats::ns;
 
 /// Per-track figures; `name_of(track, alloc)` names an allocation's op, `stack_of` its frames.
 pub fn tracks_json(
@@ -332,7 +330,7 @@ pub fn render_text(s: &CaptureMemory) -> String {
             "   no memory events (record with profile_memory=True, or a host tracer level ≥ 2)\n",
         );
     }
-    let d = |ns: f64| text::dur(ns * 1000.0);
+    let d = |ns: i64| text::dur(ns as f64 * 1000.0);
     for t in &s.tracks {
         let label = if t.allocator.is_empty() {
             clean(&t.device).into_owned()

@@ -23,11 +23,11 @@ pub struct RankJson {
     /// Number of steps.
     pub steps: usize,
     /// Mean step time, ns.
-    pub step_mean_ns: Option<f64>,
+    pub step_mean_ns: Option<i64>,
     /// Median step time, ns.
-    pub step_p50_ns: Option<f64>,
+    pub step_p50_ns: Option<i64>,
     /// Longest step, ns.
-    pub step_max_ns: Option<f64>,
+    pub step_max_ns: Option<i64>,
     /// HTA's comm/comp overlap, whole capture: |∪ comp ∩ ∪ comm| / |∪ comm| (0–1).
     pub comm_comp_overlap: Option<f64>,
     /// HTA's straggler score: steps in which the rank was a candidate.
@@ -124,9 +124,9 @@ pub fn to_json(all: &[RankSummary], r: &RunReport) -> RunJson {
                     host: s.host.clone(),
                     path: s.path.clone(),
                     steps: k.steps,
-                    step_mean_ns: k.step_mean_ns,
-                    step_p50_ns: k.step_p50_ns,
-                    step_max_ns: k.step_max_ns,
+                    step_mean_ns: k.step_mean_ns.map(|v| v.round() as i64),
+                    step_p50_ns: k.step_p50_ns.map(|v| v.round() as i64),
+                    step_max_ns: k.step_max_ns.map(|v| v.round() as i64),
                     comm_comp_overlap: s.comm_comp_overlap,
                     straggler_score: k.straggler_score,
                     clock_offset_ns: k.clock_offset_ns,
@@ -168,8 +168,8 @@ pub fn runs(all: &[RankSummary], candidates: usize) -> Vec<RunJson> {
         .collect()
 }
 
-fn opt_dur(v: Option<f64>) -> String {
-    v.map_or("-".into(), |n| text::dur(n * 1000.0))
+fn opt_dur(v: Option<i64>) -> String {
+    v.map_or("-".into(), |n| text::dur(n as f64 * 1000.0))
 }
 
 /// Renders one run for people: ranks, stragglers and the most skewed collectives.

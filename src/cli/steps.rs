@@ -7,34 +7,32 @@ use crate::analysis::ranks::file_clock0_ns;
 use crate::analysis::steps::{self, DeviceParts, StepOptions, primary_device};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
-use crate::model::{Capture, Ps};
+use crate::model::Capture;
 use serde::Serialize;
 
-fn ns(ps: Ps) -> f64 {
-    ps as f64 / 1000.0
-}
+use super::stats::ns;
 
 /// The parts of one step on one device, ns (flattened into [`DeviceJson`] and [`StepJson`]).
 #[derive(Serialize, Clone, Debug)]
 pub struct PartsJson {
     /// |∪ compute ∩ step|.
-    pub compute_ns: f64,
+    pub compute_ns: i64,
     /// |∪ communication ∩ step|.
-    pub communication_ns: f64,
+    pub communication_ns: i64,
     /// Communication not overlapped by compute.
-    pub exposed_communication_ns: f64,
+    pub exposed_communication_ns: i64,
     /// Memory not overlapped by compute or communication.
-    pub memory_ns: f64,
+    pub memory_ns: i64,
     /// Other busy time.
-    pub other_ns: f64,
+    pub other_ns: i64,
     /// No activity on any stream of the device.
-    pub idle_ns: f64,
+    pub idle_ns: i64,
     /// Idle: the next activity was not launched yet.
-    pub host_wait_ns: f64,
+    pub host_wait_ns: i64,
     /// Idle: gaps below the threshold.
-    pub kernel_wait_ns: f64,
+    pub kernel_wait_ns: i64,
     /// Idle: the rest.
-    pub idle_other_ns: f64,
+    pub idle_other_ns: i64,
 }
 
 impl PartsJson {
@@ -71,12 +69,12 @@ pub struct StepJson {
     /// Start in the file's clock, ns (Kineto: `ts` × 1000).
     pub start_ns: i64,
     /// Wall time, ns.
-    pub dur_ns: f64,
+    pub dur_ns: i64,
     /// The primary device's parts.
     #[serde(flatten)]
     pub parts: PartsJson,
     /// Host time in input (data-loading) annotations, ns.
-    pub input_ns: f64,
+    pub input_ns: i64,
     /// The last step, possibly cut off by the end of recording.
     pub partial: bool,
     /// Every device.
@@ -168,9 +166,9 @@ pub fn capture_steps(
     out
 }
 
-fn pct(part: f64, whole: f64) -> String {
-    if whole > 0.0 {
-        format!("{:.1}%", 100.0 * part / whole)
+fn pct(part: i64, whole: i64) -> String {
+    if whole > 0 {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
     } else {
         "-".into()
     }
@@ -191,8 +189,8 @@ pub fn render_text(s: &CaptureSteps) -> String {
             "   no step annotations found: the whole capture is one step (see --step-regex)\n",
         );
     }
-    let d = |v: f64| text::dur(v * 1000.0);
-    let input = |v: f64| if v > 0.0 { d(v) } else { "-".into() };
+    let d = |v: i64| text::dur(v as f64 * 1000.0);
+    let input = |v: i64| if v > 0 { d(v) } else { "-".into() };
     if s.device.is_none() {
         let rows: Vec<Vec<String>> = s
             .steps

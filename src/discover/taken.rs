@@ -18,10 +18,31 @@ const EPOCH_US_MIN: f64 = 1e15;
 
 /// Wall-clock epoch ns at which `cap` was taken, when its file says; `None` otherwise.
 pub fn capture_time(cap: &CaptureFile) -> Option<i64> {
-    match cap.format {
-        Format::XPlane => session_time(&cap.path),
-        _ => json_time(&cap.path).or_else(|| session_time(&cap.path)),
+    time_of(&cap.path, cap.format)
+}
+
+/// [`capture_time`] of the file at `path` in `format`.
+pub fn time_of(path: &Path, format: Format) -> Option<i64> {
+    match format {
+        Format::XPlane => session_time(path),
+        _ => json_time(path).or_else(|| session_time(path)),
     }
+}
+
+/// The rank of a distributed run's capture (Kineto `distributedInfo.rank`, written near the
+/// top of the file), when its first 8 KiB say; the loaded capture knows it for sure
+/// ([`Capture::rank`](crate::model::Capture::rank)).
+pub fn rank_of(path: &Path, format: Format) -> Option<i64> {
+    if format == Format::XPlane {
+        return None;
+    }
+    let head = super::sniff::head(path).ok()?;
+    let at = find(&head, b"\"distributedInfo\"")?;
+    let info = &head[at..];
+    // Only within the distributedInfo object.
+    let end = info.iter().position(|&b| b == b'}').unwrap_or(info.len());
+    let r = number_after(&info[..end], b"\"rank\"")?;
+    (r.fract() == 0.0 && r >= 0.0).then_some(r as i64)
 }
 
 /// The first event time of a JSON trace (see the module doc).

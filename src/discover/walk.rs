@@ -174,7 +174,7 @@ pub(super) fn discover_file(path: &Path, meta: &Metadata) -> Catalog {
     let run_kind = match format {
         Format::XPlane | Format::XProfJson => RunKind::XProf,
         Format::Kineto => RunKind::PyTorch,
-        Format::Chrome | Format::Folded => RunKind::Other,
+        Format::Chrome | Format::Folded | Format::Snapshot => RunKind::Other,
     };
     let cap = capture(&e, &run_name, host, format, span);
     cat.runs.push(Run {

@@ -24,6 +24,9 @@ pub enum Format {
     Chrome,
     /// Folded stacks (`*.folded`, `*.stacks.txt`: `frame;frame;…;leaf VALUE` per line).
     Folded,
+    /// A torch CUDA allocator snapshot (`*.pickle`, `torch.cuda.memory._dump_snapshot`): no
+    /// events, its memory model only (`formats::snapshot`).
+    Snapshot,
 }
 
 impl Format {
@@ -35,6 +38,7 @@ impl Format {
             Format::XProfJson => "xprof-json",
             Format::Chrome => "chrome-json",
             Format::Folded => "folded",
+            Format::Snapshot => "torch-snapshot",
         }
     }
 }

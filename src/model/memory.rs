@@ -292,6 +292,11 @@ impl LiveIndex {
         LiveIndex { size, max_end }
     }
 
+    /// Heap bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.max_end.capacity() * 8
+    }
+
     /// Ids (ascending) of the allocations live at `t`: started at or before `t`, released after.
     pub fn live_at(&self, a: &Allocations, t: Ps, out: &mut Vec<u32>) {
         out.clear();

@@ -98,6 +98,8 @@ pub enum Action {
     MarkBaseline,
     /// Picker: diff the capture (B) against the baseline.
     OpenDiff,
+    /// Open the selection's full details (every arg, the call stack, the parents).
+    OpenDetails,
     /// Flame view: next metric (wall, self, device time, count).
     CycleMetric,
     /// Flame view: next scope (whole capture, marked range, step, process, track, hits).
@@ -116,6 +118,11 @@ pub enum Action {
     OpenOverview,
     /// Run overview: open the aligned multi-rank timeline.
     OpenAligned,
+    /// Memory rows: move the window and cursor to the allocated peak (the next device's on
+    /// repeat).
+    JumpPeak,
+    /// Open the memory table: allocations live at the cursor, live at end, largest in a range.
+    OpenMemory,
 }
 
 impl Action {
@@ -168,6 +175,7 @@ impl Action {
         Action::OpenCapture,
         Action::MarkBaseline,
         Action::OpenDiff,
+        Action::OpenDetails,
         Action::CycleMetric,
         Action::CycleScope,
         Action::ToggleSandwich,
@@ -177,6 +185,8 @@ impl Action {
         Action::ZoomStep,
         Action::OpenOverview,
         Action::OpenAligned,
+        Action::JumpPeak,
+        Action::OpenMemory,
     ];
 
     /// The name used in the config file.
@@ -229,6 +239,7 @@ impl Action {
             Action::OpenCapture => "open_capture",
             Action::MarkBaseline => "mark_baseline",
             Action::OpenDiff => "open_diff",
+            Action::OpenDetails => "open_details",
             Action::CycleMetric => "cycle_metric",
             Action::CycleScope => "cycle_scope",
             Action::ToggleSandwich => "toggle_sandwich",
@@ -238,6 +249,8 @@ impl Action {
             Action::ZoomStep => "zoom_step",
             Action::OpenOverview => "open_overview",
             Action::OpenAligned => "open_aligned",
+            Action::JumpPeak => "jump_peak",
+            Action::OpenMemory => "open_memory",
         }
     }
 

@@ -43,7 +43,8 @@ impl CaptureRef {
                 host,
                 file_bytes: meta.as_ref().map_or(0, |m| m.len()),
             },
-            format: formats::format_of(path),
+            format: formats::format_of(path)
+                .or_else(|| crate::discover::is_snapshot_file(path).then_some(Format::Snapshot)),
             modified: meta.and_then(|m| m.modified().ok()),
             span: None,
         }
@@ -60,11 +61,25 @@ pub fn scan(path: &Path) -> std::io::Result<Vec<CaptureRef>> {
 pub type Problems = Vec<(PathBuf, String)>;
 
 /// Like [`scan`], plus the entries discovery skipped: (path, why) — unreadable files,
-/// unsupported `.xplane.riegeli` — for the picker to show.
+/// unsupported `.xplane.riegeli` — for the picker to show. Allocator snapshots (`*.pickle`) below
+/// `path` (or `path` itself) are offered after the traces, in the run of their directory.
 pub fn scan_all(path: &Path) -> std::io::Result<(Vec<CaptureRef>, Problems)> {
-    let cat = crate::discover::discover(path)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))?;
-    let caps = cat
+    let snapshots = crate::discover::snapshot_files(path);
+    let mut cat = match crate::discover::discover(path) {
+        Ok(c) => c,
+        Err(_) if !snapshots.is_empty() => crate::discover::Catalog {
+            root: path.to_path_buf(),
+            runs: Vec::new(),
+            problems: Vec::new(),
+        },
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                e.to_string(),
+            ));
+        }
+    };
+    let mut caps: Vec<CaptureRef> = cat
         .captures()
         .map(|c| CaptureRef {
             source: c.source_info(),
@@ -73,7 +88,26 @@ pub fn scan_all(path: &Path) -> std::io::Result<(Vec<CaptureRef>, Problems)> {
             span: c.span,
         })
         .collect();
+    add_snapshots(path, snapshots, &mut caps, &mut cat.problems);
     Ok((caps, cat.problems))
+}
+
+/// Appends the allocator snapshots below `path` (or `path` itself) to `caps`, in the run of
+/// their directory (`snapshots`: [`crate::discover::snapshot_files`] of `path`), and
+/// drops the "not a recognized trace file" problem discovery reports for them.
+pub fn add_snapshots(
+    path: &Path,
+    snapshots: Vec<PathBuf>,
+    caps: &mut Vec<CaptureRef>,
+    problems: &mut Problems,
+) {
+    problems.retain(|(p, _)| !snapshots.contains(p));
+    let root = if path.is_file() {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    caps.extend(snapshots.iter().map(|p| CaptureRef::from_file(p, root)));
 }
 
 /// Loads a capture with the loader its format needs (sniffed JSON with odd names included).
@@ -84,6 +118,7 @@ pub fn load(
     let src = c.source.clone();
     match c.format {
         Some(Format::XPlane) => formats::xplane::load(&c.source.path, src, progress),
+        Some(Format::Snapshot) => formats::snapshot::open(&c.source.path, src).map(|(c, _)| c),
         _ if formats::format_of(&c.source.path).is_some() => {
             formats::load(&c.source.path, src, progress)
         }

@@ -69,9 +69,15 @@ pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
 
 /// The lines describing the selection (most important first).
 pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
+    lines_at(st, l, usize::MAX)
+}
+
+/// [`lines`] for a panel `w` columns wide: the breadcrumb keeps the nearest parents whole and
+/// shortens the far ones to fit one line (the full chain is in the full-details view).
+pub fn lines_at(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
     // Times are shown relative to the capture's first event.
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let mut out = Vec::new();
     if let Mark::Range(a, b, agg) = &st.mark {
@@ -141,13 +147,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
             cap.depth(id),
             format_time_res(s.start[i] - z, res),
             format_time_res(s.end(i) - z, res),
-            text::sanitize(&{
-                let pr = cap.tracks[track as usize].process;
-                super::gutter::process_label(
-                    &cap.process_name(pr),
-                    cap.strings.get(cap.processes[pr as usize].label),
-                )
-            })
+            text::sanitize(&cap.process_title(cap.tracks[track as usize].process))
         ),
         Style::default(),
     ));
@@ -158,7 +158,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
             .map(|&p| text::fold(cap.slice_name(p)).into_owned())
             .collect();
         out.push((
-            format!("{} › {}", names.join(" › "), text::fold(&name)),
+            super::views::full_details::breadcrumb_text(&names, &text::fold(&name), w),
             Style::default(),
         ));
     }
@@ -181,9 +181,25 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
     }
     let mut args = Vec::new();
     let mut long_name = None;
+    let mut stack = None;
     for (k, v) in cap.args.iter(s.args[i], &cap.strings) {
         let key = cap.strings.get(k);
         let val = v.display(&cap.strings);
+        // Kineto's `Call stack` (frames joined by `;`) goes last, one frame after the other.
+        if key == "Call stack" {
+            let frames: Vec<&str> = val
+                .split(';')
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .collect();
+            if !frames.is_empty() {
+                stack = Some(format!(
+                    "call stack: {}",
+                    text::sanitize(&frames.join(" ; "))
+                ));
+            }
+            continue;
+        }
         if key == "long_name"
             && let ArgValue::Str(_) = v
         {
@@ -196,6 +212,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
     if cap.source_changed() {
         args.clear();
         long_name = None;
+        stack = None;
     }
     if !args.is_empty() {
         out.push((args.join("  "), Style::default()));
@@ -229,6 +246,9 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
     if s.corr[i] != 0 && ps.is_empty() {
         out.push((format!("correlation {}", s.corr(i)), Style::default()));
     }
+    if let Some(st) = stack {
+        out.push((st, Style::default()));
+    }
     out
 }
 
@@ -237,7 +257,7 @@ pub fn lines(st: &State, l: &Loaded) -> Vec<(String, Style)> {
 /// the width.
 pub fn compact_lines(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
     let cap = &l.cap;
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let Some(id) = st.selected.filter(|&i| (i as usize) < cap.slices.len()) else {
         return lines(st, l);
     };
@@ -313,7 +333,7 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let mut all = if area.height <= 3 {
         compact_lines(st, l, w.saturating_sub(1))
     } else {
-        lines(st, l)
+        lines_at(st, l, w.saturating_sub(1))
     };
     if st.selected.is_some() && l.cap.source_changed() {
         all.insert(
@@ -328,6 +348,24 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
     // A taller panel wraps long names, args and call stacks over the lines it has.
     if area.height > 3 {
         all = super::views::full_details::wrap_lines(&all, w.saturating_sub(1));
+    }
+    // More than fits: the last line says so and names the key of the full view.
+    let h = area.height as usize;
+    if st.selected.is_some() && all.len() > h && h > 1 {
+        let more = all.len() - (h - 1);
+        all.truncate(h - 1);
+        let key = st
+            .keymap
+            .keys(
+                super::keymap::ViewKind::Timeline,
+                super::action::Action::OpenDetails,
+            )
+            .first()
+            .map_or(String::new(), |k| format!(" — {k}: full details"));
+        all.push((
+            format!("… {more} more lines{key}"),
+            Style::default().add_modifier(Modifier::DIM),
+        ));
     }
     for (dy, (line, style)) in all.into_iter().take(area.height as usize).enumerate() {
         let shown = text::fit(&line, w.saturating_sub(1));

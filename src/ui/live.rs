@@ -82,6 +82,7 @@ impl State {
                     en.capture = capture_ref(c);
                     en.writing = false;
                     en.gone = false;
+                    en.probe();
                 }
                 self.live.newest = Some(c.path.clone());
                 if self.live.open_when_ready.as_deref() == Some(c.path.as_path()) {
@@ -111,6 +112,7 @@ impl State {
                 if let Some(en) = self.entries.get_entry_mut(i) {
                     en.capture = capture_ref(c);
                     en.writing = false;
+                    en.probe();
                 }
                 let (mut cancel, job) = self.entries.reload(i);
                 // Its step summary is of the old file: computed again when next asked for.

@@ -45,6 +45,10 @@ pub struct Loaded {
     /// intervals (from the launch ↔ kernel links), and the queue length of each GPU stream; empty
     /// without GPU kernels, and until computed (on the loader thread after the capture is shown).
     pub derived: DerivedRows,
+    /// The memory rows: allocations, allocated / reserved series and their indexes
+    /// (`[memory]` events, XPlane allocator events, or an allocator snapshot); computed with
+    /// the derived rows, or given with the capture.
+    memory: OnceLock<super::memory::Memory>,
 }
 
 /// The derived rows of a capture, filled once; reads as an empty slice until then.
@@ -159,7 +163,18 @@ impl Loaded {
             self_times: std::sync::Mutex::new(None),
             rank: OnceLock::new(),
             derived: DerivedRows::default(),
+            memory: OnceLock::new(),
         }
+    }
+
+    /// The memory rows, once computed (`None` before: drawing never computes them).
+    pub fn memory(&self) -> Option<&super::memory::Memory> {
+        self.memory.get()
+    }
+
+    /// Sets the memory rows (an allocator snapshot gives them whole); false when already set.
+    pub fn set_memory(&self, m: super::memory::Memory) -> bool {
+        self.memory.set(m).is_ok()
     }
 
     /// Computes the ranking and the derived rows when not done yet: per device the GPU queue
@@ -170,17 +185,12 @@ impl Loaded {
             return &self.derived;
         }
         let cap = &self.cap;
-        let (queues, streams) = rank::par2(
+        let ((queues, streams), ()) = rank::par2(
+            || self.derive_queues(),
             || {
-                if self.rank.get().is_some() {
-                    rank::device_queues(cap, rank::Mode::Default)
-                } else {
-                    let (r, q) = rank::rank_and_queues(cap, rank::Mode::Default);
-                    let _ = self.rank.set(r);
-                    q
-                }
+                self.memory
+                    .get_or_init(|| super::memory::Memory::build(cap));
             },
-            || crate::analysis::gpu::queue_series(cap, &Default::default()),
         );
         let mut rows: Vec<Derived> = queues
             .into_iter()
@@ -221,6 +231,30 @@ impl Loaded {
         &self.derived
     }
 
+    /// The per-device GPU queue depth (sharing one selection with the ranking) and the per
+    /// stream queue lengths, on two threads.
+    #[allow(clippy::type_complexity)]
+    fn derive_queues(
+        &self,
+    ) -> (
+        Vec<rank::DeviceQueue>,
+        Vec<(u32, crate::analysis::gpu::queue::QueueSeries)>,
+    ) {
+        let cap = &self.cap;
+        rank::par2(
+            || {
+                if self.rank.get().is_some() {
+                    rank::device_queues(cap, rank::Mode::Default)
+                } else {
+                    let (r, q) = rank::rank_and_queues(cap, rank::Mode::Default);
+                    let _ = self.rank.set(r);
+                    q
+                }
+            },
+            || crate::analysis::gpu::queue_series(cap, &Default::default()),
+        )
+    }
+
     /// Approximate heap bytes held: the model's columns, the index, the partner tables and
     /// the derived rows (the search engine and ranking, built lazily, are not counted). What
     /// the capture set's memory budget and the picker add up.
@@ -238,6 +272,7 @@ impl Loaded {
             + self.counter_range.capacity() * 16
             + self.steps.steps.capacity() * std::mem::size_of::<crate::analysis::steps::Step>()
             + derived
+            + self.memory().map_or(0, super::memory::Memory::heap_bytes)
     }
 
     /// The optimizable-events ranking (torch's intended semantics), computed on first call.
@@ -363,6 +398,15 @@ pub fn load_sync(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, St
 /// [`load_sync`] without the derived rows.
 fn load_deferred(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, String> {
     let started = Instant::now();
+    if capture.format == Some(crate::model::Format::Snapshot) {
+        // An allocator snapshot: its memory model is the whole capture.
+        let (cap, snap) =
+            crate::formats::snapshot::open(&capture.source.path, capture.source.clone())
+                .map_err(|e| e.to_string())?;
+        let l = Loaded::new_deferred(cap, started);
+        l.set_memory(super::memory::Memory::of(snap.model));
+        return Ok(l);
+    }
     let cap = catalog::load(capture, progress).map_err(|e| {
         if e.is_cancelled() {
             crate::formats::CANCELLED.to_string()
@@ -414,8 +458,10 @@ impl LoadDone {
 
 /// A partial capture of a big JSON file to draw while it loads ([`chrome::preview`]).
 fn preview(capture: &CaptureRef) -> Option<Loaded> {
-    if matches!(capture.format, Some(crate::model::Format::XPlane))
-        || crate::formats::cache::has_current(&capture.source.path)
+    if matches!(
+        capture.format,
+        Some(crate::model::Format::XPlane | crate::model::Format::Snapshot)
+    ) || crate::formats::cache::has_current(&capture.source.path)
     {
         return None;
     }

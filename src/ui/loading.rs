@@ -50,9 +50,37 @@ pub struct Entry {
     pub bytes: u64,
     /// Times its model was loaded (a reopen of a loaded capture does not count).
     pub loads: u32,
+    /// When the capture was taken (wall-clock epoch ns), from the trace itself
+    /// ([`crate::discover::taken`]): the picker's time column and order.
+    pub taken: Option<i64>,
+    /// The rank of a distributed run's capture, when the file's head says.
+    pub rank: Option<i64>,
+    /// The zero of the times shown for this file (ps, the model's clock): the earliest event of
+    /// the first version loaded, kept across reloads of the same file (moved earlier only when
+    /// a new version has events before it, so no time is ever negative).
+    pub zero: Option<crate::model::Ps>,
 }
 
 impl Entry {
+    /// Notes the zero of a loaded version (see [`Entry::zero`]).
+    fn keep_zero(&mut self, l: &Loaded) {
+        let z = l.cap.time_zero();
+        self.zero = Some(self.zero.map_or(z, |k| k.min(z)));
+    }
+
+    /// When the capture was taken (epoch ns), else the file's modification time; `None` when
+    /// neither is known.
+    pub fn when(&self) -> Option<i64> {
+        self.taken.or_else(|| {
+            let d = self
+                .capture
+                .modified?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            i64::try_from(d.as_nanos()).ok()
+        })
+    }
+
     /// True when [`Entry::loaded`] is a partial preview.
     pub fn is_preview(&self) -> bool {
         matches!(self.state, EntryState::Loading(_)) && self.preview.is_some()
@@ -67,8 +95,23 @@ impl Entry {
         }
     }
 
+    /// Reads when the capture was taken and its rank from the file's head (again after the
+    /// file was written).
+    pub fn probe(&mut self) {
+        (self.taken, self.rank) = match self.capture.format {
+            Some(f) => (
+                crate::discover::taken::time_of(&self.capture.source.path, f),
+                crate::discover::taken::rank_of(&self.capture.source.path, f),
+            ),
+            None => (None, None),
+        };
+    }
+
     fn idle(id: CaptureId, capture: CaptureRef, writing: bool) -> Entry {
-        Entry {
+        let mut e = Entry {
+            taken: None,
+            rank: None,
+            zero: None,
             id,
             capture,
             state: EntryState::Idle,
@@ -79,7 +122,9 @@ impl Entry {
             last_used: 0,
             bytes: 0,
             loads: 0,
-        }
+        };
+        e.probe();
+        e
     }
 }
 
@@ -133,15 +178,33 @@ impl std::ops::Deref for Entries {
 }
 
 impl Entries {
-    /// Idle entries for `captures`.
+    /// Idle entries for `captures`, runs ordered by when their newest capture was taken
+    /// (newest first; the file time when the trace does not say), each run's captures kept
+    /// together in their order.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
         let n = captures.len() as u32;
+        let mut list: Vec<Entry> = captures
+            .into_iter()
+            .zip(0..)
+            .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
+            .collect();
+        let mut newest: rustc_hash::FxHashMap<String, i64> = Default::default();
+        for e in &list {
+            let t = e.when().unwrap_or(i64::MIN);
+            let slot = newest.entry(e.capture.source.run.clone()).or_insert(t);
+            *slot = (*slot).max(t);
+        }
+        // Stable: captures of a run keep their order; runs the same age keep theirs.
+        list.sort_by_key(|e| {
+            std::cmp::Reverse(
+                newest
+                    .get(&e.capture.source.run)
+                    .copied()
+                    .unwrap_or(i64::MIN),
+            )
+        });
         Entries {
-            list: captures
-                .into_iter()
-                .zip(0..)
-                .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
-                .collect(),
+            list,
             current: None,
             generation: 0,
             reload: None,
@@ -373,8 +436,9 @@ impl Entries {
             EntryState::Ready(l) => l.heap_bytes() as u64,
             _ => 0,
         };
-        if matches!(state, EntryState::Ready(_)) {
+        if let EntryState::Ready(l) = &state {
             e.loads += 1;
+            e.keep_zero(&l.clone());
         }
         e.state = state;
         self.touch(i);
@@ -388,6 +452,7 @@ impl Entries {
         if let Some(e) = self.list.get_mut(i) {
             e.bytes = l.heap_bytes() as u64;
             e.loads += 1;
+            e.keep_zero(&l);
             e.state = EntryState::Ready(l);
         }
     }

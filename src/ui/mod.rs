@@ -26,6 +26,8 @@ pub mod layout;
 pub mod live;
 pub mod loader;
 pub mod loading;
+pub mod memory;
+mod memory_nav;
 pub mod msg;
 mod navigate;
 pub mod rows;
@@ -75,8 +77,11 @@ pub fn run_live(
     });
     let (watcher, captures, problems, watch_notice) = match watched {
         Ok((w, cat)) => {
-            let caps = cat.captures().map(live::capture_ref).collect();
-            (Some(w), caps, cat.problems, None)
+            let mut caps = cat.captures().map(live::capture_ref).collect();
+            let mut problems = cat.problems;
+            let snapshots = crate::discover::snapshot_files(path);
+            catalog::add_snapshots(path, snapshots, &mut caps, &mut problems);
+            (Some(w), caps, problems, None)
         }
         Err(e) => {
             let (c, p) = catalog::scan_all(path)

@@ -109,14 +109,17 @@ impl State {
         let next = match on_lane {
             Some(id) if forward => l.index.next_on_lane(&l.cap, id),
             Some(id) => l.index.prev_on_lane(&l.cap, id),
-            None => {
-                let c = self.cursor_time();
-                if forward {
-                    l.index.first_at_or_after(&l.cap, track, lane as usize, c)
-                } else {
-                    l.index.last_before(&l.cap, track, lane as usize, c)
-                }
+            // Nothing selected on the lane: `l` takes the first slice at the window's left
+            // edge or after it, `h` the last one before its right edge.
+            None if forward => {
+                let t0 = self.vp.t0;
+                l.index
+                    .slice_at(&l.cap, track, lane as usize, t0)
+                    .or_else(|| l.index.first_at_or_after(&l.cap, track, lane as usize, t0))
             }
+            None => l
+                .index
+                .last_before(&l.cap, track, lane as usize, self.vp.t1),
         };
         match next {
             Some(id) => self.select(id),
@@ -383,6 +386,7 @@ impl State {
             | Action::OpenGpu
             | Action::OpenNewest
             | Action::OpenFlame
+            | Action::OpenDetails
             | Action::OpenOverview
             | Action::OpenAligned
             | Action::CycleMetric
@@ -391,7 +395,9 @@ impl State {
             | Action::MarkBaseline
             | Action::OpenDiff
             | Action::ToggleSandwich
-            | Action::ToggleTable => {}
+            | Action::ToggleTable
+            | Action::OpenMemory => {}
+            Action::JumpPeak => self.jump_peak(),
         }
     }
 

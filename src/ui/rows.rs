@@ -2,7 +2,7 @@
 //! which order, with the row cursor, scroll and folded processes.
 
 use super::loader::Loaded;
-use crate::model::TrackKind;
+use crate::model::{ProcessKind, TrackKind};
 use rustc_hash::FxHashSet;
 
 /// One drawn row of the timeline body.
@@ -23,13 +23,20 @@ pub enum Row {
     Derived(u32),
     /// The capture's training steps (`Loaded::steps`), first row when steps were found.
     Steps,
+    /// A memory series (`Loaded::memory`): allocated or reserved bytes of memory track `track`.
+    Memory {
+        /// Memory track (device / allocator).
+        track: u32,
+        /// The reserved series (else allocated).
+        reserved: bool,
+    },
 }
 
 impl Row {
     /// Track of the row, if any.
     pub fn track(self) -> Option<u32> {
         match self {
-            Row::Process(_) | Row::Derived(_) | Row::Steps => None,
+            Row::Process(_) | Row::Derived(_) | Row::Steps | Row::Memory { .. } => None,
             Row::Lane { track, .. } | Row::Counter(track) => Some(track),
         }
     }
@@ -79,6 +86,23 @@ impl Rows {
         }
     }
 
+    /// The first lane row whose track has slices (where the cursor starts), else the first row.
+    pub fn first_busy_lane(&self, l: &Loaded) -> usize {
+        self.list
+            .iter()
+            .position(|r| match *r {
+                Row::Lane { track, lane } => {
+                    l.index.lane_count(track) > lane as usize
+                        && l.cap
+                            .tracks
+                            .get(track as usize)
+                            .is_some_and(|t| t.slices.1 > t.slices.0)
+                }
+                _ => false,
+            })
+            .unwrap_or(0)
+    }
+
     /// Row index of (track, lane).
     pub fn position_of_lane(&self, track: u32, lane: u16) -> Option<usize> {
         self.list.iter().position(
@@ -106,9 +130,11 @@ pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// Rows of a capture: the `Steps` row when the capture has steps, then visible processes by (instant-only last, sort index, name), each followed
+/// Rows of a capture: the `Steps` row when the capture has steps, then visible processes by
+/// (instant-only last, device activity first, sort index, name), each followed
 /// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
-/// per lane, one per counter.
+/// per lane, one per counter; then the memory rows (allocated, reserved) of each device /
+/// allocator.
 pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     let cap = &l.cap;
     let mut procs: Vec<u32> = (0..cap.processes.len() as u32)
@@ -117,6 +143,8 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
     let mut by_proc: Vec<Vec<u32>> = vec![Vec::new(); cap.processes.len()];
     // Processes with slices or counters; the others hold only instant marks.
     let mut substantial = vec![false; cap.processes.len()];
+    // Device processes (GPU, TPU, other accelerators) with slices: what the user came for.
+    let mut device_active = vec![false; cap.processes.len()];
     for (t, tr) in cap.tracks.iter().enumerate() {
         if let Some(v) = by_proc.get_mut(tr.process as usize) {
             v.push(t as u32);
@@ -126,12 +154,24 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
         {
             *s = true;
         }
+        if tr.slices.1 > tr.slices.0
+            && let Some(pr) = cap.processes.get(tr.process as usize)
+            && matches!(
+                pr.kind,
+                ProcessKind::Gpu | ProcessKind::Tpu | ProcessKind::Device
+            )
+            && let Some(d) = device_active.get_mut(tr.process as usize)
+        {
+            *d = true;
+        }
     }
-    // Instant-only processes (Kineto's "Traces" markers) go last so the threads and streams
-    // lead; otherwise by sort index, then name.
+    // Processes with device activity lead, so a capture with many host threads (TensorFlow's
+    // thread pools) still shows its GPUs on the first screen; instant-only processes
+    // (Kineto's "Traces" markers) go last; otherwise by sort index, then name.
     procs.sort_by_cached_key(|&p| {
         (
             !substantial[p as usize],
+            !device_active[p as usize],
             cap.processes[p as usize].sort_index,
             cap.process_name(p),
             p,
@@ -176,6 +216,23 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
                 rows.push(Row::Lane {
                     track: t,
                     lane: lane as u16,
+                });
+            }
+        }
+    }
+    if let Some(m) = l.memory() {
+        for (i, t) in m.model.tracks.iter().enumerate() {
+            let track = i as u32;
+            rows.push(Row::Memory {
+                track,
+                reserved: false,
+            });
+            // CPU memory in Kineto has `Total Reserved` 0 throughout: no row for it.
+            let reserved = m.tracks.get(i).and_then(|v| v.peak_reserved);
+            if t.has_reserved && reserved.is_some_and(|p| p.1 > 0) {
+                rows.push(Row::Memory {
+                    track,
+                    reserved: true,
                 });
             }
         }

@@ -208,6 +208,25 @@ impl State {
         self.vp.t0 + self.vp.width() / 2
     }
 
+    /// The zero of the times shown for `l` (ps): its entry's kept zero (the earliest event of
+    /// the file, kept across reloads, see [`super::loading::Entry::zero`]), else its earliest
+    /// event. Never after any event of `l`, so no time shown is negative.
+    pub fn time_zero(&self, l: &Loaded) -> Ps {
+        let z = l.cap.time_zero();
+        self.entries
+            .iter()
+            .find(|e| e.loaded().is_some_and(|x| std::ptr::eq(Arc::as_ptr(x), l)))
+            .and_then(|e| e.zero)
+            .map_or(z, |k| k.min(z))
+    }
+
+    /// Wall-clock epoch ns of [`State::time_zero`], when the file gives an absolute origin.
+    pub fn zero_epoch_ns(&self, l: &Loaded) -> Option<i64> {
+        l.cap
+            .origin_epoch_ns
+            .map(|o| o.saturating_add(self.time_zero(l).div_euclid(1000)))
+    }
+
     /// Rebuilds the row list from the capture and the collapsed set.
     pub(super) fn rebuild_rows(&mut self) {
         let l = self.loaded().cloned();
@@ -237,9 +256,10 @@ impl State {
         self.rows.scroll = 0;
         self.rows.collapsed.clear();
         self.rebuild_rows();
-        // The cursor starts below the `Steps` row (`k` reaches it).
-        if self.rows.list.first() == Some(&super::rows::Row::Steps) && self.rows.list.len() > 1 {
-            self.rows.cursor = 1;
+        // The cursor starts on the first lane that has slices (not on a process header).
+        if let Some(l) = self.loaded().cloned() {
+            self.rows.cursor = self.rows.first_busy_lane(&l);
+            self.clamp_scroll();
         }
         self.fit_all();
         self.apply_pending_window();

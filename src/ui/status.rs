@@ -1,10 +1,13 @@
 //! The status line (key hints, notices, what is under the cursor, load progress) and the loading
 //! panel shown while the timeline is not ready.
 
+use super::action::Action;
 use super::keymap::ViewKind;
 use super::loading::EntryState;
+use super::memory::mem_bytes;
 use super::rows::Row;
 use super::ruler::format_dur;
+use super::ruler::format_time_res;
 use super::state::{Screen, State};
 use super::text;
 use super::timeline::value_at;
@@ -104,6 +107,48 @@ fn under_cursor(st: &State) -> Option<String> {
                 d.name,
                 if idle { " · GPU idle here" } else { "" },
                 d.help
+            ))
+        }
+        Row::Memory { track, reserved } => {
+            let m = l.memory()?;
+            let tr = m.track(track)?;
+            let tv = m.tracks.get(track as usize)?;
+            let zero = l.cap.time_zero();
+            let res = st.vp.width() / 100;
+            if let Some(o) = m.oom_in(track, a, b).and_then(|i| tr.ooms.get(i)) {
+                let opt = |what: &str, v: Option<i64>| {
+                    v.map_or(String::new(), |v| format!(" · {what} {}", mem_bytes(v)))
+                };
+                return Some(format!(
+                    "OUT OF MEMORY at {}: requested {}{}{}{}",
+                    format_time_res(o.ts - zero, res),
+                    mem_bytes(o.bytes),
+                    opt("allocated", o.allocated),
+                    opt("reserved", o.reserved),
+                    opt("device free", o.device_free),
+                ));
+            }
+            let (alloc, res_now) = tr.at(t);
+            let now = if reserved { res_now } else { alloc };
+            let peak = if reserved { tv.peak_reserved } else { tv.peak };
+            let kb = &st.keymap;
+            let key = |a| {
+                kb.keys(ViewKind::Timeline, a)
+                    .first()
+                    .map_or(String::new(), |k| k.to_string())
+            };
+            Some(format!(
+                "{} {} {}{} · {} peak · {} live allocations",
+                text::sanitize(&tr.label()),
+                if reserved { "reserved" } else { "allocated" },
+                mem_bytes(now),
+                peak.map_or(String::new(), |(pt, pb)| format!(
+                    " · peak {} at {}",
+                    mem_bytes(pb),
+                    format_time_res(pt - zero, res)
+                )),
+                key(Action::JumpPeak),
+                key(Action::OpenMemory),
             ))
         }
         Row::Counter(track) => {

@@ -172,6 +172,9 @@ impl Timeline<'_> {
                     (st.vp.t0, st.vp.t1),
                     st.theme,
                 ),
+                Row::Memory { track, reserved } => {
+                    self.draw_memory(buf, area.x, y, cols, track, reserved)
+                }
             }
         }
     }
@@ -389,30 +392,72 @@ impl Timeline<'_> {
             return;
         };
         let style = colors::edge_style(st.theme, colors::name_slot(&d.name));
-        for k in 0..cols {
-            let a = column_edge(st.vp.t0, st.vp.t1, cols, k);
-            let b = column_edge(st.vp.t0, st.vp.t1, cols, k + 1).max(a + 1);
-            // Idle overlaps this column?
-            let m = d.marks.partition_point(|iv| iv.0 < b);
-            let idle = m > 0 && d.marks[m - 1].1 > a;
-            let v = max_in(&d.ts, &d.value, a, b);
-            let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
-                continue;
-            };
-            match v {
-                Some(v) if v > 0.0 => {
-                    let lvl = if d.max > 0.0 {
-                        ((v / d.max) * 7.0).round().clamp(1.0, 7.0) as usize
-                    } else {
-                        0
-                    };
-                    c.set_symbol(SPARK[lvl]).set_style(style);
+        let steps = StepSeries {
+            window: (st.vp.t0, st.vp.t1),
+            max: d.max,
+            style,
+        };
+        steps.draw(
+            buf,
+            (x0, y, cols),
+            |a, b| max_in(&d.ts, &d.value, a, b),
+            |a, b| {
+                // Idle overlaps this column?
+                let m = d.marks.partition_point(|iv| iv.0 < b);
+                m > 0 && d.marks[m - 1].1 > a
+            },
+        );
+    }
+
+    /// A memory row: allocated (or reserved) bytes of one device / allocator with the counter
+    /// renderer (largest value per column, both series of the track on one scale); the column of
+    /// the series' peak reversed, out-of-memory events as a bold reversed `!`.
+    fn draw_memory(&self, buf: &mut Buffer, x0: u16, y: u16, cols: usize, i: u32, reserved: bool) {
+        let st = self.state;
+        let (Some(m), Some(tv)) = (
+            self.l.memory(),
+            self.l.memory().and_then(|m| m.tracks.get(i as usize)),
+        ) else {
+            return;
+        };
+        let Some(tr) = m.track(i) else { return };
+        let style = colors::edge_style(st.theme, colors::name_slot(&tr.device));
+        let steps = StepSeries {
+            window: (st.vp.t0, st.vp.t1),
+            max: tv.scale as f64,
+            style,
+        };
+        steps.draw(
+            buf,
+            (x0, y, cols),
+            |a, b| m.max_in(i, reserved, a, b).map(|v| v as f64),
+            |_, _| false,
+        );
+        let peak = if reserved { tv.peak_reserved } else { tv.peak };
+        let edge = |k: usize| column_edge(st.vp.t0, st.vp.t1, cols, k);
+        if let Some((t, bytes)) = peak
+            && bytes > 0
+            && t >= st.vp.t0
+            && t < st.vp.t1
+        {
+            let k = column_at(st.vp.t0, st.vp.t1, cols, t);
+            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
+                if c.symbol() == " " {
+                    c.set_symbol(SPARK[7]).set_style(style);
                 }
-                _ if idle => {
-                    c.set_symbol("▁")
-                        .set_style(style.add_modifier(ratatui::style::Modifier::REVERSED));
+                c.modifier.insert(ratatui::style::Modifier::REVERSED);
+            }
+        }
+        if !reserved && !tr.ooms.is_empty() {
+            for k in 0..cols {
+                let (a, b) = (edge(k), edge(k + 1).max(edge(k) + 1));
+                if m.oom_in(i, a, b).is_some()
+                    && let Some(c) = buf.cell_mut((x0 + k as u16, y))
+                {
+                    c.set_symbol("!").set_style(style.add_modifier(
+                        ratatui::style::Modifier::REVERSED | ratatui::style::Modifier::BOLD,
+                    ));
                 }
-                _ => {}
             }
         }
     }
@@ -454,8 +499,70 @@ impl Timeline<'_> {
     }
 }
 
-/// Value of a step-function counter at `t` (the last sample at or before `t`), if the series
-/// has started by then.
+/// A step-series row drawn as a sparkline: per column the largest value over it, scaled to
+/// `max` (any value above 0 draws at least `▁`); columns with no value above 0 that are marked
+/// (GPU idle) draw `▁` in reverse video. The renderer of derived and memory rows.
+pub struct StepSeries {
+    /// The window `[t0, t1)` the columns split.
+    pub window: (Ps, Ps),
+    /// The value drawn as a full block.
+    pub max: f64,
+    /// Style of the bars.
+    pub style: Style,
+}
+
+impl StepSeries {
+    /// Draws `cols` columns at `(x0, y)`: `max_of(a, b)` is the largest value over `[a, b)`,
+    /// `marked(a, b)` whether the column is marked.
+    pub fn draw(
+        &self,
+        buf: &mut Buffer,
+        (x0, y, cols): (u16, u16, usize),
+        max_of: impl Fn(Ps, Ps) -> Option<f64>,
+        marked: impl Fn(Ps, Ps) -> bool,
+    ) {
+        let (t0, t1) = self.window;
+        for k in 0..cols {
+            let a = column_edge(t0, t1, cols, k);
+            let b = column_edge(t0, t1, cols, k + 1).max(a + 1);
+            let v = max_of(a, b);
+            let Some(c) = buf.cell_mut((x0 + k as u16, y)) else {
+                continue;
+            };
+            match v {
+                Some(v) if v > 0.0 => {
+                    let lvl = if self.max > 0.0 {
+                        ((v / self.max) * 7.0).round().clamp(1.0, 7.0) as usize
+                    } else {
+                        0
+                    };
+                    c.set_symbol(SPARK[lvl]).set_style(self.style);
+                }
+                _ if marked(a, b) => {
+                    c.set_symbol("▁")
+                        .set_style(self.style.add_modifier(ratatui::style::Modifier::REVERSED));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The column of `[t0, t1)` split in `cols` (at [`column_edge`]s) holding time `t`, clamped to
+/// the row.
+pub fn column_at(t0: Ps, t1: Ps, cols: usize, t: Ps) -> usize {
+    let span = i128::from((t1 - t0).max(1));
+    let last = cols.saturating_sub(1);
+    let mut k = (i128::from(t - t0) * cols as i128 / span).clamp(0, last as i128) as usize;
+    while k < last && column_edge(t0, t1, cols, k + 1) <= t {
+        k += 1;
+    }
+    while k > 0 && column_edge(t0, t1, cols, k) > t {
+        k -= 1;
+    }
+    k
+}
+
 /// Largest value of a step series over `[a, b)`: the value holding at `a` and every sample
 /// before `b` (`None` when the series starts at or after `b`).
 pub fn max_in(ts: &[Ps], vals: &[f64], a: Ps, b: Ps) -> Option<f64> {

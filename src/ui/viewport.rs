@@ -48,16 +48,17 @@ impl Viewport {
         self.t1 - self.t0
     }
 
-    /// Sets the window, clamped to at least 10 ps per column, at most four spans wide, and at
-    /// most half a window beyond either end of the span.
+    /// Sets the window, clamped to at least 10 ps per column, at most two spans wide, never
+    /// starting before the span (the capture's zero: no time shown is negative) and at most half
+    /// a window beyond its end.
     pub fn set(&mut self, t0: Ps, t1: Ps, b: Bounds) {
         let (a, e) = b.span;
         let min_w = b.cols * 10;
-        let max_w = ((e - a).saturating_mul(4)).max(min_w);
+        let max_w = ((e - a).saturating_mul(2)).max(min_w);
         let mut w = (t1 - t0).clamp(min_w, max_w);
         let mid = t0 + (t1 - t0) / 2;
         let mut s = mid - w / 2;
-        let lo = a.saturating_sub(w / 2);
+        let lo = a;
         let hi = e.saturating_add(w / 2);
         if s < lo {
             s = lo;
@@ -140,9 +141,9 @@ mod tests {
         v.set(10, 11, B);
         assert_eq!(v.width(), 1000, "10 ps per column at least");
         v.set(-10_000_000, 10_000_000, B);
-        assert!(v.width() <= 4_000_000);
+        assert!(v.width() <= 2_000_000);
         v.pan(-100, B);
-        assert!(v.t0 >= -v.width() / 2);
+        assert_eq!(v.t0, 0, "never before the span's start");
     }
 
     proptest! {
@@ -158,8 +159,8 @@ mod tests {
                     _ => v.reveal(t, t + 10, B),
                 }
                 prop_assert!(v.width() >= B.cols * 10);
-                prop_assert!(v.width() <= 4 * 1_000_000);
-                prop_assert!(v.t0 >= -v.width() / 2 - 1);
+                prop_assert!(v.width() <= 2 * 1_000_000);
+                prop_assert!(v.t0 >= 0, "the window never starts before the span");
                 prop_assert!(v.t1 <= 1_000_000 + v.width() / 2 + 1);
             }
         }

@@ -90,13 +90,19 @@ impl Keys {
     }
 }
 
+#[inline]
 fn int(v: &ArgValue, s: &Interner) -> Option<i64> {
+    if let ArgValue::I64(x) = *v {
+        // The usual case, without a call.
+        return Some(x);
+    }
     v.as_i64(s).or(match *v {
         ArgValue::F64(f) if f.is_finite() => Some(f as i64),
         _ => None,
     })
 }
 
+#[inline]
 fn uint(v: &ArgValue, s: &Interner) -> Option<u64> {
     match *v {
         ArgValue::U64(u) => Some(u),
@@ -170,98 +176,190 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     e
 }
 
+/// A memory event before its args are read (24 bytes): when, where, and what its name says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemRef {
+    /// Time, ps.
+    pub ts: Ps,
+    /// Track (thread) it was recorded on.
+    pub track: u32,
+    /// Instant id (Kineto) or slice id (XPlane).
+    pub id: u32,
+    /// Whether `id` is a slice id.
+    pub is_slice: bool,
+    /// What the name says (a Kineto `[memory]` reads as `Alloc` until its `Bytes` say).
+    pub kind: MemKind,
+    /// An XPlane allocator event (else Kineto).
+    pub xplane: bool,
+}
+
+/// Reads the args of [`MemRef`]s into [`MemEvent`]s (the arg keys looked up once).
+pub struct Reader {
+    keys: Keys,
+}
+
+impl Reader {
+    /// A reader for the events of `c`.
+    pub fn new(c: &Capture) -> Reader {
+        Reader {
+            keys: Keys::new(&c.strings),
+        }
+    }
+
+    /// The event `r` of `c` with its args read.
+    pub fn read(&self, c: &Capture, r: &MemRef) -> MemEvent {
+        let base = MemEvent {
+            ts: r.ts,
+            track: r.track,
+            id: r.id,
+            is_slice: r.is_slice,
+            kind: r.kind,
+            bytes: 0,
+            addr: 0,
+            total_allocated: None,
+            total_reserved: None,
+            device_type: 0,
+            device_id: -1,
+            allocator: StrId::EMPTY,
+            stack: StrId::EMPTY,
+        };
+        let args = if r.is_slice {
+            c.slices.args.get(r.id as usize)
+        } else {
+            c.instants.args.get(r.id as usize)
+        };
+        let args = args.copied().unwrap_or(ArgsRef::NONE);
+        if r.xplane {
+            xplane_event(c, &self.keys, args, base)
+        } else {
+            kineto_event(c, &self.keys, args, base)
+        }
+    }
+}
+
 /// Every memory event of `c`, sorted by (time, kind of source, id).
 pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
+    let (refs, order) = memory_refs(c);
+    let rd = Reader::new(c);
+    order
+        .iter()
+        .map(|&k| rd.read(c, &refs[k as usize]))
+        .collect()
+}
+
+/// Every memory event of `c` (args not read) in the order stored — instants track by track,
+/// then XPlane slices track by track, each track's in time order — and the time order over
+/// them: indexes sorted by (time, kind of source, id), merged from those runs (no sort).
+pub fn memory_refs(c: &Capture) -> (Vec<MemRef>, Vec<u32>) {
     let s = &c.strings;
-    let keys = Keys::new(s);
     let mem = s.lookup(MEMORY_EVENT);
     let oom = s.lookup(OOM_EVENT);
     let xa = s.lookup(XPLANE_ALLOC);
     let xf = s.lookup(XPLANE_FREE);
-    let mut out = Vec::new();
+    let mut out: Vec<MemRef> = Vec::new();
     if mem.is_none() && oom.is_none() && xa.is_none() && xf.is_none() {
-        return out;
+        return (out, Vec::new());
     }
-    let base = |ts, track, id, is_slice, kind| MemEvent {
-        ts,
-        track,
-        id,
-        is_slice,
-        kind,
-        bytes: 0,
-        addr: 0,
-        total_allocated: None,
-        total_reserved: None,
-        device_type: 0,
-        device_id: -1,
-        allocator: StrId::EMPTY,
-        stack: StrId::EMPTY,
+    // What a name says: (kind, xplane), or None for other events.
+    let what = |n: StrId| {
+        let n = Some(n);
+        if n == mem {
+            Some((MemKind::Alloc, false))
+        } else if n == oom {
+            Some((MemKind::Oom, false))
+        } else if n == xa {
+            Some((MemKind::Alloc, true))
+        } else if n == xf {
+            Some((MemKind::Free, true))
+        } else {
+            None
+        }
     };
     let inst = &c.instants;
-    for i in 0..inst.ts.len() {
-        let name = Some(inst.name[i]);
-        let (ts, track, args) = (inst.ts[i], inst.track[i], inst.args[i]);
-        if name == mem || name == oom {
-            let kind = if name == oom {
-                MemKind::Oom
-            } else {
-                MemKind::Alloc
-            };
-            out.push(kineto_event(
-                c,
-                &keys,
-                args,
-                base(ts, track, i as u32, false, kind),
-            ));
-        } else if name == xa || name == xf {
-            let kind = if name == xf {
-                MemKind::Free
-            } else {
-                MemKind::Alloc
-            };
-            out.push(xplane_event(
-                c,
-                &keys,
-                args,
-                base(ts, track, i as u32, false, kind),
-            ));
+    out.reserve(inst.name.iter().filter(|&&n| what(n).is_some()).count());
+    for (i, &name) in inst.name.iter().enumerate() {
+        if let Some((kind, xplane)) = what(name) {
+            out.push(MemRef {
+                ts: inst.ts[i],
+                track: inst.track[i],
+                id: i as u32,
+                is_slice: false,
+                kind,
+                xplane,
+            });
         }
     }
     if xa.is_some() || xf.is_some() {
         for (t, tr) in c.tracks.iter().enumerate() {
             for id in tr.slices.0..tr.slices.1 {
                 let i = id as usize;
-                let name = Some(c.slices.name[i]);
-                if name != xa && name != xf {
-                    continue;
+                if let Some((kind, xplane @ true)) = what(c.slices.name[i]) {
+                    out.push(MemRef {
+                        ts: c.slices.start[i],
+                        track: t as u32,
+                        id,
+                        is_slice: true,
+                        kind,
+                        xplane,
+                    });
                 }
-                let kind = if name == xf {
-                    MemKind::Free
-                } else {
-                    MemKind::Alloc
-                };
-                let b = base(c.slices.start[i], t as u32, id, true, kind);
-                out.push(xplane_event(c, &keys, c.slices.args[i], b));
             }
         }
     }
-    // Each track's events are already in time order: sort compact keys, then gather.
-    if !out.is_sorted_by_key(|e| (e.ts, e.is_slice, e.id)) {
-        let mut keys: Vec<(Ps, u64)> = out
-            .iter()
-            .enumerate()
-            .map(|(k, e)| {
-                (
-                    e.ts,
-                    (u64::from(e.is_slice) << 63) | (u64::from(e.id) << 31) | k as u64,
-                )
-            })
-            .collect();
-        keys.sort_unstable();
-        out = keys
-            .iter()
-            .map(|&(_, k)| out[(k & 0x7fff_ffff) as usize])
-            .collect();
+    let order = time_order(&out);
+    (out, order)
+}
+
+/// The time order of memory events: (time, is_slice, id).
+type EventKey = (Ps, bool, u32);
+
+/// Indexes of `events` sorted by (time, is_slice, id): a k-way merge of its maximal
+/// non-decreasing runs (one per track as read), O(n log runs).
+fn time_order(events: &[MemRef]) -> Vec<u32> {
+    use std::cmp::Reverse;
+    let key = |e: &MemRef| (e.ts, e.is_slice, e.id);
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut lo = 0usize;
+    for i in 1..=events.len() {
+        if i == events.len() || key(&events[i]) < key(&events[i - 1]) {
+            runs.push((lo as u32, i as u32));
+            lo = i;
+        }
+    }
+    if runs.len() <= 1 {
+        return (0..events.len() as u32).collect();
+    }
+    let mut out = Vec::with_capacity(events.len());
+    if runs.len() <= 8 {
+        // Few runs (threads): a scan of their heads beats a heap.
+        loop {
+            let mut best: Option<usize> = None;
+            for (r, &(a, b)) in runs.iter().enumerate() {
+                if a < b
+                    && best
+                        .is_none_or(|q| key(&events[a as usize]) < key(&events[runs[q].0 as usize]))
+                {
+                    best = Some(r);
+                }
+            }
+            let Some(r) = best else { break };
+            out.push(runs[r].0);
+            runs[r].0 += 1;
+        }
+        return out;
+    }
+    let mut heap: std::collections::BinaryHeap<Reverse<(EventKey, u32)>> = runs
+        .iter()
+        .enumerate()
+        .map(|(r, &(a, _))| Reverse((key(&events[a as usize]), r as u32)))
+        .collect();
+    while let Some(Reverse((_, r))) = heap.pop() {
+        let run = &mut runs[r as usize];
+        out.push(run.0);
+        run.0 += 1;
+        if run.0 < run.1 {
+            heap.push(Reverse((key(&events[run.0 as usize]), r)));
+        }
     }
     out
 }
@@ -303,4 +401,55 @@ pub fn device_type_name(t: i64) -> &'static str {
         .ok()
         .and_then(|i| NAMES.get(i).copied())
         .unwrap_or("device")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(runs: &[Vec<i64>]) -> Vec<MemRef> {
+        let mut out = Vec::new();
+        for (t, run) in runs.iter().enumerate() {
+            for &ts in run {
+                out.push(MemRef {
+                    ts,
+                    track: t as u32,
+                    id: out.len() as u32,
+                    is_slice: false,
+                    kind: MemKind::Alloc,
+                    xplane: false,
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn time_order_merges_runs_like_a_sort() {
+        // Few runs (the scan) and many (the heap), with ties across runs.
+        for nruns in [1usize, 3, 8, 9, 40] {
+            let mut x = 0x2545_f491_u64 + nruns as u64;
+            let runs: Vec<Vec<i64>> = (0..nruns)
+                .map(|_| {
+                    let mut t = 0i64;
+                    (0..(x % 50) as usize + 1)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            t += (x % 3) as i64;
+                            t
+                        })
+                        .collect()
+                })
+                .collect();
+            let ev = refs(&runs);
+            let mut want: Vec<u32> = (0..ev.len() as u32).collect();
+            want.sort_by_key(|&k| {
+                let e = &ev[k as usize];
+                (e.ts, e.is_slice, e.id)
+            });
+            assert_eq!(time_order(&ev), want, "{nruns} runs");
+        }
+    }
 }

@@ -3,8 +3,8 @@
 //! the innermost op enclosing it on its own thread, and the out-of-memory events.
 
 use super::events::{
-    MEMORY_EVENT, MemEvent, MemKind, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE, device_type_name,
-    memory_events,
+    MEMORY_EVENT, MemEvent, MemKind, OOM_EVENT, Reader, XPLANE_ALLOC, XPLANE_FREE,
+    device_type_name, memory_refs,
 };
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
@@ -15,33 +15,75 @@ type TrackKey = (i64, i64, StrId);
 
 /// Builds the memory tracks of `c` (empty when it has no memory events).
 pub fn build(c: &Capture) -> MemoryModel {
-    let events = memory_events(c);
-    build_from_events(c, &events)
+    let (refs, order) = memory_refs(c);
+    let rd = Reader::new(c);
+    let ops = enclosing_ops_by(c, refs.len(), order.iter().map(|&k| k as usize), |k| {
+        (refs[k].ts, refs[k].track)
+    });
+    let slices = refs.iter().any(|r| r.is_slice);
+    build_ordered(c, &order, slices, &ops, |k| rd.read(c, &refs[k]))
 }
 
 /// Builds the memory tracks of `c` from its (time-sorted) memory events.
 pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
+    let order: Vec<u32> = (0..events.len() as u32).collect();
     let ops = enclosing_ops(c, events);
+    let slices = events.iter().any(|e| e.is_slice);
+    build_ordered(c, &order, slices, &ops, |k| events[k])
+}
+
+/// Builds the memory tracks from the events `event(k)` taken in the time order `order`, `ops[k]`
+/// the op enclosing event `k`. The events are read (args decoded) one at a time, never held
+/// all at once. Per event: no hashing of the track key (a scan of the few tracks, the last one
+/// first), one hash-map operation for the address, column pushes.
+fn build_ordered(
+    c: &Capture,
+    order: &[u32],
+    slices: bool,
+    ops: &[u32],
+    event: impl Fn(usize) -> MemEvent,
+) -> MemoryModel {
     let mut model = MemoryModel {
-        source: if events.iter().any(|e| e.is_slice) {
+        source: if slices {
             EventSource::Slices
         } else {
             EventSource::Instants
         },
         ..MemoryModel::default()
     };
-    let mut index: FxHashMap<TrackKey, usize> = FxHashMap::default();
+    let mut keys: Vec<TrackKey> = Vec::new();
     let mut live: Vec<FxHashMap<u64, u32>> = Vec::new();
     let mut sums: Vec<i64> = Vec::new();
     let mut stack_memo: FxHashMap<StrId, u32> = FxHashMap::default();
-    for (k, e) in events.iter().enumerate() {
+    let mut last = usize::MAX;
+    for &k in order {
+        let k = k as usize;
+        let e = &event(k);
         let key = (e.device_type, e.device_id, e.allocator);
-        let ti = *index.entry(key).or_insert_with(|| {
-            model.tracks.push(new_track(c, e));
-            live.push(FxHashMap::default());
-            sums.push(0);
-            model.tracks.len() - 1
-        });
+        let ti = if keys.get(last) == Some(&key) {
+            last
+        } else {
+            match keys.iter().position(|&x| x == key) {
+                Some(i) => i,
+                None => {
+                    let mut t = new_track(c, e);
+                    // Room for every event: pages are only touched as they fill, and the
+                    // columns are shrunk at the end (no doubling copies on the way).
+                    let n = order.len();
+                    t.ts.reserve(n);
+                    t.allocated.reserve(n);
+                    t.reserved.reserve(n);
+                    model.tracks.push(t);
+                    let mut m = FxHashMap::default();
+                    m.reserve(1024);
+                    live.push(m);
+                    sums.push(0);
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            }
+        };
+        last = ti;
         let tr = &mut model.tracks[ti];
         let stack = if e.stack == StrId::EMPTY {
             NO_STACK
@@ -91,6 +133,11 @@ pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
         tr.allocated.push(allocated);
         tr.reserved.push(reserved);
     }
+    for t in &mut model.tracks {
+        t.ts.shrink_to_fit();
+        t.allocated.shrink_to_fit();
+        t.reserved.shrink_to_fit();
+    }
     model
 }
 
@@ -133,21 +180,37 @@ fn intern_stack(stacks: &mut Stacks, text: &str) -> u32 {
 /// For each event, the innermost slice on its own track with start ≤ ts ≤ end (memory events
 /// themselves excluded), or `NO_SLICE`. One sweep per track over its slices and events.
 pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
-    let mut out = vec![NO_SLICE; events.len()];
-    // Event positions grouped by track, in time order: a counting sort by track keeps the time
-    // order of `events`.
+    enclosing_ops_by(c, events.len(), 0..events.len(), |k| {
+        (events[k].ts, events[k].track)
+    })
+}
+
+/// [`enclosing_ops`] of `n` events given as `at(k)` = (time, track), `time_order` their
+/// indexes in time order.
+pub fn enclosing_ops_by(
+    c: &Capture,
+    n: usize,
+    time_order: impl Iterator<Item = usize> + Clone,
+    at: impl Fn(usize) -> (Ps, u32),
+) -> Vec<u32> {
+    let mut out = vec![NO_SLICE; n];
+    // Event positions grouped by track, in time order: a counting sort by track of the time
+    // order.
     let ntracks = c.tracks.len() + 1;
+    let slot_of = |k: usize| (at(k).1 as usize).min(ntracks - 1);
     let mut starts = vec![0u32; ntracks + 1];
-    for e in events {
-        starts[(e.track as usize).min(ntracks - 1) + 1] += 1;
+    for k in time_order.clone() {
+        starts[slot_of(k) + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut order = vec![0u32; events.len()];
-    for (k, e) in events.iter().enumerate() {
-        let slot = &mut starts[(e.track as usize).min(ntracks - 1)];
-        order[*slot as usize] = k as u32;
+    let mut order = vec![0u32; n];
+    for k in time_order {
+        let slot = &mut starts[slot_of(k)];
+        if let Some(o) = order.get_mut(*slot as usize) {
+            *o = k as u32;
+        }
         *slot += 1;
     }
     let names: Vec<StrId> = [MEMORY_EVENT, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE]
@@ -157,9 +220,9 @@ pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
     let mut open: Vec<u32> = Vec::new();
     let mut g = 0;
     while g < order.len() {
-        let track = events[order[g] as usize].track;
+        let track = at(order[g] as usize).1;
         let mut h = g;
-        while h < order.len() && events[order[h] as usize].track == track {
+        while h < order.len() && at(order[h] as usize).1 == track {
             h += 1;
         }
         let Some(tr) = c.tracks.get(track as usize) else {
@@ -169,7 +232,7 @@ pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
         open.clear();
         let mut next = tr.slices.0;
         for &k in &order[g..h] {
-            let ts: Ps = events[k as usize].ts;
+            let ts: Ps = at(k as usize).0;
             while next < tr.slices.1 && c.slices.start[next as usize] <= ts {
                 let s = next as usize;
                 next += 1;

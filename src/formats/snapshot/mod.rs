@@ -23,6 +23,35 @@ pub fn is_pickle(bytes: &[u8]) -> bool {
     bytes.len() >= 2 && bytes[0] == 0x80 && (2..=5).contains(&bytes[1])
 }
 
+/// Opens a snapshot file as a capture for the explorer: a capture without events spanning the
+/// trace entries (its wall-clock origin the earliest entry), and the snapshot whose memory model
+/// the explorer draws.
+pub fn open(
+    path: &Path,
+    source: crate::model::SourceInfo,
+) -> Result<(crate::model::Capture, Snapshot), LoadError> {
+    let snap = load(path)?;
+    let mut cap =
+        crate::model::CaptureBuilder::new().finish(source, crate::model::Format::Snapshot);
+    let times = snap.model.tracks.iter().flat_map(|t| {
+        t.ts.first()
+            .copied()
+            .into_iter()
+            .chain(t.ts.last().copied())
+            .chain(t.ooms.iter().map(|o| o.ts))
+    });
+    let (lo, hi) = times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    cap.span = if lo <= hi {
+        (lo, hi.max(lo + 1))
+    } else {
+        (0, 1)
+    };
+    if snap.origin_us != 0 {
+        cap.origin_epoch_ns = Some(snap.origin_us.saturating_mul(1000));
+    }
+    Ok((cap, snap))
+}
+
 /// Reads a snapshot file.
 pub fn load(path: &Path) -> Result<Snapshot, LoadError> {
     let data = std::fs::read(path).map_err(|e| LoadError::io(path, "cannot read", &e))?;

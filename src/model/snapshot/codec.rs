@@ -257,12 +257,13 @@ pub(super) const CATEGORIES: [Category; 16] = [
     Category::Flow,
     Category::Other,
 ];
-pub(super) const FORMATS: [Format; 5] = [
+pub(super) const FORMATS: [Format; 6] = [
     Format::XPlane,
     Format::Kineto,
     Format::XProfJson,
     Format::Chrome,
     Format::Folded,
+    Format::Snapshot,
 ];
 pub(super) const PROCESS_KINDS: [ProcessKind; 5] = [
     ProcessKind::Host,

@@ -152,6 +152,7 @@ impl Keymap {
                     ViewKind::Search => "Search prompt (printable keys type text)",
                     ViewKind::Table => "Tables: statistics, rankings, GPU",
                     ViewKind::Flame => "Flame graph (merged call tree)",
+                    ViewKind::Details => "Full details of the selection",
                     ViewKind::Overview => "Run overview (rank × step heatmap)",
                     ViewKind::Aligned => "Aligned ranks (one timeline, busiest device track each)",
                 },

@@ -18,6 +18,8 @@ pub enum ViewKind {
     Table,
     /// The flame graph (merged call tree).
     Flame,
+    /// The selection's full details.
+    Details,
     /// The run overview (rank × step heatmap, rank table).
     Overview,
     /// The aligned multi-rank timeline.
@@ -34,6 +36,7 @@ impl ViewKind {
         ViewKind::Search,
         ViewKind::Table,
         ViewKind::Flame,
+        ViewKind::Details,
         ViewKind::Overview,
         ViewKind::Aligned,
     ];
@@ -48,6 +51,7 @@ impl ViewKind {
             ViewKind::Search => "search",
             ViewKind::Table => "table",
             ViewKind::Flame => "flame",
+            ViewKind::Details => "details",
             ViewKind::Overview => "overview",
             ViewKind::Aligned => "aligned",
         }

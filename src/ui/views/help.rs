@@ -47,8 +47,10 @@ impl View for HelpView {
     fn on_key(&mut self, _key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
         match action {
             Some(Action::Down) => {
-                let n = st.keymap.help_rows(self.of).len();
-                self.scroll = (self.scroll + 1).min(n.saturating_sub(1));
+                let rows = st.keymap.help_rows(self.of);
+                let n = lines(&rows, st.size.0).len();
+                let inner_h = st.size.1.saturating_sub(2) as usize;
+                self.scroll = (self.scroll + 1).min(n.saturating_sub(inner_h));
                 Vec::new()
             }
             Some(Action::Up) => {
@@ -62,8 +64,9 @@ impl View for HelpView {
 
     fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let rows = st.keymap.help_rows(self.of);
-        let h = (rows.len() as u16 + 2).min(area.height);
-        let w = 76.min(area.width);
+        let lines = lines(&rows, area.width);
+        let h = (lines.len() as u16 + 2).min(area.height);
+        let w = POPUP_W.min(area.width);
         let r = Rect::new(
             area.x + (area.width - w) / 2,
             area.y + (area.height - h) / 2,
@@ -72,7 +75,7 @@ impl View for HelpView {
         );
         Clear.render(r, buf);
         let inner_h = h.saturating_sub(2) as usize;
-        let title = if rows.len() > inner_h {
+        let title = if lines.len() > inner_h {
             " keys — any key closes (j/k scroll) "
         } else {
             " keys — any key closes "
@@ -80,14 +83,9 @@ impl View for HelpView {
         let block = Block::default().borders(Borders::ALL).title(title);
         let inner = block.inner(r);
         block.render(r, buf);
-        let kw = rows
-            .iter()
-            .map(|(k, _)| text::width(k))
-            .max()
-            .unwrap_or(0)
-            .clamp(8, 22);
-        let scroll = self.scroll.min(rows.len().saturating_sub(inner_h));
-        for (i, (k, what)) in rows.iter().skip(scroll).take(inner_h).enumerate() {
+        let kw = key_width(&rows);
+        let scroll = self.scroll.min(lines.len().saturating_sub(inner_h));
+        for (i, (k, what)) in lines.iter().skip(scroll).take(inner_h).enumerate() {
             let y = inner.y + i as u16;
             buf.set_stringn(
                 inner.x + 1,
@@ -114,4 +112,34 @@ impl View for HelpView {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
+}
+
+/// The popup's width at most (it is narrower on a narrower terminal).
+const POPUP_W: u16 = 76;
+
+/// Width of the key column.
+fn key_width(rows: &[(String, &str)]) -> usize {
+    rows.iter()
+        .map(|(k, _)| text::width(k))
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 22)
+}
+
+/// The popup's lines on a terminal `term_w` columns wide: each description wrapped to the room
+/// beside the key column (continuation lines have no key), so no line is cut.
+fn lines(rows: &[(String, &str)], term_w: u16) -> Vec<(String, String)> {
+    let inner = POPUP_W.min(term_w).saturating_sub(2) as usize;
+    let room = inner.saturating_sub(key_width(rows) + 2);
+    let mut out = Vec::new();
+    for (k, what) in rows {
+        for (j, part) in super::full_details::wrap(what, room)
+            .into_iter()
+            .enumerate()
+        {
+            let key = if j == 0 { k.clone() } else { String::new() };
+            out.push((key, part));
+        }
+    }
+    out
 }

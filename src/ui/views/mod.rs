@@ -6,6 +6,7 @@
 
 pub mod aligned;
 pub mod capture_form;
+pub mod details_view;
 pub mod diff_table;
 pub mod flame;
 pub mod flame_view;
@@ -21,6 +22,7 @@ pub mod rank;
 pub mod search;
 pub mod stats;
 pub mod table;
+pub mod table_view;
 pub mod timeline;
 
 pub use super::msg::View;

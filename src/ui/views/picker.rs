@@ -74,6 +74,23 @@ pub fn format_mtime(t: Option<SystemTime>) -> String {
     crate::model::clock::civil(secs)
 }
 
+/// When a capture was taken (UTC): `2026-11-22 01:39` (`11-22 01:39` when not `wide`), from
+/// the trace itself; `~` in front marks the file's modification time, shown when the trace
+/// does not say (a copied file has the copy's time).
+pub fn taken_label(taken: Option<i64>, modified: Option<SystemTime>, wide: bool) -> String {
+    let (mark, t) = match taken {
+        Some(ns) => ("", crate::model::clock::civil(ns.div_euclid(1_000_000_000))),
+        None if modified.is_some() => ("~", format_mtime(modified)),
+        None => return "-".into(),
+    };
+    if wide {
+        format!("{mark}{t}")
+    } else {
+        // Drop the year: `MM-DD HH:MM`.
+        format!("{mark}{}", t.get(5..).unwrap_or(&t))
+    }
+}
+
 /// ` · 2 loaded, 310.0 MB in memory` for the header, or nothing when none is loaded.
 fn loaded_summary(st: &State) -> String {
     let k = st.entries.loaded_count();
@@ -102,16 +119,35 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
         w,
         bold,
     );
-    let run_w = (w / 4).max(10);
-    let host_w = (w / 6).max(8);
     let wide = w >= 100;
+    // Under 100 columns the run is narrower and the file size gives way, so the status
+    // (`loading ▓▓░░░░ 40%`, errors) keeps its room beside the capture time.
+    let run_w = if wide { w / 4 } else { w / 5 }.max(10);
+    let host_w = (w / 6).max(8);
+    let size = |s: String| {
+        if wide {
+            format!("{s:>9}  ")
+        } else {
+            String::new()
+        }
+    };
+    // The rank column, when a capture says its rank (file head, else the loaded capture).
+    let rank_of = |e: &crate::ui::loading::Entry| {
+        e.rank.or_else(|| match &e.state {
+            EntryState::Ready(l) => l.cap.rank(),
+            _ => None,
+        })
+    };
+    let ranks = st.entries.iter().any(|e| rank_of(e).is_some());
+    let time_w = if wide { 17 } else { 12 };
     let header = format!(
-        "  {:<run_w$} {:<host_w$} {:<11} {:>9}  {}status",
+        "  {:<run_w$} {:<host_w$} {}{:<11} {}{:<time_w$}  status",
         "run",
         "host / worker",
+        if ranks { "rank " } else { "" },
         "format",
-        "size",
-        if wide { "modified          " } else { "" }
+        size("size".into()),
+        "taken (UTC)",
     );
     buf.set_stringn(
         area.x,
@@ -172,8 +208,13 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
                 text::sanitize(short_error(m, &src.path.display().to_string()))
             ),
         };
+        let rank = if ranks {
+            format!("{:>4} ", rank_of(e).map_or("-".into(), |r| r.to_string()))
+        } else {
+            String::new()
+        };
         let line = format!(
-            "{} {:<run_w$} {:<host_w$} {:<11} {:>9}  {}{}",
+            "{} {:<run_w$} {:<host_w$} {rank}{:<11} {}{:<time_w$}  {}",
             if st.diff.baseline.as_deref() == Some(src.path.as_path()) {
                 "A"
             } else if i == cursor {
@@ -181,15 +222,11 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
             } else {
                 " "
             },
-            text::fit(&text::sanitize(&src.run), run_w),
+            crate::text::fit_middle(&text::sanitize(&src.run), run_w),
             host_label(&text::sanitize(&src.host), e.capture.span, host_w),
             e.capture.format.map_or("?", |f| f.name()),
-            bytes(src.file_bytes),
-            if wide {
-                format!("{:<16}  ", format_mtime(e.capture.modified))
-            } else {
-                String::new()
-            },
+            size(bytes(src.file_bytes)),
+            taken_label(e.taken, e.capture.modified, wide),
             status
         );
         let mut style = Style::default();
@@ -256,7 +293,7 @@ pub fn wrap(s: &str, w: usize, max: usize) -> Vec<String> {
 /// differ only there): the span's last digits are kept when the column is narrow.
 pub fn host_label(host: &str, span: Option<u64>, w: usize) -> String {
     let Some(span) = span else {
-        return text::fit(host, w).into_owned();
+        return crate::text::fit_middle(host, w).into_owned();
     };
     let sp = span.to_string();
     let hw = text::width(host);
@@ -315,6 +352,24 @@ mod tests {
         assert_eq!(format_mtime(Some(t)), "2026-11-22 01:39");
         assert_eq!(format_mtime(Some(UNIX_EPOCH)), "1970-01-01 00:00");
         assert_eq!(format_mtime(None), "-");
+    }
+
+    #[test]
+    fn taken_times_come_from_the_trace_else_marked_as_file_times() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_000);
+        let ns = 1_795_311_589_169_457_977;
+        assert_eq!(taken_label(Some(ns), Some(t), true), "2026-11-22 01:39");
+        assert_eq!(taken_label(Some(ns), None, false), "11-22 01:39");
+        assert_eq!(taken_label(None, Some(t), true), "~1970-01-01 00:16");
+        assert_eq!(taken_label(None, Some(t), false), "~01-01 00:16");
+        assert_eq!(taken_label(None, None, true), "-");
+    }
+
+    #[test]
+    fn long_run_and_host_names_lose_their_middle() {
+        let h = host_label("ip-10-0-12-34.ec2.internal-worker-7", None, 16);
+        assert!(h.starts_with("ip-10") && h.ends_with("orker-7"), "{h}");
+        assert_eq!(text::width(&h), 16);
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! The optimizable-events ranking (`o`): torch's `BasicEvaluation` over the open capture (see
-//! `docs/analysis.md`): rank, name, score, idle %, self time, queue depth and source location,
+//! `docs/analysis.md`): rank, name, score, idle %, self time, queue depth, track and source
+//! location (enclosing python frame, else the `Call stack` arg), sorted by score with a legend
+//! saying what the score means,
 //! scoped to the marked range when one is marked. `Enter` jumps to the event and makes the whole
 //! ranking the hit list, so `n` / `N` walk the ranked events in rank order on the timeline.
 
 use super::table::{Column, Key, Row, TableView, Target, scope};
+use crate::analysis::rank::callstack::call_stack_frame;
 use crate::ui::keymap::ViewKind;
 use crate::ui::ruler::format_dur;
 use crate::ui::state::State;
@@ -14,7 +17,7 @@ pub fn rank_view(st: &State) -> Option<TableView> {
     let cap = &l.cap;
     let r = l.ranking();
     let (range, scope) = scope(st);
-    let z = cap.time_zero();
+    let z = st.time_zero(l);
     let mut rows = Vec::new();
     for (pos, (id, i, score)) in r.ranked().enumerate() {
         let start = cap.slices.start[id as usize];
@@ -24,9 +27,13 @@ pub fn rank_view(st: &State) -> Option<TableView> {
         let Some(info) = r.info(cap, id) else {
             continue;
         };
+        // The enclosing python frame, else the innermost user frame of the `Call stack` arg.
         let source = r
             .source(cap, i)
-            .map_or(String::new(), |s| cap.slice_name(s).to_string());
+            .map(|s| cap.slice_name(s).to_string())
+            .or_else(|| call_stack_frame(cap, id))
+            .unwrap_or_default();
+        let track = cap.track_name(cap.track_of(id));
         rows.push(Row {
             cells: vec![
                 cap.slice_name(id).to_string(),
@@ -36,6 +43,7 @@ pub fn rank_view(st: &State) -> Option<TableView> {
                 format_dur(info.self_ps),
                 info.queue_depth.to_string(),
                 format_dur(start - z),
+                track.clone(),
                 source.clone(),
             ],
             keys: vec![
@@ -46,6 +54,7 @@ pub fn rank_view(st: &State) -> Option<TableView> {
                 Key::Num(info.self_ps as f64),
                 Key::Num(f64::from(info.queue_depth)),
                 Key::Num(-(start as f64)),
+                Key::Text(track),
                 Key::Text(source),
             ],
             target: Target::Slice(id),
@@ -69,18 +78,21 @@ pub fn rank_view(st: &State) -> Option<TableView> {
             col("self", 9, true),
             col("queue", 5, true),
             col("start", 9, true),
+            col("track", 16, false),
             col("source", 28, false),
         ],
         rows,
     );
-    t.note = if r.kernels == 0 {
-        "no GPU kernels in this capture: nothing to rank".into()
+    if r.kernels == 0 {
+        t.note = "no GPU kernels in this capture: nothing to rank".into();
     } else {
-        format!(
-            "{} · idle: share of the event's duration · queue: depth at its start",
-            crate::analysis::rank::explain::SCORE_MEANING
-        )
-    };
+        t.legend = crate::analysis::rank::explain::SCORE_MEANING.to_string();
+        t.note = "idle: GPU idle share of the event's duration · queue: GPU queue depth at its \
+                  start"
+            .into();
+        // Ranked, as the legend says: by score, best first.
+        t.sort_by(2, false);
+    }
     t.hits_label = "ranking".into();
     t.hits_from_rows = true;
     Some(t)

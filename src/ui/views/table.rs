@@ -2,10 +2,9 @@
 //! and GPU (`g`) views. Rows are computed once when the view opens; sorting (`s` cycles the
 //! column, `S` reverses) and the text filter (`/`, the search matcher over the first column)
 //! only reorder an index vector, so 100 k rows re-sort in milliseconds. `Enter` runs the row's
-//! target: jump to a slice, hit every occurrence of a name, or go to a track.
+//! target: jump to a slice, hit every occurrence of a name, or go to a track. Keys and drawing
+//! (the [`View`](super::View) impl) are in `table_view.rs`.
 
-use super::View;
-use crate::index::Cell;
 use crate::model::Ps;
 use crate::model::StrId;
 use crate::ui::action::Action;
@@ -15,11 +14,6 @@ use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
 use crate::ui::state::{Mark, State};
 use crate::ui::text;
-use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 use std::cmp::Ordering;
 
 /// The scope of a table: the marked range when one is marked (with a label), else the whole
@@ -90,16 +84,24 @@ pub trait Source: std::fmt::Debug + Send {
     fn slices_of(&self, _row: &Row, _st: &State) -> Option<(String, Vec<u32>)> {
         None
     }
+
+    /// For a row without its own target: what `Enter` does instead of making hits (the memory
+    /// table shows a call stack); `None` to fall back to [`Source::slices_of`].
+    fn confirm(&self, _row: &Row, _st: &State) -> Option<Vec<Msg>> {
+        None
+    }
 }
 
 /// The table view.
 #[derive(Debug)]
 pub struct TableView {
-    kind: ViewKind,
+    pub(super) kind: ViewKind,
     /// Title (with scope).
     pub title: String,
     /// A line under the title (totals, notes).
     pub note: String,
+    /// What the figures mean, wrapped over up to 3 lines above the column heads (empty: none).
+    pub legend: String,
     /// Columns.
     pub columns: Vec<Column>,
     /// Rows, in computation order.
@@ -132,6 +134,7 @@ impl TableView {
             kind,
             title,
             note: String::new(),
+            legend: String::new(),
             columns,
             rows,
             order,
@@ -234,11 +237,11 @@ impl TableView {
         self.refresh();
     }
 
-    fn page(st: &State) -> usize {
+    pub(super) fn page(st: &State) -> usize {
         usize::from(st.size.1.saturating_sub(10)).max(1)
     }
 
-    fn confirm(&self, st: &State) -> Vec<Msg> {
+    pub(super) fn confirm(&self, st: &State) -> Vec<Msg> {
         let Some(row) = self
             .order
             .get(self.selected)
@@ -251,6 +254,9 @@ impl TableView {
         };
         match &row.target {
             Target::None => {
+                if let Some(msgs) = self.source.as_ref().and_then(|s| s.confirm(row, st)) {
+                    return msgs;
+                }
                 let Some((label, ids)) = self.source.as_ref().and_then(|s| s.slices_of(row, st))
                 else {
                     return Vec::new();
@@ -345,193 +351,6 @@ fn cmp_key(a: Option<&Key>, b: Option<&Key>) -> Ordering {
         (Some(Key::Num(_)), _) => Ordering::Less,
         (_, Some(Key::Num(_))) => Ordering::Greater,
         _ => Ordering::Equal,
-    }
-}
-
-impl View for TableView {
-    fn kind(&self) -> ViewKind {
-        self.kind
-    }
-
-    fn is_popup(&self) -> bool {
-        true
-    }
-
-    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
-        if self.typing {
-            match key.code {
-                KeyCode::Esc | KeyCode::Enter => self.typing = false,
-                KeyCode::Backspace => {
-                    self.filter.pop();
-                    self.refresh();
-                }
-                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    self.filter.clear();
-                    self.refresh();
-                }
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    self.filter.push(c);
-                    self.refresh();
-                }
-                _ => {}
-            }
-            return Vec::new();
-        }
-        let n = self.order.len();
-        match action {
-            Some(Action::Back) => return vec![Msg::Pop],
-            Some(Action::Quit) => return vec![Msg::Quit],
-            Some(Action::Confirm) => return self.confirm(st),
-            Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
-            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
-            Some(Action::PageDown) => {
-                self.selected = (self.selected + Self::page(st)).min(n.saturating_sub(1))
-            }
-            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(st)),
-            Some(Action::Top) => self.selected = 0,
-            Some(Action::Bottom) => self.selected = n.saturating_sub(1),
-            Some(Action::SortNext) => {
-                let c = match self.sort {
-                    None => 0,
-                    Some((c, _)) => (c + 1) % self.columns.len().max(1),
-                };
-                self.sort_by(c, false);
-            }
-            Some(Action::SortReverse) => {
-                let (c, rev) = self.sort.unwrap_or((0, false));
-                self.sort_by(c, !rev);
-            }
-            Some(Action::Search) => self.typing = true,
-            Some(a) => {
-                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
-                    self.replace(new);
-                }
-            }
-            None => {}
-        }
-        Vec::new()
-    }
-
-    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
-        let w = area.width.saturating_sub(4).min(160);
-        let h = area.height.saturating_sub(4);
-        let r = Rect::new(area.x + (area.width - w) / 2, area.y + 2, w, h);
-        if r.height < 5 || r.width < 20 {
-            return;
-        }
-        Clear.render(r, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(format!(" {} ", text::sanitize(&self.title)));
-        let inner = block.inner(r);
-        block.render(r, buf);
-        let iw = inner.width as usize;
-        let bold = Style::default().add_modifier(Modifier::BOLD);
-        let dim = Style::default().add_modifier(Modifier::DIM);
-        let sort = match self.sort {
-            Some((c, rev)) => format!(
-                "sorted by {}{}",
-                self.columns.get(c).map_or("", |c| c.name),
-                if rev { " (reversed)" } else { "" }
-            ),
-            None => "unsorted".into(),
-        };
-        let filter = if self.typing || !self.filter.is_empty() {
-            format!(
-                " · filter: {}{}",
-                text::sanitize(&self.filter),
-                if self.typing { "▏" } else { "" }
-            )
-        } else {
-            String::new()
-        };
-        let kb = &st.keymap;
-        let hint = |a| {
-            kb.keys(self.kind, a)
-                .first()
-                .map_or(String::new(), |k| k.to_string())
-        };
-        let line = format!(
-            "{} rows · {sort}{filter} · {}/{} sort · {} filter · Enter go · Esc close{}",
-            self.order.len(),
-            hint(Action::SortNext),
-            hint(Action::SortReverse),
-            hint(Action::Search),
-            if self.note.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", self.note)
-            }
-        );
-        buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
-        // Column widths: fixed ones, the first column takes the rest.
-        let fixed: u16 = self.columns.iter().skip(1).map(|c| c.width + 1).sum();
-        let first_w = inner.width.saturating_sub(fixed).max(8);
-        let widths: Vec<u16> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if i == 0 { first_w } else { c.width })
-            .collect();
-        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style| {
-            let mut x = inner.x;
-            for (i, c) in self.columns.iter().enumerate() {
-                let cw = widths[i] as usize;
-                if x >= inner.right() {
-                    break;
-                }
-                let room = (inner.right() - x) as usize;
-                let s = cells.get(i).map_or("", String::as_str);
-                let t = text::fit(&text::sanitize(s), cw).into_owned();
-                let pad = if c.right {
-                    format!("{t:>cw$}")
-                } else {
-                    format!("{t:<cw$}")
-                };
-                buf.set_stringn(x, y, &pad, room.min(cw), style);
-                x += widths[i] + 1;
-            }
-        };
-        let heads: Vec<String> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match self.sort {
-                Some((s, rev)) if s == i => format!("{}{}", c.name, if rev { "▲" } else { "▼" }),
-                _ => c.name.to_string(),
-            })
-            .collect();
-        put_row(buf, inner.y + 1, &heads, bold);
-        let body = inner.height.saturating_sub(2) as usize;
-        let top = self.selected.saturating_sub(body.saturating_sub(1));
-        for (k, &ri) in self.order.iter().skip(top).take(body).enumerate() {
-            let row = &self.rows[ri];
-            let y = inner.y + 2 + k as u16;
-            let sel = top + k == self.selected;
-            let style = if sel {
-                Style::default().add_modifier(Modifier::REVERSED)
-            } else {
-                Style::default()
-            };
-            if sel {
-                buf.set_stringn(inner.x, y, " ".repeat(iw), iw, style);
-            }
-            put_row(buf, y, &row.cells, style);
-            if let (Some(f), Some(&lw)) = (row.bar, widths.last()) {
-                // An inline bar in the last column.
-                let x = inner.right().saturating_sub(lw);
-                let n = ((f.clamp(0.0, 1.0) * f64::from(lw)).round() as usize).min(lw as usize);
-                buf.set_stringn(x, y, "█".repeat(n), n, style.add_modifier(Modifier::DIM));
-            }
-        }
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }
 

@@ -4,9 +4,11 @@
 //! them to `App::update` as [`Msg::Nav`].
 
 use super::View;
+use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
+use super::memory::memory_view;
 use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
@@ -56,6 +58,10 @@ impl View for TimelineView {
             Some(Action::Search) if st.loaded().is_some() => {
                 vec![Msg::Push(Box::new(SearchView::new(st)))]
             }
+            Some(Action::OpenDetails) => match DetailsView::open(st) {
+                Some(v) => vec![Msg::Push(Box::new(v))],
+                None => vec![Msg::Notice("select a slice first (h/l or Enter)".into())],
+            },
             Some(Action::OpenOverview) => match OverviewView::open(st) {
                 Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
                 None => Vec::new(),
@@ -64,6 +70,10 @@ impl View for TimelineView {
                 .map(|v| Msg::Push(Box::new(v)))
                 .into_iter()
                 .collect(),
+            Some(Action::OpenMemory) => vec![match memory_view(st) {
+                Ok(t) => Msg::Push(Box::new(t)),
+                Err(why) => Msg::Notice(why),
+            }],
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
                     Action::OpenGpu => gpu_view,
@@ -100,7 +110,7 @@ impl View for TimelineView {
                     buf,
                     ar.ruler,
                     (st.vp.t0, st.vp.t1),
-                    l.cap.time_zero(),
+                    st.time_zero(l),
                     &st.mark,
                 );
                 gutter::draw(st, l, buf, ar.gutter);
@@ -162,8 +172,8 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
         .map_or(String::new(), |s| format!(" · span {s}"));
     // Times are shown relative to the first event; when the file gives an absolute origin, the
     // wall-clock time of that zero.
-    let started = cap
-        .zero_epoch_ns()
+    let started = st
+        .zero_epoch_ns(l)
         .filter(|&ns| ns > 0)
         .map_or(String::new(), |ns| {
             format!(" · 0 = {} UTC", super::picker::format_clock(ns))
@@ -173,22 +183,36 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     } else {
         ""
     };
+    // An allocator snapshot has no events: say what it holds instead.
+    let counts = match l
+        .memory()
+        .filter(|_| cap.format == Some(crate::model::Format::Snapshot))
+    {
+        Some(m) => format!(
+            "allocator snapshot · {} devices · {} allocations",
+            m.model.tracks.len(),
+            count(m.model.tracks.iter().map(|t| t.allocs.len() as u64).sum())
+        ),
+        None => format!(
+            "{} procs · {} tracks · {} events",
+            procs,
+            cap.tracks.len(),
+            count(cap.event_count())
+        ),
+    };
     let left = format!(
-        " tracetui  {} / {} · {} procs · {} tracks · {} events{partial}{span}{started}",
+        " tracetui  {} / {} · {counts}{partial}{span}{started}",
         // Long run / file names give way to the counts on narrow terminals.
         text::fit(&text::sanitize(&src.run), (area.width as usize / 4).max(12)),
         text::fit(
             &text::sanitize(&src.host),
             (area.width as usize / 4).max(12)
         ),
-        procs,
-        cap.tracks.len(),
-        count(cap.event_count()),
     );
     let right = format!(
         "{} @ {}  ?",
         format_dur(st.vp.width()),
-        format_time_res(st.vp.t0 - cap.time_zero(), st.vp.width() / 100)
+        format_time_res(st.vp.t0 - st.time_zero(l), st.vp.width() / 100)
     );
     let w = area.width as usize;
     let rw = text::width(&right);

@@ -1,0 +1,218 @@
+//! The table popup's keys and drawing: the [`View`] impl of [`TableView`] (its data, sorting,
+//! filtering and `Enter` targets are in `table.rs`).
+
+use super::View;
+use super::table::TableView;
+use crate::index::Cell;
+use crate::ui::action::Action;
+use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
+use crate::ui::state::State;
+use crate::ui::text;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+
+impl View for TableView {
+    fn kind(&self) -> ViewKind {
+        self.kind
+    }
+
+    fn is_popup(&self) -> bool {
+        true
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
+        if self.typing {
+            match key.code {
+                KeyCode::Esc | KeyCode::Enter => self.typing = false,
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                    self.refresh();
+                }
+                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.filter.clear();
+                    self.refresh();
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.filter.push(c);
+                    self.refresh();
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
+        let n = self.order.len();
+        match action {
+            Some(Action::Back) => return vec![Msg::Pop],
+            Some(Action::Quit) => return vec![Msg::Quit],
+            Some(Action::Confirm) => return self.confirm(st),
+            Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
+            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Action::PageDown) => {
+                self.selected = (self.selected + Self::page(st)).min(n.saturating_sub(1))
+            }
+            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(Self::page(st)),
+            Some(Action::Top) => self.selected = 0,
+            Some(Action::Bottom) => self.selected = n.saturating_sub(1),
+            Some(Action::SortNext) => {
+                let c = match self.sort {
+                    None => 0,
+                    Some((c, _)) => (c + 1) % self.columns.len().max(1),
+                };
+                self.sort_by(c, false);
+            }
+            Some(Action::SortReverse) => {
+                let (c, rev) = self.sort.unwrap_or((0, false));
+                self.sort_by(c, !rev);
+            }
+            Some(Action::Search) => self.typing = true,
+            Some(a) => {
+                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
+                    self.replace(new);
+                }
+            }
+            None => {}
+        }
+        Vec::new()
+    }
+
+    fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
+        let w = area.width.saturating_sub(4).min(160);
+        let h = area.height.saturating_sub(4);
+        let r = Rect::new(area.x + (area.width - w) / 2, area.y + 2, w, h);
+        if r.height < 5 || r.width < 20 {
+            return;
+        }
+        Clear.render(r, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(" {} ", text::sanitize(&self.title)));
+        let inner = block.inner(r);
+        block.render(r, buf);
+        let iw = inner.width as usize;
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let dim = Style::default().add_modifier(Modifier::DIM);
+        let sort = match self.sort {
+            Some((c, rev)) => format!(
+                "sorted by {}{}",
+                self.columns.get(c).map_or("", |c| c.name),
+                if rev { " (reversed)" } else { "" }
+            ),
+            None => "unsorted".into(),
+        };
+        let filter = if self.typing || !self.filter.is_empty() {
+            format!(
+                " · filter: {}{}",
+                text::sanitize(&self.filter),
+                if self.typing { "▏" } else { "" }
+            )
+        } else {
+            String::new()
+        };
+        let kb = &st.keymap;
+        let hint = |a| {
+            kb.keys(self.kind, a)
+                .first()
+                .map_or(String::new(), |k| k.to_string())
+        };
+        let line = format!(
+            "{} rows · {sort}{filter} · {}/{} sort · {} filter · Enter go · Esc close{}",
+            self.order.len(),
+            hint(Action::SortNext),
+            hint(Action::SortReverse),
+            hint(Action::Search),
+            if self.note.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", self.note)
+            }
+        );
+        buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
+        // Column widths: fixed ones, the first column takes the rest.
+        let fixed: u16 = self.columns.iter().skip(1).map(|c| c.width + 1).sum();
+        let first_w = inner.width.saturating_sub(fixed).max(8);
+        let widths: Vec<u16> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i == 0 { first_w } else { c.width })
+            .collect();
+        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style| {
+            let mut x = inner.x;
+            for (i, c) in self.columns.iter().enumerate() {
+                let cw = widths[i] as usize;
+                if x >= inner.right() {
+                    break;
+                }
+                let room = (inner.right() - x) as usize;
+                let s = cells.get(i).map_or("", String::as_str);
+                let t = text::fit(&text::sanitize(s), cw).into_owned();
+                let pad = if c.right {
+                    format!("{t:>cw$}")
+                } else {
+                    format!("{t:<cw$}")
+                };
+                buf.set_stringn(x, y, &pad, room.min(cw), style);
+                x += widths[i] + 1;
+            }
+        };
+        let heads: Vec<String> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match self.sort {
+                Some((s, rev)) if s == i => format!("{}{}", c.name, if rev { "▲" } else { "▼" }),
+                _ => c.name.to_string(),
+            })
+            .collect();
+        // The legend (wrapped), then the column heads.
+        let mut legend = if self.legend.is_empty() {
+            Vec::new()
+        } else {
+            super::full_details::wrap(&text::sanitize(&self.legend), iw)
+        };
+        legend.truncate(3.min(inner.height.saturating_sub(3) as usize));
+        for (k, l) in legend.iter().enumerate() {
+            buf.set_stringn(inner.x, inner.y + 1 + k as u16, l, iw, Style::default());
+        }
+        let inner = Rect {
+            y: inner.y + legend.len() as u16,
+            height: inner.height.saturating_sub(legend.len() as u16),
+            ..inner
+        };
+        put_row(buf, inner.y + 1, &heads, bold);
+        let body = inner.height.saturating_sub(2) as usize;
+        let top = self.selected.saturating_sub(body.saturating_sub(1));
+        for (k, &ri) in self.order.iter().skip(top).take(body).enumerate() {
+            let row = &self.rows[ri];
+            let y = inner.y + 2 + k as u16;
+            let sel = top + k == self.selected;
+            let style = if sel {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::default()
+            };
+            if sel {
+                buf.set_stringn(inner.x, y, " ".repeat(iw), iw, style);
+            }
+            put_row(buf, y, &row.cells, style);
+            if let (Some(f), Some(&lw)) = (row.bar, widths.last()) {
+                // An inline bar in the last column.
+                let x = inner.right().saturating_sub(lw);
+                let n = ((f.clamp(0.0, 1.0) * f64::from(lw)).round() as usize).min(lw as usize);
+                buf.set_stringn(x, y, "█".repeat(n), n, style.add_modifier(Modifier::DIM));
+            }
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
