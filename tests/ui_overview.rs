@@ -49,8 +49,11 @@ fn overview_of_a_four_rank_run_and_enter_opens_the_step() {
     let d = tempfile::tempdir().expect("tempdir");
     write_run(d.path(), 4);
     let mut app = app_on(d.path(), (80, 24), "node_100");
-    // Only the open rank is loaded; the overview summarizes the other three from their files.
+    // Only the open rank is loaded, and summarized right after its load; the overview
+    // summarizes the other three from their files.
     assert_eq!(app.entries.loaded_count(), 1);
+    let open = app.shown().expect("shown");
+    assert!(app.summaries.ready(open).is_some());
     press(&mut app, 'R');
     assert_eq!(app.top(), ViewKind::Overview);
     let ov = overview(&app);
@@ -122,6 +125,8 @@ fn overview_at_160x48_with_the_table_sorted() {
     press(&mut app, 'S');
     let o = overview(&app).overview.as_ref().expect("built");
     assert_eq!(o.sort.0, 5);
+    // The cursor starts on the open capture's rank.
+    assert_eq!(o.cursor.0, 1);
     insta::assert_snapshot!("overview_160x48", screen(&app));
     // Esc closes it.
     let cmds = app.update(code(KeyCode::Esc));
@@ -223,7 +228,24 @@ fn aligned_ranks_show_the_late_rank() {
         .expect("aligned view on top");
     assert_eq!((v.rows.len(), v.step, v.align), (4, 3, Align::Collectives));
     // Each rank's busiest device track is its GEMM stream.
-    assert!(v.rows.iter().all(|r| r.track.name.starts_with("stream 7")));
+    assert!(
+        v.rows
+            .iter()
+            .all(|r| r.tracks.tracks[0].name.starts_with("stream 7"))
+    );
+    // The second busiest: the all-reduce stream (Tab), and back.
+    let cmds = app.update(code(KeyCode::Tab));
+    run_cmds(&mut app, cmds);
+    let v = app
+        .views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<AlignedView>())
+        .expect("aligned view on top");
+    assert_eq!(v.pick, 1);
+    assert!(v.track(0).is_some_and(|t| t.name.starts_with("stream 9")));
+    assert!(screen(&app).contains("aligned ranks · 2nd busiest device track"));
+    let cmds = app.update(code(KeyCode::BackTab));
+    run_cmds(&mut app, cmds);
     // Busy columns of each rank in step 3: rank 2's GEMM runs 80 µs longer.
     let s = screen(&app);
     let busy = |rank: usize| {

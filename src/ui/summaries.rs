@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
-/// One track of a rank kept for the aligned multi-rank timeline: its busiest device track (GPU
-/// stream or XPlane device line; without a device, its busiest track), as disjoint busy
-/// intervals in model time (an interval overlapping the previous one is merged into it) with
-/// the category palette slot of each and prefix sums of busy time — 24 bytes per interval.
+/// One track of a rank kept for the aligned multi-rank timeline (one of its busiest device
+/// tracks, [`RankTracks`]), as disjoint busy intervals in model time (an interval overlapping
+/// the previous one is merged into it) with the category palette slot of each and prefix sums
+/// of busy time — 24 bytes per interval.
 #[derive(Debug, Clone, Default)]
 pub struct StreamTrack {
     /// Track name (`stream 7`, `Stream #20(...)`), with its process title.
@@ -33,9 +33,23 @@ pub struct StreamTrack {
     pub busy_before: Vec<crate::model::Ps>,
 }
 
-impl StreamTrack {
-    /// The busiest device track of `c` (else its busiest slice track).
-    pub fn of(c: &crate::model::Capture) -> StreamTrack {
+/// How many of a rank's busiest device tracks are kept for the aligned timeline.
+pub const KEPT_TRACKS: usize = 3;
+
+/// The tracks of one rank kept for the aligned timeline: its [`KEPT_TRACKS`] busiest device
+/// tracks (GPU streams / XPlane device lines; without a device, its busiest tracks), busiest
+/// first, and how many candidate tracks it had.
+#[derive(Debug, Clone, Default)]
+pub struct RankTracks {
+    /// The kept tracks, busiest first.
+    pub tracks: Vec<StreamTrack>,
+    /// Candidate tracks of the rank (device tracks, else slice tracks) with any busy time.
+    pub candidates: usize,
+}
+
+impl RankTracks {
+    /// The busiest device tracks of `c` (else its busiest slice tracks).
+    pub fn of(c: &crate::model::Capture) -> RankTracks {
         use crate::model::{NO_SLICE, ProcessKind, TrackKind};
         let s = &c.slices;
         let busy = |t: usize| -> crate::model::Ps {
@@ -53,16 +67,40 @@ impl StreamTrack {
                     ProcessKind::Gpu | ProcessKind::Tpu
                 ) && tr.kind != TrackKind::Counter
         };
-        let pick = |dev: bool| {
-            (0..c.tracks.len())
+        let ranked = |dev: bool| {
+            let mut v: Vec<(crate::model::Ps, usize)> = (0..c.tracks.len())
                 .filter(|&t| c.tracks[t].kind != TrackKind::Counter && device(t) == dev)
                 .map(|t| (busy(t), t))
                 .filter(|b| b.0 > 0)
-                .max()
+                .collect();
+            v.sort_by_key(|&(b, t)| (std::cmp::Reverse(b), t));
+            v
         };
-        let Some((_, t)) = pick(true).or_else(|| pick(false)) else {
-            return StreamTrack::default();
-        };
+        let mut v = ranked(true);
+        if v.is_empty() {
+            v = ranked(false);
+        }
+        RankTracks {
+            candidates: v.len(),
+            tracks: v
+                .iter()
+                .take(KEPT_TRACKS)
+                .map(|&(_, t)| StreamTrack::of_track(c, t))
+                .collect(),
+        }
+    }
+
+    /// Heap bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.tracks.iter().map(StreamTrack::heap_bytes).sum()
+    }
+}
+
+impl StreamTrack {
+    /// Track `t` of `c` as merged busy intervals of its top-level slices.
+    pub fn of_track(c: &crate::model::Capture, t: usize) -> StreamTrack {
+        use crate::model::NO_SLICE;
+        let s = &c.slices;
         let tr = &c.tracks[t];
         let mut out = StreamTrack {
             name: format!(
@@ -125,8 +163,8 @@ impl StreamTrack {
     }
 }
 
-/// What a summary job yields: the rank's step summary and its busiest device track.
-pub type SummaryResult = Result<(RankSummary, StreamTrack), String>;
+/// What a summary job yields: the rank's step summary and its busiest device tracks.
+pub type SummaryResult = Result<(RankSummary, RankTracks), String>;
 
 /// Where one capture's summary is.
 #[derive(Debug, Clone)]
@@ -159,7 +197,7 @@ pub struct SummaryJob {
 pub struct Summaries {
     by_id: BTreeMap<CaptureId, SummaryState>,
     /// The busiest device track of each summarized capture (aligned timeline).
-    tracks: BTreeMap<CaptureId, Arc<StreamTrack>>,
+    tracks: BTreeMap<CaptureId, Arc<RankTracks>>,
     /// Jobs waiting, in request order (the model when it was in memory at request time).
     queue: Vec<(CaptureId, CaptureRef, Option<Arc<Loaded>>)>,
     /// Bumped whenever a summary lands (views rebuild what they derived from them).
@@ -172,8 +210,8 @@ impl Summaries {
         self.by_id.get(&id)
     }
 
-    /// The busiest device track of `id` when its summary is ready.
-    pub fn track(&self, id: CaptureId) -> Option<&Arc<StreamTrack>> {
+    /// The busiest device tracks of `id` when its summary is ready.
+    pub fn track(&self, id: CaptureId) -> Option<&Arc<RankTracks>> {
         self.tracks.get(&id)
     }
 
@@ -280,10 +318,10 @@ impl Summaries {
 pub fn compute(job: &SummaryJob) -> SummaryResult {
     let opts = StepOptions::default();
     if let Some(l) = &job.loaded {
-        return Ok((summarize(&l.cap, &opts), StreamTrack::of(&l.cap)));
+        return Ok((summarize(&l.cap, &opts), RankTracks::of(&l.cap)));
     }
     let cap = catalog::load(&job.capture, &job.progress).map_err(|e| e.to_string())?;
-    Ok((summarize(&cap, &opts), StreamTrack::of(&cap)))
+    Ok((summarize(&cap, &opts), RankTracks::of(&cap)))
 }
 
 /// Runs `job` on a new thread and sends `wrap(id, result)` through `tx`.
@@ -358,7 +396,7 @@ mod tests {
         assert!(s.request(want, 2).is_empty());
         let next = s.finish(
             CaptureId(0),
-            Ok((RankSummary::default(), StreamTrack::default())),
+            Ok((RankSummary::default(), RankTracks::default())),
             2,
         );
         assert_eq!(next.len(), 1);
@@ -375,7 +413,7 @@ mod tests {
         // A forgotten job's late result is dropped.
         s.finish(
             CaptureId(2),
-            Ok((RankSummary::default(), StreamTrack::default())),
+            Ok((RankSummary::default(), RankTracks::default())),
             2,
         );
         assert!(s.get(CaptureId(2)).is_none());

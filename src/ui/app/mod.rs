@@ -137,6 +137,20 @@ impl App {
             Msg::Load(done) => {
                 self.on_load(done);
                 cmds.extend(self.advance_diff());
+                // The step summary of a capture is computed (in the background, from its
+                // model) as soon as it is loaded and kept for the run overview, so the
+                // overview needs no reload of a capture the budget dropped meanwhile.
+                let st = &self.state;
+                let fresh: Vec<CaptureId> = st
+                    .entries
+                    .iter()
+                    .filter(|e| matches!(e.state, EntryState::Ready(_)))
+                    .filter(|e| st.summaries.get(e.id).is_none())
+                    .map(|e| e.id)
+                    .collect();
+                if !fresh.is_empty() {
+                    return vec![Msg::RequestSummaries(fresh)];
+                }
             }
             Msg::Derived(_) => {
                 // The derived rows count against the budget too.

@@ -409,6 +409,18 @@ pub const DEFAULTS: &[Default] = &[
     d(V::Aligned, A::FitAll, &["0", "Home"], "fit the step"),
     d(
         V::Aligned,
+        A::NextTrack,
+        &["Tab"],
+        "each rank's next busiest device track (3 kept)",
+    ),
+    d(
+        V::Aligned,
+        A::PrevTrack,
+        &["BackTab"],
+        "each rank's previous busiest device track",
+    ),
+    d(
+        V::Aligned,
         A::CycleMetric,
         &["m"],
         "align by wall clock / step start / collectives",

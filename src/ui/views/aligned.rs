@@ -17,7 +17,7 @@ use crate::ui::keymap::ViewKind;
 use crate::ui::msg::Msg;
 use crate::ui::ruler;
 use crate::ui::state::{CaptureId, Mark, State};
-use crate::ui::summaries::StreamTrack;
+use crate::ui::summaries::{KEPT_TRACKS, RankTracks, StreamTrack};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyEvent;
@@ -59,8 +59,8 @@ pub struct AlignedRow {
     pub offset_ns: i64,
     /// Its step summary.
     pub summary: Arc<RankSummary>,
-    /// Its busiest device track.
-    pub track: Arc<StreamTrack>,
+    /// Its busiest device tracks (busiest first).
+    pub tracks: Arc<RankTracks>,
 }
 
 /// The aligned timeline of a run's ranks.
@@ -76,6 +76,8 @@ pub struct AlignedView {
     steps: Vec<i64>,
     /// Window in aligned time, ps.
     pub window: (Ps, Ps),
+    /// Which of each rank's kept tracks is shown: 0 the busiest, 1 the second busiest, …
+    pub pick: usize,
     /// Cursor row and first row shown.
     pub cursor: usize,
     scroll: usize,
@@ -99,6 +101,7 @@ impl AlignedView {
             step,
             steps,
             window: (0, 1),
+            pick: 0,
             cursor: 0,
             scroll: 0,
         };
@@ -166,6 +169,11 @@ impl AlignedView {
         self.window = (self.window.0 + d, self.window.1 + d);
     }
 
+    /// The track shown for row `k`.
+    pub fn track(&self, k: usize) -> Option<&StreamTrack> {
+        self.rows.get(k)?.tracks.tracks.get(self.pick)
+    }
+
     fn body_rows(st: &State) -> usize {
         usize::from(st.size.1.saturating_sub(4)).max(1)
     }
@@ -189,6 +197,14 @@ impl View for AlignedView {
             Some(Action::Down) => self.cursor = (self.cursor + 1).min(n.saturating_sub(1)),
             Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Action::FitAll) => self.fit_step(),
+            Some(a @ (Action::NextTrack | Action::PrevTrack)) => {
+                let n = KEPT_TRACKS;
+                self.pick = if a == Action::NextTrack {
+                    (self.pick + 1) % n
+                } else {
+                    (self.pick + n - 1) % n
+                };
+            }
             Some(a @ (Action::PrevStep | Action::NextStep)) => {
                 let i = self.steps.partition_point(|&s| s < self.step);
                 let j = if a == Action::NextStep {
@@ -243,7 +259,11 @@ impl View for AlignedView {
         let bold = Style::default().add_modifier(Modifier::BOLD);
         let (t0, t1) = self.window;
         let title = format!(
-            " aligned ranks · busiest device track · by {} · step {} · {} ranks",
+            " aligned ranks · {} device track · by {} · step {} · {} ranks",
+            ["busiest", "2nd busiest", "3rd busiest"]
+                .get(self.pick)
+                .copied()
+                .unwrap_or("kept"),
             self.align.name(),
             self.step,
             self.rows.len()
@@ -305,11 +325,18 @@ impl View for AlignedView {
                 LABEL_W as usize,
                 style,
             );
-            let Some(sh) = self.shift(k) else {
+            let missing = match self.shift(k) {
+                None => Some(format!("no step {}", self.step)),
+                Some(_) if r.tracks.tracks.get(self.pick).is_none() => {
+                    Some(format!("only {} device tracks", r.tracks.candidates))
+                }
+                Some(_) => None,
+            };
+            let (Some(sh), None) = (self.shift(k), &missing) else {
                 buf.set_stringn(
                     lanes.x + 1,
                     y,
-                    format!("no step {}", self.step),
+                    missing.unwrap_or_default(),
                     cols.saturating_sub(1),
                     Style::default().add_modifier(Modifier::DIM),
                 );
@@ -318,7 +345,10 @@ impl View for AlignedView {
             for c in 0..cols {
                 let a = column_edge(t0, t1, cols, c);
                 let b = column_edge(t0, t1, cols, c + 1).max(a + 1);
-                let (busy, slot) = r.track.busy(a - sh, b - sh);
+                let Some(tr) = r.tracks.tracks.get(self.pick) else {
+                    break;
+                };
+                let (busy, slot) = tr.busy(a - sh, b - sh);
                 if busy <= 0 {
                     continue;
                 }
@@ -341,10 +371,16 @@ impl View for AlignedView {
                 let first = self.step_span()?.0;
                 Some(s.step.start + sh - first)
             });
+            let name = self.track(self.cursor).map_or("-", |t| t.name.as_str());
             status.push_str(&format!(
-                "  rank {}: {}",
+                "  rank {}: {} ({} of {})",
                 r.rank,
-                text::sanitize(&r.track.name)
+                text::sanitize(name),
+                ["busiest", "2nd busiest", "3rd busiest"]
+                    .get(self.pick)
+                    .copied()
+                    .unwrap_or("kept"),
+                r.tracks.candidates
             ));
             if let Some(d) = start {
                 status.push_str(&format!(
@@ -415,7 +451,10 @@ mod tests {
                 span_ns: (clock0_ns, clock0_ns + 200_000),
                 ..RankSummary::default()
             }),
-            track: Arc::new(track),
+            tracks: Arc::new(RankTracks {
+                tracks: vec![track],
+                candidates: 1,
+            }),
         }
     }
 

@@ -48,6 +48,8 @@ pub struct OverviewView {
     pub missing: Vec<i64>,
     /// Captures whose summary failed: (host, error).
     pub failed: Vec<(String, String)>,
+    /// The user moved the cursor (until then it follows the open capture's rank).
+    moved: bool,
 }
 
 /// Screen regions: title, heatmap, table, status line.
@@ -97,6 +99,7 @@ impl OverviewView {
             stragglers: Vec::new(),
             missing: Vec::new(),
             failed: Vec::new(),
+            moved: false,
         };
         v.rebuild(st);
         Some((v, Msg::RequestSummaries(members)))
@@ -160,6 +163,7 @@ impl OverviewView {
             ),
         };
         let mut ov = Overview::new(&refs, &numbers, &flags, &offsets, &scores);
+        let focus_row = members.iter().position(|&(_, i)| ids[i] == self.focus);
         if let Some(old) = &self.overview {
             ov.set_metric(&refs, old.metric);
             ov.sort = old.sort;
@@ -170,7 +174,10 @@ impl OverviewView {
             let c = step.and_then(|s| ov.data.cols.iter().position(|&x| x == s));
             ov.cursor = (r.unwrap_or(0), c.unwrap_or(0));
             ov.offset = old.offset;
-        } else if let Some(r) = members.iter().position(|&(_, i)| ids[i] == self.focus) {
+        }
+        if !self.moved
+            && let Some(r) = focus_row
+        {
             ov.cursor.0 = r;
         }
         self.group = name.clone();
@@ -199,7 +206,7 @@ impl OverviewView {
                     straggler: ov.stragglers.get(k).copied().unwrap_or(false),
                     offset_ns: ov.offsets_ns.get(k).copied().unwrap_or(0),
                     summary: s.clone(),
-                    track: st.summaries.track(*id)?.clone(),
+                    tracks: st.summaries.track(*id)?.clone(),
                 })
             })
             .collect();
@@ -270,6 +277,10 @@ impl View for OverviewView {
         let Some(ov) = self.overview.as_mut() else {
             return Vec::new();
         };
+        self.moved |= matches!(
+            action,
+            Some(Action::Down | Action::Up | Action::PageDown | Action::PageUp)
+        );
         match action {
             Some(Action::Down) => mv(ov, Move::Down),
             Some(Action::Up) => mv(ov, Move::Up),
