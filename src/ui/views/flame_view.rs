@@ -13,6 +13,7 @@ use crate::analysis::diff::steps::find_steps as profiler_steps;
 use crate::analysis::flame::{
     DeviceLinks, FlameTree, ROOT, Sandwich, Scope, TreeDiff, build, build_ancestors, sandwich,
 };
+use crate::analysis::stats::is_profiler_track;
 use crate::analysis::steps::{StepOptions, StepSource, find as find_steps};
 use crate::index::Cell;
 use crate::model::Capture;
@@ -89,7 +90,15 @@ fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
     let row = st.rows.list.get(st.rows.cursor).copied();
     let track_name = |t: u32| crate::ui::text::sanitize(&c.track_name(t)).into_owned();
     match kind {
-        ScopeKind::Whole => Some(Resolved::Scope(Scope::all(), "whole capture".into())),
+        ScopeKind::Whole => {
+            let (sc, left_out) = whole_scope(c);
+            let label = if left_out {
+                "whole capture (profiler spans left out)"
+            } else {
+                "whole capture"
+            };
+            Some(Resolved::Scope(sc, label.into()))
+        }
         ScopeKind::Range => {
             let (r, label) = scope(st);
             let (a, b) = r?;
@@ -134,6 +143,19 @@ fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
     }
 }
 
+/// The whole capture without the profiler's own spans (Kineto's `Spans` / `Traces` processes,
+/// left out as the statistics leave them out: one `PyTorch Profiler (0)` span would otherwise
+/// be the widest root); true when some were left out.
+fn whole_scope(c: &Capture) -> (Scope, bool) {
+    let n = c.tracks.len() as u32;
+    let keep: Vec<u32> = (0..n).filter(|&t| !is_profiler_track(c, t)).collect();
+    if keep.len() as u32 == n {
+        (Scope::all(), false)
+    } else {
+        (Scope::tracks(keep), true)
+    }
+}
+
 /// The diff of `tree` (B's whole-capture tree) against the baseline A of the last diff opened,
 /// when `capture` is its B and A is loaded.
 fn diff_against_baseline(st: &State, capture: CaptureId, tree: &FlameTree) -> Option<TreeDiff> {
@@ -148,7 +170,11 @@ fn diff_against_baseline(st: &State, capture: CaptureId, tree: &FlameTree) -> Op
         .and_then(|i| e.id_of(i))
         .and_then(|id| st.capture(id))?;
     let links = DeviceLinks::of(&a.cap);
-    let at = build(&a.cap, &Scope::all(), (!links.is_empty()).then_some(&links));
+    let at = build(
+        &a.cap,
+        &whole_scope(&a.cap).0,
+        (!links.is_empty()).then_some(&links),
+    );
     let steps = (profiler_steps(&a.cap).len(), profiler_steps(&b.cap).len());
     Some(TreeDiff::new(
         at,
