@@ -440,3 +440,68 @@ fn steps_draw_the_largest_value_of_each_column() {
     assert!(buf[(3, 0)].modifier.contains(Modifier::REVERSED));
     assert!(!buf[(1, 0)].modifier.contains(Modifier::REVERSED));
 }
+
+#[test]
+fn a_snapshots_segment_map_and_its_blocks() {
+    use tracetui::ui::views::table::Key;
+    let mut a = snapshot_app("snap_multi.pickle", 120, 40);
+    a.update(key('M'));
+    // `v` cycles live at the cursor → live at end → the segment map (no range marked).
+    a.update(key('v'));
+    a.update(key('v'));
+    let t = table(&a);
+    assert!(
+        t.title
+            .starts_with("segments at snapshot time: 4 segments, "),
+        "{}",
+        t.title
+    );
+    // The snapshot's segment totals (what `tracetui memory` and `_memory_viz stats` print —
+    // snap_multi.stats.txt: 62.0 MiB reserved, 14.0 MiB allocated).
+    let snap = tracetui::formats::snapshot::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory/snap_multi.pickle"),
+    )
+    .expect("snapshot");
+    let sum = |c: usize| -> f64 {
+        t.rows
+            .iter()
+            .map(|r| match r.keys[c] {
+                Key::Num(x) => x,
+                _ => 0.0,
+            })
+            .sum()
+    };
+    assert_eq!(sum(4), snap.totals.total_reserved as f64);
+    assert_eq!(sum(5), snap.totals.total_allocated as f64);
+    assert_eq!(sum(4), 62.0 * 1024.0 * 1024.0);
+    assert!(t.rows.iter().all(|r| r.bar.is_some()));
+    let s = screen(&a);
+    assert!(s.contains("segments at snapshot time"), "{s}");
+    // Enter lists the blocks of the segment under the cursor, which add up to its size.
+    let first = &t.rows[t.order[0]];
+    let size = match first.keys[4] {
+        Key::Num(x) => x,
+        _ => 0.0,
+    };
+    a.update(code(KeyCode::Enter));
+    let b = table(&a);
+    assert!(b.title.starts_with("segment 0x"), "{}", b.title);
+    let blocks: f64 = b
+        .rows
+        .iter()
+        .map(|r| match r.keys[1] {
+            Key::Num(x) => x,
+            _ => 0.0,
+        })
+        .sum();
+    assert_eq!(blocks, size);
+    // Esc goes back to the segment map; `v` again comes back to the live allocations.
+    a.update(code(KeyCode::Esc));
+    assert!(table(&a).title.starts_with("segments at snapshot time"));
+    a.update(key('v'));
+    assert!(
+        table(&a).title.starts_with("memory · "),
+        "{}",
+        table(&a).title
+    );
+}

@@ -404,7 +404,9 @@ fn load_deferred(capture: &CaptureRef, progress: &Progress) -> Result<Loaded, St
             crate::formats::snapshot::open(&capture.source.path, capture.source.clone())
                 .map_err(|e| e.to_string())?;
         let l = Loaded::new_deferred(cap, started);
-        l.set_memory(super::memory::Memory::of(snap.model));
+        let mut m = super::memory::Memory::of(snap.model);
+        m.segments = snap.segments;
+        l.set_memory(m);
         return Ok(l);
     }
     let cap = catalog::load(capture, progress).map_err(|e| {

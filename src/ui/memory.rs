@@ -90,6 +90,8 @@ pub struct Memory {
     pub model: MemoryModel,
     /// Per track of the model.
     pub tracks: Vec<TrackView>,
+    /// An allocator snapshot's segments at snapshot time (empty for traces).
+    pub segments: Vec<crate::formats::snapshot::Segment>,
 }
 
 impl Memory {
@@ -120,7 +122,11 @@ impl Memory {
                 max: [RangeMax::new(&t.allocated), RangeMax::new(&t.reserved)],
             })
             .collect();
-        Memory { model, tracks }
+        Memory {
+            model,
+            tracks,
+            segments: Vec::new(),
+        }
     }
 
     /// True without memory data.

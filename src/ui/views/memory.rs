@@ -37,6 +37,8 @@ pub enum Scope {
     AtEnd,
     /// The largest started in `[a, b)`.
     Range(Ps, Ps),
+    /// An allocator snapshot's segments at snapshot time (`views/segments.rs`).
+    Segments,
 }
 
 /// Rebuilds the table on `v` (scope) and `T` (device).
@@ -49,15 +51,17 @@ struct MemorySource {
 }
 
 impl MemorySource {
-    fn next_scope(&self, st: &State) -> Scope {
+    fn next_scope(&self, st: &State, has_segments: bool) -> Scope {
         let range = match st.mark {
             Mark::Range(a, b, _) => Some(Scope::Range(a, b)),
             _ => None,
         };
+        let segments = has_segments.then_some(Scope::Segments);
         match self.scope {
             Scope::LiveAt(_) => Scope::AtEnd,
-            Scope::AtEnd => range.unwrap_or(Scope::LiveAt(self.at)),
-            Scope::Range(..) => Scope::LiveAt(self.at),
+            Scope::AtEnd => range.or(segments).unwrap_or(Scope::LiveAt(self.at)),
+            Scope::Range(..) => segments.unwrap_or(Scope::LiveAt(self.at)),
+            Scope::Segments => Scope::LiveAt(self.at),
         }
     }
 }
@@ -67,14 +71,19 @@ impl Source for MemorySource {
         let l = st.loaded()?;
         let m = l.memory()?;
         match action {
-            Action::GroupNext => self.scope = self.next_scope(st),
+            Action::GroupNext => self.scope = self.next_scope(st, !m.segments.is_empty()),
             Action::FilterTrack => self.track = (self.track + 1) % m.model.tracks.len().max(1),
             _ => return None,
         }
         Some(table(l, m, self.track, self.scope, st))
     }
 
-    fn confirm(&self, row: &Row, _st: &State) -> Option<Vec<Msg>> {
+    fn confirm(&self, row: &Row, st: &State) -> Option<Vec<Msg>> {
+        if self.scope == Scope::Segments {
+            let m = st.loaded()?.memory()?;
+            let t = super::segments::blocks(m, row.cells.get(1)?, row.cells.first()?)?;
+            return Some(vec![Msg::Push(Box::new(t))]);
+        }
         let stack = row.cells.get(4).filter(|s| !s.is_empty())?;
         Some(vec![Msg::Push(Box::new(StackView {
             title: format!("{} · {}", row.cells[1], row.cells[0]),
@@ -106,6 +115,9 @@ pub fn memory_view(st: &State) -> Result<TableView, String> {
 
 /// The table of allocations of `track` in `scope`, largest first.
 pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> TableView {
+    if scope == Scope::Segments {
+        return super::segments::table(m);
+    }
     let cap = &l.cap;
     let zero = cap.time_zero();
     let res = st.vp.width() / 100;
@@ -138,6 +150,8 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
             ),
             "lived",
         ),
+        // Drawn by `segments::table` above.
+        Scope::Segments => (Vec::new(), String::new(), "age"),
     };
     let total: i64 = ids.iter().map(|&i| tr.allocs.bytes[i as usize]).sum();
     let end = cap.span.1;
@@ -150,6 +164,7 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
                 Scope::LiveAt(t) => Some(t - a.start[i]),
                 Scope::AtEnd => Some(end.max(a.start[i]) - a.start[i]),
                 Scope::Range(..) => (a.end[i] != LIVE_AT_END).then(|| a.end[i] - a.start[i]),
+                Scope::Segments => None,
             };
             let stack = m.stack_text(a.stack[i]);
             let op = a.op[i];

@@ -20,6 +20,7 @@ pub mod overview_view;
 pub mod picker;
 pub mod rank;
 pub mod search;
+pub mod segments;
 pub mod stats;
 pub mod table;
 pub mod table_view;
