@@ -1,6 +1,6 @@
 -- Step time per rank: the duration of every PyTorch ProfilerStep#N of every rank, with the
 -- rank's slowest step and the step's spread across ranks. Summed per capture it equals the
--- `ProfilerStep*` row of `tracetui stats`. Runs unchanged on DataFusion, DuckDB and Spark SQL.
+-- host `ProfilerStep*` row (kind annotation) of `tracetui stats`. Runs unchanged on DataFusion, DuckDB and Spark SQL.
 WITH steps AS (
   SELECT
     run,
@@ -10,6 +10,8 @@ WITH steps AS (
     dur_ns
   FROM events
   WHERE kind = 'slice' AND name LIKE 'ProfilerStep#%'
+    -- Host annotations only: Kineto mirrors a step on the GPU stream (gpu_user_annotation).
+    AND track_kind <> 'gpu_stream'
 )
 SELECT
   run,

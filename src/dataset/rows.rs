@@ -161,7 +161,7 @@ impl<'a> CaptureRows<'a> {
                     Key::Str(_) => None,
                 };
                 TrackInfo {
-                    device: c.process_name(tr.process),
+                    device: c.process_title(tr.process),
                     device_kind: pk.map_or("other", kind_name),
                     track: c.track_stable_name(t),
                     track_kind: tr.kind.name(),
