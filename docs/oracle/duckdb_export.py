@@ -54,16 +54,22 @@ def stats_check(con, stats, ds):
                 [name],
             ).fetchall()
         }
-        for r in cap["rows"]:
+        # stats keeps kinds apart (a host ProfilerStep#N and its GPU-stream mirror are two
+        # rows); the dataset's rows are grouped by name only: sum the stats rows per name.
+        per_name = {}
+        for r in cap["stats"]:
             if r.get("min_ns") is None:
-                continue  # aggregated XPlane events are not rows of the dataset
+                continue  # aggregated XPlane events and instants are not slices of the dataset
+            e = per_name.setdefault(r["name"], [0, 0, 0])
+            e[0] += r["count"]; e[1] += r["total_ns"]; e[2] += r["self_ns"]
+        for rname, (count, total_ns, self_ns) in per_name.items():
             rows += 1
-            n, total, selft = got.get(r["name"], (0, 0, 0))
+            n, total, selft = got.get(rname, (0, 0, 0))
             tol = n + 1
-            if n != r["count"] or abs(total - r["total_ns"]) > tol or abs(selft - r["self_ns"]) > tol:
+            if n != count or abs(total - total_ns) > tol or abs(selft - self_ns) > tol:
                 bad += 1
-                print(f"  DIFF {name} {r['name']!r}: duckdb n={n} total={total} self={selft}"
-                      f" stats n={r['count']} total={r['total_ns']} self={r['self_ns']}")
+                print(f"  DIFF {name} {rname!r}: duckdb n={n} total={total} self={selft}"
+                      f" stats n={count} total={total_ns} self={self_ns}")
     return rows, bad
 
 
