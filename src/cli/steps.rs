@@ -3,7 +3,6 @@
 
 use super::text::{self, Align};
 use crate::analysis::gpu::{GpuOptions, streams};
-use crate::analysis::ranks::file_clock0_ns;
 use crate::analysis::steps::{self, DeviceParts, StepOptions, primary_device};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
@@ -108,7 +107,7 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
     let found = steps::find(c, opts);
     let parts = steps::breakdown(c, &found, opts, Some(&g));
     let primary = primary_device(&parts);
-    let clock0 = file_clock0_ns(c);
+    let clock0 = c.file_clock0_ns();
     let rows = found
         .steps
         .iter()

@@ -364,6 +364,22 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// The file's own clock at model time 0, ns: the origin's wall-clock ns minus Kineto's
+    /// `baseTimeNanoseconds` (the shift the JSON loader applied, so this is Kineto's raw `ts`
+    /// clock), else the origin's epoch ns, else 0.
+    pub fn file_clock0_ns(&self) -> i64 {
+        let Some(origin) = self.origin_epoch_ns else {
+            return 0;
+        };
+        let base = self
+            .strings
+            .lookup("baseTimeNanoseconds")
+            .and_then(|k| self.args.get(self.metadata, k, &self.strings))
+            .and_then(|v| v.as_i64(&self.strings))
+            .unwrap_or(0);
+        origin.wrapping_sub(base)
+    }
+
     /// The time shown as zero: the first event of the capture. Displayed times are relative to
     /// it (never negative); model times stay relative to the file's origin.
     pub fn time_zero(&self) -> Ps {

@@ -163,21 +163,6 @@ impl GpuStreams {
     }
 }
 
-/// The file's clock at the capture origin, ns: the origin's wall-clock ns minus Kineto's
-/// `baseTimeNanoseconds` (the shift the JSON loader applied).
-fn file_shift_ns(c: &Capture) -> i64 {
-    let Some(origin) = c.origin_epoch_ns else {
-        return 0;
-    };
-    let base = c
-        .strings
-        .lookup("baseTimeNanoseconds")
-        .and_then(|k| c.args.get(c.metadata, k, &c.strings))
-        .and_then(|v| v.as_i64(&c.strings))
-        .unwrap_or(0);
-    origin.wrapping_sub(base)
-}
-
 fn key_number(c: &Capture, k: Key) -> Option<i64> {
     match k {
         Key::Int(v) => Some(v),
@@ -237,7 +222,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
     let compat = opts.hta_compat && !xplane;
     let mut g = GpuStreams {
         rounded: compat,
-        shift_ns: if compat { file_shift_ns(c) } else { 0 },
+        shift_ns: if compat { c.file_clock0_ns() } else { 0 },
         ..GpuStreams::default()
     };
     // Which tracks are streams.

@@ -13,6 +13,4 @@ pub use collectives::{ClockOffset, Instance, match_instances};
 pub use matrix::{Metric, matrix};
 pub use runs::{RankReport, RunReport, analyze_run, group_runs};
 pub use straggler::{ArrivalStats, HTA_CANDIDATES, arrivals, hta_stragglers};
-pub use summary::{
-    RankColl, RankStep, RankSummary, distributed_info, file_clock0_ns, hta_overlap, summarize,
-};
+pub use summary::{RankColl, RankStep, RankSummary, distributed_info, hta_overlap, summarize};

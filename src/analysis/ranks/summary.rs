@@ -92,21 +92,6 @@ pub struct RankSummary {
     pub error: Option<String>,
 }
 
-/// The file's clock at model time 0, ns: `origin_epoch_ns − baseTimeNanoseconds` (Kineto's
-/// raw `ts` clock), else the origin's epoch ns, else 0.
-pub fn file_clock0_ns(c: &Capture) -> i64 {
-    let Some(origin) = c.origin_epoch_ns else {
-        return 0;
-    };
-    let base = c
-        .strings
-        .lookup("baseTimeNanoseconds")
-        .and_then(|k| c.args.get(c.metadata, k, &c.strings))
-        .and_then(|v| v.as_i64(&c.strings))
-        .unwrap_or(0);
-    origin.wrapping_sub(base)
-}
-
 fn meta(c: &Capture, key: &str) -> Option<ArgValue> {
     let k = c.strings.lookup(key)?;
     c.args.get(c.metadata, k, &c.strings)
@@ -147,7 +132,7 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
     let g = streams::collect(c, &GpuOptions::default());
     let found = steps::find(c, opts);
     let parts = steps::breakdown(c, &found, opts, Some(&g));
-    let clock0 = file_clock0_ns(c);
+    let clock0 = c.file_clock0_ns();
     let ns = |ps: Ps| clock0 + ps.div_euclid(1000);
     let primary = steps::primary_device(&parts).or_else(|| g.streams.first().map(|s| s.device));
     // HTA keeps only device activities launched by a host event that starts by the end of the
@@ -155,7 +140,7 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
     let window = (found.source == StepSource::ProfilerStep && found.steps.len() >= 2)
         .then(|| found.steps.iter().map(|s| s.end).max())
         .flatten();
-    let overlap = hta_overlap(c, &g, file_clock0_ns(c), window);
+    let overlap = hta_overlap(c, &g, clock0, window);
     let mut names: Vec<String> = Vec::new();
     let mut name_ix: FxHashMap<crate::model::StrId, u32> = FxHashMap::default();
     let mut intern = |id: crate::model::StrId| -> u32 {
