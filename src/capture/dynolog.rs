@@ -232,11 +232,9 @@ pub fn wait_for_files(files: &[PathBuf], wait: Duration) -> Vec<PathBuf> {
             if found.contains(f) {
                 continue;
             }
-            let s = std::fs::metadata(f).ok().map(|m| m.len());
-            if s.is_some_and(|s| s > 0) && s == sizes[i] {
+            if super::logdir::settled_size(f, &mut sizes[i]).is_some() {
                 found.push(f.clone());
             }
-            sizes[i] = s;
         }
         if found.len() == files.len() || std::time::Instant::now() >= deadline {
             return found;

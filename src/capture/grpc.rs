@@ -376,14 +376,9 @@ async fn wait_for_server_file(path: &Path, wait: Duration) -> Option<u64> {
     let deadline = Instant::now() + wait;
     let mut last = None;
     loop {
-        let size = std::fs::metadata(path).ok().map(|m| m.len());
-        if let Some(s) = size
-            && s > 0
-            && last == Some(s)
-        {
+        if let Some(s) = logdir::settled_size(path, &mut last) {
             return Some(s);
         }
-        last = size;
         if Instant::now() >= deadline {
             return None;
         }

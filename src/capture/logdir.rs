@@ -121,24 +121,13 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Polls until `path` exists with a size that stopped changing, or `wait` passes.
-pub fn wait_for_file(path: &Path, wait: std::time::Duration) -> Option<u64> {
-    let deadline = std::time::Instant::now() + wait;
-    let mut last = None;
-    loop {
-        let size = std::fs::metadata(path).ok().map(|m| m.len());
-        if let Some(s) = size
-            && s > 0
-            && last == Some(s)
-        {
-            return Some(s);
-        }
-        last = size;
-        if std::time::Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+/// One poll of a file another process is writing: its size when it is non-empty and the same
+/// as at the previous poll (`last`, updated here), i.e. when it stopped growing.
+pub fn settled_size(path: &Path, last: &mut Option<u64>) -> Option<u64> {
+    let size = std::fs::metadata(path).ok().map(|m| m.len());
+    let done = size.filter(|&s| s > 0 && *last == Some(s));
+    *last = size;
+    done
 }
 
 #[cfg(test)]
