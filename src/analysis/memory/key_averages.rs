@@ -87,6 +87,18 @@ pub fn is_device_device(t: i64) -> bool {
     matches!(t, 1 | 6 | 12 | 20)
 }
 
+/// `bytes` as (CPU bytes, device bytes) by torch's device-type rule (one of them, or neither).
+fn split_bytes(device_type: i64, bytes: i64) -> (i64, i64) {
+    (
+        if is_cpu_device(device_type) { bytes } else { 0 },
+        if is_device_device(device_type) {
+            bytes
+        } else {
+            0
+        },
+    )
+}
+
 fn cpu_function_event(cat: Category) -> bool {
     matches!(
         cat,
@@ -104,16 +116,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
     let mut pd: Vec<i64> = vec![0];
     let mut oom = (0u64, MemColumns::default());
     for e in events.iter().filter(|e| !e.is_slice) {
-        let cpu = if is_cpu_device(e.device_type) {
-            e.bytes
-        } else {
-            0
-        };
-        let dev = if is_device_device(e.device_type) {
-            e.bytes
-        } else {
-            0
-        };
+        let (cpu, dev) = split_bytes(e.device_type, e.bytes);
         if e.kind == MemKind::Oom {
             oom.0 += 1;
             oom.1.add(&MemColumns::leaf(cpu, dev));
@@ -245,12 +248,9 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
         let mut m = MemColumns::default();
         for r in &recs {
             if r.ts >= s.start[i] && r.ts <= s.end(i) {
-                if is_cpu_device(r.device_type) {
-                    m.cpu_mem += r.bytes;
-                }
-                if is_device_device(r.device_type) {
-                    m.device_mem += r.bytes;
-                }
+                let (cpu, dev) = split_bytes(r.device_type, r.bytes);
+                m.cpu_mem += cpu;
+                m.device_mem += dev;
             }
         }
         m
@@ -313,16 +313,7 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
             r.ts >= s.start[i] && r.ts <= s.end(i)
         });
         if !covered {
-            let cpu = if is_cpu_device(r.device_type) {
-                r.bytes
-            } else {
-                0
-            };
-            let dev = if is_device_device(r.device_type) {
-                r.bytes
-            } else {
-                0
-            };
+            let (cpu, dev) = split_bytes(r.device_type, r.bytes);
             standalone.0 += 1;
             standalone.1.add(&MemColumns::leaf(cpu, dev));
         }
@@ -336,16 +327,7 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
         .iter()
         .filter(|e| e.kind == MemKind::Oom && !e.is_slice)
     {
-        let cpu = if is_cpu_device(r.device_type) {
-            r.bytes
-        } else {
-            0
-        };
-        let dev = if is_device_device(r.device_type) {
-            r.bytes
-        } else {
-            0
-        };
+        let (cpu, dev) = split_bytes(r.device_type, r.bytes);
         oom.0 += 1;
         oom.1.add(&MemColumns::leaf(cpu, dev));
     }
