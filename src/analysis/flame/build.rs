@@ -240,14 +240,19 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
         }
     }
     if let Some(l) = links {
-        add_unlinked(c, scope, l, &mut b);
+        add_unlinked(c, scope, l, &merge, &mut b);
     }
     b.finish()
 }
 
-fn add_unlinked(c: &Capture, scope: &Scope, l: &DeviceLinks, b: &mut TreeBuilder) {
+fn add_unlinked(
+    c: &Capture,
+    scope: &Scope,
+    l: &DeviceLinks,
+    merge: &NameMerge,
+    b: &mut TreeBuilder,
+) {
     let s = &c.slices;
-    let merge = NameMerge::of_capture(c);
     let mut root = None;
     for &act in &l.unlinked {
         let ai = act as usize;

@@ -14,7 +14,8 @@ use crate::analysis::flame::{
     DeviceLinks, FlameTree, ROOT, Sandwich, Scope, TreeDiff, build, build_ancestors, sandwich,
 };
 use crate::analysis::stats::is_profiler_track;
-use crate::analysis::steps::{StepOptions, StepSource, find as find_steps};
+use crate::analysis::steps::StepSource;
+use crate::ui::loader::Loaded;
 use crate::index::Cell;
 use crate::model::Capture;
 use crate::ui::action::Action;
@@ -86,7 +87,8 @@ enum Resolved {
 
 /// `kind` for the shown capture and the state's mark, cursor and hits (`None`: it does not
 /// apply now, e.g. no mark, no steps, a cursor on no track, no hits).
-fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
+fn resolve(kind: ScopeKind, l: &Loaded, st: &State) -> Option<Resolved> {
+    let c = &l.cap;
     let row = st.rows.list.get(st.rows.cursor).copied();
     let track_name = |t: u32| crate::ui::text::sanitize(&c.track_name(t)).into_owned();
     match kind {
@@ -105,7 +107,8 @@ fn resolve(kind: ScopeKind, c: &Capture, st: &State) -> Option<Resolved> {
             Some(Resolved::Scope(Scope::range(a, b), label))
         }
         ScopeKind::Step => {
-            let steps = find_steps(c, &StepOptions::default());
+            // The steps the loader found (the Steps row's).
+            let steps = &l.steps;
             if steps.source == StepSource::Whole {
                 return None;
             }
@@ -201,12 +204,9 @@ impl FlameView {
     pub fn open(st: &State) -> Option<FlameView> {
         let capture = st.shown()?;
         let l = st.capture(capture)?;
-        let kind = if resolve(ScopeKind::Range, &l.cap, st).is_some() {
-            ScopeKind::Range
-        } else {
-            ScopeKind::Whole
-        };
-        let r = resolve(kind, &l.cap, st)?;
+        let (kind, r) = [ScopeKind::Range, ScopeKind::Whole]
+            .into_iter()
+            .find_map(|k| resolve(k, l, st).map(|r| (k, r)))?;
         let (tree, label) = build_resolved(&l.cap, r);
         let mut state = FlameState {
             theme: Some(st.theme),
@@ -242,7 +242,7 @@ impl FlameView {
         let n = ScopeKind::ORDER.len();
         let next = (1..=n)
             .map(|i| ScopeKind::ORDER[(at + i) % n])
-            .find_map(|k| resolve(k, &l.cap, st).map(|r| (k, r)));
+            .find_map(|k| resolve(k, l, st).map(|r| (k, r)));
         let Some((kind, r)) = next else {
             return Vec::new();
         };
