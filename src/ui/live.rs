@@ -231,11 +231,10 @@ impl State {
                 .collect()
         });
         drop(old);
-        let cap_name = self.entries.current.and_then(|i| {
-            self.entries
-                .get(i)
-                .map(|e| format!("{} / {}", e.capture.source.run, e.capture.source.host))
-        });
+        let cap_name = self
+            .entries
+            .current
+            .and_then(|i| self.entries.get(i).map(|e| e.label()));
         if !self.entries.is_reload(done.generation) {
             return false;
         }
@@ -264,7 +263,7 @@ impl State {
         self.clamp_scroll();
         self.notice = Some(format!(
             "reloaded {} (file changed)",
-            text::sanitize(&cap_name.unwrap_or_default())
+            cap_name.unwrap_or_default()
         ));
         true
     }

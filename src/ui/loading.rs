@@ -62,6 +62,12 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// `run / host`, sanitized for the terminal (notices name entries so).
+    pub fn label(&self) -> String {
+        let s = &self.capture.source;
+        super::text::sanitize(&format!("{} / {}", s.run, s.host)).into_owned()
+    }
+
     /// Notes the zero of a loaded version (see [`Entry::zero`]).
     fn keep_zero(&mut self, l: &Loaded) {
         let z = l.cap.time_zero();

@@ -10,10 +10,10 @@ use crate::ui::msg::Cmd;
 impl App {
     /// `run / host` of entry `i`, sanitized.
     fn entry_label(&self, i: usize) -> String {
-        self.state.entries.get(i).map_or(String::new(), |e| {
-            let s = &e.capture.source;
-            crate::ui::text::sanitize(&format!("{} / {}", s.run, s.host)).into_owned()
-        })
+        self.state
+            .entries
+            .get(i)
+            .map_or(String::new(), |e| e.label())
     }
 
     /// `b` in the picker: entry `i` becomes the baseline (A) of a diff, or stops being it.

@@ -376,13 +376,7 @@ impl App {
         st.entries.set_pinned(pinned);
         let dropped = st.entries.enforce_budget();
         if let Some(&id) = dropped.first() {
-            let name = st.entries.entry(id).map_or(String::new(), |e| {
-                super::text::sanitize(&format!(
-                    "{} / {}",
-                    e.capture.source.run, e.capture.source.host
-                ))
-                .into_owned()
-            });
+            let name = st.entries.entry(id).map_or(String::new(), |e| e.label());
             let more = match dropped.len() {
                 1 => String::new(),
                 n => format!(" and {} more", n - 1),

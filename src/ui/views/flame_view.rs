@@ -15,12 +15,12 @@ use crate::analysis::flame::{
 };
 use crate::analysis::stats::is_profiler_track;
 use crate::analysis::steps::StepSource;
-use crate::ui::loader::Loaded;
 use crate::index::Cell;
 use crate::model::Capture;
 use crate::ui::action::Action;
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
+use crate::ui::loader::Loaded;
 use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
 use crate::ui::state::{CaptureId, State};
