@@ -291,14 +291,7 @@ fn an_allocator_snapshot_opens_with_its_memory_rows() {
             t.title
         );
         assert!(!t.order.is_empty());
-        let total: f64 = t
-            .rows
-            .iter()
-            .map(|r| match r.keys[1] {
-                tracetui::ui::views::table::Key::Num(x) => x,
-                _ => 0.0,
-            })
-            .sum();
+        let total = common::column_sum(t, 1);
         assert_eq!(total, pb as f64, "the live set is the peak");
         snap(&format!("snap_multi_{w}x{h}_live"), &a);
         // Enter on an allocation with a stack shows it (no op encloses a snapshot's allocation).
@@ -443,7 +436,6 @@ fn steps_draw_the_largest_value_of_each_column() {
 
 #[test]
 fn a_snapshots_segment_map_and_its_blocks() {
-    use tracetui::ui::views::table::Key;
     let mut a = snapshot_app("snap_multi.pickle", 120, 40);
     a.update(key('M'));
     // `v` cycles live at the cursor → live at end → the segment map (no range marked).
@@ -462,15 +454,7 @@ fn a_snapshots_segment_map_and_its_blocks() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory/snap_multi.pickle"),
     )
     .expect("snapshot");
-    let sum = |c: usize| -> f64 {
-        t.rows
-            .iter()
-            .map(|r| match r.keys[c] {
-                Key::Num(x) => x,
-                _ => 0.0,
-            })
-            .sum()
-    };
+    let sum = |c: usize| common::column_sum(t, c);
     assert_eq!(sum(4), snap.totals.total_reserved as f64);
     assert_eq!(sum(5), snap.totals.total_allocated as f64);
     assert_eq!(sum(4), 62.0 * 1024.0 * 1024.0);
@@ -479,21 +463,11 @@ fn a_snapshots_segment_map_and_its_blocks() {
     assert!(s.contains("segments at snapshot time"), "{s}");
     // Enter lists the blocks of the segment under the cursor, which add up to its size.
     let first = &t.rows[t.order[0]];
-    let size = match first.keys[4] {
-        Key::Num(x) => x,
-        _ => 0.0,
-    };
+    let size = common::num(first.keys.get(4));
     a.update(code(KeyCode::Enter));
     let b = table(&a);
     assert!(b.title.starts_with("segment 0x"), "{}", b.title);
-    let blocks: f64 = b
-        .rows
-        .iter()
-        .map(|r| match r.keys[1] {
-            Key::Num(x) => x,
-            _ => 0.0,
-        })
-        .sum();
+    let blocks = common::column_sum(b, 1);
     assert_eq!(blocks, size);
     // Esc goes back to the segment map; `v` again comes back to the live allocations.
     a.update(code(KeyCode::Esc));

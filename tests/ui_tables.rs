@@ -113,14 +113,7 @@ fn stats_table_is_scoped_to_the_marked_range() {
     app.update(key('t'));
     let t = table(&app);
     assert!(t.title.contains("range"), "{}", t.title);
-    let total: f64 = t
-        .rows
-        .iter()
-        .map(|r| match r.keys[1] {
-            Key::Num(x) => x,
-            _ => 0.0,
-        })
-        .sum();
+    let total = common::column_sum(t, 1);
     // Every event starting inside, but the profiler's own span (left out by default, issue 22)
     // and with the instant events (counted, no duration).
     let c = &l.cap;

@@ -59,6 +59,19 @@ pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
     }
 }
 
+/// Σ of a table column's numeric sort keys over every row (text keys count 0).
+pub fn column_sum(t: &tracetui::ui::views::table::TableView, c: usize) -> f64 {
+    t.rows.iter().map(|r| num(r.keys.get(c))).sum()
+}
+
+/// A numeric sort key's value (0 for a text key or none).
+pub fn num(k: Option<&tracetui::ui::views::table::Key>) -> f64 {
+    match k {
+        Some(tracetui::ui::views::table::Key::Num(x)) => *x,
+        _ => 0.0,
+    }
+}
+
 /// The app drawn at its size, one line of text per row.
 pub fn screen(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
