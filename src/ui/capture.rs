@@ -76,7 +76,7 @@ impl CaptureSettings {
 }
 
 /// `s` as a TOML basic string (quoted; `\`, `"` and control characters escaped).
-fn toml_string(s: &str) -> String {
+pub fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

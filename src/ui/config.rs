@@ -4,7 +4,7 @@
 //! defaults ([`default_toml`]).
 
 use super::action::Action;
-use super::capture::CaptureSettings;
+use super::capture::{CaptureSettings, toml_string};
 use super::colors::{ColorMode, Theme};
 use super::keymap::{Key, Keymap, ViewKind};
 use std::fmt;
@@ -345,15 +345,7 @@ pub fn default_toml() -> String {
             if rv != v {
                 continue;
             }
-            let k: Vec<String> = keys
-                .iter()
-                .map(|k| {
-                    format!(
-                        "\"{}\"",
-                        k.to_string().replace('\\', "\\\\").replace('"', "\\\"")
-                    )
-                })
-                .collect();
+            let k: Vec<String> = keys.iter().map(|k| toml_string(&k.to_string())).collect();
             s.push_str(&format!("{} = [{}]  # {desc}\n", a.name(), k.join(", ")));
         }
     }
