@@ -72,6 +72,22 @@ struct Builders {
     args: StringBuilder,
 }
 
+/// The columns that depend on the row's kind (after [`CaptureRows::common`]'s): what a
+/// kind leaves out is null.
+#[derive(Default)]
+struct Tail {
+    end_ns: i64,
+    dur_ns: Option<i64>,
+    self_time_ns: Option<i64>,
+    depth: Option<i32>,
+    id: Option<i64>,
+    parent_id: Option<i64>,
+    correlation_id: Option<i64>,
+    flow: Option<i64>,
+    flow_to_id: Option<i64>,
+    value: Option<f64>,
+}
+
 /// What a row is.
 #[derive(Clone, Copy)]
 enum RowKind {
@@ -318,6 +334,21 @@ impl<'a> CaptureRows<'a> {
         }
     }
 
+    /// Appends the kind-dependent columns of one row.
+    fn tail(&mut self, t: Tail) {
+        let b = &mut self.b;
+        b.end_ns.append_value(t.end_ns);
+        b.dur_ns.append_option(t.dur_ns);
+        b.self_time_ns.append_option(t.self_time_ns);
+        b.depth.append_option(t.depth);
+        b.id.append_option(t.id);
+        b.parent_id.append_option(t.parent_id);
+        b.correlation_id.append_option(t.correlation_id);
+        b.flow.append_option(t.flow);
+        b.flow_to_id.append_option(t.flow_to_id);
+        b.value.append_option(t.value);
+    }
+
     fn slice_row(&mut self, i: usize) {
         let c = self.c;
         let s = &c.slices;
@@ -328,23 +359,19 @@ impl<'a> CaptureRows<'a> {
         self.common(RowKind::Slice, Some(t), s.name[i], s.cat(i), s.start[i]);
         let start = (s.start[i] - self.zero).div_euclid(1000);
         let end = (s.start[i] + s.dur[i] - self.zero).div_euclid(1000);
-        let b = &mut self.b;
-        b.end_ns.append_value(end);
-        b.dur_ns.append_value(end - start);
-        b.self_time_ns
-            .append_value(self.self_ps.get(i).map_or(0, |v| v.div_euclid(1000)));
-        b.depth.append_value(i32::from(
-            c.tracks.get(t).map_or(0, |tr| tr.depth_of_lane(s.lane[i])),
-        ));
-        b.id.append_value(i as i64);
-        b.parent_id
-            .append_option((s.parent[i] != NO_SLICE).then_some(i64::from(s.parent[i])));
         let corr = s.corr(i);
-        b.correlation_id
-            .append_option((corr != 0).then_some(corr as i64));
-        b.flow.append_null();
-        b.flow_to_id.append_null();
-        b.value.append_null();
+        self.tail(Tail {
+            end_ns: end,
+            dur_ns: Some(end - start),
+            self_time_ns: Some(self.self_ps.get(i).map_or(0, |v| v.div_euclid(1000))),
+            depth: Some(i32::from(
+                c.tracks.get(t).map_or(0, |tr| tr.depth_of_lane(s.lane[i])),
+            )),
+            id: Some(i as i64),
+            parent_id: (s.parent[i] != NO_SLICE).then_some(i64::from(s.parent[i])),
+            correlation_id: (corr != 0).then_some(corr as i64),
+            ..Tail::default()
+        });
         self.args(s.args[i]);
     }
 
@@ -353,18 +380,11 @@ impl<'a> CaptureRows<'a> {
         let n = &c.instants;
         let t = n.track[i] as usize;
         self.common(RowKind::Instant, Some(t), n.name[i], n.cat[i], n.ts[i]);
-        let b = &mut self.b;
-        b.end_ns
-            .append_value((n.ts[i] - self.zero).div_euclid(1000));
-        b.dur_ns.append_value(0);
-        b.self_time_ns.append_null();
-        b.depth.append_null();
-        b.id.append_null();
-        b.parent_id.append_null();
-        b.correlation_id.append_null();
-        b.flow.append_null();
-        b.flow_to_id.append_null();
-        b.value.append_null();
+        self.tail(Tail {
+            end_ns: (n.ts[i] - self.zero).div_euclid(1000),
+            dur_ns: Some(0),
+            ..Tail::default()
+        });
         self.args(n.args[i]);
     }
 
@@ -379,17 +399,11 @@ impl<'a> CaptureRows<'a> {
             StrId::EMPTY,
             ts,
         );
-        let b = &mut self.b;
-        b.end_ns.append_value((ts - self.zero).div_euclid(1000));
-        b.dur_ns.append_null();
-        b.self_time_ns.append_null();
-        b.depth.append_null();
-        b.id.append_null();
-        b.parent_id.append_null();
-        b.correlation_id.append_null();
-        b.flow.append_null();
-        b.flow_to_id.append_null();
-        b.value.append_value(cs.value[k]);
+        self.tail(Tail {
+            end_ns: (ts - self.zero).div_euclid(1000),
+            value: Some(cs.value[k]),
+            ..Tail::default()
+        });
         self.args(ArgsRef::NONE);
     }
 
@@ -406,17 +420,14 @@ impl<'a> CaptureRows<'a> {
         self.common(RowKind::Flow, track, f.cat, f.cat, t0);
         let start = (t0 - self.zero).div_euclid(1000);
         let end = (t1 - self.zero).div_euclid(1000);
-        let b = &mut self.b;
-        b.end_ns.append_value(end);
-        b.dur_ns.append_value(end - start);
-        b.self_time_ns.append_null();
-        b.depth.append_null();
-        b.id.append_option(from.map(|v| v as i64));
-        b.parent_id.append_null();
-        b.correlation_id.append_null();
-        b.flow.append_value(f.id as i64);
-        b.flow_to_id.append_option(to.map(|v| v as i64));
-        b.value.append_null();
+        self.tail(Tail {
+            end_ns: end,
+            dur_ns: Some(end - start),
+            id: from.map(|v| v as i64),
+            flow: Some(f.id as i64),
+            flow_to_id: to.map(|v| v as i64),
+            ..Tail::default()
+        });
         self.args(ArgsRef::NONE);
     }
 
