@@ -4,9 +4,10 @@
 //!
 //! The events of a track are its **root slices** (those no other slice of the track encloses),
 //! in start order: every kernel and copy of a GPU stream, the top-level operators of a thread
-//! (their children follow from them). Tracks pair by their `process / track` title; threads
-//! whose names carry a thread id rarely match that way, so the threads of a process left
-//! unpaired pair by busy rank (the busiest with the busiest).
+//! (their children follow from them). Tracks pair by their `process / track` title; those left
+//! (ranks on different GPUs, thread names carrying thread ids) by track name (`stream 7` of
+//! `GPU 3` with `stream 7` of `GPU 1`), then by busy rank — the busiest with the busiest — among
+//! the tracks of the same process title, then among all device tracks or all threads.
 
 use super::align::{AlignOptions, Alignment, NONE, Op, align};
 use super::side::stream_name;
@@ -76,6 +77,7 @@ fn is_device(c: &Capture, t: u32) -> bool {
 struct Cand {
     t: u32,
     title: String,
+    name: String,
     process: String,
     device: bool,
     busy: Ps,
@@ -93,7 +95,8 @@ fn candidates(c: &Capture) -> Vec<Cand> {
             let (b, n) = busy(c, t);
             (n > 0).then(|| Cand {
                 t,
-                title: stream_name(c, t),
+                title: stream_name(c, t).trim().to_string(),
+                name: c.track_name(t).trim().to_string(),
                 process: c.process_title(c.tracks[t as usize].process),
                 device: is_device(c, t),
                 busy: b,
@@ -102,43 +105,41 @@ fn candidates(c: &Capture) -> Vec<Cand> {
         .collect()
 }
 
+/// Pairs the unpaired candidates of A and B whose `key`s are equal, busiest first.
+fn pair_by<K: PartialEq>(
+    ca: &[Cand],
+    cb: &[Cand],
+    pair_of_a: &mut [Option<usize>],
+    used_b: &mut [bool],
+    key: impl Fn(&Cand) -> K,
+) {
+    let busiest = |c: &[Cand], v: &mut Vec<usize>| {
+        v.sort_by(|&x, &y| c[y].busy.cmp(&c[x].busy).then(x.cmp(&y)));
+    };
+    let mut rest_a: Vec<usize> = (0..ca.len()).filter(|&k| pair_of_a[k].is_none()).collect();
+    let mut rest_b: Vec<usize> = (0..cb.len()).filter(|&j| !used_b[j]).collect();
+    busiest(ca, &mut rest_a);
+    busiest(cb, &mut rest_b);
+    for k in rest_a {
+        let want = key(&ca[k]);
+        if let Some(&j) = rest_b.iter().find(|&&j| !used_b[j] && key(&cb[j]) == want) {
+            used_b[j] = true;
+            pair_of_a[k] = Some(j);
+        }
+    }
+}
+
 /// Tracks of A paired with tracks of B (see the module doc): device tracks first, then the
 /// busiest first.
 pub fn track_pairs(a: &Capture, b: &Capture) -> Vec<TrackPair> {
     let (ca, mut cb) = (candidates(a), candidates(b));
-    let mut by_title: FxHashMap<&str, usize> = FxHashMap::default();
-    for (k, c) in cb.iter().enumerate() {
-        by_title.entry(c.title.as_str()).or_insert(k);
-    }
     let mut used_b = vec![false; cb.len()];
     let mut pair_of_a: Vec<Option<usize>> = vec![None; ca.len()];
-    for (k, c) in ca.iter().enumerate() {
-        if let Some(&j) = by_title.get(c.title.as_str())
-            && !used_b[j]
-        {
-            used_b[j] = true;
-            pair_of_a[k] = Some(j);
-        }
-    }
-    // Unpaired threads of a process: by busy rank.
-    let mut rest_b: Vec<usize> = (0..cb.len())
-        .filter(|&j| !used_b[j] && !cb[j].device)
-        .collect();
-    rest_b.sort_by(|&x, &y| cb[y].busy.cmp(&cb[x].busy).then(x.cmp(&y)));
-    let mut rest_a: Vec<usize> = (0..ca.len())
-        .filter(|&k| pair_of_a[k].is_none() && !ca[k].device)
-        .collect();
-    rest_a.sort_by(|&x, &y| ca[y].busy.cmp(&ca[x].busy).then(x.cmp(&y)));
-    for k in rest_a {
-        if let Some(p) = rest_b
-            .iter()
-            .position(|&j| !used_b[j] && cb[j].process == ca[k].process)
-        {
-            let j = rest_b[p];
-            used_b[j] = true;
-            pair_of_a[k] = Some(j);
-        }
-    }
+    let (pa, ub) = (&mut pair_of_a, &mut used_b);
+    pair_by(&ca, &cb, pa, ub, |c| c.title.clone());
+    pair_by(&ca, &cb, pa, ub, |c| (c.device, c.name.clone()));
+    pair_by(&ca, &cb, pa, ub, |c| (c.device, c.process.clone()));
+    pair_by(&ca, &cb, pa, ub, |c| c.device);
     let mut out: Vec<TrackPair> = ca
         .iter()
         .zip(&pair_of_a)

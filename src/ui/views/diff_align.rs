@@ -202,8 +202,17 @@ fn cell_style(mode: crate::ui::colors::Theme, status: u8, change: f64, a_lane: b
 }
 
 impl DiffAlignView {
-    /// Draws one lane into row `y` of `area` over the window.
-    fn draw_lane(&self, st: &State, buf: &mut Buffer, area: Rect, y: u16, a_lane: bool) {
+    /// Draws one lane into row `y` of `area` over the window (its events: matched `█`, or
+    /// `×` / `+` where most of a column's events are removed / added) and its marks into row
+    /// `y + h` (`×` / `+` in every column holding any); the body is `h` rows tall.
+    fn draw_lane(
+        &self,
+        st: &State,
+        buf: &mut Buffer,
+        area: Rect,
+        (y, h): (u16, u16),
+        a_lane: bool,
+    ) {
         let lane = if a_lane { &self.lanes.a } else { &self.lanes.b };
         let (t0, t1) = (self.vp.t0, self.vp.t1);
         let cols = area.width as usize;
@@ -215,7 +224,20 @@ impl DiffAlignView {
             if s.total() == 0 {
                 continue;
             }
-            let status = if s.counts[usize::from(ONLY)] > 0 {
+            let only = s.counts[usize::from(ONLY)];
+            if only > 0 {
+                // The marks row: every column holding an added / removed event.
+                let (glyph, style) = if a_lane {
+                    (REMOVED, cell_style(st.theme, ONLY, 0.0, true))
+                } else {
+                    (ADDED, cell_style(st.theme, ONLY, 0.0, false))
+                };
+                if let Some(cell) = buf.cell_mut((area.x + c as u16, y + h)) {
+                    cell.set_symbol(glyph).set_style(style);
+                }
+            }
+            // The body row: what most of the column's events are.
+            let status = if only * 2 >= s.total() {
                 ONLY
             } else if s.counts[usize::from(SLOWER)] > s.counts[usize::from(FASTER)] {
                 SLOWER
@@ -255,8 +277,10 @@ impl DiffAlignView {
                 _ => BODY,
             };
             let style = cell_style(st.theme, status, change, a_lane);
-            if let Some(cell) = buf.cell_mut((area.x + c as u16, y)) {
-                cell.set_symbol(glyph).set_style(style);
+            for dy in 0..h {
+                if let Some(cell) = buf.cell_mut((area.x + c as u16, y + dy)) {
+                    cell.set_symbol(glyph).set_style(style);
+                }
             }
         }
         // Names over events at least 6 columns wide, when few enough are visible.
@@ -273,12 +297,14 @@ impl DiffAlignView {
             let (ca, cb) = (self.col_of(p, cols), self.col_of(p + d, cols));
             let last = cb.max(ca).min(cols as i64 - 1);
             for c in ca.max(0)..=last {
-                if let Some(cell) = buf.cell_mut((area.x + c as u16, y)) {
-                    let s = colors::selected(cell.style());
-                    if cell.symbol() == " " {
-                        cell.set_symbol(if a_lane { "▔" } else { "▁" });
+                for dy in 0..h {
+                    if let Some(cell) = buf.cell_mut((area.x + c as u16, y + dy)) {
+                        let s = colors::selected(cell.style());
+                        if cell.symbol() == " " {
+                            cell.set_symbol(if a_lane { "▔" } else { "▁" });
+                        }
+                        cell.set_style(s);
                     }
-                    cell.set_style(s);
                 }
             }
         }
@@ -469,7 +495,7 @@ impl View for DiffAlignView {
     }
 
     fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
-        if area.height < 8 || area.width <= LABEL_W + 4 {
+        if area.height < 12 || area.width <= LABEL_W + 4 {
             return;
         }
         let w = area.width as usize;
@@ -508,20 +534,23 @@ impl View for DiffAlignView {
         }
         let lanes = Rect::new(area.x + LABEL_W, y, area.width - LABEL_W, 1);
         ruler::draw(buf, lanes, (self.vp.t0, self.vp.t1), 0, &Mark::None);
-        for (dy, a_lane) in [(1u16, true), (2, false)] {
-            buf.set_stringn(
-                area.x,
-                y + dy,
-                if a_lane { " A │" } else { " B │" },
-                4,
-                bold,
-            );
-            self.draw_lane(st, buf, Rect { y: y + dy, ..lanes }, y + dy, a_lane);
+        // Lane bodies grow with the terminal (1 to 6 rows), each with its marks row under it.
+        let h = ((area.height.saturating_sub(12)) / 4).clamp(1, 6);
+        for (dy, a_lane) in [(1u16, true), (2 + h, false)] {
+            for k in 0..=h {
+                let label = match (k, a_lane) {
+                    (0, true) => " A │",
+                    (0, false) => " B │",
+                    _ => "   │",
+                };
+                buf.set_stringn(area.x, y + dy + k, label, 4, bold);
+            }
+            self.draw_lane(st, buf, Rect { y: y + dy, ..lanes }, (y + dy, h), a_lane);
         }
         // Legend, details and hints at the bottom.
         let (d1, d2) = self.details(st);
         let legend = format!(
-            "window {} · {BODY} matched (B's width: B's duration{}) · {ADDED} added in B · {REMOVED} removed from A",
+            "window {} · {BODY} matched (B's width: B's duration{}) · {ADDED} added in B · {REMOVED} removed from A · row under each lane: every added / removed",
             format_dur(self.vp.width()),
             if self.lanes.overlay {
                 ""
@@ -530,7 +559,7 @@ impl View for DiffAlignView {
             }
         );
         let bottom = area.bottom();
-        buf.set_stringn(area.x, y + 4, text::fit(&legend, w), w, dim);
+        buf.set_stringn(area.x, y + 4 + 2 * h, text::fit(&legend, w), w, dim);
         buf.set_stringn(area.x, bottom - 3, text::fit(&d1, w), w, bold);
         buf.set_stringn(area.x, bottom - 2, text::fit(&d2, w), w, Style::default());
         let hints = st.keymap.hints(ViewKind::DiffAlign, st.size.0 < 100);
