@@ -169,6 +169,27 @@ fn hta_pair_aligns_the_busiest_stream() {
             format!("hta_diff_align_{w}x{h}"),
             re.replace_all(&text, "[mtime]")
         );
+        if w == 80 {
+            // The help of the view and of the diff table fit 80×24 without scrolling.
+            a.update(key('?'));
+            let s = screen(&a);
+            assert!(s.contains("plain overlay from a common zero"), "{s}");
+            assert!(!s.contains("j/k scroll"), "{s}");
+            a.update(code(KeyCode::Esc));
+            a.update(code(KeyCode::Esc));
+            assert_eq!(a.top(), ViewKind::Table);
+            a.update(key('?'));
+            let s = screen(&a);
+            assert!(
+                s.contains("aligned timelines of A's and B's busiest"),
+                "{s}"
+            );
+            assert!(!s.contains("j/k scroll"), "{s}");
+            a.update(code(KeyCode::Esc));
+            a.update(key('a'));
+            assert_eq!(a.top(), ViewKind::DiffAlign);
+        }
+        let v = view(&a);
         // Tab: the next pair; m: the overlay.
         let first = v.sa.pair.clone();
         a.update(code(KeyCode::Tab));
