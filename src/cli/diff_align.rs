@@ -5,7 +5,7 @@
 use super::text::{self, Align, clean};
 use crate::analysis::diff::align::AlignOptions;
 use crate::analysis::diff::align_tracks::{
-    PairStatus, TrackPair, align_pair, pair_status, track_pairs,
+    PairStatus, TrackPair, align_pair, pair_status, slice_name, track_pairs,
 };
 use crate::discover::CaptureFile;
 use crate::model::Capture;
@@ -129,7 +129,7 @@ pub fn align_streams(
         .into_iter()
         .map(|p| PairJson {
             row: p.row,
-            name: ca.slice_name(p.a).to_string(),
+            name: slice_name(ca, p.a).to_string(),
             start_a_ns: rel(ca, p.a),
             start_b_ns: rel(cb, p.b),
             dur_a_ns: p.dur_a as f64 / 1e3,

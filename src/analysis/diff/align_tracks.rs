@@ -193,6 +193,14 @@ pub fn shared_names(a: &Capture, b: &Capture, ea: &[u32], eb: &[u32]) -> (Vec<u3
     (ids_a, ids_b)
 }
 
+/// Name of slice `id` of `c` (empty when `c` has no such slice: a capture reloaded since).
+pub fn slice_name(c: &Capture, id: u32) -> &str {
+    c.slices
+        .name
+        .get(id as usize)
+        .map_or("", |&n| c.strings.get(n))
+}
+
 /// How a matched pair's durations compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PairStatus {

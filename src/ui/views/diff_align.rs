@@ -11,7 +11,9 @@
 use super::View;
 use super::help::help_for;
 use crate::analysis::diff::align::{AlignOptions, NONE};
-use crate::analysis::diff::align_tracks::{StreamAlignment, TrackPair, align_pair, track_pairs};
+use crate::analysis::diff::align_tracks::{
+    StreamAlignment, TrackPair, align_pair, slice_name, track_pairs,
+};
 use crate::index::{Cell, column_edge};
 use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
@@ -366,7 +368,7 @@ impl DiffAlignView {
             (self.b, &self.sa.b_ids)
         };
         match (st.capture(id), ids.get(k)) {
-            (Some(l), Some(&i)) => l.cap.slice_name(i).to_string(),
+            (Some(l), Some(&i)) => slice_name(&l.cap, i).to_string(),
             _ => String::new(),
         }
     }
