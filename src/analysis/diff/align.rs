@@ -1,14 +1,16 @@
 //! Aligning two event-name sequences (issue 26 §4): Myers' O((N+M)D) diff on name ids, run in
 //! windows so a million kernels align in bounded memory.
 //!
-//! The common prefix and suffix are matched first. The rest is cut into windows of at most
-//! `window` events per side; each window is aligned with Myers' greedy forward algorithm, which
-//! finds a shortest edit script (so a longest common subsequence) of the window. Only the first
-//! half of a window's script is kept — cut after its last match past the quarter mark, where
-//! both sides agree — and the next window starts there, so a window's arbitrary end never
-//! shapes the result. When a window needs more than `max_d` edits, the search stops: the
-//! window is aligned along the furthest-reaching `max_d`-edit path (a valid alignment, not
-//! necessarily minimal), the result counts it in [`Alignment::fallback_windows`] and
+//! The common prefix and suffix are matched first. The rest is cut into windows of
+//! 2 × `window` events, split between the sides in proportion to what is left of each (so both
+//! windows cover about the same share of their sequence when one side runs more events); each
+//! window is aligned with Myers' greedy forward algorithm, which finds a shortest edit script
+//! (so a longest common subsequence) of the window. Only the first half of a window's script is
+//! kept — cut after its last match past the quarter mark, where both sides agree — and the next
+//! window starts there, so a window's arbitrary end never shapes the result. When a window needs
+//! more than `max_d` edits, the search stops: the window is aligned along the furthest-reaching
+//! `max_d`-edit path (a valid alignment, the most matches that many edits reach, not necessarily
+//! minimal), the result counts it in [`Alignment::fallback_windows`] and
 //! [`Alignment::fallback_events`], and the next window starts where that path ended; after a
 //! fallback, a window pair without any name in common is replaced whole (counted the same way)
 //! rather than searched to the cap, so unrelated streams align in O(N + M). Every event of both
@@ -25,7 +27,7 @@ pub const NONE: u32 = u32::MAX;
 /// How [`align`] cuts its work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlignOptions {
-    /// Events per side in one window (≥ 2).
+    /// A window holds 2 × `window` events of both sides together (≥ 2).
     pub window: usize,
     /// Edits one window may need before the greedy fallback (≥ 1).
     pub max_d: usize,
@@ -141,7 +143,13 @@ pub fn align(a: &[u32], b: &[u32], opts: AlignOptions) -> Alignment {
         if i == n_end || j == m_end {
             break;
         }
-        let (ae, be) = ((i + window).min(n_end), (j + window).min(m_end));
+        // 2 × `window` events split in proportion to what is left of each side, so both
+        // windows cover about the same share of their sequence.
+        let (ra, rb) = (n_end - i, m_end - j);
+        let wa = ((2 * window) as u128 * ra as u128 / (ra + rb) as u128) as usize;
+        let wa = wa.clamp(1, 2 * window - 1);
+        let wb = 2 * window - wa;
+        let (ae, be) = ((i + wa).min(n_end), (j + wb).min(m_end));
         let last = ae == n_end && be == m_end;
         out.windows += 1;
         // After a fallback, a window pair without a name in common is replaced whole (its
@@ -160,7 +168,7 @@ pub fn align(a: &[u32], b: &[u32], opts: AlignOptions) -> Alignment {
         }
         let complete = my.run(&a[i..ae], &b[j..be], max_d);
         let take = if complete && !last {
-            half(&my.steps, window / 2)
+            half(&my.steps, (wa / 2).max(1), (wb / 2).max(1))
         } else {
             my.steps.len()
         };
@@ -245,15 +253,15 @@ impl Seen {
     }
 }
 
-/// How many steps of a complete window script to keep: up to where one side has used `h`
-/// events, cut back after the last match when that keeps at least half of it.
-fn half(steps: &[(u32, u32)], h: usize) -> usize {
+/// How many steps of a complete window script to keep: up to where A has used `ha` events or B
+/// `hb`, cut back after the last match when that keeps at least half of it.
+fn half(steps: &[(u32, u32)], ha: usize, hb: usize) -> usize {
     let (mut ca, mut cb) = (0usize, 0usize);
     let mut stop = steps.len();
     for (k, &(x, y)) in steps.iter().enumerate() {
         ca += usize::from(x != NONE);
         cb += usize::from(y != NONE);
-        if ca >= h || cb >= h {
+        if ca >= ha || cb >= hb {
             stop = k + 1;
             break;
         }
