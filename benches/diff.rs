@@ -82,15 +82,16 @@ impl Rng {
     }
 }
 
-/// A: `n` kernels repeating a 300-kernel step over 200 names; B: A with ~1 % removed, ~1 %
-/// renamed (to one of 50 other names) and ~1 % inserted (new names).
-fn kernel_streams(n: usize) -> (Vec<u32>, Vec<u32>) {
+/// A: `n` kernels repeating a 300-kernel step over 200 names; B: A with ~`pct` % removed,
+/// ~`pct` % renamed (to one of 50 other names) and ~`pct` % inserted (new names).
+fn kernel_streams(n: usize, pct: u64) -> (Vec<u32>, Vec<u32>) {
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
     let step: Vec<u32> = (0..300).map(|_| r.below(200) as u32).collect();
     let a: Vec<u32> = (0..n).map(|i| step[i % step.len()]).collect();
     let mut b = Vec::with_capacity(n + n / 50);
     for &x in &a {
-        match r.below(100) {
+        let k = r.below(100);
+        match k / pct.max(1) {
             0 => {}
             1 => b.push(200 + r.below(50) as u32),
             2 => {
@@ -129,8 +130,11 @@ fn bench_align(label: &str, a: &[u32], b: &[u32]) {
 
 fn main() {
     let k = env("TRACETUI_BENCH_KERNELS", 1_000_000);
-    let (a, b) = kernel_streams(k);
+    let (a, b) = kernel_streams(k, 1);
     bench_align("1 M-kernel streams", &a, &b);
+    let (_, heavy) = kernel_streams(k, 10);
+    bench_align("30 % edited (every window greedy)", &a, &heavy);
+    drop(heavy);
     let unrelated: Vec<u32> = a.iter().map(|&x| x + 1000).collect();
     bench_align("unrelated streams (all greedy)", &a, &unrelated);
     drop((a, b, unrelated));
