@@ -5,8 +5,18 @@
 //!
 //! `TRACETUI_BENCH_SLICES` (default 5,000,000 per capture) sets the size; `TRACETUI_BENCH_NAMES`
 //! (default 20,000) the distinct names. Run: `cargo bench --bench diff`.
+//!
+//! First, stream alignment (aligned timelines, issue 26 §4; target ≤ 1 s and ≤ 200 MB for 1 M
+//! kernels): two synthetic sequences of `TRACETUI_BENCH_KERNELS` (default 1,000,000) name ids —
+//! a 300-kernel step pattern over 200 names, B with ~1 % of A's kernels removed, ~1 % renamed
+//! and ~1 % new ones inserted — aligned with the default windows; the time, the peak heap
+//! the call allocates (a counting global allocator) and the rows' bytes. Then the same for two
+//! unrelated sequences (every window takes the greedy fallback: the worst case).
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+use tracetui::analysis::diff::align::{AlignOptions, align};
 use tracetui::analysis::diff::{DiffOptions, GroupKey, SortKey, join, side, sort_rows};
 use tracetui::analysis::search::{Matcher, Mode, Query};
 use tracetui::synth::slices::{SliceSpec, nested_capture};
@@ -18,7 +28,116 @@ fn env(k: &str, d: usize) -> usize {
         .unwrap_or(d)
 }
 
+/// The system allocator, counting live and peak bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            if new >= l.size() {
+                let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A: `n` kernels repeating a 300-kernel step over 200 names; B: A with ~`pct` % removed,
+/// ~`pct` % renamed (to one of 50 other names) and ~`pct` % inserted (new names).
+fn kernel_streams(n: usize, pct: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let step: Vec<u32> = (0..300).map(|_| r.below(200) as u32).collect();
+    let a: Vec<u32> = (0..n).map(|i| step[i % step.len()]).collect();
+    let mut b = Vec::with_capacity(n + n / 50);
+    for &x in &a {
+        let k = r.below(100);
+        match k / pct.max(1) {
+            0 => {}
+            1 => b.push(200 + r.below(50) as u32),
+            2 => {
+                b.push(x);
+                b.push(250 + r.below(50) as u32);
+            }
+            _ => b.push(x),
+        }
+    }
+    (a, b)
+}
+
+fn bench_align(label: &str, a: &[u32], b: &[u32]) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let t = Instant::now();
+    let al = align(a, b, AlignOptions::default());
+    let secs = t.elapsed().as_secs_f64();
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    println!(
+        "align {label}: {} + {} events in {:.1} ms · peak heap {:.1} MB (rows {:.1} MB) · \
+         {} matched, {} added, {} removed · {} windows, {} greedy ({} events)",
+        a.len(),
+        b.len(),
+        secs * 1e3,
+        peak as f64 / 1e6,
+        al.heap_bytes() as f64 / 1e6,
+        al.matched,
+        al.inserted,
+        al.deleted,
+        al.windows,
+        al.fallback_windows,
+        al.fallback_events,
+    );
+}
+
 fn main() {
+    let k = env("TRACETUI_BENCH_KERNELS", 1_000_000);
+    let (a, b) = kernel_streams(k, 1);
+    bench_align("1 M-kernel streams", &a, &b);
+    let (_, heavy) = kernel_streams(k, 10);
+    bench_align("30 % edited (every window greedy)", &a, &heavy);
+    drop(heavy);
+    let unrelated: Vec<u32> = a.iter().map(|&x| x + 1000).collect();
+    bench_align("unrelated streams (all greedy)", &a, &unrelated);
+    drop((a, b, unrelated));
     let n = env("TRACETUI_BENCH_SLICES", 5_000_000);
     let names = env("TRACETUI_BENCH_NAMES", 20_000);
     let spec = |seed| SliceSpec {

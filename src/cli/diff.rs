@@ -20,7 +20,9 @@ below --threshold-pct of the larger total or below --threshold-us. When both cap
 ProfilerStep#N steps, times are per step (so captures of different lengths compare); --steps
 keeps the events of those steps (host events starting in a step, device events launched in one,
 or starting in one when their launch is not in the capture; --hta leaves those out like HTA).
-A and B must each name one capture (a file, or a dir holding one). --json gives ns.";
+A and B must each name one capture (a file, or a dir holding one). --json gives ns.
+--align STREAM aligns the kernel (or top-level op) sequences of one stream of A and B instead
+(docs/diff.md, \"Aligned timelines\"): tracetui diff a.json b.json --align busiest";
 
 /// `diff --group-by`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -126,9 +128,14 @@ pub struct DiffArgs {
     /// Row order
     #[arg(long, value_enum, default_value = "delta")]
     pub sort: DiffSortArg,
-    /// Show at most N rows [default: 40 for text, all for --json]
+    /// Show at most N rows [default: 40 for text, all for --json; with --align: 20 pairs]
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Instead of the table: align the event sequences of this stream or thread of A and B
+    /// (`busiest`, or a part of its `process / track` title such as `stream 7`) and print the
+    /// matched / added / removed counts and the matched pairs with the largest delta
+    #[arg(long, value_name = "STREAM")]
+    pub align: Option<String>,
 }
 
 impl DiffArgs {

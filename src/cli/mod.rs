@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod capture;
 pub mod diff;
+pub mod diff_align;
 pub mod export;
 pub mod gpu;
 pub mod load;
@@ -961,6 +962,21 @@ fn cmd_diff(a: &diff::DiffArgs) -> i32 {
         (Ok(x), Ok(y)) => (x, y),
         (Err(code), _) | (_, Err(code)) => return code,
     };
+    if let Some(stream) = &a.align {
+        let j = match diff_align::compute(&ca, &cb, stream, a.limit.unwrap_or(20)) {
+            Ok(j) => j,
+            Err(e) => return fail(&clean(&e)),
+        };
+        let out = if a.json {
+            to_json(&j)
+        } else {
+            diff_align::render_text(&j)
+        };
+        return match emit(&out) {
+            Ok(()) => 0,
+            Err(code) => code,
+        };
+    }
     let opts = a.options();
     let mut d = match diff::compute(&ca, &cb, &opts) {
         Ok(d) => d,

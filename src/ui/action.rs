@@ -123,6 +123,8 @@ pub enum Action {
     JumpPeak,
     /// Open the memory table: allocations live at the cursor, live at end, largest in a range.
     OpenMemory,
+    /// Diff table: open the aligned timelines of A's and B's busiest stream.
+    OpenDiffAlign,
 }
 
 impl Action {
@@ -187,6 +189,7 @@ impl Action {
         Action::OpenAligned,
         Action::JumpPeak,
         Action::OpenMemory,
+        Action::OpenDiffAlign,
     ];
 
     /// The name used in the config file.
@@ -251,6 +254,7 @@ impl Action {
             Action::OpenAligned => "open_aligned",
             Action::JumpPeak => "jump_peak",
             Action::OpenMemory => "open_memory",
+            Action::OpenDiffAlign => "open_diff_align",
         }
     }
 

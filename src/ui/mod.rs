@@ -18,6 +18,7 @@ pub mod colors;
 pub mod config;
 pub mod demo;
 pub mod details;
+pub mod diff_lanes;
 pub mod draw;
 pub mod gutter;
 pub mod hits;

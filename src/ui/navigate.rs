@@ -396,7 +396,8 @@ impl State {
             | Action::OpenDiff
             | Action::ToggleSandwich
             | Action::ToggleTable
-            | Action::OpenMemory => {}
+            | Action::OpenMemory
+            | Action::OpenDiffAlign => {}
             Action::JumpPeak => self.jump_peak(),
         }
     }

@@ -4,6 +4,8 @@
 //! B is compared with A (the baseline). Times are normalised per step when both sides have
 //! `ProfilerStep#N` steps in scope, so captures of different lengths compare. Δ = B − A.
 
+pub mod align;
+pub mod align_tracks;
 pub mod group;
 pub mod short;
 pub mod side;

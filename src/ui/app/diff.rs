@@ -94,15 +94,19 @@ impl App {
         let (a_name, b_name) = (self.entry_label(ia), self.entry_label(ib));
         let sides = {
             let e = &self.state.entries;
-            let cap = |i: usize| e.id_of(i).and_then(|id| e.capture(id)).cloned();
+            let cap = |i: usize| {
+                let id = e.id_of(i)?;
+                Some((id, e.capture(id).cloned()?))
+            };
             cap(ia).zip(cap(ib))
         };
-        let Some((a, b)) = sides else {
+        let Some(((ida, a), (idb, b))) = sides else {
             return cmds;
         };
         let width = self.state.size.0;
         match crate::ui::views::diff_table::open(&a.cap, &b.cap, &a_name, &b_name, width) {
-            Ok(t) => {
+            Ok(mut t) => {
+                t.source = Some(Box::new(crate::ui::views::diff_table::DiffSource(ida, idb)));
                 self.state.diff.active = Some((pa, pb));
                 self.stack.push(Box::new(t));
             }

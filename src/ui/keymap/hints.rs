@@ -65,6 +65,17 @@ const ALIGNED_HINTS: &[Hint] = &[
     h(&[A::Confirm], "open"),
 ];
 
+/// Hints of the aligned timelines of a diff.
+const DIFF_ALIGN_HINTS: &[Hint] = &[
+    h(&[A::ZoomIn, A::ZoomOut], "zoom"),
+    h(&[A::PanLeft, A::PanRight], "pan"),
+    h(&[A::PrevSlice, A::NextSlice], "pair"),
+    h(&[A::NextHit, A::PrevHit], "difference"),
+    h(&[A::NextTrack], "track"),
+    h(&[A::CycleMetric], "overlay"),
+    h(&[A::Help], "help"),
+];
+
 /// The hints of `view` (`narrow` below 100 columns) and the separator between them; `None`
 /// for views without a status line of their own.
 pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'static str)> {
@@ -74,6 +85,7 @@ pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'stat
         ViewKind::Timeline => Some((TIMELINE_HINTS, "  ")),
         ViewKind::Overview => Some((OVERVIEW_HINTS, if narrow { " " } else { "  " })),
         ViewKind::Aligned => Some((ALIGNED_HINTS, " ")),
+        ViewKind::DiffAlign => Some((DIFF_ALIGN_HINTS, if narrow { " " } else { "  " })),
         _ => None,
     }
 }

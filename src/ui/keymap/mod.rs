@@ -155,6 +155,7 @@ impl Keymap {
                     ViewKind::Details => "Full details of the selection",
                     ViewKind::Overview => "Run overview (rank × step heatmap)",
                     ViewKind::Aligned => "Aligned ranks (one timeline, busiest device track each)",
+                    ViewKind::DiffAlign => "Aligned timelines of a diff (a stream of A over B's)",
                 },
                 v.name()
             ));

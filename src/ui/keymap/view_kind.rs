@@ -24,6 +24,8 @@ pub enum ViewKind {
     Overview,
     /// The aligned multi-rank timeline.
     Aligned,
+    /// The aligned timelines of a diff (one stream of A over its partner in B).
+    DiffAlign,
 }
 
 impl ViewKind {
@@ -39,6 +41,7 @@ impl ViewKind {
         ViewKind::Details,
         ViewKind::Overview,
         ViewKind::Aligned,
+        ViewKind::DiffAlign,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -54,6 +57,7 @@ impl ViewKind {
             ViewKind::Details => "details",
             ViewKind::Overview => "overview",
             ViewKind::Aligned => "aligned",
+            ViewKind::DiffAlign => "diff_align",
         }
     }
 

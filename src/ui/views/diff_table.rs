@@ -6,11 +6,15 @@
 //! The note above the table is the headline: step time A vs B and the names that explain most
 //! of the difference.
 
-use super::table::{Column, Key, Row, TableView, Target};
+use super::diff_align::DiffAlignView;
+use super::table::{Column, Key, Row, Source, TableView, Target};
 use crate::analysis::diff::{Diff, DiffOptions, Status, diff};
 use crate::model::{Capture, Ps};
+use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
+use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
 
 /// Signed duration: `+1.20 ms`, `−350 µs`, `0`.
@@ -46,6 +50,26 @@ pub fn open(
 ) -> Result<TableView, String> {
     let d = diff(a, b, &DiffOptions::default())?;
     Ok(table(&d, b, a_name, b_name, width))
+}
+
+/// The diff table's own actions: `a` opens the aligned timelines of A (`.0`) and B (`.1`).
+#[derive(Debug)]
+pub struct DiffSource(pub CaptureId, pub CaptureId);
+
+impl Source for DiffSource {
+    fn on_action(&mut self, _action: Action, _st: &State) -> Option<TableView> {
+        None
+    }
+
+    fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {
+        if action != Action::OpenDiffAlign {
+            return None;
+        }
+        Some(match DiffAlignView::open(st, self.0, self.1) {
+            Ok(v) => vec![Msg::Push(Box::new(v))],
+            Err(m) => vec![Msg::Notice(m)],
+        })
+    }
 }
 
 /// Columns shown below 120 terminal columns: name, status, counts, total B, Δ total, Δ %.

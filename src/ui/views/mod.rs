@@ -7,6 +7,7 @@
 pub mod aligned;
 pub mod capture_form;
 pub mod details_view;
+pub mod diff_align;
 pub mod diff_table;
 pub mod flame;
 pub mod flame_view;

@@ -79,6 +79,12 @@ pub trait Source: std::fmt::Debug + Send {
     /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
     fn on_action(&mut self, action: Action, st: &State) -> Option<TableView>;
 
+    /// Handles `action` (one the table itself does not use) with messages (opening another
+    /// view); `None` to fall back to [`Source::on_action`].
+    fn on_action_msgs(&mut self, _action: Action, _st: &State) -> Option<Vec<Msg>> {
+        None
+    }
+
     /// For a row without its own target: the slices it stands for (made the hits by `Enter`)
     /// and their label; `None` when it has none.
     fn slices_of(&self, _row: &Row, _st: &State) -> Option<(String, Vec<u32>)> {

@@ -48,6 +48,7 @@ impl View for TableView {
         match action {
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Quit) => return vec![Msg::Quit],
+            Some(Action::Help) => return vec![super::help::help_for(self.kind)],
             Some(Action::Confirm) => return self.confirm(st),
             Some(Action::Down) => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
             Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
@@ -70,6 +71,9 @@ impl View for TableView {
             }
             Some(Action::Search) => self.typing = true,
             Some(a) => {
+                if let Some(msgs) = self.source.as_mut().and_then(|s| s.on_action_msgs(a, st)) {
+                    return msgs;
+                }
                 if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
                     self.replace(new);
                 }
