@@ -121,7 +121,7 @@ fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     e.device_type = 0;
     e.device_id = -1;
     let s = &c.strings;
-    for (key, v) in c.args.iter(args, s) {
+    c.args.for_each(args, s, |key, v| {
         let key = Some(key);
         if key == k.bytes {
             e.bytes = int(&v, s).unwrap_or(0);
@@ -140,7 +140,7 @@ fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
         {
             e.stack = id;
         }
-    }
+    });
     if e.kind != MemKind::Oom {
         e.kind = if e.bytes < 0 {
             MemKind::Free
@@ -156,7 +156,7 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     e.device_type = -1;
     e.device_id = -1;
     let s = &c.strings;
-    for (key, v) in c.args.iter(args, s) {
+    c.args.for_each(args, s, |key, v| {
         let key = Some(key);
         if key == k.x_alloc_bytes {
             let b = int(&v, s).unwrap_or(0).abs();
@@ -172,7 +172,7 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
         {
             e.allocator = id;
         }
-    }
+    });
     e
 }
 

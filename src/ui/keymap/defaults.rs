@@ -299,6 +299,12 @@ pub const DEFAULTS: &[Default] = &[
         &["Enter"],
         "go to the row's event / hits / track on the timeline",
     ),
+    d(
+        V::Table,
+        A::OpenFlame,
+        &["F"],
+        "memory: live bytes at the peak by call stack (flame)",
+    ),
     d(V::Table, A::Back, &["Esc"], "close"),
     d(
         V::Flame,
@@ -331,7 +337,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Flame,
         A::CycleScope,
         &["c"],
-        "scope: whole, marked range, step / process / track at the cursor, hits",
+        "scope: whole, range, step / process / track, hits; memory: peak, cursor",
     ),
     d(
         V::Flame,

@@ -90,6 +90,12 @@ pub trait Source: std::fmt::Debug + Send {
     fn confirm(&self, _row: &Row, _st: &State) -> Option<Vec<Msg>> {
         None
     }
+
+    /// What `action` does besides rebuilding the table (the memory table opens its bytes
+    /// flame); `None` when nothing, then [`Source::on_action`] is asked.
+    fn open(&self, _action: Action, _st: &State) -> Option<Vec<Msg>> {
+        None
+    }
 }
 
 /// The table view.

@@ -70,6 +70,9 @@ impl View for TableView {
             }
             Some(Action::Search) => self.typing = true,
             Some(a) => {
+                if let Some(msgs) = self.source.as_ref().and_then(|s| s.open(a, st)) {
+                    return msgs;
+                }
                 if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
                     self.replace(new);
                 }
