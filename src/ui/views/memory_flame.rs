@@ -20,7 +20,6 @@ use crate::ui::action::Action;
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
-use crate::ui::memory::mem_bytes;
 use crate::ui::msg::Msg;
 use crate::ui::ruler::format_time_res;
 use crate::ui::state::{CaptureId, State};
@@ -51,6 +50,8 @@ pub struct MemoryFlameView {
     pub live: Live,
     /// The cursor time it opened at (`c` comes back to it).
     pub at: Ps,
+    /// Time resolution of the labels (the timeline's at opening).
+    res: Ps,
     /// The tree and its names.
     pub tree: BytesTree,
     /// Cursor, zoom, metric, mode.
@@ -65,19 +66,16 @@ pub struct MemoryFlameView {
 
 /// The tree of `live` on `track` of the loaded capture, and its header label (`None` when it
 /// does not apply: no peak, no snapshot blocks).
-fn build(l: &Loaded, track: usize, live: Live) -> Option<(BytesTree, String)> {
+fn build(l: &Loaded, track: usize, live: Live, res: Ps) -> Option<(BytesTree, String)> {
     let m = l.memory()?;
     let tr = m.model.tracks.get(track)?;
     let v = m.tracks.get(track)?;
     let zero = l.cap.time_zero();
-    let at = |t: Ps| format_time_res(t - zero, 0);
+    let at = |t: Ps| format_time_res(t - zero, res);
     let (t, what) = match live {
         Live::Peak => {
-            let (t, b) = v.peak?;
-            (
-                t,
-                format!("live at the peak ({} at {})", mem_bytes(b), at(t)),
-            )
+            let (t, _) = v.peak?;
+            (t, format!("live at the peak, {}", at(t)))
         }
         Live::At(t) => (t, format!("live at {}", at(t))),
         Live::Blocks => {
@@ -85,21 +83,12 @@ fn build(l: &Loaded, track: usize, live: Live) -> Option<(BytesTree, String)> {
                 return None;
             }
             let tree = blocks_tree(&m.segments, &m.model);
-            let label = format!(
-                "blocks at snapshot time (every device): {} in {} lines",
-                mem_bytes(tree.bytes),
-                tree.items
-            );
-            return Some((tree, label));
+            return Some((tree, "blocks at snapshot time, every device".into()));
         }
     };
     let ids = live_at(tr, &v.live, t);
     let tree = live_tree(&l.cap, &m.model, track, &ids);
-    let label = format!(
-        "{} · {what}: {} allocations",
-        text::sanitize(&tr.label()),
-        tree.items
-    );
+    let label = format!("{} · {what}", text::sanitize(&tr.label()));
     Some((tree, label))
 }
 
@@ -109,9 +98,10 @@ impl MemoryFlameView {
     pub fn open(st: &State, track: usize, at: Ps) -> Result<MemoryFlameView, String> {
         let capture = st.shown().ok_or("no capture loaded")?;
         let l = st.capture(capture).ok_or("no capture loaded")?;
+        let res = st.vp.width() / 100;
         let (live, (tree, scope)) = [Live::Peak, Live::At(at), Live::Blocks]
             .into_iter()
-            .find_map(|k| build(l, track, k).map(|r| (k, r)))
+            .find_map(|k| build(l, track, k, res).map(|r| (k, r)))
             .ok_or("no allocations on this device")?;
         let mut state = FlameState {
             theme: Some(st.theme),
@@ -123,6 +113,7 @@ impl MemoryFlameView {
             track,
             live,
             at,
+            res,
             tree,
             state,
             sandwich: None,
@@ -140,7 +131,7 @@ impl MemoryFlameView {
         let i = order.iter().position(|&k| k == self.live).unwrap_or(0);
         let next = (1..=order.len())
             .map(|d| order[(i + d) % order.len()])
-            .find_map(|k| build(l, self.track, k).map(|r| (k, r)));
+            .find_map(|k| build(l, self.track, k, self.res).map(|r| (k, r)));
         if let Some((live, (tree, scope))) = next {
             self.live = live;
             self.tree = tree;
