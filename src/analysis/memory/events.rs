@@ -168,10 +168,10 @@ fn read_slots(c: &Capture, k: &Keys, args: ArgsRef) -> [ArgValue; KEY_NAMES.len(
         let slot = k.slot(key);
         // Stacks and allocator names count only as text (as before: other values ignored).
         let text = matches!(v, ArgValue::Str(_) | ArgValue::Json(_));
-        if (slot != STACK && slot != X_ALLOCATOR) || text {
-            if let Some(x) = vals.get_mut(usize::from(slot)) {
-                *x = v;
-            }
+        if ((slot != STACK && slot != X_ALLOCATOR) || text)
+            && let Some(x) = vals.get_mut(usize::from(slot))
+        {
+            *x = v;
         }
     });
     vals

@@ -210,9 +210,9 @@ fn add_sums(b: &mut TreeBuilder, own: &[(i64, u64)]) {
             total[p] += total[k];
         }
     }
-    for k in 1..n {
+    for (k, &t) in total.iter().enumerate().skip(1) {
         let (sz, cnt) = own.get(k).copied().unwrap_or((0, 0));
-        b.add_merged(k as u32, total[k], sz, cnt);
+        b.add_merged(k as u32, t, sz, cnt);
     }
 }
 
