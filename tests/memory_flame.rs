@@ -10,7 +10,7 @@ use ratatui::crossterm::event::KeyCode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tracetui::analysis::flame::{Metric, ROOT, TimeUnit, Unit, fold};
-use tracetui::analysis::memory::stack_tree::{NO_CONTEXT, blocks_tree, live_tree};
+use tracetui::analysis::memory::stack_tree::{NO_CONTEXT, folded_tree, live_tree};
 use tracetui::analysis::memory::summary::live_at;
 use tracetui::formats::snapshot::frame_kept;
 use tracetui::model::memory::{MemoryModel, NO_OP, NO_STACK};
@@ -70,7 +70,7 @@ fn the_tree_at_the_peak_holds_the_live_bytes_by_stack() {
         for (i, v) in m.tracks.iter().enumerate() {
             let Some((t, peak)) = v.peak else { continue };
             let ids = live_at(&m.model.tracks[i], &v.live, t);
-            let tree = live_tree(&cap, &m.model, i, &ids);
+            let tree = live_tree(&cap, &m.model, i, &ids, &|f| frame_kept(&f.name, &f.file));
             assert_eq!(tree.tree.unit(), Unit::Bytes);
             let live: i64 = ids
                 .iter()
@@ -96,7 +96,7 @@ fn the_blocks_tree_folds_into_memory_viz_lines() {
     for name in ["snap_small", "snap_multi", "snap_expandable"] {
         let snap = tracetui::formats::snapshot::load(&fixture(&format!("{name}.pickle")))
             .expect("snapshot");
-        let tree = blocks_tree(&snap.segments, &snap.model);
+        let tree = folded_tree(&snap.folded_memory());
         // torch's `python -m torch.cuda._memory_viz memory` output, recorded beside the pickle.
         let oracle = std::fs::read_to_string(fixture(&format!("{name}.memory.txt"))).unwrap();
         let (want, bad) = tracetui::analysis::flame::folded::parse_sum(&oracle);
@@ -137,7 +137,7 @@ fn without_stacks_allocations_group_by_their_op_chain() {
         let Some((t, _)) = v.peak else { continue };
         let tr = &m.model.tracks[i];
         let ids = live_at(tr, &v.live, t);
-        let tree = live_tree(&cap, &m.model, i, &ids);
+        let tree = live_tree(&cap, &m.model, i, &ids, &|f| frame_kept(&f.name, &f.file));
         let live: i64 = ids.iter().map(|&k| tr.allocs.bytes[k as usize]).sum();
         assert_eq!(tree.tree.total(ROOT), live);
         // Each allocation without a call stack ends under its op, below the op's enclosing ops.

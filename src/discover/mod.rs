@@ -18,7 +18,7 @@ pub mod taken;
 mod walk;
 
 pub use names::{NameKind, classify, kineto_name};
-pub use snapshots::{add_snapshots, is_snapshot_file, snapshot_files};
+pub use snapshots::{is_snapshot_file, snapshot_files};
 pub use sniff::{classify_head, sniff};
 
 use crate::formats::{self, LoadError, Progress};

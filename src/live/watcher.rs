@@ -378,7 +378,7 @@ fn is_snapshot_name(name: &str) -> bool {
 /// Discovery of `root` with its allocator snapshots (`*.pickle`) as captures.
 fn discover(root: &Path) -> Result<Catalog, DiscoverError> {
     let mut cat = discover::discover(root)?;
-    discover::add_snapshots(&mut cat);
+    super::snapshots::add_snapshots(&mut cat);
     Ok(cat)
 }
 

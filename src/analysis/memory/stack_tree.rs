@@ -2,13 +2,12 @@
 //! view): the allocations of one memory track live at a time (the peak, the cursor), each under
 //! the path of its call stack, outermost frame at the root — frames as memory_viz writes them
 //! (`file:line:name`, interpreter frames left out) — or, without a stack, under its enclosing op
-//! chain; and the blocks of an allocator snapshot at snapshot time, the tree of the folded lines
-//! `python -m torch.cuda._memory_viz memory` writes. Node names live in the tree's own
+//! chain; and the tree of folded lines, for an allocator snapshot's blocks at snapshot time the
+//! lines `python -m torch.cuda._memory_viz memory` writes. Node names live in the tree's own
 //! [`Interner`] (snapshot frames are not capture strings).
 
 use crate::analysis::flame::{FlameTree, ROOT, TreeBuilder, Unit};
-use crate::formats::snapshot::{Segment, folded_memory, frame_kept};
-use crate::model::memory::{MemoryModel, NO_OP, NO_STACK};
+use crate::model::memory::{Frame, MemoryModel, NO_OP, NO_STACK};
 use crate::model::{Capture, Interner, StrId};
 use rustc_hash::FxHashMap;
 
@@ -32,6 +31,7 @@ pub struct BytesTree {
 
 /// The path of an allocation, as names: memoized per stack and per op.
 struct Paths<'a> {
+    kept: &'a dyn Fn(&Frame) -> bool,
     cap: &'a Capture,
     model: &'a MemoryModel,
     frame_name: Vec<Option<StrId>>,
@@ -56,7 +56,7 @@ impl Paths<'_> {
             let id = match self.frame_name[slot] {
                 Some(id) => id,
                 None => {
-                    if !frame_kept(&fr.name, &fr.file) {
+                    if !(self.kept)(fr) {
                         continue;
                     }
                     let id = names.intern(&fr.short());
@@ -116,8 +116,16 @@ impl Paths<'_> {
     }
 }
 
-/// The tree of allocations `ids` of track `track` of `model` (`cap` names their ops).
-pub fn live_tree(cap: &Capture, model: &MemoryModel, track: usize, ids: &[u32]) -> BytesTree {
+/// The tree of allocations `ids` of track `track` of `model` (`cap` names their ops); frames
+/// for which `kept` is false are left out of the paths (memory_viz's filter,
+/// `formats::snapshot::frame_kept`).
+pub fn live_tree(
+    cap: &Capture,
+    model: &MemoryModel,
+    track: usize,
+    ids: &[u32],
+    kept: &dyn Fn(&Frame) -> bool,
+) -> BytesTree {
     let mut b = TreeBuilder::new();
     b.set_unit(Unit::Bytes);
     let mut names = Interner::new();
@@ -129,6 +137,7 @@ pub fn live_tree(cap: &Capture, model: &MemoryModel, track: usize, ids: &[u32]) 
         };
     };
     let mut paths = Paths {
+        kept,
         cap,
         model,
         frame_name: Vec::new(),
@@ -165,15 +174,17 @@ pub fn live_tree(cap: &Capture, model: &MemoryModel, track: usize, ids: &[u32]) 
     }
 }
 
-/// The tree of an allocator snapshot's blocks at snapshot time: the folded lines memory_viz
-/// writes (`stream_S;state;outer;…;inner bytes`, `<gaps>` for rounding), one path each.
-pub fn blocks_tree(segments: &[Segment], model: &MemoryModel) -> BytesTree {
+/// The tree of folded lines (`frame;…;frame VALUE`), one path each: for an allocator snapshot's
+/// blocks at snapshot time, the lines memory_viz writes (`stream_S;state;outer;…;inner bytes`,
+/// `<gaps>` for rounding; `formats::snapshot::folded_memory`). Lines without a value are
+/// skipped.
+pub fn folded_tree(lines: &[String]) -> BytesTree {
     let mut b = TreeBuilder::new();
     b.set_unit(Unit::Bytes);
     let mut names = Interner::new();
     let mut own: Vec<(i64, u64)> = Vec::new();
     let (mut bytes, mut items) = (0i64, 0usize);
-    for line in folded_memory(segments, &model.stacks) {
+    for line in lines {
         let Some((path, v)) = line.rsplit_once(' ') else {
             continue;
         };

@@ -11,8 +11,9 @@ use super::View;
 use super::flame::{FlameMode, FlameState, FlameWidget};
 use super::help::help_for;
 use crate::analysis::flame::{ROOT, Sandwich, sandwich};
-use crate::analysis::memory::stack_tree::{BytesTree, blocks_tree, live_tree};
+use crate::analysis::memory::stack_tree::{BytesTree, folded_tree, live_tree};
 use crate::analysis::memory::summary::live_at;
+use crate::formats::snapshot::{folded_memory, frame_kept};
 use crate::index::Cell;
 use crate::model::Ps;
 use crate::model::memory::NO_OP;
@@ -82,12 +83,14 @@ fn build(l: &Loaded, track: usize, live: Live, res: Ps) -> Option<(BytesTree, St
             if m.segments.is_empty() {
                 return None;
             }
-            let tree = blocks_tree(&m.segments, &m.model);
+            let tree = folded_tree(&folded_memory(&m.segments, &m.model.stacks));
             return Some((tree, "blocks at snapshot time, every device".into()));
         }
     };
     let ids = live_at(tr, &v.live, t);
-    let tree = live_tree(&l.cap, &m.model, track, &ids);
+    let tree = live_tree(&l.cap, &m.model, track, &ids, &|f| {
+        frame_kept(&f.name, &f.file)
+    });
     let label = format!("{} · {what}", text::sanitize(&tr.label()));
     Some((tree, label))
 }
