@@ -231,3 +231,31 @@ fn watch_command_prints_json_lines() {
             .is_some_and(|p| p.ends_with("new.3.pt.trace.json.gz"))
     );
 }
+
+#[test]
+fn a_snapshot_pickle_dropped_in_is_a_new_capture() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A trace already there: the snapshot joins its run.
+    fs::copy(KINETO, dir.path().join("w.1.pt.trace.json.gz")).expect("copy");
+    let (_w, rx) = start(dir.path(), false);
+    let data = fs::read("tests/fixtures/memory/snap_small.pickle").expect("fixture");
+    let tmp = dir.path().join("oom.pickle.tmp");
+    fs::write(&tmp, &data).expect("write tmp");
+    fs::rename(&tmp, dir.path().join("oom.pickle")).expect("rename");
+    let ev = until(&rx, |e| has(e, EventKind::Ready, "oom.pickle"));
+    let e = ev
+        .iter()
+        .find(|e| e.kind == EventKind::Ready)
+        .expect("ready");
+    assert_eq!(e.capture.format, tracetui::model::Format::Snapshot);
+    assert_eq!(e.capture.host, "oom");
+    assert_eq!(e.capture.bytes, data.len() as u64);
+    // Named like the picker names the snapshots of a log dir.
+    let root = tracetui::ui::catalog::CaptureRef::from_file(&e.capture.path, dir.path());
+    assert_eq!(e.capture.run, root.source.run);
+    // Not a capture: a `.pickle` that is no pickle is never announced.
+    fs::write(dir.path().join("notes.pickle"), b"hello").expect("write");
+    fs::remove_file(dir.path().join("oom.pickle")).expect("remove");
+    let ev = until(&rx, |e| has(e, EventKind::Removed, "oom.pickle"));
+    assert!(!ev.iter().any(|e| e.capture.file_name() == "notes.pickle"));
+}

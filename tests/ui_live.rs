@@ -189,3 +189,41 @@ fn opening_a_capture_being_written_waits_for_it() {
     pump(&mut app, &rx, |a| a.loaded().is_some());
     assert_eq!(app.screen(), Screen::Timeline);
 }
+
+#[test]
+fn a_snapshot_dropped_into_the_log_dir_appears_and_opens_with_its_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    rename_in(dir.path(), ALEXNET, "a.pt.trace.json.gz");
+    let (tx, rx) = mpsc::channel();
+    let (_w, cat) = live::start(dir.path(), &WatchOptions::default(), move |e| {
+        tx.send(e).is_ok()
+    })
+    .expect("watch");
+    let caps = cat.captures().map(ui_live::capture_ref).collect();
+    let (mut app, cmds) = App::new(caps, (100, 20), ColorMode::None);
+    run_cmds(&mut app, cmds);
+    rename_in(
+        dir.path(),
+        "tests/fixtures/memory/snap_multi.pickle",
+        "oom.pickle",
+    );
+    pump(&mut app, &rx, |a| {
+        a.entries.len() == 2 && !a.entries[1].writing
+    });
+    let notice = app.notice.clone().unwrap_or_default();
+    assert!(
+        notice.starts_with("new capture ") && notice.contains("/ oom"),
+        "{notice}"
+    );
+    assert_eq!(
+        app.entries[1].capture.format,
+        Some(tracetui::model::Format::Snapshot)
+    );
+    // Its key opens it, memory rows included.
+    let cmds = app.update(Msg::Key(KeyEvent::from(KeyCode::Char('O'))));
+    run_cmds(&mut app, cmds);
+    assert_eq!(app.screen(), Screen::Timeline);
+    let l = app.loaded().expect("loaded").clone();
+    assert_eq!(l.cap.source.path, dir.path().join("oom.pickle"));
+    assert_eq!(l.memory().expect("memory").model.tracks.len(), 3);
+}

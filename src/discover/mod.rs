@@ -138,6 +138,7 @@ impl CaptureFile {
             Format::XPlane => {
                 formats::load_capped(path, source, progress, true, formats::xplane::load)
             }
+            Format::Snapshot => formats::snapshot::open(path, source).map(|(c, _)| c),
             _ if formats::format_of(path).is_some() => formats::load(path, source, progress),
             // A sniffed Chrome trace with an unusual extension.
             _ => formats::load_capped(path, source, progress, false, formats::chrome::load),

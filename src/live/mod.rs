@@ -9,6 +9,7 @@
 
 pub mod events;
 pub mod settle;
+mod snapshots;
 mod watcher;
 
 pub use events::{CaptureEvent, EventKind, WatchEvent};

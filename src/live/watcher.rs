@@ -120,7 +120,7 @@ pub fn start(
     };
     let (tx, rx) = mpsc::channel::<Raw>();
     let (backend_w, backend, notice) = open_backend(root, &scope, opts, &tx, opts.force_poll)?;
-    let cat = discover::discover(root).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let cat = discover(root).map_err(|e| std::io::Error::other(e.to_string()))?;
     let now = Instant::now();
     let tracker = Tracker::new(&cat, opts.settle, now);
     let mut state = Worker {
@@ -283,7 +283,7 @@ impl Worker {
     fn rescan(&mut self, now: Instant, out: &mut Vec<CaptureEvent>, notices: &mut Vec<String>) {
         self.dirty = false;
         self.last_rescan = now;
-        let cat = match discover::discover(&self.root) {
+        let cat = match discover(&self.root) {
             Ok(c) => {
                 self.root_gone = false;
                 c
@@ -339,7 +339,7 @@ impl Worker {
             // `.tmp` files and hidden entries are never captures; their rename is seen on the
             // final name.
             let skipped = name.starts_with('.') || name.ends_with(".tmp");
-            let capture_name = classify(&name) != NameKind::Ignored;
+            let capture_name = classify(&name) != NameKind::Ignored || is_snapshot_name(&name);
             let structural = matches!(
                 ev.kind,
                 K::Create(_) | K::Remove(_) | K::Modify(ModifyKind::Name(_))
@@ -367,6 +367,19 @@ impl Worker {
             }
         }
     }
+}
+
+/// A name an allocator snapshot may have (`*.pickle`, `*.pkl`; the content is checked on
+/// discovery).
+fn is_snapshot_name(name: &str) -> bool {
+    name.ends_with(".pickle") || name.ends_with(".pkl")
+}
+
+/// Discovery of `root` with its allocator snapshots (`*.pickle`) as captures.
+fn discover(root: &Path) -> Result<Catalog, DiscoverError> {
+    let mut cat = discover::discover(root)?;
+    super::snapshots::add_snapshots(&mut cat);
+    Ok(cat)
 }
 
 fn stat(p: &Path) -> Option<Stat> {

@@ -110,6 +110,28 @@ impl Allocations {
     pub fn is_empty(&self) -> bool {
         self.start.is_empty()
     }
+    /// Reserves room for `n` more allocations in every column.
+    pub fn reserve(&mut self, n: usize) {
+        self.start.reserve(n);
+        self.end.reserve(n);
+        self.bytes.reserve(n);
+        self.addr.reserve(n);
+        self.op.reserve(n);
+        self.stack.reserve(n);
+        self.event.reserve(n);
+    }
+
+    /// Releases spare capacity of every column.
+    pub fn shrink_to_fit(&mut self) {
+        self.start.shrink_to_fit();
+        self.end.shrink_to_fit();
+        self.bytes.shrink_to_fit();
+        self.addr.shrink_to_fit();
+        self.op.shrink_to_fit();
+        self.stack.shrink_to_fit();
+        self.event.shrink_to_fit();
+    }
+
     /// Appends one allocation (live at end until [`Allocations::free`]).
     pub fn push(&mut self, start: Ps, bytes: i64, addr: u64, op: u32, stack: u32, event: u32) {
         self.start.push(start);

@@ -78,11 +78,9 @@ pub fn run_live(
     });
     let (watcher, captures, problems, watch_notice) = match watched {
         Ok((w, cat)) => {
-            let mut caps = cat.captures().map(live::capture_ref).collect();
-            let mut problems = cat.problems;
-            let snapshots = crate::discover::snapshot_files(path);
-            catalog::add_snapshots(path, snapshots, &mut caps, &mut problems);
-            (Some(w), caps, problems, None)
+            // The watcher's catalog holds the allocator snapshots too.
+            let caps = cat.captures().map(live::capture_ref).collect();
+            (Some(w), caps, cat.problems, None)
         }
         Err(e) => {
             let (c, p) = catalog::scan_all(path)

@@ -1,7 +1,7 @@
 //! Folded stacks out: `frame;frame;…;leaf VALUE`, one line per distinct stack, sorted — what
 //! `inferno-flamegraph`, `flamegraph.pl`, speedscope and flamelens read.
 
-use super::tree::{FlameTree, Metric};
+use super::tree::{FlameTree, Metric, Unit};
 use crate::model::{Interner, Ps};
 
 /// Replaces what would break a folded line inside a frame — space, `;`, tab, newline — with `_`,
@@ -65,7 +65,8 @@ impl Folded {
 }
 
 /// The folded stacks of `tree` for `metric`: per node its own share (self time, device time
-/// launched directly, instance count; `Total` gives each node's inclusive time).
+/// launched directly, instance count; `Total` gives each node's inclusive time). Bytes trees
+/// write bytes (`unit` applies to time only).
 pub fn fold(tree: &FlameTree, strings: &Interner, metric: Metric, unit: TimeUnit) -> Folded {
     let mut out = Folded::default();
     let mut prefix: Vec<String> = vec![String::new(); tree.len()];
@@ -78,7 +79,11 @@ pub fn fold(tree: &FlameTree, strings: &Interner, metric: Metric, unit: TimeUnit
         }
         sanitize_frame(tree.name_str(n, strings), &mut s);
         let v = tree.own_value(n, metric);
-        let v = if metric.is_time() { v / unit.ps() } else { v };
+        let v = if metric.is_time() && tree.unit() == Unit::Time {
+            v / unit.ps()
+        } else {
+            v
+        };
         if v > 0 {
             out.lines.push((s.clone(), v as u64));
         } else if tree.own_value(n, metric) > 0 {

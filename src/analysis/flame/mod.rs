@@ -24,4 +24,4 @@ pub use diff::TreeDiff;
 pub use folded::{Folded, TimeUnit, fold};
 pub use gpu::DeviceLinks;
 pub use sandwich::{Sandwich, sandwich};
-pub use tree::{FlameTree, Metric, ROOT, TreeBuilder, UNLINKED};
+pub use tree::{FlameTree, Metric, ROOT, TreeBuilder, UNLINKED, Unit};

@@ -62,9 +62,40 @@ impl Metric {
     }
 }
 
+/// What a tree's total and self figures measure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// Time, ps (call trees of slices).
+    #[default]
+    Time,
+    /// Bytes (live allocations grouped by call stack); there is no device figure.
+    Bytes,
+}
+
+impl Metric {
+    /// The metric after `self` that applies to trees of `unit` (bytes trees skip `Device`).
+    pub fn next_for(self, unit: Unit) -> Metric {
+        let n = self.next();
+        if unit == Unit::Bytes && n == Metric::Device {
+            n.next()
+        } else {
+            n
+        }
+    }
+
+    /// Name of the metric for trees of `unit` (`live` for the total of a bytes tree).
+    pub fn name_for(self, unit: Unit) -> &'static str {
+        match (unit, self) {
+            (Unit::Bytes, Metric::Total) => "live",
+            _ => self.name(),
+        }
+    }
+}
+
 /// A merged call tree (see the module doc). Immutable once built by [`TreeBuilder::finish`].
 #[derive(Clone, Debug, Default)]
 pub struct FlameTree {
+    unit: Unit,
     name: Vec<StrId>,
     parent: Vec<u32>,
     depth: Vec<u16>,
@@ -92,6 +123,11 @@ fn key(parent: u32, name: StrId) -> u64 {
 }
 
 impl FlameTree {
+    /// What total and self figures measure (time unless built as a bytes tree).
+    pub fn unit(&self) -> Unit {
+        self.unit
+    }
+
     /// Number of nodes (the root included).
     pub fn len(&self) -> usize {
         self.name.len()
@@ -283,6 +319,11 @@ impl TreeBuilder {
         }
     }
 
+    /// Sets what total and self figures measure (default: time).
+    pub fn set_unit(&mut self, unit: Unit) {
+        self.t.unit = unit;
+    }
+
     /// Reserves room for `n` instances.
     pub fn reserve_instances(&mut self, n: usize) {
         self.inst_node.reserve(n);
@@ -297,6 +338,11 @@ impl TreeBuilder {
     /// True when only the root exists.
     pub fn is_empty(&self) -> bool {
         self.t.name.len() <= 1
+    }
+
+    /// Parent of a node created so far (`ROOT` for the root).
+    pub fn parent(&self, n: u32) -> u32 {
+        self.t.parent.get(n as usize).copied().unwrap_or(ROOT)
     }
 
     /// The child of `parent` named `name`, created when missing.

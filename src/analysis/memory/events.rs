@@ -55,37 +55,79 @@ pub struct MemEvent {
     pub stack: StrId,
 }
 
-/// Interned ids of the arg keys read.
+/// What an arg key is to the reader: an index into [`KEY_NAMES`] plus one, 0 for other keys.
+type Slot = u8;
+
+/// The arg keys read, in slot order (slot = index + 1): Kineto's, then XPlane's.
+const KEY_NAMES: [&str; 12] = [
+    "Bytes",
+    "Addr",
+    "Total Allocated",
+    "Total Reserved",
+    "Device Type",
+    "Device Id",
+    "Call stack",
+    "allocation_bytes",
+    "addr",
+    "bytes_allocated",
+    "bytes_reserved",
+    "allocator_name",
+];
+const BYTES: Slot = 1;
+const ADDR: Slot = 2;
+const TOTAL_ALLOC: Slot = 3;
+const TOTAL_RES: Slot = 4;
+const DEV_TYPE: Slot = 5;
+const DEV_ID: Slot = 6;
+const STACK: Slot = 7;
+const X_ALLOC_BYTES: Slot = 8;
+const X_ADDR: Slot = 9;
+const X_BYTES_ALLOCATED: Slot = 10;
+const X_BYTES_RESERVED: Slot = 11;
+const X_ALLOCATOR: Slot = 12;
+
+/// Largest key id given a table entry; keys interned later are found by comparison.
+const TABLE_MAX: u32 = 1 << 20;
+
+/// The interned ids of the arg keys read, looked up once: a key id's slot is one table load
+/// (per arg of millions of events), not a string comparison or a chain of id compares.
 struct Keys {
-    bytes: Option<StrId>,
-    addr: Option<StrId>,
-    total_alloc: Option<StrId>,
-    total_res: Option<StrId>,
-    dev_type: Option<StrId>,
-    dev_id: Option<StrId>,
-    stack: Option<StrId>,
-    x_alloc_bytes: Option<StrId>,
-    x_addr: Option<StrId>,
-    x_bytes_allocated: Option<StrId>,
-    x_bytes_reserved: Option<StrId>,
-    x_allocator: Option<StrId>,
+    /// Slot of each key id below the table's length.
+    table: Vec<Slot>,
+    /// (id, slot) of keys too large for the table.
+    rest: Vec<(StrId, Slot)>,
 }
 
 impl Keys {
     fn new(s: &Interner) -> Keys {
-        Keys {
-            bytes: s.lookup("Bytes"),
-            addr: s.lookup("Addr"),
-            total_alloc: s.lookup("Total Allocated"),
-            total_res: s.lookup("Total Reserved"),
-            dev_type: s.lookup("Device Type"),
-            dev_id: s.lookup("Device Id"),
-            stack: s.lookup("Call stack"),
-            x_alloc_bytes: s.lookup("allocation_bytes"),
-            x_addr: s.lookup("addr"),
-            x_bytes_allocated: s.lookup("bytes_allocated"),
-            x_bytes_reserved: s.lookup("bytes_reserved"),
-            x_allocator: s.lookup("allocator_name"),
+        let ids: Vec<(StrId, Slot)> = KEY_NAMES
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| s.lookup(n).map(|id| (id, i as Slot + 1)))
+            .collect();
+        let len = ids
+            .iter()
+            .map(|(id, _)| id.0 + 1)
+            .filter(|&n| n <= TABLE_MAX)
+            .max()
+            .unwrap_or(0);
+        let mut table = vec![0; len as usize];
+        let mut rest = Vec::new();
+        for &(id, slot) in &ids {
+            match table.get_mut(id.index()) {
+                Some(t) => *t = slot,
+                None => rest.push((id, slot)),
+            }
+        }
+        Keys { table, rest }
+    }
+
+    #[inline]
+    fn slot(&self, key: StrId) -> Slot {
+        match self.table.get(key.index()) {
+            Some(&s) => s,
+            None if self.rest.is_empty() => 0,
+            None => self.rest.iter().find(|r| r.0 == key).map_or(0, |r| r.1),
         }
     }
 }
@@ -116,30 +158,38 @@ fn uint(v: &ArgValue, s: &Interner) -> Option<u64> {
     }
 }
 
+/// The values of the keys read out of one args block, by slot (`Null` when absent; the last
+/// of repeated keys wins). Storing by slot keeps the per-arg work to a table load and a store,
+/// with no branch on the key; the values are converted once per event.
+#[inline]
+fn read_slots(c: &Capture, k: &Keys, args: ArgsRef) -> [ArgValue; KEY_NAMES.len() + 1] {
+    let mut vals = [ArgValue::Null; KEY_NAMES.len() + 1];
+    c.args.for_each(args, &c.strings, |key, v| {
+        let slot = k.slot(key);
+        // Stacks and allocator names count only as text (as before: other values ignored).
+        let text = matches!(v, ArgValue::Str(_) | ArgValue::Json(_));
+        if ((slot != STACK && slot != X_ALLOCATOR) || text)
+            && let Some(x) = vals.get_mut(usize::from(slot))
+        {
+            *x = v;
+        }
+    });
+    vals
+}
+
 fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEvent {
     let mut e = base;
-    e.device_type = 0;
-    e.device_id = -1;
     let s = &c.strings;
-    for (key, v) in c.args.iter(args, s) {
-        let key = Some(key);
-        if key == k.bytes {
-            e.bytes = int(&v, s).unwrap_or(0);
-        } else if key == k.addr {
-            e.addr = uint(&v, s).unwrap_or(0);
-        } else if key == k.total_alloc {
-            e.total_allocated = int(&v, s);
-        } else if key == k.total_res {
-            e.total_reserved = int(&v, s);
-        } else if key == k.dev_type {
-            e.device_type = int(&v, s).unwrap_or(0);
-        } else if key == k.dev_id {
-            e.device_id = int(&v, s).unwrap_or(-1);
-        } else if key == k.stack
-            && let ArgValue::Str(id) | ArgValue::Json(id) = v
-        {
-            e.stack = id;
-        }
+    let v = read_slots(c, k, args);
+    let at = |slot: Slot| &v[usize::from(slot)];
+    e.bytes = int(at(BYTES), s).unwrap_or(0);
+    e.addr = uint(at(ADDR), s).unwrap_or(0);
+    e.total_allocated = int(at(TOTAL_ALLOC), s);
+    e.total_reserved = int(at(TOTAL_RES), s);
+    e.device_type = int(at(DEV_TYPE), s).unwrap_or(0);
+    e.device_id = int(at(DEV_ID), s).unwrap_or(-1);
+    if let ArgValue::Str(id) | ArgValue::Json(id) = *at(STACK) {
+        e.stack = id;
     }
     if e.kind != MemKind::Oom {
         e.kind = if e.bytes < 0 {
@@ -156,22 +206,17 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     e.device_type = -1;
     e.device_id = -1;
     let s = &c.strings;
-    for (key, v) in c.args.iter(args, s) {
-        let key = Some(key);
-        if key == k.x_alloc_bytes {
-            let b = int(&v, s).unwrap_or(0).abs();
-            e.bytes = if e.kind == MemKind::Free { -b } else { b };
-        } else if key == k.x_addr {
-            e.addr = uint(&v, s).unwrap_or(0);
-        } else if key == k.x_bytes_allocated {
-            e.total_allocated = int(&v, s);
-        } else if key == k.x_bytes_reserved {
-            e.total_reserved = int(&v, s);
-        } else if key == k.x_allocator
-            && let ArgValue::Str(id) = v
-        {
-            e.allocator = id;
-        }
+    let v = read_slots(c, k, args);
+    let at = |slot: Slot| &v[usize::from(slot)];
+    if !matches!(at(X_ALLOC_BYTES), ArgValue::Null) {
+        let b = int(at(X_ALLOC_BYTES), s).unwrap_or(0).abs();
+        e.bytes = if e.kind == MemKind::Free { -b } else { b };
+    }
+    e.addr = uint(at(X_ADDR), s).unwrap_or(0);
+    e.total_allocated = int(at(X_BYTES_ALLOCATED), s);
+    e.total_reserved = int(at(X_BYTES_RESERVED), s);
+    if let ArgValue::Str(id) = *at(X_ALLOCATOR) {
+        e.allocator = id;
     }
     e
 }

@@ -73,6 +73,7 @@ fn build_ordered(
                     t.ts.reserve(n);
                     t.allocated.reserve(n);
                     t.reserved.reserve(n);
+                    t.allocs.reserve(n);
                     model.tracks.push(t);
                     let mut m = FxHashMap::default();
                     m.reserve(1024);
@@ -137,6 +138,7 @@ fn build_ordered(
         t.ts.shrink_to_fit();
         t.allocated.shrink_to_fit();
         t.reserved.shrink_to_fit();
+        t.allocs.shrink_to_fit();
     }
     model
 }

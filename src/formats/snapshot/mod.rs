@@ -13,7 +13,7 @@ pub mod decode;
 pub mod pickle;
 pub mod types;
 
-pub use types::{Block, Segment, SegmentTotals, Snapshot, frame_kept};
+pub use types::{Block, Segment, SegmentTotals, Snapshot, folded_memory, frame_kept};
 
 use crate::formats::{LoadError, LoadErrorKind};
 use std::path::Path;

@@ -97,12 +97,7 @@ impl Snapshot {
     /// The folded lines `python -m torch.cuda._memory_viz memory` writes (before flamegraph.pl):
     /// per block `stream_S;state;outer;…;inner bytes`, plus `<gaps>` lines for rounding.
     pub fn folded_memory(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for seg in &self.segments {
-            let prefix = format!("stream_{}", seg.stream);
-            write_blocks(&self.model.stacks, &mut out, &prefix, &seg.blocks);
-        }
-        out
+        folded_memory(&self.segments, &self.model.stacks)
     }
 
     /// The folded lines of `_memory_viz segments`: like [`Snapshot::folded_memory`] with the
@@ -115,6 +110,16 @@ impl Snapshot {
         }
         out
     }
+}
+
+/// [`Snapshot::folded_memory`] of `segments` whose block stacks are ids in `stacks`.
+pub fn folded_memory(segments: &[Segment], stacks: &Stacks) -> Vec<String> {
+    let mut out = Vec::new();
+    for seg in segments {
+        let prefix = format!("stream_{}", seg.stream);
+        write_blocks(stacks, &mut out, &prefix, &seg.blocks);
+    }
+    out
 }
 
 /// memory_viz `_frame_filter`: frames of the interpreter and the unwinder are left out.

@@ -305,6 +305,12 @@ pub const DEFAULTS: &[Default] = &[
         &["a"],
         "diff: aligned timelines of A's and B's busiest stream",
     ),
+    d(
+        V::Table,
+        A::OpenFlame,
+        &["F"],
+        "memory: live bytes at the peak by call stack (flame)",
+    ),
     d(V::Table, A::Back, &["Esc"], "close"),
     d(
         V::Flame,
@@ -337,7 +343,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Flame,
         A::CycleScope,
         &["c"],
-        "scope: whole, marked range, step / process / track at the cursor, hits",
+        "scope: whole, range, step / process / track, hits; memory: peak, cursor",
     ),
     d(
         V::Flame,

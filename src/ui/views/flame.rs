@@ -5,9 +5,10 @@
 //! of the selected name (callers above, callees below), and the same tree as a sortable table.
 //! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
 
-use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff};
+use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff, Unit};
 use crate::model::Interner;
 use crate::ui::colors::{self, ColorMode, Theme};
+use crate::ui::memory::mem_bytes;
 use crate::ui::ruler::format_dur;
 use crate::ui::text;
 use ratatui::buffer::Buffer;
@@ -127,6 +128,11 @@ impl FlameState {
         self.metric = self.metric.next();
     }
 
+    /// Cycles the metric among those that apply to trees of `unit`.
+    pub fn cycle_metric_for(&mut self, unit: Unit) {
+        self.metric = self.metric.next_for(unit);
+    }
+
     /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].
     pub fn refresh_table(&mut self, t: &FlameTree, strings: &Interner) {
         self.table.clear();
@@ -229,10 +235,15 @@ pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<B
 
 /// Formats a metric value: a duration, or a count.
 pub fn format_value(v: i64, m: Metric) -> String {
-    if m.is_time() {
-        format_dur(v)
-    } else {
-        v.to_string()
+    format_in(v, m, Unit::Time)
+}
+
+/// Formats a metric value of a tree of `unit`: a duration or bytes (`1.2 GiB`), or a count.
+pub fn format_in(v: i64, m: Metric, unit: Unit) -> String {
+    match (m.is_time(), unit) {
+        (false, _) => v.to_string(),
+        (true, Unit::Time) => format_dur(v),
+        (true, Unit::Bytes) => mem_bytes(v),
     }
 }
 
@@ -300,10 +311,11 @@ impl FlameWidget<'_> {
         let mut h = format!(
             " {mode} · {} · {} {} · {} nodes",
             text::sanitize(self.scope),
-            st.metric.name(),
-            format_value(
+            st.metric.name_for(t.unit()),
+            format_in(
                 t.value(ROOT, st.metric).max(t.width(ROOT, st.metric)),
-                st.metric
+                st.metric,
+                t.unit()
             ),
             t.len().saturating_sub(1)
         );
@@ -398,6 +410,16 @@ impl FlameWidget<'_> {
             )
         } else if n == ROOT {
             " (whole scope) · select a node with the arrow keys".to_string()
+        } else if t.unit() == Unit::Bytes {
+            let allocs = t.width(n, Metric::Count);
+            format!(
+                " {} · live {} · self {} · {allocs} allocation{} · {:.1}% of scope",
+                text::fold(t.name_str(n, self.strings)),
+                mem_bytes(t.total(n)),
+                mem_bytes(t.self_time(n)),
+                if allocs == 1 { "" } else { "s" },
+                t.width(n, st.metric) as f64 * 100.0 / scope
+            )
         } else {
             format!(
                 " {} · total {} · self {} · device {} · count {} · {:.1}% of scope",
@@ -496,14 +518,16 @@ impl FlameWidget<'_> {
         let num = 11;
         let name_w = w.saturating_sub(num * 4 + 8).max(8);
         let arrow = |c: SortCol| if st.sort == c { "▼" } else { " " };
+        let bytes = t.unit() == Unit::Bytes;
+        let fmt = |v: i64| format_in(v, Metric::Total, t.unit());
         let header = format!(
             "{:<name_w$} {:>num$}{} {:>num$}{} {:>num$}{} {:>8}{} {:>6}",
             format!("name{}", if st.sort == SortCol::Name { " ▲" } else { "" }),
-            "total",
+            if bytes { "live" } else { "total" },
             arrow(SortCol::Total),
             "self",
             arrow(SortCol::SelfTime),
-            "device",
+            if bytes { "" } else { "device" },
             arrow(SortCol::Device),
             "count",
             arrow(SortCol::Count),
@@ -529,9 +553,13 @@ impl FlameWidget<'_> {
             let line = format!(
                 "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {:>5.1}%",
                 text::fit(&label, name_w),
-                format_dur(t.total(n)),
-                format_dur(t.self_time(n)),
-                format_dur(t.device(n)),
+                fmt(t.total(n)),
+                fmt(t.self_time(n)),
+                if bytes {
+                    String::new()
+                } else {
+                    fmt(t.device(n))
+                },
                 t.count(n),
                 t.width(n, st.metric) as f64 * 100.0 / scope
             );

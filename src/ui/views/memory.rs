@@ -78,6 +78,18 @@ impl Source for MemorySource {
         Some(table(l, m, self.track, self.scope, st))
     }
 
+    fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {
+        if action != Action::OpenFlame {
+            return None;
+        }
+        Some(
+            match super::memory_flame::MemoryFlameView::open(st, self.track, self.at) {
+                Ok(v) => vec![Msg::Push(Box::new(v))],
+                Err(e) => vec![Msg::Notice(e)],
+            },
+        )
+    }
+
     fn confirm(&self, row: &Row, st: &State) -> Option<Vec<Msg>> {
         if self.scope == Scope::Segments {
             let m = st.loaded()?.memory()?;

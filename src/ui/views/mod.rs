@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod heatmap;
 pub mod help;
 pub mod memory;
+pub mod memory_flame;
 pub mod overview;
 pub mod overview_view;
 pub mod picker;

@@ -79,8 +79,9 @@ pub trait Source: std::fmt::Debug + Send {
     /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
     fn on_action(&mut self, action: Action, st: &State) -> Option<TableView>;
 
-    /// Handles `action` (one the table itself does not use) with messages (opening another
-    /// view); `None` to fall back to [`Source::on_action`].
+    /// Handles `action` (one the table itself does not use) with messages: opening another
+    /// view (the diff table's aligned timelines, the memory table's bytes flame); `None` to
+    /// fall back to [`Source::on_action`].
     fn on_action_msgs(&mut self, _action: Action, _st: &State) -> Option<Vec<Msg>> {
         None
     }
