@@ -3,7 +3,9 @@
 //! writes: only new files, only inside `--logdir` (see `capture::logdir`).
 
 use super::{emit, text::clean, to_json};
-use crate::capture::{dynolog, logdir};
+use crate::capture::dynolog;
+#[cfg(feature = "capture")]
+use crate::capture::logdir;
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -84,6 +86,7 @@ pub struct CaptureArgs {
     pub log_file: Option<PathBuf>,
 }
 
+#[cfg(feature = "capture")]
 #[derive(Serialize)]
 struct HostJson {
     address: String,
@@ -96,6 +99,7 @@ struct HostJson {
     error: Option<String>,
 }
 
+#[cfg(feature = "capture")]
 #[derive(Serialize)]
 struct CaptureJson {
     session: String,
@@ -370,6 +374,7 @@ fn cmd_dynolog(a: &CaptureArgs) -> i32 {
     0
 }
 
+#[cfg(feature = "capture")]
 fn absolute_dir(d: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     d.canonicalize()

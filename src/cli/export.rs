@@ -60,7 +60,7 @@ pub struct CaptureExport {
     /// Why loading or writing failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The part files written (several for a capture of more than 4 Mi rows).
+    /// The part files written (several for a capture of more than 512 Ki rows).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
     /// Rows written.

@@ -8,6 +8,7 @@ use crate::model::Capture;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -34,8 +35,8 @@ impl Default for ExportOptions {
             partition_by: Vec::new(),
             args: true,
             row_group_rows: 256 * 1024,
-            zstd_level: 3,
-            rows_per_file: 4 << 20,
+            zstd_level: 1,
+            rows_per_file: 512 << 10,
         }
     }
 }
@@ -120,8 +121,17 @@ pub fn part_path(out: &Path, keys: &CaptureKeys, parts: &[PartKey], k: usize, n:
 
 fn props(o: &ExportOptions) -> Result<WriterProperties, String> {
     let level = ZstdLevel::try_new(o.zstd_level).map_err(|e| e.to_string())?;
+    // `args` is unique JSON text per event: a dictionary never pays off (the writer would build
+    // one to its size limit per column chunk, then fall back), and the fastest ZSTD level keeps
+    // its encoding, the bulk of the export's time, under the load time (docs/export.md).
+    let args = ColumnPath::from("args");
     Ok(WriterProperties::builder()
         .set_compression(Compression::ZSTD(level))
+        .set_column_dictionary_enabled(args.clone(), false)
+        .set_column_compression(
+            args,
+            Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| e.to_string())?),
+        )
         .set_max_row_group_row_count(Some(o.row_group_rows.max(1)))
         .set_created_by(format!("tracetui {}", env!("CARGO_PKG_VERSION")))
         .build())
