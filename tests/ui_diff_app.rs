@@ -167,3 +167,72 @@ fn the_flame_view_of_b_is_coloured_by_its_delta_against_a() {
     assert!(s.contains("diff vs A per step"), "{s}");
     assert!(s.contains("2 paths gone in B"), "{s}");
 }
+
+/// `v` regroups the table's rows as `tracetui diff --group-by` does (name → short → category →
+/// stream → name), `%` walks the noise thresholds; each table equals the library's answer.
+#[test]
+fn v_regroups_and_percent_changes_the_threshold() {
+    use tracetui::analysis::diff::GroupKey;
+    use tracetui::ui::views::diff_table::THRESHOLDS;
+    let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
+    diff_0_1(&mut a);
+    let (ca, cb) = {
+        let e = &a.entries;
+        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
+        (cap(0), cap(1))
+    };
+    let rows_of = |t: &TableView| -> Vec<(String, String)> {
+        let mut v: Vec<_> = t
+            .rows
+            .iter()
+            .map(|r| (r.cells[0].clone(), r.cells[1].clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    let want = |opts: &DiffOptions| -> Vec<(String, String)> {
+        let d = diff(&ca.cap, &cb.cap, opts).unwrap();
+        let mut v: Vec<_> = d
+            .rows
+            .iter()
+            .map(|r| {
+                let name = tracetui::ui::text::sanitize(&r.name).into_owned();
+                (name, r.status.name().to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut opts = DiffOptions::default();
+    for g in [
+        GroupKey::Short,
+        GroupKey::Category,
+        GroupKey::Stream,
+        GroupKey::Name,
+    ] {
+        a.update(key('v'));
+        opts.group = g;
+        let t = table(&a);
+        assert_eq!(t.columns[0].name, g.name());
+        assert_eq!(rows_of(t), want(&opts), "grouped by {}", g.name());
+    }
+    assert!(
+        table(&a).title.contains("same: |Δ| < 2%"),
+        "{}",
+        table(&a).title
+    );
+    for &(pct, ps) in THRESHOLDS.iter().skip(1) {
+        a.update(key('%'));
+        (opts.threshold_pct, opts.threshold_ps) = (pct, ps);
+        assert_eq!(rows_of(table(&a)), want(&opts), "threshold {pct}%");
+    }
+    // No threshold: every row whose figures moved at all is slower or faster, none `same`.
+    let t = table(&a);
+    assert!(t.title.contains("same: Δ = 0"), "{}", t.title);
+    let d = diff(&ca.cap, &cb.cap, &opts).unwrap();
+    assert!(
+        d.rows
+            .iter()
+            .all(|r| r.status.name() != "same" || r.delta == 0.0)
+    );
+}

@@ -125,6 +125,8 @@ pub enum Action {
     OpenMemory,
     /// Diff table: open the aligned timelines of A's and B's busiest stream.
     OpenDiffAlign,
+    /// Diff table: the next noise threshold under which a row is `same`.
+    DiffThreshold,
 }
 
 impl Action {
@@ -190,6 +192,7 @@ impl Action {
         Action::JumpPeak,
         Action::OpenMemory,
         Action::OpenDiffAlign,
+        Action::DiffThreshold,
     ];
 
     /// The name used in the config file.
@@ -255,6 +258,7 @@ impl Action {
             Action::JumpPeak => "jump_peak",
             Action::OpenMemory => "open_memory",
             Action::OpenDiffAlign => "open_diff_align",
+            Action::DiffThreshold => "diff_threshold",
         }
     }
 

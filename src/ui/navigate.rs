@@ -397,7 +397,8 @@ impl State {
             | Action::ToggleSandwich
             | Action::ToggleTable
             | Action::OpenMemory
-            | Action::OpenDiffAlign => {}
+            | Action::OpenDiffAlign
+            | Action::DiffThreshold => {}
             Action::JumpPeak => self.jump_peak(),
         }
     }

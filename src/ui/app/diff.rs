@@ -106,7 +106,9 @@ impl App {
         let width = self.state.size.0;
         match crate::ui::views::diff_table::open(&a.cap, &b.cap, &a_name, &b_name, width) {
             Ok(mut t) => {
-                t.source = Some(Box::new(crate::ui::views::diff_table::DiffSource(ida, idb)));
+                t.source = Some(Box::new(crate::ui::views::diff_table::DiffSource::new(
+                    ida, idb, &a_name, &b_name,
+                )));
                 self.state.diff.active = Some((pa, pb));
                 self.stack.push(Box::new(t));
             }

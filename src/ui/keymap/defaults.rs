@@ -267,7 +267,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Table,
         A::GroupNext,
         &["v"],
-        "statistics: group by name / category / …; memory: scope",
+        "statistics / diff: group by name / category / …; memory: scope",
     ),
     d(
         V::Table,
@@ -304,6 +304,12 @@ pub const DEFAULTS: &[Default] = &[
         A::OpenDiffAlign,
         &["a"],
         "diff: aligned timelines of A's and B's busiest stream",
+    ),
+    d(
+        V::Table,
+        A::DiffThreshold,
+        &["%"],
+        "diff: next noise threshold (2 % / 5 µs, 10 % / 50 µs, none)",
     ),
     d(
         V::Table,

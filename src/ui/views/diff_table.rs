@@ -8,7 +8,7 @@
 
 use super::diff_align::DiffAlignView;
 use super::table::{Column, Key, Row, Source, TableView, Target};
-use crate::analysis::diff::{Diff, DiffOptions, Status, diff};
+use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, diff};
 use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -48,24 +48,75 @@ pub fn open(
     b_name: &str,
     width: u16,
 ) -> Result<TableView, String> {
-    let d = diff(a, b, &DiffOptions::default())?;
-    Ok(table(&d, b, a_name, b_name, width))
+    let opts = DiffOptions::default();
+    let d = diff(a, b, &opts)?;
+    Ok(table(&d, &opts, b, a_name, b_name, width))
 }
 
-/// The diff table's own actions: `a` opens the aligned timelines of A (`.0`) and B (`.1`).
+/// The noise thresholds `%` cycles through: (percent, ps per step); the first is the default of
+/// [`DiffOptions`] and of `tracetui diff`.
+pub const THRESHOLDS: [(f64, f64); 3] = [(2.0, 5e6), (10.0, 5e7), (0.0, 0.0)];
+
+/// The diff table's own actions, on captures A (`a`) and B (`b`): `a` opens their aligned
+/// timelines, `v` regroups the rows (name, short name, category, stream), `%` changes the noise
+/// threshold; the table is recomputed from the loaded captures.
 #[derive(Debug)]
-pub struct DiffSource(pub CaptureId, pub CaptureId);
+pub struct DiffSource {
+    /// The baseline A.
+    pub a: CaptureId,
+    /// The capture compared, B.
+    pub b: CaptureId,
+    /// Labels of A and B in the title.
+    pub names: (String, String),
+    /// How the rows are computed.
+    pub opts: DiffOptions,
+}
+
+impl DiffSource {
+    /// The source of a table opened with the default options.
+    pub fn new(a: CaptureId, b: CaptureId, a_name: &str, b_name: &str) -> Self {
+        DiffSource {
+            a,
+            b,
+            names: (a_name.to_string(), b_name.to_string()),
+            opts: DiffOptions::default(),
+        }
+    }
+}
 
 impl Source for DiffSource {
-    fn on_action(&mut self, _action: Action, _st: &State) -> Option<TableView> {
-        None
+    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+        match action {
+            Action::GroupNext => {
+                let all = &crate::analysis::diff::GroupKey::ALL;
+                let i = all.iter().position(|&g| g == self.opts.group).unwrap_or(0);
+                self.opts.group = all[(i + 1) % all.len()];
+            }
+            Action::DiffThreshold => {
+                let cur = (self.opts.threshold_pct, self.opts.threshold_ps);
+                let i = THRESHOLDS.iter().position(|&t| t == cur).unwrap_or(0);
+                (self.opts.threshold_pct, self.opts.threshold_ps) =
+                    THRESHOLDS[(i + 1) % THRESHOLDS.len()];
+            }
+            _ => return None,
+        }
+        let (a, b) = (st.entries.capture(self.a)?, st.entries.capture(self.b)?);
+        let d = diff(&a.cap, &b.cap, &self.opts).ok()?;
+        Some(table(
+            &d,
+            &self.opts,
+            &b.cap,
+            &self.names.0,
+            &self.names.1,
+            st.size.0,
+        ))
     }
 
     fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {
         if action != Action::OpenDiffAlign {
             return None;
         }
-        Some(match DiffAlignView::open(st, self.0, self.1) {
+        Some(match DiffAlignView::open(st, self.a, self.b) {
             Ok(v) => vec![Msg::Push(Box::new(v))],
             Err(m) => vec![Msg::Notice(m)],
         })
@@ -76,7 +127,15 @@ impl Source for DiffSource {
 const NARROW: [usize; 7] = [0, 1, 2, 3, 5, 6, 7];
 
 /// The table of a computed diff, sorted by |Δ total|; names resolve against B for `Enter`.
-pub fn table(d: &Diff, b: &Capture, a_name: &str, b_name: &str, width: u16) -> TableView {
+pub fn table(
+    d: &Diff,
+    opts: &DiffOptions,
+    b: &Capture,
+    a_name: &str,
+    b_name: &str,
+    width: u16,
+) -> TableView {
+    let by_name = opts.group == GroupKey::Name;
     let col = |name, width, right| Column { name, width, right };
     let mut rows: Vec<Row> = d
         .rows
@@ -112,9 +171,9 @@ pub fn table(d: &Diff, b: &Capture, a_name: &str, b_name: &str, width: u16) -> T
                     Key::Num(r.delta_pct.map_or(f64::INFINITY, f64::abs)),
                     Key::Num(r.delta_self().abs()),
                 ],
-                // Occurrences exist only on B's side for names B has.
+                // Occurrences exist only on B's side for names B has (rows of names only).
                 target: match b.strings.lookup(&r.name) {
-                    Some(id) if r.count_b > 0 => Target::Name(id),
+                    Some(id) if by_name && r.count_b > 0 => Target::Name(id),
                     _ => Target::None,
                 },
                 bar: None,
@@ -127,13 +186,22 @@ pub fn table(d: &Diff, b: &Capture, a_name: &str, b_name: &str, width: u16) -> T
         (None, true) => format!("all steps ({} vs {})", d.steps_a, d.steps_b),
         (None, false) => "whole captures".to_string(),
     };
+    let same = if opts.threshold_pct > 0.0 || opts.threshold_ps > 0.0 {
+        format!(
+            "same: |Δ| < {}% or < {}",
+            opts.threshold_pct,
+            format_dur(opts.threshold_ps as Ps)
+        )
+    } else {
+        "same: Δ = 0".to_string()
+    };
     let title = format!(
-        "diff · B {} vs A {} · {scope} · times{unit}",
+        "diff · B {} vs A {} · {scope} · times{unit} · {same}",
         text::fit(&text::sanitize(b_name), 40),
         text::fit(&text::sanitize(a_name), 40),
     );
     let mut columns = vec![
-        col("name", 0, false),
+        col(opts.group.name(), 0, false),
         col("status", 8, false),
         col("count A", 8, true),
         col("count B", 8, true),
