@@ -156,11 +156,7 @@ pub fn live_tree(
             continue;
         };
         let leaf = paths.leaf(&mut b, &mut names, track, i);
-        if own.len() < b.len() {
-            own.resize(b.len(), (0, 0));
-        }
-        own[leaf as usize].0 += sz;
-        own[leaf as usize].1 += 1;
+        add_own(&mut own, b.len(), leaf, sz);
         b.add_instance(leaf, id);
         bytes += sz;
         items += 1;
@@ -193,11 +189,7 @@ pub fn folded_tree(lines: &[String]) -> BytesTree {
         for f in path.split(';') {
             n = b.child(n, names.intern(f));
         }
-        if own.len() < b.len() {
-            own.resize(b.len(), (0, 0));
-        }
-        own[n as usize].0 += v;
-        own[n as usize].1 += 1;
+        add_own(&mut own, b.len(), n, v);
         bytes += v;
         items += 1;
     }
@@ -208,6 +200,15 @@ pub fn folded_tree(lines: &[String]) -> BytesTree {
         items,
         bytes,
     }
+}
+
+/// Adds one item of `v` bytes to node `n`'s own figures (`own` grown to the `len` nodes so far).
+fn add_own(own: &mut Vec<(i64, u64)>, len: usize, n: u32, v: i64) {
+    if own.len() < len {
+        own.resize(len, (0, 0));
+    }
+    own[n as usize].0 += v;
+    own[n as usize].1 += 1;
 }
 
 /// Adds each node's own (bytes, count) as its self figures and to the totals of it and its

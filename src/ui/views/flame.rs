@@ -7,11 +7,13 @@
 
 use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff, Unit};
 use crate::model::Interner;
+use crate::ui::action::Action;
 use crate::ui::colors::{self, ColorMode, Theme};
 use crate::ui::memory::mem_bytes;
 use crate::ui::ruler::format_dur;
 use crate::ui::text;
 use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
@@ -131,6 +133,62 @@ impl FlameState {
     /// Cycles the metric among those that apply to trees of `unit`.
     pub fn cycle_metric_for(&mut self, unit: Unit) {
         self.metric = self.metric.next_for(unit);
+    }
+
+    /// Edits the search while `typing` (characters, Backspace; Enter or Esc ends it): true when
+    /// `key` was taken, false when the key is not for the search (Ctrl keys pass through).
+    pub fn type_search(&mut self, typing: &mut bool, key: &KeyEvent) -> bool {
+        if !*typing || key.modifiers.contains(KeyModifiers::CONTROL) {
+            return false;
+        }
+        match key.code {
+            KeyCode::Char(c) if !c.is_control() => self.search.push(c),
+            KeyCode::Backspace => {
+                self.search.pop();
+            }
+            KeyCode::Enter | KeyCode::Esc => *typing = false,
+            _ => {}
+        }
+        true
+    }
+
+    /// The keys every flame view shares on tree `t`: move, zoom, metric, sort and the icicle /
+    /// sandwich / table modes. False for any other action (the view's own).
+    pub fn on_action(&mut self, action: Action, t: &FlameTree) -> bool {
+        let table = self.mode == FlameMode::Table;
+        match action {
+            Action::Down => self.down(t),
+            Action::Up => self.up(t),
+            Action::PrevSlice => self.sideways(t, -1),
+            Action::NextSlice => self.sideways(t, 1),
+            Action::ZoomIn => {
+                self.zoom_in();
+                self.scroll = 0;
+            }
+            Action::ZoomOut => {
+                self.zoom_out(t);
+                self.scroll = 0;
+            }
+            Action::CycleMetric => self.cycle_metric_for(t.unit()),
+            Action::SortNext if table => self.sort = self.sort.next(),
+            Action::ToggleSandwich => {
+                self.mode = if self.mode == FlameMode::Sandwich {
+                    FlameMode::Icicle
+                } else {
+                    FlameMode::Sandwich
+                };
+            }
+            Action::ToggleTable => {
+                self.mode = if table {
+                    FlameMode::Icicle
+                } else {
+                    FlameMode::Table
+                };
+                self.scroll = 0;
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].

@@ -26,7 +26,7 @@ use crate::ui::ruler::format_time_res;
 use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 /// What the tree holds.
@@ -241,15 +241,7 @@ impl View for MemoryFlameView {
     }
 
     fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
-        if self.typing && !key.modifiers.contains(KeyModifiers::CONTROL) {
-            match key.code {
-                KeyCode::Char(c) if !c.is_control() => self.state.search.push(c),
-                KeyCode::Backspace => {
-                    self.state.search.pop();
-                }
-                KeyCode::Enter | KeyCode::Esc => self.typing = false,
-                _ => {}
-            }
+        if self.state.type_search(&mut self.typing, key) {
             return Vec::new();
         }
         let table = self.state.mode == FlameMode::Table;
@@ -261,40 +253,12 @@ impl View for MemoryFlameView {
             Some(Action::Confirm) => return self.confirm(st),
             Some(Action::Down) if table => self.move_table(1, st),
             Some(Action::Up) if table => self.move_table(-1, st),
-            Some(Action::Down) => self.state.down(t),
-            Some(Action::Up) => self.state.up(t),
-            Some(Action::PrevSlice) => self.state.sideways(t, -1),
-            Some(Action::NextSlice) => self.state.sideways(t, 1),
-            Some(Action::ZoomIn) => {
-                self.state.zoom_in();
-                self.state.scroll = 0;
-            }
-            Some(Action::ZoomOut) => {
-                self.state.zoom_out(t);
-                self.state.scroll = 0;
-            }
-            Some(Action::CycleMetric) => self.state.cycle_metric_for(t.unit()),
             Some(Action::CycleScope) => self.next_live(st),
             Some(Action::Search) => {
                 self.typing = true;
                 self.state.search.clear();
             }
-            Some(Action::SortNext) if table => self.state.sort = self.state.sort.next(),
-            Some(Action::ToggleSandwich) => {
-                self.state.mode = if self.state.mode == FlameMode::Sandwich {
-                    FlameMode::Icicle
-                } else {
-                    FlameMode::Sandwich
-                };
-            }
-            Some(Action::ToggleTable) => {
-                self.state.mode = if table {
-                    FlameMode::Icicle
-                } else {
-                    FlameMode::Table
-                };
-                self.state.scroll = 0;
-            }
+            Some(a) if self.state.on_action(a, t) => {}
             _ => return Vec::new(),
         }
         self.refresh();
