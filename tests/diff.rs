@@ -9,6 +9,9 @@ use tracetui::analysis::diff::{self, DiffOptions, GroupKey, Side, SideRow, Statu
 use tracetui::formats::{self, Progress};
 use tracetui::model::{Capture, SourceInfo};
 
+mod common;
+use common::run_cli as run;
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/diff")
@@ -192,18 +195,6 @@ fn hta_pair_matches_trace_diff() {
         Some("cudaMemcpyAsync")
     );
     assert!(d.explained_pct >= 80.0);
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
-        .args(args)
-        .output()
-        .expect("run tracetui");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -3,22 +3,13 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::run_cli as run;
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/diff")
         .join(rel)
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
-        .args(args)
-        .output()
-        .expect("run tracetui");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

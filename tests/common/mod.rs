@@ -90,3 +90,16 @@ pub fn screen(app: &App) -> String {
 #[cfg(unix)]
 pub mod pty;
 pub mod run;
+
+/// Runs the real `tracetui` binary with `args`: (exit code, stdout, stderr).
+pub fn run_cli(args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args(args)
+        .output()
+        .expect("run tracetui");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
