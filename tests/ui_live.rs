@@ -37,6 +37,21 @@ fn pump(app: &mut App, rx: &Receiver<WatchEvent>, done: impl Fn(&App) -> bool) {
     }
 }
 
+/// Watches `dir` with the default options: the watcher (stops when dropped), the catalog it
+/// found, and its events.
+fn watch(
+    dir: &Path,
+) -> (
+    live::Watcher,
+    tracetui::discover::Catalog,
+    Receiver<WatchEvent>,
+) {
+    let (tx, rx) = mpsc::channel();
+    let (w, cat) =
+        live::start(dir, &WatchOptions::default(), move |e| tx.send(e).is_ok()).expect("watch");
+    (w, cat, rx)
+}
+
 fn rename_in(dir: &Path, src: &str, name: &str) {
     let tmp = dir.join(format!("{name}.tmp"));
     fs::copy(src, &tmp).expect("copy");
@@ -47,11 +62,7 @@ fn rename_in(dir: &Path, src: &str, name: &str) {
 fn picker_follows_the_log_dir_and_the_open_capture_reloads() {
     let dir = tempfile::tempdir().expect("tempdir");
     rename_in(dir.path(), ALEXNET, "a.pt.trace.json.gz");
-    let (tx, rx) = mpsc::channel();
-    let (_w, cat) = live::start(dir.path(), &WatchOptions::default(), move |e| {
-        tx.send(e).is_ok()
-    })
-    .expect("watch");
+    let (_w, cat, rx) = watch(dir.path());
     let caps = cat.captures().map(ui_live::capture_ref).collect();
     let (mut app, cmds) = App::new(caps, (100, 20), ColorMode::Ansi256);
     run_cmds(&mut app, cmds);
@@ -132,11 +143,7 @@ fn picker_follows_the_log_dir_and_the_open_capture_reloads() {
 #[test]
 fn follow_opens_each_new_capture_when_complete() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (tx, rx) = mpsc::channel();
-    let (_w, cat) = live::start(dir.path(), &WatchOptions::default(), move |e| {
-        tx.send(e).is_ok()
-    })
-    .expect("watch");
+    let (_w, cat, rx) = watch(dir.path());
     assert!(cat.is_empty());
     let (mut app, cmds) = App::new(Vec::new(), (100, 20), ColorMode::Ansi256);
     assert!(cmds.is_empty());
@@ -164,11 +171,7 @@ fn follow_opens_each_new_capture_when_complete() {
 #[test]
 fn opening_a_capture_being_written_waits_for_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (tx, rx) = mpsc::channel();
-    let (_w, _) = live::start(dir.path(), &WatchOptions::default(), move |e| {
-        tx.send(e).is_ok()
-    })
-    .expect("watch");
+    let (_w, _, rx) = watch(dir.path());
     let (mut app, _) = App::new(Vec::new(), (100, 20), ColorMode::Ansi256);
     let data = fs::read(CNN).expect("fixture");
     let mut f = fs::File::create(dir.path().join("x.pt.trace.json.gz")).expect("create");
@@ -194,11 +197,7 @@ fn opening_a_capture_being_written_waits_for_it() {
 fn a_snapshot_dropped_into_the_log_dir_appears_and_opens_with_its_memory() {
     let dir = tempfile::tempdir().expect("tempdir");
     rename_in(dir.path(), ALEXNET, "a.pt.trace.json.gz");
-    let (tx, rx) = mpsc::channel();
-    let (_w, cat) = live::start(dir.path(), &WatchOptions::default(), move |e| {
-        tx.send(e).is_ok()
-    })
-    .expect("watch");
+    let (_w, cat, rx) = watch(dir.path());
     let caps = cat.captures().map(ui_live::capture_ref).collect();
     let (mut app, cmds) = App::new(caps, (100, 20), ColorMode::None);
     run_cmds(&mut app, cmds);
