@@ -126,15 +126,9 @@ pub fn live_tree(
     ids: &[u32],
     kept: &dyn Fn(&Frame) -> bool,
 ) -> BytesTree {
-    let mut b = TreeBuilder::new();
-    b.set_unit(Unit::Bytes);
-    let mut names = Interner::new();
+    let mut acc = Acc::new();
     let Some(tr) = model.tracks.get(track) else {
-        return BytesTree {
-            tree: b.finish(),
-            names,
-            ..BytesTree::default()
-        };
+        return acc.finish();
     };
     let mut paths = Paths {
         kept,
@@ -145,29 +139,17 @@ pub fn live_tree(
         op_leaf: FxHashMap::default(),
         path: Vec::new(),
     };
-    b.reserve_instances(ids.len());
-    // Per leaf the bytes and allocations ending there; the path sums come after.
-    let mut own: Vec<(i64, u64)> = Vec::new();
-    let mut bytes = 0i64;
-    let mut items = 0usize;
+    acc.b.reserve_instances(ids.len());
     for &id in ids {
         let i = id as usize;
         let Some(&sz) = tr.allocs.bytes.get(i) else {
             continue;
         };
-        let leaf = paths.leaf(&mut b, &mut names, track, i);
-        add_own(&mut own, b.len(), leaf, sz);
-        b.add_instance(leaf, id);
-        bytes += sz;
-        items += 1;
+        let leaf = paths.leaf(&mut acc.b, &mut acc.names, track, i);
+        acc.add(leaf, sz);
+        acc.b.add_instance(leaf, id);
     }
-    add_sums(&mut b, &own);
-    BytesTree {
-        tree: b.finish(),
-        names,
-        items,
-        bytes,
-    }
+    acc.finish()
 }
 
 /// The tree of folded lines (`frame;…;frame VALUE`), one path each: for an allocator snapshot's
@@ -175,11 +157,7 @@ pub fn live_tree(
 /// `<gaps>` for rounding; `formats::snapshot::folded_memory`). Lines without a value are
 /// skipped.
 pub fn folded_tree(lines: &[String]) -> BytesTree {
-    let mut b = TreeBuilder::new();
-    b.set_unit(Unit::Bytes);
-    let mut names = Interner::new();
-    let mut own: Vec<(i64, u64)> = Vec::new();
-    let (mut bytes, mut items) = (0i64, 0usize);
+    let mut acc = Acc::new();
     for line in lines {
         let Some((path, v)) = line.rsplit_once(' ') else {
             continue;
@@ -187,28 +165,56 @@ pub fn folded_tree(lines: &[String]) -> BytesTree {
         let Ok(v) = v.parse::<i64>() else { continue };
         let mut n = ROOT;
         for f in path.split(';') {
-            n = b.child(n, names.intern(f));
+            n = acc.b.child(n, acc.names.intern(f));
         }
-        add_own(&mut own, b.len(), n, v);
-        bytes += v;
-        items += 1;
+        acc.add(n, v);
     }
-    add_sums(&mut b, &own);
-    BytesTree {
-        tree: b.finish(),
-        names,
-        items,
-        bytes,
-    }
+    acc.finish()
 }
 
-/// Adds one item of `v` bytes to node `n`'s own figures (`own` grown to the `len` nodes so far).
-fn add_own(own: &mut Vec<(i64, u64)>, len: usize, n: u32, v: i64) {
-    if own.len() < len {
-        own.resize(len, (0, 0));
+/// A bytes tree being built: its nodes and names, and per node the bytes and items ending there
+/// (the path sums are added by [`Acc::finish`]).
+struct Acc {
+    b: TreeBuilder,
+    names: Interner,
+    own: Vec<(i64, u64)>,
+    bytes: i64,
+    items: usize,
+}
+
+impl Acc {
+    fn new() -> Self {
+        let mut b = TreeBuilder::new();
+        b.set_unit(Unit::Bytes);
+        Acc {
+            b,
+            names: Interner::new(),
+            own: Vec::new(),
+            bytes: 0,
+            items: 0,
+        }
     }
-    own[n as usize].0 += v;
-    own[n as usize].1 += 1;
+
+    /// One item of `v` bytes ending at node `n`.
+    fn add(&mut self, n: u32, v: i64) {
+        if self.own.len() < self.b.len() {
+            self.own.resize(self.b.len(), (0, 0));
+        }
+        self.own[n as usize].0 += v;
+        self.own[n as usize].1 += 1;
+        self.bytes += v;
+        self.items += 1;
+    }
+
+    fn finish(mut self) -> BytesTree {
+        add_sums(&mut self.b, &self.own);
+        BytesTree {
+            tree: self.b.finish(),
+            names: self.names,
+            items: self.items,
+            bytes: self.bytes,
+        }
+    }
 }
 
 /// Adds each node's own (bytes, count) as its self figures and to the totals of it and its
