@@ -19,7 +19,7 @@ use std::time::Instant;
 use tracetui::analysis::diff::align::{AlignOptions, align};
 use tracetui::analysis::diff::{DiffOptions, GroupKey, SortKey, join, side, sort_rows};
 use tracetui::analysis::search::{Matcher, Mode, Query};
-use tracetui::synth::slices::{SliceSpec, nested_capture};
+use tracetui::synth::slices::{Rng, SliceSpec, nested_capture};
 
 fn env(k: &str, d: usize) -> usize {
     std::env::var(k)
@@ -66,37 +66,21 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A: `n` kernels repeating a 300-kernel step over 200 names; B: A with ~`pct` % removed,
 /// ~`pct` % renamed (to one of 50 other names) and ~`pct` % inserted (new names).
 fn kernel_streams(n: usize, pct: u64) -> (Vec<u32>, Vec<u32>) {
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
-    let step: Vec<u32> = (0..300).map(|_| r.below(200) as u32).collect();
+    let mut r = Rng::new(0x9e37_79b9_7f4a_7c15);
+    let step: Vec<u32> = (0..300).map(|_| r.range(0, 200) as u32).collect();
     let a: Vec<u32> = (0..n).map(|i| step[i % step.len()]).collect();
     let mut b = Vec::with_capacity(n + n / 50);
     for &x in &a {
-        let k = r.below(100);
+        let k = r.range(0, 100) as u64;
         match k / pct.max(1) {
             0 => {}
-            1 => b.push(200 + r.below(50) as u32),
+            1 => b.push(200 + r.range(0, 50) as u32),
             2 => {
                 b.push(x);
-                b.push(250 + r.below(50) as u32);
+                b.push(250 + r.range(0, 50) as u32);
             }
             _ => b.push(x),
         }
