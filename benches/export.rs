@@ -17,7 +17,7 @@ use tracetui::formats::{Progress, chrome};
 use tracetui::model::SourceInfo;
 
 mod common;
-use common::{Sampler, rss_anon};
+use common::{Sampler, process_cpu_s, rss_anon};
 
 fn input(dir: &Path, mb: u64) -> PathBuf {
     fs::create_dir_all(dir).expect("bench dir");
@@ -105,6 +105,7 @@ fn main() {
         json_bytes as f64 / 1e6
     );
 
+    let cpu0 = process_cpu_s();
     let t = Instant::now();
     let c = chrome::load(
         &path,
@@ -118,12 +119,13 @@ fn main() {
     )
     .expect("load");
     let load_s = t.elapsed().as_secs_f64();
+    let load_cpu = process_cpu_s() - cpu0;
     let rows = c.slices.len()
         + c.instants.ts.len()
         + c.counters.iter().map(|s| s.ts.len()).sum::<usize>()
         + c.flows.len();
     println!(
-        "load: {load_s:.2} s, {} slices, {rows} rows, model RssAnon {:.0} MB",
+        "load: {load_s:.2} s (CPU {load_cpu:.2} s), {} slices, {rows} rows, model RssAnon {:.0} MB",
         c.slices.len(),
         rss_anon() as f64 / 1e6
     );
@@ -132,6 +134,7 @@ fn main() {
         let _ = fs::remove_dir_all(&out);
         let before = rss_anon();
         let sampler = Sampler::start(Duration::from_millis(20));
+        let cpu0 = process_cpu_s();
         let t = Instant::now();
         let w = export_capture(
             &c,
@@ -143,12 +146,14 @@ fn main() {
         )
         .expect("export");
         let export_s = t.elapsed().as_secs_f64();
+        let export_cpu = process_cpu_s() - cpu0;
         let peak = sampler.finish();
         let bytes = dir_bytes(&out);
         println!(
-            "RESULT export ({label}): {export_s:.2} s = {:.2}x load, {} rows, {} row groups, \
+            "RESULT export ({label}): {export_s:.2} s = {:.2}x load (CPU {export_cpu:.2} s = {:.2}x), {} rows, {} row groups, \
              {:.1} MB = {:.3}x JSON, export adds {:.0} MB peak RssAnon",
             export_s / load_s,
+            export_cpu / load_cpu,
             w.rows,
             w.row_groups,
             bytes as f64 / 1e6,

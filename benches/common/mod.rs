@@ -13,6 +13,19 @@ pub fn rss_anon() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// CPU time (user + system) of this process and all its threads so far, s: on a loaded
+/// machine it says what the work cost when wall time says how long it waited.
+#[allow(dead_code)] // not every bench binary reports it
+pub fn process_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 /// Samples `RssAnon` on a thread every `every` until `finish`; returns the high-water mark.
 pub struct Sampler {
     stop: Arc<AtomicBool>,

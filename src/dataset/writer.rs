@@ -7,10 +7,37 @@ use super::schema::PartKey;
 use crate::model::Capture;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Columns of (nearly) distinct values, written without a dictionary (see [`props`]).
+pub const NO_DICTIONARY: &[&str] = &[
+    "start_ns",
+    "end_ns",
+    "dur_ns",
+    "self_time_ns",
+    "start_epoch_ns",
+    "id",
+    "parent_id",
+    "correlation_id",
+    "flow",
+    "flow_to_id",
+    "value",
+    "args",
+];
+
+/// String columns written without min / max statistics (see [`props`]).
+pub const NO_STATISTICS: &[&str] = &[
+    "track",
+    "thread_name",
+    "name",
+    "hlo_op",
+    "hlo_module",
+    "tf_op_name",
+    "args",
+];
 
 /// How a dataset is written.
 #[derive(Clone, Debug)]
@@ -121,18 +148,20 @@ pub fn part_path(out: &Path, keys: &CaptureKeys, parts: &[PartKey], k: usize, n:
 
 fn props(o: &ExportOptions) -> Result<WriterProperties, String> {
     let level = ZstdLevel::try_new(o.zstd_level).map_err(|e| e.to_string())?;
-    // `args` is unique JSON text per event: a dictionary never pays off (the writer would build
-    // one to its size limit per column chunk, then fall back), and the fastest ZSTD level keeps
-    // its encoding, the bulk of the export's time, under the load time (docs/export.md).
-    let args = ColumnPath::from("args");
-    Ok(WriterProperties::builder()
-        .set_compression(Compression::ZSTD(level))
-        .set_column_dictionary_enabled(args.clone(), false)
-        .set_column_compression(
-            args,
-            Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| e.to_string())?),
-        )
-        .set_max_row_group_row_count(Some(o.row_group_rows.max(1)))
+    // The writer dictionary-encodes every column unless told otherwise: on columns whose values
+    // are (nearly) all distinct — times, ids, `args` JSON — it only hashes each value into a
+    // table that grows to its size limit per column chunk and then falls back to plain encoding.
+    let mut b = WriterProperties::builder().set_compression(Compression::ZSTD(level));
+    for col in NO_DICTIONARY {
+        b = b.set_column_dictionary_enabled(ColumnPath::from(*col), false);
+    }
+    // Min / max statistics cost the writer two string comparisons per row and column; on long
+    // free text (kernel names, JSON) they prune nothing, so only the short categorical columns
+    // (run, rank, kind, category, …) and the numbers keep them.
+    for col in NO_STATISTICS {
+        b = b.set_column_statistics_enabled(ColumnPath::from(*col), EnabledStatistics::None);
+    }
+    Ok(b.set_max_row_group_row_count(Some(o.row_group_rows.max(1)))
         .set_created_by(format!("tracetui {}", env!("CARGO_PKG_VERSION")))
         .build())
 }
