@@ -236,3 +236,46 @@ fn v_regroups_and_percent_changes_the_threshold() {
             .all(|r| r.status.name() != "same" || r.delta == 0.0)
     );
 }
+
+/// The paths only in A are drawn in the diff flame, hatched at A's width beside B's nodes:
+/// `aten::old` and `kernel_v1` under `ProfilerStep*`. The arrow keys reach them, the footer
+/// gives A's figures and "gone in B", `Enter` and the sandwich say why they have nothing in B.
+#[test]
+fn gone_paths_are_drawn_and_selectable_in_the_diff_flame() {
+    use tracetui::ui::views::flame_view::FlameView;
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = app(&["hand_a.json", "hand_b.json"], w, h);
+        diff_0_1(&mut a);
+        a.update(code(KeyCode::Esc));
+        a.update(key('F'));
+        // ProfilerStep* → aten::mm (widest) → aten::add → aten::old (A's 10 µs, tied with
+        // add's 10 µs, after it).
+        for k in ['j', 'l', 'l'] {
+            a.update(key(k));
+        }
+        let v = a
+            .views()
+            .last()
+            .and_then(|v| v.as_any().downcast_ref::<FlameView>())
+            .expect("flame view");
+        let d = v.diff.as_ref().expect("diff against A");
+        assert!(d.is_gone(v.state.selected));
+        assert_eq!(d.gone_count(), 2);
+        let s = screen(&a);
+        assert!(s.contains("aten::old · gone in B"), "{s}");
+        assert!(s.contains("╱"), "{s}");
+        insta::assert_snapshot!(format!("hand_diff_flame_gone_{w}x{h}"), s);
+        a.update(code(KeyCode::Enter));
+        assert!(
+            a.notice
+                .clone()
+                .unwrap_or_default()
+                .contains("is gone in B"),
+            "{:?}",
+            a.notice
+        );
+        a.update(key('x'));
+        let s = screen(&a);
+        assert!(s.contains("is gone in B: no occurrence in B"), "{s}");
+    }
+}

@@ -5,7 +5,7 @@
 //! of the selected name (callers above, callees below), and the same tree as a sortable table.
 //! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
 
-use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff, Unit};
+use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, Shape, TreeDiff, Unit};
 use crate::model::Interner;
 use crate::ui::action::Action;
 use crate::ui::colors::{self, ColorMode, Theme};
@@ -83,26 +83,26 @@ pub struct FlameState {
 
 impl FlameState {
     /// Widest first child of `n` under the current metric.
-    pub fn widest_child(&self, t: &FlameTree, n: u32) -> Option<u32> {
+    pub fn widest_child<T: Shape + ?Sized>(&self, t: &T, n: u32) -> Option<u32> {
         ordered_children(t, n, self.metric).first().copied()
     }
 
     /// Cursor to the parent (not above the zoomed node).
-    pub fn up(&mut self, t: &FlameTree) {
+    pub fn up<T: Shape + ?Sized>(&mut self, t: &T) {
         if self.selected != self.focus && self.selected != ROOT {
             self.selected = t.parent(self.selected);
         }
     }
 
     /// Cursor to the widest child.
-    pub fn down(&mut self, t: &FlameTree) {
+    pub fn down<T: Shape + ?Sized>(&mut self, t: &T) {
         if let Some(c) = self.widest_child(t, self.selected) {
             self.selected = c;
         }
     }
 
     /// Cursor to the next (`+1`) or previous (`-1`) sibling in left-heavy order.
-    pub fn sideways(&mut self, t: &FlameTree, step: i32) {
+    pub fn sideways<T: Shape + ?Sized>(&mut self, t: &T, step: i32) {
         if self.selected == self.focus {
             return;
         }
@@ -119,7 +119,7 @@ impl FlameState {
     }
 
     /// Zooms out one level (to the focus's parent).
-    pub fn zoom_out(&mut self, t: &FlameTree) {
+    pub fn zoom_out<T: Shape + ?Sized>(&mut self, t: &T) {
         if self.focus != ROOT {
             self.focus = t.parent(self.focus);
         }
@@ -152,9 +152,10 @@ impl FlameState {
         true
     }
 
-    /// The keys every flame view shares on tree `t`: move, zoom, metric, sort and the icicle /
-    /// sandwich / table modes. False for any other action (the view's own).
-    pub fn on_action(&mut self, action: Action, t: &FlameTree) -> bool {
+    /// The keys every flame view shares on tree `t` (a merged tree, or a diff tree with the
+    /// paths gone in B): move, zoom, metric, sort and the icicle / sandwich / table modes.
+    /// False for any other action (the view's own).
+    pub fn on_action<T: Shape + ?Sized>(&mut self, action: Action, t: &T) -> bool {
         let table = self.mode == FlameMode::Table;
         match action {
             Action::Down => self.down(t),
@@ -225,15 +226,16 @@ fn sort_nodes(t: &FlameTree, strings: &Interner, v: &mut [u32], col: SortCol) {
 }
 
 /// Children of `n`, widest first (ties by id: creation order).
-pub fn ordered_children(t: &FlameTree, n: u32, m: Metric) -> Vec<u32> {
-    let mut v: Vec<u32> = t
-        .children(n)
-        .iter()
-        .copied()
-        .filter(|&c| t.width(c, m) > 0)
+pub fn ordered_children<T: Shape + ?Sized>(t: &T, n: u32, m: Metric) -> Vec<u32> {
+    let mut v = Vec::new();
+    t.children_into(n, &mut v);
+    let mut v: Vec<(f64, u32)> = v
+        .into_iter()
+        .map(|c| (t.span(c, m), c))
+        .filter(|&(w, _)| w > 0.0)
         .collect();
-    v.sort_by_key(|&c| (std::cmp::Reverse(t.width(c, m)), c));
-    v
+    v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    v.into_iter().map(|(_, c)| c).collect()
 }
 
 /// One laid-out block of the icicle.
@@ -252,9 +254,9 @@ pub struct Block {
 /// Lays out the icicle of `top` in `cols` × `rows` cells: a child spans the columns between the
 /// rounded cumulative widths of the siblings before it and through it, so siblings tile their
 /// parent exactly; nodes narrower than a column are not visited.
-pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<Block> {
+pub fn layout<T: Shape + ?Sized>(t: &T, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<Block> {
     let mut out = Vec::new();
-    if cols == 0 || rows == 0 || t.width(top, m) <= 0 {
+    if cols == 0 || rows == 0 || t.span(top, m) <= 0.0 {
         return out;
     }
     let mut stack = vec![Block {
@@ -268,7 +270,7 @@ pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<B
         if b.row + 1 >= rows {
             continue;
         }
-        let total = t.width(b.node, m) as f64;
+        let total = t.span(b.node, m);
         if total <= 0.0 {
             continue;
         }
@@ -276,7 +278,7 @@ pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<B
         let mut cum = 0.0;
         for c in ordered_children(t, b.node, m) {
             let x0 = (cum * scale).round() as u16;
-            cum += t.width(c, m) as f64;
+            cum += t.span(c, m);
             let x1 = ((cum * scale).round() as u16).min(b.w);
             if x1 > x0 {
                 stack.push(Block {
@@ -335,12 +337,23 @@ impl FlameWidget<'_> {
         })
     }
 
-    fn matches(&self, t: &FlameTree, n: u32) -> bool {
+    fn matches(&self, name: &str) -> bool {
         let q = &self.state.search;
-        !q.is_empty()
-            && t.name_str(n, self.strings)
-                .to_lowercase()
-                .contains(&q.to_lowercase())
+        !q.is_empty() && name.to_lowercase().contains(&q.to_lowercase())
+    }
+
+    /// Name text of node `n` of `t`: of the diff tree (gone nodes included) when `t` is the
+    /// view's tree and a diff is shown.
+    fn name_of<'s>(&'s self, t: &'s FlameTree, n: u32) -> &'s str {
+        match self.diff {
+            Some(d) if std::ptr::eq(t, self.tree) => d.name_str(t, n, self.strings),
+            _ => t.name_str(n, self.strings),
+        }
+    }
+
+    /// True when `n` is a path gone in B (the view's tree, with a diff).
+    fn gone(&self, n: u32) -> bool {
+        self.diff.is_some_and(|d| d.is_gone(n))
     }
 
     /// Draws the view into `area`.
@@ -366,8 +379,10 @@ impl FlameWidget<'_> {
             FlameMode::Sandwich => "sandwich",
             FlameMode::Table => "table",
         };
+        // With a diff the widths are B's (the header says so), the gone paths A's.
+        let whose = if self.diff.is_some() { "B " } else { "" };
         let mut h = format!(
-            " {mode} · {} · {} {} · {} nodes",
+            " {mode} · {} · {whose}{} {} · {} nodes",
             text::sanitize(self.scope),
             st.metric.name_for(t.unit()),
             format_in(
@@ -379,7 +394,24 @@ impl FlameWidget<'_> {
         );
         if st.focus != ROOT {
             h.push_str(" · zoom: ");
-            h.push_str(&text::fold(t.name_str(st.focus, self.strings)));
+            h.push_str(&text::fold(self.name_of(t, st.focus)));
+        }
+        if let Some(d) = self.diff {
+            let m = st.metric;
+            h.push_str(&format!(
+                " · diff vs A{}: Δ {}",
+                if d.per_step() { " per step" } else { "" },
+                format_delta(d.delta(t, ROOT, m), m)
+            ));
+            let n = d.removed.len();
+            if n > 0 {
+                h.push_str(&format!(
+                    " · {n} path{} gone in B ({}) drawn ╱ at A's width",
+                    if n == 1 { "" } else { "s" },
+                    format_delta(-d.gone_width(m), m)
+                ));
+            }
+            h.push_str(" · warm slower, cool faster");
         }
         if t.unlinked > 0 {
             h.push_str(&format!(" · {} unlinked device activities", t.unlinked));
@@ -387,22 +419,6 @@ impl FlameWidget<'_> {
         if !st.search.is_empty() {
             h.push_str(" · search: ");
             h.push_str(&text::sanitize(&st.search));
-        }
-        if let Some(d) = self.diff {
-            let m = st.metric;
-            h.push_str(&format!(
-                " · diff vs A{}: Δ {} (warm slower, cool faster)",
-                if d.per_step() { " per step" } else { "" },
-                format_delta(d.delta(t, ROOT, m), m)
-            ));
-            if !d.removed.is_empty() {
-                let gone: f64 = d.removed.iter().map(|&k| d.a.width(k, m) as f64).sum();
-                h.push_str(&format!(
-                    " · {} paths gone in B ({})",
-                    d.removed.len(),
-                    format_delta(-gone / d.div_a, m)
-                ));
-            }
         }
         let hw = usize::from(head.width);
         buf.set_stringn(
@@ -432,13 +448,16 @@ impl FlameWidget<'_> {
                     self.icicle(buf, bottom, &s.callees, f(&s.callees), false);
                 }
                 _ => {
-                    buf.set_stringn(
-                        body.x,
-                        body.y,
-                        " no occurrence of the selected name",
-                        usize::from(body.width),
-                        Style::default(),
-                    );
+                    let line = if self.gone(st.selected) {
+                        format!(
+                            " “{}” is gone in B: no occurrence in B to sandwich",
+                            text::fold(self.name_of(t, st.selected))
+                        )
+                    } else {
+                        " no occurrence of the selected name".to_string()
+                    };
+                    let w = usize::from(body.width);
+                    buf.set_stringn(body.x, body.y, text::fit(&line, w), w, Style::default());
                 }
             },
         }
@@ -449,7 +468,25 @@ impl FlameWidget<'_> {
         let (t, st) = (self.tree, self.state);
         let n = st.selected;
         let scope = t.width(ROOT, st.metric).max(1) as f64;
-        let line = if let Some(d) = self.diff.filter(|_| n != ROOT) {
+        let line = if let Some(d) = self.diff.filter(|d| d.is_gone(n)) {
+            // A path only in A: A's figures (normalised as the rest), B's are 0.
+            let m = st.metric;
+            let k = d.a_node(n).unwrap_or(ROOT);
+            let per = |v: i64| format_dur((v as f64 / d.div_a).round() as i64);
+            let wa = d.a_width(n, m);
+            let ps = if d.per_step() { " per step" } else { "" };
+            format!(
+                " {} · gone in B · {} A {} → B 0{ps} · Δ {} (−100%) · A{ps}: total {} · self {} · device {} · {}× in A",
+                text::fold(self.name_of(t, n)),
+                m.name(),
+                format_value(wa.round() as i64, m),
+                format_delta(-wa, m),
+                per(d.a.total(k)),
+                per(d.a.self_time(k)),
+                per(d.a.device(k)),
+                d.a.count(k),
+            )
+        } else if let Some(d) = self.diff.filter(|_| n != ROOT) {
             let m = st.metric;
             let (wa, wb) = (d.a_width(n, m), d.b_width(t, n, m));
             let pct = if wa > 0.0 {
@@ -493,10 +530,10 @@ impl FlameWidget<'_> {
         buf.set_stringn(foot.x, foot.y, text::fit(&line, w), w, Style::default());
     }
 
-    fn decorate(&self, t: &FlameTree, n: u32, style: Style, same_tree: bool) -> Style {
+    fn decorate(&self, name: &str, n: u32, style: Style, same_tree: bool) -> Style {
         let mut s = style;
         if !self.state.search.is_empty() {
-            if self.matches(t, n) {
+            if self.matches(name) {
                 s = colors::hit(s);
             } else {
                 s = s.add_modifier(Modifier::DIM);
@@ -512,20 +549,31 @@ impl FlameWidget<'_> {
     fn icicle(&self, buf: &mut Buffer, area: Rect, t: &FlameTree, top: u32, upward: bool) {
         let theme = self.theme();
         let same = std::ptr::eq(t, self.tree);
-        for b in layout(t, top, self.state.metric, area.width, area.height) {
+        // With a diff, the view's tree is the diff tree: B's nodes and the paths gone in B.
+        let blocks = match self.diff.filter(|_| same) {
+            Some(d) => layout(&d.over(t), top, self.state.metric, area.width, area.height),
+            None => layout(t, top, self.state.metric, area.width, area.height),
+        };
+        for b in blocks {
             let y = if upward {
                 area.y + area.height - 1 - b.row
             } else {
                 area.y + b.row
             };
-            let name = t.name_str(b.node, self.strings);
+            let name = self.name_of(t, b.node);
             let slot = colors::name_slot(name);
+            let gone = same && self.gone(b.node);
             // A diff colours by signed change instead of by name.
             let change = self
                 .diff
                 .filter(|_| same)
                 .map(|d| d.change(t, b.node, self.state.metric));
             let (body_style, edge_style, label_style) = match change {
+                // Gone in B: the coolest colour, hatched, its label struck through.
+                Some(c) if gone => {
+                    let (b, e, l) = colors::delta_styles(theme, c);
+                    (b, e, l.add_modifier(Modifier::CROSSED_OUT))
+                }
                 Some(c) => colors::delta_styles(theme, c),
                 None => (
                     colors::body_style(theme, slot),
@@ -535,17 +583,18 @@ impl FlameWidget<'_> {
             };
             // Without colours the fill says it: ▓ slower, ░ faster (beyond 2 %).
             let fill = match change {
+                _ if gone => "╱",
                 Some(c) if theme.mode == ColorMode::None && c > 0.02 => "▓",
                 Some(c) if theme.mode == ColorMode::None && c < -0.02 => "░",
                 _ => "█",
             };
-            let body = self.decorate(t, b.node, body_style, same);
+            let body = self.decorate(name, b.node, body_style, same);
             for k in 0..b.w {
                 let last = b.w >= 2 && k + 1 == b.w;
                 if let Some(c) = buf.cell_mut((area.x + b.x + k, y)) {
                     if last {
                         c.set_symbol("▌")
-                            .set_style(self.decorate(t, b.node, edge_style, same));
+                            .set_style(self.decorate(name, b.node, edge_style, same));
                     } else {
                         c.set_symbol(fill).set_style(body);
                     }
@@ -564,7 +613,7 @@ impl FlameWidget<'_> {
                     (b.x, len)
                 };
                 let shown = text::fit_keep_number(&shown_name, room);
-                let style = self.decorate(t, b.node, label_style, same);
+                let style = self.decorate(name, b.node, label_style, same);
                 buf.set_stringn(area.x + x, y, &*shown, room, style);
             }
         }
@@ -621,7 +670,7 @@ impl FlameWidget<'_> {
                 t.count(n),
                 t.width(n, st.metric) as f64 * 100.0 / scope
             );
-            let mut style = self.decorate(t, n, Style::default(), false);
+            let mut style = self.decorate(t.name_str(n, self.strings), n, Style::default(), false);
             if n == st.selected {
                 style = colors::selected(style);
             }
