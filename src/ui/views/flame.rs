@@ -319,7 +319,8 @@ pub struct FlameWidget<'a> {
     pub sandwich: Option<&'a Sandwich>,
     /// What the tree covers (`whole capture`, `range +1.2 ms … +3.4 ms`, a file name).
     pub scope: &'a str,
-    /// A diff against a baseline: nodes coloured by signed Δ (slower warm, faster cool).
+    /// A diff against a baseline: nodes coloured by signed Δ (slower warm, faster cool), the
+    /// paths gone in B drawn hatched at A's width among B's nodes (the diff tree).
     pub diff: Option<&'a TreeDiff>,
 }
 
