@@ -239,7 +239,8 @@ fn v_regroups_and_percent_changes_the_threshold() {
 
 /// The paths only in A are drawn in the diff flame, hatched at A's width beside B's nodes:
 /// `aten::old` and `kernel_v1` under `ProfilerStep*`. The arrow keys reach them, the footer
-/// gives A's figures and "gone in B", `Enter` and the sandwich say why they have nothing in B.
+/// gives A's figures and "gone in B", `Enter` and the sandwich say why they have nothing in B,
+/// and the table lists them with A's figures.
 #[test]
 fn gone_paths_are_drawn_and_selectable_in_the_diff_flame() {
     use tracetui::ui::views::flame_view::FlameView;
@@ -277,6 +278,22 @@ fn gone_paths_are_drawn_and_selectable_in_the_diff_flame() {
         a.update(key('x'));
         let s = screen(&a);
         assert!(s.contains("is gone in B: no occurrence in B"), "{s}");
+        // The table lists the gone paths too, with A's (whole-capture) figures, marked `╱`;
+        // the cursor stays on aten::old.
+        a.update(key('t'));
+        let s = screen(&a);
+        let row = s
+            .lines()
+            .find(|l| l.contains("╱ aten::old"))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(row.contains("20.00 µs"), "{row}");
+        // (At 80 columns the table's last column is cut, as in every flame table.)
+        assert!(w == 80 || row.trim_end().ends_with("gone"), "{row}");
+        assert!(s.contains("╱ kernel_v1"), "{s}");
+        assert!(s.contains("aten::old · gone in B"), "{s}");
+        if w == 80 {
+            insta::assert_snapshot!("hand_diff_flame_table_80x24", s);
+        }
     }
 }
 

@@ -206,6 +206,14 @@ impl TreeDiff {
         b.name_str(n, b_strings)
     }
 
+    /// Depth of a diff-tree node (a gone node's is its depth in A: the same path).
+    pub fn depth(&self, b: &FlameTree, n: u32) -> u16 {
+        match self.a_node(n) {
+            Some(k) if n >= self.b_len => self.a.depth(k),
+            _ => b.depth(n),
+        }
+    }
+
     /// A's width of node `n` under `m`, normalised (0 when the path is new in B).
     pub fn a_width(&self, n: u32, m: Metric) -> f64 {
         self.a_node(n)

@@ -194,15 +194,40 @@ impl FlameState {
 
     /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].
     pub fn refresh_table(&mut self, t: &FlameTree, strings: &Interner) {
+        let col = self.sort;
+        self.fill_table(t, |v| sort_nodes(t, strings, v, col));
+    }
+
+    /// The table rows of the diff tree of `b` (B's nodes and the paths gone in B, these by
+    /// A's figures), as [`FlameState::refresh_table`].
+    pub fn refresh_diff_table(&mut self, b: &FlameTree, d: &TreeDiff, strings: &Interner) {
+        let col = self.sort;
+        let key = |n: u32| match d.a_node(n) {
+            Some(k) if d.is_gone(n) => sort_key(&d.a, k, col),
+            _ => sort_key(b, n, col),
+        };
+        self.fill_table(&d.over(b), |v| {
+            if col == SortCol::Name {
+                v.sort_by(|&x, &y| d.name_str(b, x, strings).cmp(d.name_str(b, y, strings)));
+            } else {
+                v.sort_by_key(|&n| std::cmp::Reverse(key(n)));
+            }
+        });
+    }
+
+    /// DFS from the focus over `t`, each node's children ordered by `order`.
+    fn fill_table<T: Shape + ?Sized>(&mut self, t: &T, order: impl Fn(&mut [u32])) {
         self.table.clear();
         let mut stack = vec![self.focus];
+        let mut kids = Vec::new();
         while let Some(n) = stack.pop() {
             if n != ROOT {
                 self.table.push(n);
             }
-            let mut kids: Vec<u32> = t.children(n).to_vec();
-            sort_nodes(t, strings, &mut kids, self.sort);
-            stack.extend(kids.into_iter().rev());
+            kids.clear();
+            t.children_into(n, &mut kids);
+            order(&mut kids);
+            stack.extend(kids.iter().rev());
         }
     }
 }
@@ -624,7 +649,8 @@ impl FlameWidget<'_> {
         let (t, st) = (self.tree, self.state);
         let w = usize::from(area.width);
         let num = 11;
-        let name_w = w.saturating_sub(num * 4 + 8).max(8);
+        // Name, then 3 times of `num`, count 8 and % 6, with their gaps: 56 columns.
+        let name_w = w.saturating_sub(num * 3 + 23).max(8);
         let arrow = |c: SortCol| if st.sort == c { "▼" } else { " " };
         let bytes = t.unit() == Unit::Bytes;
         let fmt = |v: i64| format_in(v, Metric::Total, t.unit());
@@ -650,28 +676,41 @@ impl FlameWidget<'_> {
         );
         let scope = t.width(ROOT, st.metric).max(1) as f64;
         let rows = usize::from(area.height.saturating_sub(1));
-        let base = t.depth(st.focus);
+        let depth = |n: u32| self.diff.map_or(t.depth(n), |d| d.depth(t, n));
+        let base = depth(st.focus);
         for (k, &n) in st.table.iter().skip(st.scroll).take(rows).enumerate() {
-            let indent = usize::from(t.depth(n).saturating_sub(base + 1)).min(name_w / 2);
+            let indent = usize::from(depth(n).saturating_sub(base + 1)).min(name_w / 2);
+            let name = self.name_of(t, n);
+            // A path gone in B: A's (whole) figures, marked `╱`, `gone` for its share of B.
+            let gone = self
+                .diff
+                .filter(|d| d.is_gone(n))
+                .and_then(|d| Some((&d.a, d.a_node(n)?)));
+            let (ft, fk) = gone.unwrap_or((t, n));
             let label = format!(
-                "{}{}",
+                "{}{}{}",
                 " ".repeat(indent),
-                text::fold(t.name_str(n, self.strings))
+                if gone.is_some() { "╱ " } else { "" },
+                text::fold(name)
             );
+            let share = if gone.is_some() {
+                format!("{:>6}", "gone")
+            } else {
+                format!("{:>5.1}%", t.width(n, st.metric) as f64 * 100.0 / scope)
+            };
             let line = format!(
-                "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {:>5.1}%",
+                "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {share}",
                 text::fit(&label, name_w),
-                fmt(t.total(n)),
-                fmt(t.self_time(n)),
+                fmt(ft.total(fk)),
+                fmt(ft.self_time(fk)),
                 if bytes {
                     String::new()
                 } else {
-                    fmt(t.device(n))
+                    fmt(ft.device(fk))
                 },
-                t.count(n),
-                t.width(n, st.metric) as f64 * 100.0 / scope
+                ft.count(fk),
             );
-            let mut style = self.decorate(t.name_str(n, self.strings), n, Style::default(), false);
+            let mut style = self.decorate(name, n, Style::default(), false);
             if n == st.selected {
                 style = colors::selected(style);
             }

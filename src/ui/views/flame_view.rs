@@ -299,7 +299,10 @@ impl FlameView {
         };
         match self.state.mode {
             FlameMode::Table => {
-                self.state.refresh_table(&self.tree, &l.cap.strings);
+                match &self.diff {
+                    Some(d) => self.state.refresh_diff_table(&self.tree, d, &l.cap.strings),
+                    None => self.state.refresh_table(&self.tree, &l.cap.strings),
+                }
                 let fs = &mut self.state;
                 if !fs.table.contains(&fs.selected) {
                     fs.selected = fs.table.first().copied().unwrap_or(fs.focus);
