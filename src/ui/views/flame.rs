@@ -252,15 +252,29 @@ fn sort_nodes(t: &FlameTree, strings: &Interner, v: &mut [u32], col: SortCol) {
 
 /// Children of `n`, widest first (ties by id: creation order).
 pub fn ordered_children<T: Shape + ?Sized>(t: &T, n: u32, m: Metric) -> Vec<u32> {
-    let mut v = Vec::new();
-    t.children_into(n, &mut v);
-    let mut v: Vec<(f64, u32)> = v
-        .into_iter()
-        .map(|c| (t.span(c, m), c))
-        .filter(|&(w, _)| w > 0.0)
-        .collect();
-    v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    v.into_iter().map(|(_, c)| c).collect()
+    let (mut ids, mut out) = (Vec::new(), Vec::new());
+    widest_first(t, n, m, &mut ids, &mut out);
+    out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The children of `n` with a width, as (width, node), widest first, into `out` (`ids` and
+/// `out` are scratch buffers, reused across calls).
+fn widest_first<T: Shape + ?Sized>(
+    t: &T,
+    n: u32,
+    m: Metric,
+    ids: &mut Vec<u32>,
+    out: &mut Vec<(f64, u32)>,
+) {
+    ids.clear();
+    out.clear();
+    t.children_into(n, ids);
+    out.extend(
+        ids.iter()
+            .map(|&c| (t.span(c, m), c))
+            .filter(|&(w, _)| w > 0.0),
+    );
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
 }
 
 /// One laid-out block of the icicle.
@@ -290,6 +304,7 @@ pub fn layout<T: Shape + ?Sized>(t: &T, top: u32, m: Metric, cols: u16, rows: u1
         x: 0,
         w: cols,
     }];
+    let (mut ids, mut kids) = (Vec::new(), Vec::new());
     while let Some(b) = stack.pop() {
         out.push(b);
         if b.row + 1 >= rows {
@@ -301,9 +316,10 @@ pub fn layout<T: Shape + ?Sized>(t: &T, top: u32, m: Metric, cols: u16, rows: u1
         }
         let scale = f64::from(b.w) / total;
         let mut cum = 0.0;
-        for c in ordered_children(t, b.node, m) {
+        widest_first(t, b.node, m, &mut ids, &mut kids);
+        for &(w, c) in &kids {
             let x0 = (cum * scale).round() as u16;
-            cum += t.span(c, m);
+            cum += w;
             let x1 = ((cum * scale).round() as u16).min(b.w);
             if x1 > x0 {
                 stack.push(Block {
