@@ -2,9 +2,12 @@
 //! and a [`FlameState`]): a left-heavy icicle (root on top, widest child first) drawn with the
 //! timeline's rules (labels from 3 columns, C++ names folded, `#N` kept, colours by name,
 //! selection in reverse video, search hits bold/underlined and the rest dimmed), the sandwich
-//! of the selected name (callers above, callees below), and the same tree as a sortable table.
+//! of the selected name (callers above, callees below), and the same tree as a sortable table
+//! (rows and drawing in `flame_table.rs`).
 //! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
 
+pub use super::flame_table::SortCol;
+use super::flame_table::{TableDraw, sort_diff_nodes, sort_nodes, table_rows};
 use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, Shape, TreeDiff, Unit};
 use crate::model::Interner;
 use crate::ui::action::Action;
@@ -27,35 +30,6 @@ pub enum FlameMode {
     Sandwich,
     /// The tree as an indented table.
     Table,
-}
-
-/// Table column a table is sorted by (siblings are ordered by it, largest first).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SortCol {
-    /// Name, ascending.
-    Name,
-    /// Inclusive wall time.
-    #[default]
-    Total,
-    /// Self time.
-    SelfTime,
-    /// Device time.
-    Device,
-    /// Instances.
-    Count,
-}
-
-impl SortCol {
-    /// The next column (the table's sort key cycles through them).
-    pub fn next(self) -> SortCol {
-        match self {
-            SortCol::Name => SortCol::Total,
-            SortCol::Total => SortCol::SelfTime,
-            SortCol::SelfTime => SortCol::Device,
-            SortCol::Device => SortCol::Count,
-            SortCol::Count => SortCol::Name,
-        }
-    }
 }
 
 /// The view's own state: metric, zoom, cursor, search, mode, table order.
@@ -195,58 +169,18 @@ impl FlameState {
     /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].
     pub fn refresh_table(&mut self, t: &FlameTree, strings: &Interner) {
         let col = self.sort;
-        self.fill_table(t, |v| sort_nodes(t, strings, v, col));
+        table_rows(t, self.focus, &mut self.table, |v| {
+            sort_nodes(t, strings, v, col)
+        });
     }
 
     /// The table rows of the diff tree of `b` (B's nodes and the paths gone in B, these by
     /// A's figures), as [`FlameState::refresh_table`].
     pub fn refresh_diff_table(&mut self, b: &FlameTree, d: &TreeDiff, strings: &Interner) {
         let col = self.sort;
-        let key = |n: u32| match d.a_node(n) {
-            Some(k) if d.is_gone(n) => sort_key(&d.a, k, col),
-            _ => sort_key(b, n, col),
-        };
-        self.fill_table(&d.over(b), |v| {
-            if col == SortCol::Name {
-                v.sort_by(|&x, &y| d.name_str(b, x, strings).cmp(d.name_str(b, y, strings)));
-            } else {
-                v.sort_by_key(|&n| std::cmp::Reverse(key(n)));
-            }
+        table_rows(&d.over(b), self.focus, &mut self.table, |v| {
+            sort_diff_nodes(b, d, strings, v, col)
         });
-    }
-
-    /// DFS from the focus over `t`, each node's children ordered by `order`.
-    fn fill_table<T: Shape + ?Sized>(&mut self, t: &T, order: impl Fn(&mut [u32])) {
-        self.table.clear();
-        let mut stack = vec![self.focus];
-        let mut kids = Vec::new();
-        while let Some(n) = stack.pop() {
-            if n != ROOT {
-                self.table.push(n);
-            }
-            kids.clear();
-            t.children_into(n, &mut kids);
-            order(&mut kids);
-            stack.extend(kids.iter().rev());
-        }
-    }
-}
-
-fn sort_key(t: &FlameTree, n: u32, col: SortCol) -> i64 {
-    match col {
-        SortCol::Name => 0,
-        SortCol::Total => t.total(n),
-        SortCol::SelfTime => t.self_time(n),
-        SortCol::Device => t.device(n),
-        SortCol::Count => t.value(n, Metric::Count),
-    }
-}
-
-fn sort_nodes(t: &FlameTree, strings: &Interner, v: &mut [u32], col: SortCol) {
-    if col == SortCol::Name {
-        v.sort_by(|&a, &b| t.name_str(a, strings).cmp(t.name_str(b, strings)));
-    } else {
-        v.sort_by_key(|&n| std::cmp::Reverse(sort_key(t, n, col)));
     }
 }
 
@@ -472,7 +406,20 @@ impl FlameWidget<'_> {
         );
         match st.mode {
             FlameMode::Icicle => self.icicle(buf, body, t, st.focus, false),
-            FlameMode::Table => self.table(buf, body),
+            FlameMode::Table => TableDraw {
+                tree: self.tree,
+                strings: self.strings,
+                diff: self.diff,
+                rows: &st.table,
+                scroll: st.scroll,
+                selected: st.selected,
+                focus: st.focus,
+                sort: st.sort,
+                metric: st.metric,
+            }
+            .draw(buf, body, |name, n| {
+                self.decorate(name, n, Style::default(), false)
+            }),
             FlameMode::Sandwich => match self.sandwich {
                 Some(s) if s.occurrences > 0 => {
                     let top = Rect {
@@ -658,79 +605,6 @@ impl FlameWidget<'_> {
                 let style = self.decorate(name, b.node, label_style, same);
                 buf.set_stringn(area.x + x, y, &*shown, room, style);
             }
-        }
-    }
-
-    fn table(&self, buf: &mut Buffer, area: Rect) {
-        let (t, st) = (self.tree, self.state);
-        let w = usize::from(area.width);
-        let num = 11;
-        // Name, then 3 times of `num`, count 8 and % 6, with their gaps: 56 columns.
-        let name_w = w.saturating_sub(num * 3 + 23).max(8);
-        let arrow = |c: SortCol| if st.sort == c { "▼" } else { " " };
-        let bytes = t.unit() == Unit::Bytes;
-        let fmt = |v: i64| format_in(v, Metric::Total, t.unit());
-        let header = format!(
-            "{:<name_w$} {:>num$}{} {:>num$}{} {:>num$}{} {:>8}{} {:>6}",
-            format!("name{}", if st.sort == SortCol::Name { " ▲" } else { "" }),
-            if bytes { "live" } else { "total" },
-            arrow(SortCol::Total),
-            "self",
-            arrow(SortCol::SelfTime),
-            if bytes { "" } else { "device" },
-            arrow(SortCol::Device),
-            "count",
-            arrow(SortCol::Count),
-            "%",
-        );
-        buf.set_stringn(
-            area.x,
-            area.y,
-            text::fit(&header, w),
-            w,
-            Style::default().add_modifier(Modifier::BOLD),
-        );
-        let scope = t.width(ROOT, st.metric).max(1) as f64;
-        let rows = usize::from(area.height.saturating_sub(1));
-        let depth = |n: u32| self.diff.map_or(t.depth(n), |d| d.depth(t, n));
-        let base = depth(st.focus);
-        for (k, &n) in st.table.iter().skip(st.scroll).take(rows).enumerate() {
-            let indent = usize::from(depth(n).saturating_sub(base + 1)).min(name_w / 2);
-            let name = self.name_of(t, n);
-            // A path gone in B: A's (whole) figures, marked `╱`, `gone` for its share of B.
-            let gone = self
-                .diff
-                .filter(|d| d.is_gone(n))
-                .and_then(|d| Some((&d.a, d.a_node(n)?)));
-            let (ft, fk) = gone.unwrap_or((t, n));
-            let label = format!(
-                "{}{}{}",
-                " ".repeat(indent),
-                if gone.is_some() { "╱ " } else { "" },
-                text::fold(name)
-            );
-            let share = if gone.is_some() {
-                format!("{:>6}", "gone")
-            } else {
-                format!("{:>5.1}%", t.width(n, st.metric) as f64 * 100.0 / scope)
-            };
-            let line = format!(
-                "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {share}",
-                text::fit(&label, name_w),
-                fmt(ft.total(fk)),
-                fmt(ft.self_time(fk)),
-                if bytes {
-                    String::new()
-                } else {
-                    fmt(ft.device(fk))
-                },
-                ft.count(fk),
-            );
-            let mut style = self.decorate(name, n, Style::default(), false);
-            if n == st.selected {
-                style = colors::selected(style);
-            }
-            buf.set_stringn(area.x, area.y + 1 + k as u16, text::fit(&line, w), w, style);
         }
     }
 }
