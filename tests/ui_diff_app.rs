@@ -334,7 +334,7 @@ fn r_prompts_for_a_step_range() {
     assert!(table(&a).prompt.is_some());
     let s = screen(&a);
     assert!(
-        s.contains("steps to compare (N, A..B, A..=B, A..; empty: all): ▏"),
+        s.contains("compare steps (N, A..B, A..=B, A..; empty: all): ▏"),
         "{s}"
     );
     type_str(&mut a, "2..3");
@@ -368,6 +368,8 @@ fn r_prompts_for_a_step_range() {
     let status = s.lines().last().unwrap_or_default();
     assert!(status.contains("steps: invalid step range `x..y`"), "{s}");
     assert_eq!(table(&a).prompt.as_ref().unwrap().text, "x..y");
+    // … and on the prompt line, until the text changes.
+    assert!(s.contains("x..y▏ · steps: invalid step range"), "{s}");
     // A range A does not have: refused, the table stays at step 2.
     for _ in 0..4 {
         a.update(code(KeyCode::Backspace));

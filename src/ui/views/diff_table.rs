@@ -139,7 +139,7 @@ impl Source for DiffSource {
     fn prompt(&self, action: Action) -> Option<(String, String)> {
         (action == Action::DiffSteps).then(|| {
             (
-                "steps to compare (N, A..B, A..=B, A..; empty: all)".to_string(),
+                "compare steps (N, A..B, A..=B, A..; empty: all)".to_string(),
                 self.opts.steps.map_or(String::new(), |r| r.to_string()),
             )
         })

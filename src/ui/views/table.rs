@@ -125,6 +125,8 @@ pub struct Prompt {
     pub label: String,
     /// Typed so far.
     pub text: String,
+    /// Why the last `Enter` was refused (shown until the text changes).
+    pub error: Option<String>,
 }
 
 /// The table view.

@@ -79,6 +79,7 @@ impl View for TableView {
                         action: a,
                         label,
                         text,
+                        error: None,
                     });
                     return Vec::new();
                 }
@@ -120,10 +121,14 @@ impl View for TableView {
         };
         if let Some(p) = &self.prompt {
             // The prompt replaces the info line while it is open.
+            // A refused range says why right there (the status line may be too narrow).
             let line = format!(
-                "{}: {}▏ · Enter apply · Esc cancel",
+                "{}: {}▏ · {}",
                 text::sanitize(&p.label),
-                text::sanitize(&p.text)
+                text::sanitize(&p.text),
+                p.error
+                    .as_deref()
+                    .map_or("Enter apply · Esc cancel".into(), text::sanitize)
             );
             buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, bold);
         }
@@ -255,9 +260,16 @@ impl TableView {
             KeyCode::Esc => self.prompt = None,
             KeyCode::Backspace => {
                 p.text.pop();
+                p.error = None;
             }
-            KeyCode::Char('u') if ctrl => p.text.clear(),
-            KeyCode::Char(c) if !ctrl && !c.is_control() => p.text.push(c),
+            KeyCode::Char('u') if ctrl => {
+                p.text.clear();
+                p.error = None;
+            }
+            KeyCode::Char(c) if !ctrl && !c.is_control() => {
+                p.text.push(c);
+                p.error = None;
+            }
             KeyCode::Enter => {
                 let (action, text) = (p.action, p.text.clone());
                 let Some(src) = self.source.as_mut() else {
@@ -269,7 +281,12 @@ impl TableView {
                         self.prompt = None;
                         self.replace(new);
                     }
-                    Err(m) => return vec![Msg::Notice(m)],
+                    Err(m) => {
+                        if let Some(p) = self.prompt.as_mut() {
+                            p.error = Some(m.clone());
+                        }
+                        return vec![Msg::Notice(m)];
+                    }
                 }
             }
             _ => {}
