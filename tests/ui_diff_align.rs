@@ -184,6 +184,7 @@ fn hta_pair_aligns_the_busiest_stream() {
                 s.contains("aligned timelines of A's and B's busiest"),
                 "{s}"
             );
+            assert!(s.contains("compare a step range"), "{s}");
             assert!(!s.contains("j/k scroll"), "{s}");
             a.update(code(KeyCode::Esc));
             a.update(key('a'));

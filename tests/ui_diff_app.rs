@@ -236,3 +236,196 @@ fn v_regroups_and_percent_changes_the_threshold() {
             .all(|r| r.status.name() != "same" || r.delta == 0.0)
     );
 }
+
+/// The paths only in A are drawn in the diff flame, hatched at A's width beside B's nodes:
+/// `aten::old` and `kernel_v1` under `ProfilerStep*`. The arrow keys reach them, the footer
+/// gives A's figures and "gone in B", `Enter` and the sandwich say why they have nothing in B,
+/// and the table lists them with A's figures.
+#[test]
+fn gone_paths_are_drawn_and_selectable_in_the_diff_flame() {
+    use tracetui::ui::views::flame_view::FlameView;
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = app(&["hand_a.json", "hand_b.json"], w, h);
+        diff_0_1(&mut a);
+        a.update(code(KeyCode::Esc));
+        a.update(key('F'));
+        // ProfilerStep* → aten::mm (widest) → aten::add → aten::old (A's 10 µs, tied with
+        // add's 10 µs, after it).
+        for k in ['j', 'l', 'l'] {
+            a.update(key(k));
+        }
+        let v = a
+            .views()
+            .last()
+            .and_then(|v| v.as_any().downcast_ref::<FlameView>())
+            .expect("flame view");
+        let d = v.diff.as_ref().expect("diff against A");
+        assert!(d.is_gone(v.state.selected));
+        assert_eq!(d.gone_count(), 2);
+        let s = screen(&a);
+        assert!(s.contains("aten::old · gone in B"), "{s}");
+        assert!(s.contains("╱"), "{s}");
+        insta::assert_snapshot!(format!("hand_diff_flame_gone_{w}x{h}"), s);
+        a.update(code(KeyCode::Enter));
+        assert!(
+            a.notice
+                .clone()
+                .unwrap_or_default()
+                .contains("is gone in B"),
+            "{:?}",
+            a.notice
+        );
+        a.update(key('x'));
+        let s = screen(&a);
+        assert!(s.contains("is gone in B: no occurrence in B"), "{s}");
+        // The table lists the gone paths too, with A's (whole-capture) figures, marked `╱`;
+        // the cursor stays on aten::old.
+        a.update(key('t'));
+        let s = screen(&a);
+        let row = s
+            .lines()
+            .find(|l| l.contains("╱ aten::old"))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(row.contains("20.00 µs"), "{row}");
+        // (At 80 columns the table's last column is cut, as in every flame table.)
+        assert!(w == 80 || row.trim_end().ends_with("gone"), "{row}");
+        assert!(s.contains("╱ kernel_v1"), "{s}");
+        assert!(s.contains("aten::old · gone in B"), "{s}");
+        if w == 80 {
+            insta::assert_snapshot!("hand_diff_flame_table_80x24", s);
+        }
+    }
+}
+
+/// `r` in the diff table prompts for the steps to compare (the syntax of `--steps`): a valid
+/// range recomputes the table over those steps (the library's rows, the scope in the title), a
+/// bad one or one a capture lacks is refused with the reason in the status line and the prompt
+/// left open, `Esc` cancels, empty compares all steps again.
+#[test]
+fn r_prompts_for_a_step_range() {
+    use tracetui::analysis::diff::StepRange;
+    let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
+    diff_0_1(&mut a);
+    let (ca, cb) = {
+        let e = &a.entries;
+        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
+        (cap(0), cap(1))
+    };
+    let names = |t: &TableView| -> Vec<(String, String, String)> {
+        t.rows
+            .iter()
+            .map(|r| (r.cells[0].clone(), r.cells[1].clone(), r.cells[5].clone()))
+            .collect()
+    };
+    let type_str = |a: &mut App, s: &str| {
+        for c in s.chars() {
+            a.update(key(c));
+        }
+    };
+    assert!(
+        table(&a).title.contains("all steps (2 vs 3)"),
+        "{}",
+        table(&a).title
+    );
+    let all = names(table(&a));
+
+    // A valid range: step 2 of each.
+    a.update(key('r'));
+    assert!(table(&a).prompt.is_some());
+    let s = screen(&a);
+    assert!(
+        s.contains("compare steps (N, A..B, A..=B, A..; empty: all): ▏"),
+        "{s}"
+    );
+    type_str(&mut a, "2..3");
+    a.update(code(KeyCode::Enter));
+    let t = table(&a);
+    assert!(t.prompt.is_none());
+    assert!(t.title.contains("steps 2 (1 vs 1)"), "{}", t.title);
+    let opts = DiffOptions {
+        steps: Some(StepRange { lo: 2, hi: 2 }),
+        ..DiffOptions::default()
+    };
+    let d = diff(&ca.cap, &cb.cap, &opts).unwrap();
+    let want: Vec<String> = d.rows.iter().map(|r| r.name.clone()).collect();
+    let got: Vec<String> = t.rows.iter().map(|r| r.cells[0].clone()).collect();
+    assert_eq!(got, want);
+    assert_eq!(a.notice, None);
+
+    // Invalid text: the reason in the status line, the prompt still open with the text.
+    a.update(key('r'));
+    assert_eq!(
+        table(&a).prompt.as_ref().unwrap().text,
+        "2",
+        "starts from the range"
+    );
+    a.update(code(KeyCode::Backspace));
+    type_str(&mut a, "x..y");
+    a.update(code(KeyCode::Enter));
+    let n = a.notice.clone().unwrap_or_default();
+    assert!(n.starts_with("steps: invalid step range `x..y`"), "{n}");
+    let s = screen(&a);
+    let status = s.lines().last().unwrap_or_default();
+    assert!(status.contains("steps: invalid step range `x..y`"), "{s}");
+    assert_eq!(table(&a).prompt.as_ref().unwrap().text, "x..y");
+    // … and on the prompt line, until the text changes.
+    assert!(s.contains("x..y▏ · steps: invalid step range"), "{s}");
+    // A range A does not have: refused, the table stays at step 2.
+    for _ in 0..4 {
+        a.update(code(KeyCode::Backspace));
+    }
+    type_str(&mut a, "3");
+    a.update(code(KeyCode::Enter));
+    let n = a.notice.clone().unwrap_or_default();
+    assert_eq!(n, "diff: A: no ProfilerStep#N with N in 3");
+    assert!(table(&a).title.contains("steps 2 (1 vs 1)"));
+    // Esc cancels; `v` and `%` keep the range.
+    a.update(code(KeyCode::Esc));
+    assert!(table(&a).prompt.is_none());
+    a.update(key('%'));
+    assert!(
+        table(&a).title.contains("steps 2 (1 vs 1)"),
+        "{}",
+        table(&a).title
+    );
+    a.update(key('%'));
+    a.update(key('%'));
+    // Empty: all steps again, the same table as at first.
+    a.update(key('r'));
+    a.update(code(KeyCode::Backspace));
+    a.update(code(KeyCode::Enter));
+    assert!(table(&a).title.contains("all steps (2 vs 3)"));
+    assert_eq!(names(table(&a)), all);
+}
+
+/// The header of the diff table over a step range of HTA's pair, at 80×24.
+#[test]
+fn hta_pair_step_range_header_snapshot() {
+    let re = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d").unwrap();
+    let mut a = app(&["hta_control.json.gz", "hta_test.json.gz"], 80, 24);
+    diff_0_1(&mut a);
+    a.update(key('r'));
+    for c in "1010..1013".chars() {
+        a.update(key(c));
+    }
+    let prompt = screen(&a);
+    a.update(code(KeyCode::Enter));
+    assert_eq!(a.notice, None);
+    let t = table(&a);
+    assert!(
+        t.title.contains("steps 1010..=1012 (3 vs 3)"),
+        "{}",
+        t.title
+    );
+    let text = screen(&a);
+    let head: Vec<&str> = prompt
+        .lines()
+        .skip(2)
+        .take(2)
+        .chain(text.lines().skip(2).take(4))
+        .collect();
+    insta::assert_snapshot!(
+        "hta_diff_steps_header_80x24",
+        re.replace_all(&head.join("\n"), "[mtime]")
+    );
+}

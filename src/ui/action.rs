@@ -127,6 +127,8 @@ pub enum Action {
     OpenDiffAlign,
     /// Diff table: the next noise threshold under which a row is `same`.
     DiffThreshold,
+    /// Diff table: prompt for the steps to compare (`10..20`; empty: all steps).
+    DiffSteps,
 }
 
 impl Action {
@@ -193,6 +195,7 @@ impl Action {
         Action::OpenMemory,
         Action::OpenDiffAlign,
         Action::DiffThreshold,
+        Action::DiffSteps,
     ];
 
     /// The name used in the config file.
@@ -259,6 +262,7 @@ impl Action {
             Action::OpenMemory => "open_memory",
             Action::OpenDiffAlign => "open_diff_align",
             Action::DiffThreshold => "diff_threshold",
+            Action::DiffSteps => "diff_steps",
         }
     }
 

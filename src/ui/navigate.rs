@@ -398,7 +398,8 @@ impl State {
             | Action::ToggleTable
             | Action::OpenMemory
             | Action::OpenDiffAlign
-            | Action::DiffThreshold => {}
+            | Action::DiffThreshold
+            | Action::DiffSteps => {}
             Action::JumpPeak => self.jump_peak(),
         }
     }

@@ -7,7 +7,8 @@
 //! - [`build`]: from a capture's nesting, for a [`Scope`] (capture, range, tracks, process) or
 //!   the ancestors of a list of slices; device time attributed to the launching stack.
 //! - [`gpu`]: launch → activity links. [`folded`]: folded-stack lines. [`torch`]: torch's
-//!   export_stacks. [`sandwich`]: callers / callees of a name.
+//!   export_stacks. [`sandwich`]: callers / callees of a name. [`shape`]: what an icicle walks
+//!   (the merged tree, or a diff tree with the paths gone in B).
 //!
 //! See docs/flame.md.
 
@@ -16,12 +17,14 @@ pub mod diff;
 pub mod folded;
 pub mod gpu;
 pub mod sandwich;
+pub mod shape;
 pub mod torch;
 pub mod tree;
 
 pub use build::{Scope, build, build_ancestors};
-pub use diff::TreeDiff;
+pub use diff::{DiffShape, TreeDiff};
 pub use folded::{Folded, TimeUnit, fold};
 pub use gpu::DeviceLinks;
 pub use sandwich::{Sandwich, sandwich};
+pub use shape::Shape;
 pub use tree::{FlameTree, Metric, ROOT, TreeBuilder, UNLINKED, Unit};

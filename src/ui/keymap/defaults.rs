@@ -313,6 +313,12 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(
         V::Table,
+        A::DiffSteps,
+        &["r"],
+        "diff: compare a step range (10..20; empty: all steps)",
+    ),
+    d(
+        V::Table,
         A::OpenFlame,
         &["F"],
         "memory: live bytes at the peak by call stack (flame)",

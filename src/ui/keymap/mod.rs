@@ -94,9 +94,16 @@ impl Keymap {
     pub fn help_rows(&self, view: ViewKind) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
         // Global keys (quit, help) first: they stay visible on short terminals.
+        // Opening the newest capture and capturing act in the picker and on the timeline only
+        // (`App::update`): the help of other views leaves them out.
+        let opens = matches!(
+            view,
+            ViewKind::Global | ViewKind::Picker | ViewKind::Timeline
+        );
         for v in [ViewKind::Global, view] {
-            for (rv, _, keys, desc) in &self.rows {
-                if *rv == v && !keys.is_empty() {
+            for (rv, action, keys, desc) in &self.rows {
+                let open = matches!(action, Action::OpenNewest | Action::OpenCapture);
+                if *rv == v && !keys.is_empty() && (opens || !open) {
                     let k: Vec<String> = keys.iter().map(Key::to_string).collect();
                     out.push((k.join(" / "), *desc));
                 }

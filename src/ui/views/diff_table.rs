@@ -2,13 +2,14 @@
 //! opens this for it as B): one row per name with counts, totals and self time of A and B, Δ and
 //! Δ %, and a status (added, removed, slower, faster, same under the noise threshold), from
 //! [`crate::analysis::diff`] — the numbers of `tracetui diff`. Sorted by |Δ total|; every
-//! column sorts, `/` filters, `Enter` makes the name's occurrences in B the hits on B's timeline.
+//! column sorts, `/` filters, `Enter` makes the name's occurrences in B the hits on B's timeline;
+//! `r` prompts for the steps to compare (the syntax of `tracetui diff --steps`).
 //! The note above the table is the headline: step time A vs B and the names that explain most
 //! of the difference.
 
 use super::diff_align::DiffAlignView;
 use super::table::{Column, Key, Row, Source, TableView, Target};
-use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, diff};
+use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, StepRange, diff};
 use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -59,7 +60,8 @@ pub const THRESHOLDS: [(f64, f64); 3] = [(2.0, 5e6), (10.0, 5e7), (0.0, 0.0)];
 
 /// The diff table's own actions, on captures A (`a`) and B (`b`): `a` opens their aligned
 /// timelines, `v` regroups the rows (name, short name, category, stream), `%` changes the noise
-/// threshold; the table is recomputed from the loaded captures.
+/// threshold, `r` prompts for a step range; the table is recomputed from the loaded captures
+/// (on the UI thread, as `tracetui diff` computes it: one pass over each capture).
 #[derive(Debug)]
 pub struct DiffSource {
     /// The baseline A.
@@ -84,6 +86,37 @@ impl DiffSource {
     }
 }
 
+impl DiffSource {
+    /// The table of A and B under `opts` (an error when a capture is gone or a side has no
+    /// step in the range).
+    fn recompute(&self, opts: &DiffOptions, st: &State) -> Result<TableView, String> {
+        let (Some(a), Some(b)) = (st.entries.capture(self.a), st.entries.capture(self.b)) else {
+            return Err("diff: a capture is no longer loaded".into());
+        };
+        let d = diff(&a.cap, &b.cap, opts).map_err(|m| format!("diff: {}", text::sanitize(&m)))?;
+        Ok(table(
+            &d,
+            opts,
+            &b.cap,
+            &self.names.0,
+            &self.names.1,
+            st.size.0,
+        ))
+    }
+}
+
+/// The step range typed at the diff table's prompt: empty for all steps, else `--steps`'s
+/// syntax.
+pub fn parse_steps(text: &str) -> Result<Option<StepRange>, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    StepRange::parse(t)
+        .map(Some)
+        .map_err(|m| format!("steps: {}", text::sanitize(&m)))
+}
+
 impl Source for DiffSource {
     fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
         match action {
@@ -100,16 +133,28 @@ impl Source for DiffSource {
             }
             _ => return None,
         }
-        let (a, b) = (st.entries.capture(self.a)?, st.entries.capture(self.b)?);
-        let d = diff(&a.cap, &b.cap, &self.opts).ok()?;
-        Some(table(
-            &d,
-            &self.opts,
-            &b.cap,
-            &self.names.0,
-            &self.names.1,
-            st.size.0,
-        ))
+        self.recompute(&self.opts, st).ok()
+    }
+
+    fn prompt(&self, action: Action) -> Option<(String, String)> {
+        (action == Action::DiffSteps).then(|| {
+            (
+                "compare steps (N, A..B, A..=B, A..; empty: all)".to_string(),
+                self.opts.steps.map_or(String::new(), |r| r.to_string()),
+            )
+        })
+    }
+
+    fn on_prompt(&mut self, action: Action, text: &str, st: &State) -> Result<TableView, String> {
+        if action != Action::DiffSteps {
+            return Err("this table takes no text for that key".into());
+        }
+        let steps = parse_steps(text)?;
+        let opts = DiffOptions { steps, ..self.opts };
+        // The options change only when the diff of the new range exists.
+        let t = self.recompute(&opts, st)?;
+        self.opts = opts;
+        Ok(t)
     }
 
     fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {
@@ -182,7 +227,7 @@ pub fn table(
         .collect();
     let unit = if d.per_step { " per step" } else { "" };
     let scope = match (&d.scope, d.per_step) {
-        (Some(s), _) => format!("steps {s}"),
+        (Some(s), _) => format!("steps {s} ({} vs {})", d.steps_a, d.steps_b),
         (None, true) => format!("all steps ({} vs {})", d.steps_a, d.steps_b),
         (None, false) => "whole captures".to_string(),
     };
@@ -280,6 +325,23 @@ pub fn headline(d: &Diff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_ranges_parse_as_on_the_command_line() {
+        assert_eq!(parse_steps("  "), Ok(None));
+        assert_eq!(
+            parse_steps("10..20"),
+            Ok(Some(StepRange { lo: 10, hi: 19 }))
+        );
+        assert_eq!(parse_steps("7"), Ok(Some(StepRange { lo: 7, hi: 7 })));
+        let e = parse_steps("ten").unwrap_err();
+        assert!(e.starts_with("steps: invalid step range `ten`"), "{e}");
+        assert!(
+            parse_steps("5..5")
+                .unwrap_err()
+                .contains("empty step range")
+        );
+    }
 
     #[test]
     fn signed_durations() {

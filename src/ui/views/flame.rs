@@ -2,10 +2,13 @@
 //! and a [`FlameState`]): a left-heavy icicle (root on top, widest child first) drawn with the
 //! timeline's rules (labels from 3 columns, C++ names folded, `#N` kept, colours by name,
 //! selection in reverse video, search hits bold/underlined and the rest dimmed), the sandwich
-//! of the selected name (callers above, callees below), and the same tree as a sortable table.
+//! of the selected name (callers above, callees below), and the same tree as a sortable table
+//! (rows and drawing in `flame_table.rs`).
 //! Work is proportional to what is on screen: only nodes at least one column wide are laid out.
 
-use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, TreeDiff, Unit};
+pub use super::flame_table::SortCol;
+use super::flame_table::{TableDraw, sort_diff_nodes, sort_nodes, table_rows};
+use crate::analysis::flame::{FlameTree, Metric, ROOT, Sandwich, Shape, TreeDiff, Unit};
 use crate::model::Interner;
 use crate::ui::action::Action;
 use crate::ui::colors::{self, ColorMode, Theme};
@@ -27,35 +30,6 @@ pub enum FlameMode {
     Sandwich,
     /// The tree as an indented table.
     Table,
-}
-
-/// Table column a table is sorted by (siblings are ordered by it, largest first).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SortCol {
-    /// Name, ascending.
-    Name,
-    /// Inclusive wall time.
-    #[default]
-    Total,
-    /// Self time.
-    SelfTime,
-    /// Device time.
-    Device,
-    /// Instances.
-    Count,
-}
-
-impl SortCol {
-    /// The next column (the table's sort key cycles through them).
-    pub fn next(self) -> SortCol {
-        match self {
-            SortCol::Name => SortCol::Total,
-            SortCol::Total => SortCol::SelfTime,
-            SortCol::SelfTime => SortCol::Device,
-            SortCol::Device => SortCol::Count,
-            SortCol::Count => SortCol::Name,
-        }
-    }
 }
 
 /// The view's own state: metric, zoom, cursor, search, mode, table order.
@@ -83,26 +57,26 @@ pub struct FlameState {
 
 impl FlameState {
     /// Widest first child of `n` under the current metric.
-    pub fn widest_child(&self, t: &FlameTree, n: u32) -> Option<u32> {
+    pub fn widest_child<T: Shape + ?Sized>(&self, t: &T, n: u32) -> Option<u32> {
         ordered_children(t, n, self.metric).first().copied()
     }
 
     /// Cursor to the parent (not above the zoomed node).
-    pub fn up(&mut self, t: &FlameTree) {
+    pub fn up<T: Shape + ?Sized>(&mut self, t: &T) {
         if self.selected != self.focus && self.selected != ROOT {
             self.selected = t.parent(self.selected);
         }
     }
 
     /// Cursor to the widest child.
-    pub fn down(&mut self, t: &FlameTree) {
+    pub fn down<T: Shape + ?Sized>(&mut self, t: &T) {
         if let Some(c) = self.widest_child(t, self.selected) {
             self.selected = c;
         }
     }
 
     /// Cursor to the next (`+1`) or previous (`-1`) sibling in left-heavy order.
-    pub fn sideways(&mut self, t: &FlameTree, step: i32) {
+    pub fn sideways<T: Shape + ?Sized>(&mut self, t: &T, step: i32) {
         if self.selected == self.focus {
             return;
         }
@@ -119,7 +93,7 @@ impl FlameState {
     }
 
     /// Zooms out one level (to the focus's parent).
-    pub fn zoom_out(&mut self, t: &FlameTree) {
+    pub fn zoom_out<T: Shape + ?Sized>(&mut self, t: &T) {
         if self.focus != ROOT {
             self.focus = t.parent(self.focus);
         }
@@ -152,9 +126,10 @@ impl FlameState {
         true
     }
 
-    /// The keys every flame view shares on tree `t`: move, zoom, metric, sort and the icicle /
-    /// sandwich / table modes. False for any other action (the view's own).
-    pub fn on_action(&mut self, action: Action, t: &FlameTree) -> bool {
+    /// The keys every flame view shares on tree `t` (a merged tree, or a diff tree with the
+    /// paths gone in B): move, zoom, metric, sort and the icicle / sandwich / table modes.
+    /// False for any other action (the view's own).
+    pub fn on_action<T: Shape + ?Sized>(&mut self, action: Action, t: &T) -> bool {
         let table = self.mode == FlameMode::Table;
         match action {
             Action::Down => self.down(t),
@@ -193,47 +168,47 @@ impl FlameState {
 
     /// Rebuilds the table rows: DFS from the focus, siblings sorted by [`FlameState::sort`].
     pub fn refresh_table(&mut self, t: &FlameTree, strings: &Interner) {
-        self.table.clear();
-        let mut stack = vec![self.focus];
-        while let Some(n) = stack.pop() {
-            if n != ROOT {
-                self.table.push(n);
-            }
-            let mut kids: Vec<u32> = t.children(n).to_vec();
-            sort_nodes(t, strings, &mut kids, self.sort);
-            stack.extend(kids.into_iter().rev());
-        }
+        let col = self.sort;
+        table_rows(t, self.focus, &mut self.table, |v| {
+            sort_nodes(t, strings, v, col)
+        });
     }
-}
 
-fn sort_key(t: &FlameTree, n: u32, col: SortCol) -> i64 {
-    match col {
-        SortCol::Name => 0,
-        SortCol::Total => t.total(n),
-        SortCol::SelfTime => t.self_time(n),
-        SortCol::Device => t.device(n),
-        SortCol::Count => t.value(n, Metric::Count),
-    }
-}
-
-fn sort_nodes(t: &FlameTree, strings: &Interner, v: &mut [u32], col: SortCol) {
-    if col == SortCol::Name {
-        v.sort_by(|&a, &b| t.name_str(a, strings).cmp(t.name_str(b, strings)));
-    } else {
-        v.sort_by_key(|&n| std::cmp::Reverse(sort_key(t, n, col)));
+    /// The table rows of the diff tree of `b` (B's nodes and the paths gone in B, these by
+    /// A's figures), as [`FlameState::refresh_table`].
+    pub fn refresh_diff_table(&mut self, b: &FlameTree, d: &TreeDiff, strings: &Interner) {
+        let col = self.sort;
+        table_rows(&d.over(b), self.focus, &mut self.table, |v| {
+            sort_diff_nodes(b, d, strings, v, col)
+        });
     }
 }
 
 /// Children of `n`, widest first (ties by id: creation order).
-pub fn ordered_children(t: &FlameTree, n: u32, m: Metric) -> Vec<u32> {
-    let mut v: Vec<u32> = t
-        .children(n)
-        .iter()
-        .copied()
-        .filter(|&c| t.width(c, m) > 0)
-        .collect();
-    v.sort_by_key(|&c| (std::cmp::Reverse(t.width(c, m)), c));
-    v
+pub fn ordered_children<T: Shape + ?Sized>(t: &T, n: u32, m: Metric) -> Vec<u32> {
+    let (mut ids, mut out) = (Vec::new(), Vec::new());
+    widest_first(t, n, m, &mut ids, &mut out);
+    out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The children of `n` with a width, as (width, node), widest first, into `out` (`ids` and
+/// `out` are scratch buffers, reused across calls).
+fn widest_first<T: Shape + ?Sized>(
+    t: &T,
+    n: u32,
+    m: Metric,
+    ids: &mut Vec<u32>,
+    out: &mut Vec<(f64, u32)>,
+) {
+    ids.clear();
+    out.clear();
+    t.children_into(n, ids);
+    out.extend(
+        ids.iter()
+            .map(|&c| (t.span(c, m), c))
+            .filter(|&(w, _)| w > 0.0),
+    );
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
 }
 
 /// One laid-out block of the icicle.
@@ -252,9 +227,9 @@ pub struct Block {
 /// Lays out the icicle of `top` in `cols` × `rows` cells: a child spans the columns between the
 /// rounded cumulative widths of the siblings before it and through it, so siblings tile their
 /// parent exactly; nodes narrower than a column are not visited.
-pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<Block> {
+pub fn layout<T: Shape + ?Sized>(t: &T, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<Block> {
     let mut out = Vec::new();
-    if cols == 0 || rows == 0 || t.width(top, m) <= 0 {
+    if cols == 0 || rows == 0 || t.span(top, m) <= 0.0 {
         return out;
     }
     let mut stack = vec![Block {
@@ -263,20 +238,22 @@ pub fn layout(t: &FlameTree, top: u32, m: Metric, cols: u16, rows: u16) -> Vec<B
         x: 0,
         w: cols,
     }];
+    let (mut ids, mut kids) = (Vec::new(), Vec::new());
     while let Some(b) = stack.pop() {
         out.push(b);
         if b.row + 1 >= rows {
             continue;
         }
-        let total = t.width(b.node, m) as f64;
+        let total = t.span(b.node, m);
         if total <= 0.0 {
             continue;
         }
         let scale = f64::from(b.w) / total;
         let mut cum = 0.0;
-        for c in ordered_children(t, b.node, m) {
+        widest_first(t, b.node, m, &mut ids, &mut kids);
+        for &(w, c) in &kids {
             let x0 = (cum * scale).round() as u16;
-            cum += t.width(c, m) as f64;
+            cum += w;
             let x1 = ((cum * scale).round() as u16).min(b.w);
             if x1 > x0 {
                 stack.push(Block {
@@ -317,7 +294,8 @@ pub struct FlameWidget<'a> {
     pub sandwich: Option<&'a Sandwich>,
     /// What the tree covers (`whole capture`, `range +1.2 ms … +3.4 ms`, a file name).
     pub scope: &'a str,
-    /// A diff against a baseline: nodes coloured by signed Δ (slower warm, faster cool).
+    /// A diff against a baseline: nodes coloured by signed Δ (slower warm, faster cool), the
+    /// paths gone in B drawn hatched at A's width among B's nodes (the diff tree).
     pub diff: Option<&'a TreeDiff>,
 }
 
@@ -335,12 +313,23 @@ impl FlameWidget<'_> {
         })
     }
 
-    fn matches(&self, t: &FlameTree, n: u32) -> bool {
+    fn matches(&self, name: &str) -> bool {
         let q = &self.state.search;
-        !q.is_empty()
-            && t.name_str(n, self.strings)
-                .to_lowercase()
-                .contains(&q.to_lowercase())
+        !q.is_empty() && name.to_lowercase().contains(&q.to_lowercase())
+    }
+
+    /// Name text of node `n` of `t`: of the diff tree (gone nodes included) when `t` is the
+    /// view's tree and a diff is shown.
+    fn name_of<'s>(&'s self, t: &'s FlameTree, n: u32) -> &'s str {
+        match self.diff {
+            Some(d) if std::ptr::eq(t, self.tree) => d.name_str(t, n, self.strings),
+            _ => t.name_str(n, self.strings),
+        }
+    }
+
+    /// True when `n` is a path gone in B (the view's tree, with a diff).
+    fn gone(&self, n: u32) -> bool {
+        self.diff.is_some_and(|d| d.is_gone(n))
     }
 
     /// Draws the view into `area`.
@@ -366,8 +355,10 @@ impl FlameWidget<'_> {
             FlameMode::Sandwich => "sandwich",
             FlameMode::Table => "table",
         };
+        // With a diff the widths are B's (the header says so), the gone paths A's.
+        let whose = if self.diff.is_some() { "B " } else { "" };
         let mut h = format!(
-            " {mode} · {} · {} {} · {} nodes",
+            " {mode} · {} · {whose}{} {} · {} nodes",
             text::sanitize(self.scope),
             st.metric.name_for(t.unit()),
             format_in(
@@ -379,7 +370,24 @@ impl FlameWidget<'_> {
         );
         if st.focus != ROOT {
             h.push_str(" · zoom: ");
-            h.push_str(&text::fold(t.name_str(st.focus, self.strings)));
+            h.push_str(&text::fold(self.name_of(t, st.focus)));
+        }
+        if let Some(d) = self.diff {
+            let m = st.metric;
+            h.push_str(&format!(
+                " · diff vs A{}: Δ {}",
+                if d.per_step() { " per step" } else { "" },
+                format_delta(d.delta(t, ROOT, m), m)
+            ));
+            let n = d.removed.len();
+            if n > 0 {
+                h.push_str(&format!(
+                    " · {n} path{} gone in B ({}) drawn ╱ at A's width",
+                    if n == 1 { "" } else { "s" },
+                    format_delta(-d.gone_width(m), m)
+                ));
+            }
+            h.push_str(" · warm slower, cool faster");
         }
         if t.unlinked > 0 {
             h.push_str(&format!(" · {} unlinked device activities", t.unlinked));
@@ -387,22 +395,6 @@ impl FlameWidget<'_> {
         if !st.search.is_empty() {
             h.push_str(" · search: ");
             h.push_str(&text::sanitize(&st.search));
-        }
-        if let Some(d) = self.diff {
-            let m = st.metric;
-            h.push_str(&format!(
-                " · diff vs A{}: Δ {} (warm slower, cool faster)",
-                if d.per_step() { " per step" } else { "" },
-                format_delta(d.delta(t, ROOT, m), m)
-            ));
-            if !d.removed.is_empty() {
-                let gone: f64 = d.removed.iter().map(|&k| d.a.width(k, m) as f64).sum();
-                h.push_str(&format!(
-                    " · {} paths gone in B ({})",
-                    d.removed.len(),
-                    format_delta(-gone / d.div_a, m)
-                ));
-            }
         }
         let hw = usize::from(head.width);
         buf.set_stringn(
@@ -414,7 +406,20 @@ impl FlameWidget<'_> {
         );
         match st.mode {
             FlameMode::Icicle => self.icicle(buf, body, t, st.focus, false),
-            FlameMode::Table => self.table(buf, body),
+            FlameMode::Table => TableDraw {
+                tree: self.tree,
+                strings: self.strings,
+                diff: self.diff,
+                rows: &st.table,
+                scroll: st.scroll,
+                selected: st.selected,
+                focus: st.focus,
+                sort: st.sort,
+                metric: st.metric,
+            }
+            .draw(buf, body, |name, n| {
+                self.decorate(name, n, Style::default(), false)
+            }),
             FlameMode::Sandwich => match self.sandwich {
                 Some(s) if s.occurrences > 0 => {
                     let top = Rect {
@@ -432,13 +437,16 @@ impl FlameWidget<'_> {
                     self.icicle(buf, bottom, &s.callees, f(&s.callees), false);
                 }
                 _ => {
-                    buf.set_stringn(
-                        body.x,
-                        body.y,
-                        " no occurrence of the selected name",
-                        usize::from(body.width),
-                        Style::default(),
-                    );
+                    let line = if self.gone(st.selected) {
+                        format!(
+                            " “{}” is gone in B: no occurrence in B to sandwich",
+                            text::fold(self.name_of(t, st.selected))
+                        )
+                    } else {
+                        " no occurrence of the selected name".to_string()
+                    };
+                    let w = usize::from(body.width);
+                    buf.set_stringn(body.x, body.y, text::fit(&line, w), w, Style::default());
                 }
             },
         }
@@ -449,7 +457,25 @@ impl FlameWidget<'_> {
         let (t, st) = (self.tree, self.state);
         let n = st.selected;
         let scope = t.width(ROOT, st.metric).max(1) as f64;
-        let line = if let Some(d) = self.diff.filter(|_| n != ROOT) {
+        let line = if let Some(d) = self.diff.filter(|d| d.is_gone(n)) {
+            // A path only in A: A's figures (normalised as the rest), B's are 0.
+            let m = st.metric;
+            let k = d.a_node(n).unwrap_or(ROOT);
+            let per = |v: i64| format_dur((v as f64 / d.div_a).round() as i64);
+            let wa = d.a_width(n, m);
+            let ps = if d.per_step() { " per step" } else { "" };
+            format!(
+                " {} · gone in B · {} A {} → B 0{ps} · Δ {} (−100%) · A{ps}: total {} · self {} · device {} · {}× in A",
+                text::fold(self.name_of(t, n)),
+                m.name(),
+                format_value(wa.round() as i64, m),
+                format_delta(-wa, m),
+                per(d.a.total(k)),
+                per(d.a.self_time(k)),
+                per(d.a.device(k)),
+                d.a.count(k),
+            )
+        } else if let Some(d) = self.diff.filter(|_| n != ROOT) {
             let m = st.metric;
             let (wa, wb) = (d.a_width(n, m), d.b_width(t, n, m));
             let pct = if wa > 0.0 {
@@ -493,10 +519,10 @@ impl FlameWidget<'_> {
         buf.set_stringn(foot.x, foot.y, text::fit(&line, w), w, Style::default());
     }
 
-    fn decorate(&self, t: &FlameTree, n: u32, style: Style, same_tree: bool) -> Style {
+    fn decorate(&self, name: &str, n: u32, style: Style, same_tree: bool) -> Style {
         let mut s = style;
         if !self.state.search.is_empty() {
-            if self.matches(t, n) {
+            if self.matches(name) {
                 s = colors::hit(s);
             } else {
                 s = s.add_modifier(Modifier::DIM);
@@ -512,20 +538,31 @@ impl FlameWidget<'_> {
     fn icicle(&self, buf: &mut Buffer, area: Rect, t: &FlameTree, top: u32, upward: bool) {
         let theme = self.theme();
         let same = std::ptr::eq(t, self.tree);
-        for b in layout(t, top, self.state.metric, area.width, area.height) {
+        // With a diff, the view's tree is the diff tree: B's nodes and the paths gone in B.
+        let blocks = match self.diff.filter(|_| same) {
+            Some(d) => layout(&d.over(t), top, self.state.metric, area.width, area.height),
+            None => layout(t, top, self.state.metric, area.width, area.height),
+        };
+        for b in blocks {
             let y = if upward {
                 area.y + area.height - 1 - b.row
             } else {
                 area.y + b.row
             };
-            let name = t.name_str(b.node, self.strings);
+            let name = self.name_of(t, b.node);
             let slot = colors::name_slot(name);
+            let gone = same && self.gone(b.node);
             // A diff colours by signed change instead of by name.
             let change = self
                 .diff
                 .filter(|_| same)
                 .map(|d| d.change(t, b.node, self.state.metric));
             let (body_style, edge_style, label_style) = match change {
+                // Gone in B: the coolest colour, hatched, its label struck through.
+                Some(c) if gone => {
+                    let (b, e, l) = colors::delta_styles(theme, c);
+                    (b, e, l.add_modifier(Modifier::CROSSED_OUT))
+                }
                 Some(c) => colors::delta_styles(theme, c),
                 None => (
                     colors::body_style(theme, slot),
@@ -535,17 +572,18 @@ impl FlameWidget<'_> {
             };
             // Without colours the fill says it: ▓ slower, ░ faster (beyond 2 %).
             let fill = match change {
+                _ if gone => "╱",
                 Some(c) if theme.mode == ColorMode::None && c > 0.02 => "▓",
                 Some(c) if theme.mode == ColorMode::None && c < -0.02 => "░",
                 _ => "█",
             };
-            let body = self.decorate(t, b.node, body_style, same);
+            let body = self.decorate(name, b.node, body_style, same);
             for k in 0..b.w {
                 let last = b.w >= 2 && k + 1 == b.w;
                 if let Some(c) = buf.cell_mut((area.x + b.x + k, y)) {
                     if last {
                         c.set_symbol("▌")
-                            .set_style(self.decorate(t, b.node, edge_style, same));
+                            .set_style(self.decorate(name, b.node, edge_style, same));
                     } else {
                         c.set_symbol(fill).set_style(body);
                     }
@@ -564,68 +602,9 @@ impl FlameWidget<'_> {
                     (b.x, len)
                 };
                 let shown = text::fit_keep_number(&shown_name, room);
-                let style = self.decorate(t, b.node, label_style, same);
+                let style = self.decorate(name, b.node, label_style, same);
                 buf.set_stringn(area.x + x, y, &*shown, room, style);
             }
-        }
-    }
-
-    fn table(&self, buf: &mut Buffer, area: Rect) {
-        let (t, st) = (self.tree, self.state);
-        let w = usize::from(area.width);
-        let num = 11;
-        let name_w = w.saturating_sub(num * 4 + 8).max(8);
-        let arrow = |c: SortCol| if st.sort == c { "▼" } else { " " };
-        let bytes = t.unit() == Unit::Bytes;
-        let fmt = |v: i64| format_in(v, Metric::Total, t.unit());
-        let header = format!(
-            "{:<name_w$} {:>num$}{} {:>num$}{} {:>num$}{} {:>8}{} {:>6}",
-            format!("name{}", if st.sort == SortCol::Name { " ▲" } else { "" }),
-            if bytes { "live" } else { "total" },
-            arrow(SortCol::Total),
-            "self",
-            arrow(SortCol::SelfTime),
-            if bytes { "" } else { "device" },
-            arrow(SortCol::Device),
-            "count",
-            arrow(SortCol::Count),
-            "%",
-        );
-        buf.set_stringn(
-            area.x,
-            area.y,
-            text::fit(&header, w),
-            w,
-            Style::default().add_modifier(Modifier::BOLD),
-        );
-        let scope = t.width(ROOT, st.metric).max(1) as f64;
-        let rows = usize::from(area.height.saturating_sub(1));
-        let base = t.depth(st.focus);
-        for (k, &n) in st.table.iter().skip(st.scroll).take(rows).enumerate() {
-            let indent = usize::from(t.depth(n).saturating_sub(base + 1)).min(name_w / 2);
-            let label = format!(
-                "{}{}",
-                " ".repeat(indent),
-                text::fold(t.name_str(n, self.strings))
-            );
-            let line = format!(
-                "{:<name_w$} {:>num$}  {:>num$}  {:>num$}  {:>8}  {:>5.1}%",
-                text::fit(&label, name_w),
-                fmt(t.total(n)),
-                fmt(t.self_time(n)),
-                if bytes {
-                    String::new()
-                } else {
-                    fmt(t.device(n))
-                },
-                t.count(n),
-                t.width(n, st.metric) as f64 * 100.0 / scope
-            );
-            let mut style = self.decorate(t, n, Style::default(), false);
-            if n == st.selected {
-                style = colors::selected(style);
-            }
-            buf.set_stringn(area.x, area.y + 1 + k as u16, text::fit(&line, w), w, style);
         }
     }
 }

@@ -260,6 +260,14 @@ impl FlameView {
         Vec::new()
     }
 
+    /// The keys every flame view shares, on the diff tree when a diff is shown.
+    fn on_shared(&mut self, a: Action) -> bool {
+        match &self.diff {
+            Some(d) => self.state.on_action(a, &d.over(&self.tree)),
+            None => self.state.on_action(a, &self.tree),
+        }
+    }
+
     /// Table rows that fit on screen.
     fn table_rows(st: &State) -> usize {
         usize::from(st.size.1.saturating_sub(3)).max(1)
@@ -291,7 +299,10 @@ impl FlameView {
         };
         match self.state.mode {
             FlameMode::Table => {
-                self.state.refresh_table(&self.tree, &l.cap.strings);
+                match &self.diff {
+                    Some(d) => self.state.refresh_diff_table(&self.tree, d, &l.cap.strings),
+                    None => self.state.refresh_table(&self.tree, &l.cap.strings),
+                }
                 let fs = &mut self.state;
                 if !fs.table.contains(&fs.selected) {
                     fs.selected = fs.table.first().copied().unwrap_or(fs.focus);
@@ -302,8 +313,17 @@ impl FlameView {
                 self.sandwich = None;
             }
             FlameMode::Sandwich => {
-                let name = self.tree.name(self.state.selected);
-                self.sandwich = Some(sandwich(&self.tree, name));
+                let n = self.state.selected;
+                // A path gone in B: its name's occurrences in B, if B has the name at all.
+                let name = match &self.diff {
+                    Some(d) if d.is_gone(n) => {
+                        l.cap
+                            .strings
+                            .lookup(d.name_str(&self.tree, n, &l.cap.strings))
+                    }
+                    _ => Some(self.tree.name(n)),
+                };
+                self.sandwich = name.map(|name| sandwich(&self.tree, name));
             }
             FlameMode::Icicle => self.sandwich = None,
         }
@@ -317,6 +337,13 @@ impl FlameView {
         let n = self.state.selected;
         if n == ROOT {
             return vec![Msg::Notice("select a node first".into())];
+        }
+        if let Some(d) = self.diff.as_ref().filter(|d| d.is_gone(n)) {
+            let name =
+                text::fit(&text::fold(d.name_str(&self.tree, n, &l.cap.strings)), 40).into_owned();
+            return vec![Msg::Notice(format!(
+                "“{name}” is gone in B: its instances are in A, not on B's timeline"
+            ))];
         }
         let name = text::fit(&text::fold(self.tree.name_str(n, &l.cap.strings)), 40).into_owned();
         let hits = HitList::new(
@@ -352,7 +379,6 @@ impl View for FlameView {
             return Vec::new();
         }
         let table = self.state.mode == FlameMode::Table;
-        let t = &self.tree;
         match action {
             Some(Action::Help) => return vec![help_for(ViewKind::Flame)],
             Some(Action::Quit) => return vec![Msg::Quit],
@@ -365,7 +391,8 @@ impl View for FlameView {
                 self.typing = true;
                 self.state.search.clear();
             }
-            Some(a) if self.state.on_action(a, t) => {}
+            // With a diff, moves and zoom walk the diff tree (the paths gone in B included).
+            Some(a) if self.on_shared(a) => {}
             _ => return Vec::new(),
         }
         self.refresh(st);

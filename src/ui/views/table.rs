@@ -97,6 +97,36 @@ pub trait Source: std::fmt::Debug + Send {
     fn confirm(&self, _row: &Row, _st: &State) -> Option<Vec<Msg>> {
         None
     }
+
+    /// When `action` asks for text (the diff table's step range): the prompt's label and its
+    /// starting text; `None` when it does not.
+    fn prompt(&self, _action: Action) -> Option<(String, String)> {
+        None
+    }
+
+    /// The text typed at the prompt of `action`, `Enter`ed: the rebuilt table, or why the text
+    /// was not taken (shown in the status line; the prompt stays open to fix it).
+    fn on_prompt(
+        &mut self,
+        _action: Action,
+        _text: &str,
+        _st: &State,
+    ) -> Result<TableView, String> {
+        Err("this table takes no text".into())
+    }
+}
+
+/// A text prompt opened by a [`Source`] (typing goes into `text` until `Enter` or `Esc`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prompt {
+    /// The action that asked for it.
+    pub action: Action,
+    /// What to type, shown before the text.
+    pub label: String,
+    /// Typed so far.
+    pub text: String,
+    /// Why the last `Enter` was refused (shown until the text changes).
+    pub error: Option<String>,
 }
 
 /// The table view.
@@ -131,6 +161,8 @@ pub struct TableView {
     text_ranks: Vec<Option<Vec<u32>>>,
     /// Recomputes the rows on actions the table does not handle itself.
     pub source: Option<Box<dyn Source>>,
+    /// The source's text prompt while it is open.
+    pub prompt: Option<Prompt>,
 }
 
 impl TableView {
@@ -153,6 +185,7 @@ impl TableView {
             hits_from_rows: false,
             text_ranks: Vec::new(),
             source: None,
+            prompt: None,
         }
     }
 

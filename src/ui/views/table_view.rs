@@ -2,7 +2,7 @@
 //! filtering and `Enter` targets are in `table.rs`).
 
 use super::View;
-use super::table::TableView;
+use super::table::{Prompt, TableView};
 use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -25,6 +25,9 @@ impl View for TableView {
     }
 
     fn on_key(&mut self, key: &KeyEvent, action: Option<Action>, st: &State) -> Vec<Msg> {
+        if self.prompt.is_some() {
+            return self.prompt_key(key, st);
+        }
         if self.typing {
             match key.code {
                 KeyCode::Esc | KeyCode::Enter => self.typing = false,
@@ -71,6 +74,15 @@ impl View for TableView {
             }
             Some(Action::Search) => self.typing = true,
             Some(a) => {
+                if let Some((label, text)) = self.source.as_ref().and_then(|s| s.prompt(a)) {
+                    self.prompt = Some(Prompt {
+                        action: a,
+                        label,
+                        text,
+                        error: None,
+                    });
+                    return Vec::new();
+                }
                 if let Some(msgs) = self.source.as_mut().and_then(|s| s.on_action_msgs(a, st)) {
                     return msgs;
                 }
@@ -107,6 +119,19 @@ impl View for TableView {
             ),
             None => "unsorted".into(),
         };
+        if let Some(p) = &self.prompt {
+            // The prompt replaces the info line while it is open.
+            // A refused range says why right there (the status line may be too narrow).
+            let line = format!(
+                "{}: {}▏ · {}",
+                text::sanitize(&p.label),
+                text::sanitize(&p.text),
+                p.error
+                    .as_deref()
+                    .map_or("Enter apply · Esc cancel".into(), text::sanitize)
+            );
+            buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, bold);
+        }
         let filter = if self.typing || !self.filter.is_empty() {
             format!(
                 " · filter: {}{}",
@@ -134,7 +159,9 @@ impl View for TableView {
                 format!(" · {}", self.note)
             }
         );
-        buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
+        if self.prompt.is_none() {
+            buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
+        }
         // Column widths: fixed ones, the first column takes the rest.
         let fixed: u16 = self.columns.iter().skip(1).map(|c| c.width + 1).sum();
         let first_w = inner.width.saturating_sub(fixed).max(8);
@@ -218,5 +245,52 @@ impl View for TableView {
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+}
+
+impl TableView {
+    /// A key while the source's prompt is open: text, `Backspace`, `Ctrl-U` (clear), `Esc`
+    /// (close), `Enter` (apply: the rebuilt table, or the reason in the status line).
+    fn prompt_key(&mut self, key: &KeyEvent, st: &State) -> Vec<Msg> {
+        let Some(p) = self.prompt.as_mut() else {
+            return Vec::new();
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => self.prompt = None,
+            KeyCode::Backspace => {
+                p.text.pop();
+                p.error = None;
+            }
+            KeyCode::Char('u') if ctrl => {
+                p.text.clear();
+                p.error = None;
+            }
+            KeyCode::Char(c) if !ctrl && !c.is_control() => {
+                p.text.push(c);
+                p.error = None;
+            }
+            KeyCode::Enter => {
+                let (action, text) = (p.action, p.text.clone());
+                let Some(src) = self.source.as_mut() else {
+                    self.prompt = None;
+                    return Vec::new();
+                };
+                match src.on_prompt(action, &text, st) {
+                    Ok(new) => {
+                        self.prompt = None;
+                        self.replace(new);
+                    }
+                    Err(m) => {
+                        if let Some(p) = self.prompt.as_mut() {
+                            p.error = Some(m.clone());
+                        }
+                        return vec![Msg::Notice(m)];
+                    }
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
     }
 }
