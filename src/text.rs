@@ -164,6 +164,11 @@ pub fn fit_apart(labels: &[&str], max: usize) -> Vec<String> {
                 match l[..cut].chars().next_back() {
                     Some(c) if c.is_alphanumeric() => {
                         let at = cut - c.len_utf8();
+                        // Keep some prefix: without one the label would lose its middle,
+                        // where it differs.
+                        if at == 0 {
+                            break;
+                        }
                         // Prefix head, `…`, what is given back, the first differing character
                         // and a closing `…` must fit.
                         let need =

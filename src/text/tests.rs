@@ -118,6 +118,15 @@ proptest! {
     }
 
     #[test]
+    fn fit_apart_keeps_a_prefix_of_wide_characters_apart(max in 12usize..14) {
+        // Giving back the word the shared prefix cuts through once ate the whole prefix, and
+        // the middle cut then dropped the digit that differs.
+        let out = fit_apart(&["日日610000(a(", "日日614000(a("], max);
+        prop_assert_ne!(&out[0], &out[1]);
+        prop_assert!(out.iter().all(|o| width(o) <= max), "{:?}", out);
+    }
+
+    #[test]
     fn sanitized_fit_is_safe_and_fits(s in "\\PC*|[\\x00-\\x{ff}\\x{200b}-\\x{206f}\\x{feff}日é\\x{301}]{0,80}", max in 0usize..50) {
         let out = clean_fit(&s, max);
         prop_assert!(!out.chars().any(is_unsafe));
