@@ -299,6 +299,47 @@ proptest! {
     }
 
     #[test]
+    fn allocations_are_attributed_to_the_innermost_op_of_their_thread(
+        // (thread, levels present) per 10 µs block: nested ops [10k, 10k+8], [10k+1, 10k+5],
+        // [10k+2, 10k+3] µs.
+        blocks in proptest::collection::vec((0u8..3, 0u8..8), 1..20),
+        recs in proptest::collection::vec((0u8..3, 0u32..2100, 0u8..2), 0..60),
+    ) {
+        let mut ev = Vec::new();
+        for (k, &(tid, levels)) in blocks.iter().enumerate() {
+            let base = 10.0 * k as f64;
+            for (l, (at, dur)) in [(0.0, 8.0), (1.0, 4.0), (2.0, 1.0)].into_iter().enumerate() {
+                if levels & (1 << l) != 0 {
+                    ev.push(op(&format!("l{l}"), i64::from(tid), base + at, dur));
+                }
+            }
+        }
+        for (i, &(tid, tenth, dev)) in recs.iter().enumerate() {
+            let d = if dev == 0 { CPU } else { GPU };
+            ev.push(mem(f64::from(tenth) / 10.0, i64::from(tid), 64, 0x1000 + 64 * i as u64, 0, d));
+        }
+        let json = format!("[{}]", ev.join(","));
+        let c = chrome::load_bytes(json.as_bytes(), SourceInfo::default(), &Progress::default())
+            .expect("loads");
+        let m = build(&c);
+        let mut seen = 0;
+        for t in &m.tracks {
+            for (i, &e) in t.allocs.event.iter().enumerate() {
+                let (ts, track) = (c.instants.ts[e as usize], c.instants.track[e as usize]);
+                let tr = &c.tracks[track as usize];
+                // Brute force: the enclosing slice of the thread that starts last (nested ops).
+                let want = (tr.slices.0..tr.slices.1)
+                    .filter(|&s| c.slices.start[s as usize] <= ts && ts <= c.slices.end(s as usize))
+                    .max_by_key(|&s| (c.slices.start[s as usize], -c.slices.dur[s as usize]))
+                    .unwrap_or(NO_OP);
+                prop_assert_eq!(t.allocs.op[i], want, "allocation at {} on track {}", ts, track);
+                seen += 1;
+            }
+        }
+        prop_assert_eq!(seen, recs.len());
+    }
+
+    #[test]
     fn key_averages_equals_brute_force(
         ops in proptest::collection::vec((0u8..3, 0u32..200, 0u32..120), 1..25),
         recs in proptest::collection::vec((0u8..3, 0u32..330, -500i64..500, 0u8..3), 0..40),

@@ -221,24 +221,123 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     e
 }
 
-/// A memory event before its args are read (24 bytes): when, where, and what its name says.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MemRef {
-    /// Time, ps.
-    pub ts: Ps,
-    /// Track (thread) it was recorded on.
-    pub track: u32,
-    /// Instant id (Kineto) or slice id (XPlane).
-    pub id: u32,
-    /// Whether `id` is a slice id.
-    pub is_slice: bool,
-    /// What the name says (a Kineto `[memory]` reads as `Alloc` until its `Bytes` say).
-    pub kind: MemKind,
-    /// An XPlane allocator event (else Kineto).
-    pub xplane: bool,
+/// The ids of the four memory event names (`None` when the capture never names one).
+#[derive(Clone, Copy, Debug)]
+struct Names {
+    mem: Option<StrId>,
+    oom: Option<StrId>,
+    alloc: Option<StrId>,
+    free: Option<StrId>,
 }
 
-/// Reads the args of [`MemRef`]s into [`MemEvent`]s (the arg keys looked up once).
+impl Names {
+    fn of(c: &Capture) -> Names {
+        let s = &c.strings;
+        Names {
+            mem: s.lookup(MEMORY_EVENT),
+            oom: s.lookup(OOM_EVENT),
+            alloc: s.lookup(XPLANE_ALLOC),
+            free: s.lookup(XPLANE_FREE),
+        }
+    }
+
+    /// What a name says: (kind, is an XPlane allocator event), or `None` for other events (a
+    /// Kineto `[memory]` reads as `Alloc` until its `Bytes` say).
+    #[inline]
+    fn what(&self, n: StrId) -> Option<(MemKind, bool)> {
+        let n = Some(n);
+        if n == self.mem {
+            Some((MemKind::Alloc, false))
+        } else if n == self.oom {
+            Some((MemKind::Oom, false))
+        } else if n == self.alloc {
+            Some((MemKind::Alloc, true))
+        } else if n == self.free {
+            Some((MemKind::Free, true))
+        } else {
+            None
+        }
+    }
+}
+
+/// The memory events of a capture before their args are read: 4 bytes each (the event's id; its
+/// time, track and name stay in the model's columns), and their time order. Stored instants
+/// first, track by track, then XPlane slices track by track, each track's events in time order.
+#[derive(Clone, Debug)]
+pub struct MemRefs {
+    /// Instant ids, then slice ids from `first_slice` on.
+    ids: Vec<u32>,
+    /// Track of each slice entry (slices keep no track column).
+    slice_tracks: Vec<u32>,
+    first_slice: usize,
+    names: Names,
+    /// Indexes into the stored events sorted by (time, instants before slices, id).
+    pub order: Vec<u32>,
+}
+
+impl MemRefs {
+    /// Number of memory events.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when the capture has none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether any is an XPlane slice.
+    pub fn has_slices(&self) -> bool {
+        self.first_slice < self.ids.len()
+    }
+
+    /// Whether stored event `k` is a slice (else an instant).
+    #[inline]
+    pub fn is_slice(&self, k: usize) -> bool {
+        k >= self.first_slice
+    }
+
+    /// Instant or slice id of stored event `k`.
+    #[inline]
+    pub fn id(&self, k: usize) -> u32 {
+        self.ids[k]
+    }
+
+    /// Time of stored event `k`, ps.
+    #[inline]
+    pub fn ts(&self, c: &Capture, k: usize) -> Ps {
+        let i = self.ids[k] as usize;
+        if self.is_slice(k) {
+            c.slices.start[i]
+        } else {
+            c.instants.ts[i]
+        }
+    }
+
+    /// Track of stored event `k`.
+    #[inline]
+    pub fn track(&self, c: &Capture, k: usize) -> u32 {
+        if self.is_slice(k) {
+            self.slice_tracks[k - self.first_slice]
+        } else {
+            c.instants.track[self.ids[k] as usize]
+        }
+    }
+
+    /// What stored event `k`'s name says: (kind, is an XPlane allocator event).
+    #[inline]
+    fn what(&self, c: &Capture, k: usize) -> (MemKind, bool) {
+        let i = self.ids[k] as usize;
+        let name = if self.is_slice(k) {
+            c.slices.name[i]
+        } else {
+            c.instants.name[i]
+        };
+        self.names.what(name).unwrap_or((MemKind::Alloc, false))
+    }
+}
+
+/// Reads the args of stored memory events into [`MemEvent`]s (the arg keys looked up once).
 pub struct Reader {
     keys: Keys,
 }
@@ -251,14 +350,17 @@ impl Reader {
         }
     }
 
-    /// The event `r` of `c` with its args read.
-    pub fn read(&self, c: &Capture, r: &MemRef) -> MemEvent {
+    /// Stored event `k` of `refs` with its args read.
+    pub fn read(&self, c: &Capture, refs: &MemRefs, k: usize) -> MemEvent {
+        let (kind, xplane) = refs.what(c, k);
+        let id = refs.id(k);
+        let is_slice = refs.is_slice(k);
         let base = MemEvent {
-            ts: r.ts,
-            track: r.track,
-            id: r.id,
-            is_slice: r.is_slice,
-            kind: r.kind,
+            ts: refs.ts(c, k),
+            track: refs.track(c, k),
+            id,
+            is_slice,
+            kind,
             bytes: 0,
             addr: 0,
             total_allocated: None,
@@ -268,13 +370,13 @@ impl Reader {
             allocator: StrId::EMPTY,
             stack: StrId::EMPTY,
         };
-        let args = if r.is_slice {
-            c.slices.args.get(r.id as usize)
+        let args = if is_slice {
+            c.slices.args.get(id as usize)
         } else {
-            c.instants.args.get(r.id as usize)
+            c.instants.args.get(id as usize)
         };
         let args = args.copied().unwrap_or(ArgsRef::NONE);
-        if r.xplane {
+        if xplane {
             xplane_event(c, &self.keys, args, base)
         } else {
             kineto_event(c, &self.keys, args, base)
@@ -284,126 +386,105 @@ impl Reader {
 
 /// Every memory event of `c`, sorted by (time, kind of source, id).
 pub fn memory_events(c: &Capture) -> Vec<MemEvent> {
-    let (refs, order) = memory_refs(c);
+    let refs = memory_refs(c);
     let rd = Reader::new(c);
-    order
+    refs.order
         .iter()
-        .map(|&k| rd.read(c, &refs[k as usize]))
+        .map(|&k| rd.read(c, &refs, k as usize))
         .collect()
 }
 
-/// Every memory event of `c` (args not read) in the order stored — instants track by track,
-/// then XPlane slices track by track, each track's in time order — and the time order over
-/// them: indexes sorted by (time, kind of source, id), merged from those runs (no sort).
-pub fn memory_refs(c: &Capture) -> (Vec<MemRef>, Vec<u32>) {
-    let s = &c.strings;
-    let mem = s.lookup(MEMORY_EVENT);
-    let oom = s.lookup(OOM_EVENT);
-    let xa = s.lookup(XPLANE_ALLOC);
-    let xf = s.lookup(XPLANE_FREE);
-    let mut out: Vec<MemRef> = Vec::new();
-    if mem.is_none() && oom.is_none() && xa.is_none() && xf.is_none() {
-        return (out, Vec::new());
-    }
-    // What a name says: (kind, xplane), or None for other events.
-    let what = |n: StrId| {
-        let n = Some(n);
-        if n == mem {
-            Some((MemKind::Alloc, false))
-        } else if n == oom {
-            Some((MemKind::Oom, false))
-        } else if n == xa {
-            Some((MemKind::Alloc, true))
-        } else if n == xf {
-            Some((MemKind::Free, true))
-        } else {
-            None
-        }
+/// Every memory event of `c` (args not read), and their time order, merged from the runs of
+/// the stored order (no sort).
+pub fn memory_refs(c: &Capture) -> MemRefs {
+    let names = Names::of(c);
+    let mut refs = MemRefs {
+        ids: Vec::new(),
+        slice_tracks: Vec::new(),
+        first_slice: 0,
+        names,
+        order: Vec::new(),
     };
-    let inst = &c.instants;
-    out.reserve(inst.name.iter().filter(|&&n| what(n).is_some()).count());
-    for (i, &name) in inst.name.iter().enumerate() {
-        if let Some((kind, xplane)) = what(name) {
-            out.push(MemRef {
-                ts: inst.ts[i],
-                track: inst.track[i],
-                id: i as u32,
-                is_slice: false,
-                kind,
-                xplane,
-            });
-        }
+    if names.mem.is_none() && names.oom.is_none() && names.alloc.is_none() && names.free.is_none() {
+        return refs;
     }
-    if xa.is_some() || xf.is_some() {
+    let inst = &c.instants;
+    let is_mem = |n: &StrId| names.what(*n).is_some();
+    refs.ids
+        .reserve(inst.name.iter().filter(|n| is_mem(n)).count());
+    refs.ids.extend(
+        inst.name
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| is_mem(n))
+            .map(|(i, _)| i as u32),
+    );
+    refs.first_slice = refs.ids.len();
+    if names.alloc.is_some() || names.free.is_some() {
         for (t, tr) in c.tracks.iter().enumerate() {
             for id in tr.slices.0..tr.slices.1 {
-                let i = id as usize;
-                if let Some((kind, xplane @ true)) = what(c.slices.name[i]) {
-                    out.push(MemRef {
-                        ts: c.slices.start[i],
-                        track: t as u32,
-                        id,
-                        is_slice: true,
-                        kind,
-                        xplane,
-                    });
+                if let Some((_, true)) = names.what(c.slices.name[id as usize]) {
+                    refs.ids.push(id);
+                    refs.slice_tracks.push(t as u32);
                 }
             }
         }
     }
-    let order = time_order(&out);
-    (out, order)
+    refs.order = time_order(refs.len(), |k| {
+        (refs.ts(c, k), refs.is_slice(k), refs.id(k))
+    });
+    refs
 }
 
 /// The time order of memory events: (time, is_slice, id).
 type EventKey = (Ps, bool, u32);
 
-/// Indexes of `events` sorted by (time, is_slice, id): a k-way merge of its maximal
-/// non-decreasing runs (one per track as read), O(n log runs).
-fn time_order(events: &[MemRef]) -> Vec<u32> {
+/// Indexes `0..n` sorted by `key`: a k-way merge of the maximal non-decreasing runs of the stored
+/// order (one per track as stored), O(n log runs).
+fn time_order(n: usize, key: impl Fn(usize) -> EventKey) -> Vec<u32> {
     use std::cmp::Reverse;
-    let key = |e: &MemRef| (e.ts, e.is_slice, e.id);
     let mut runs: Vec<(u32, u32)> = Vec::new();
     let mut lo = 0usize;
-    for i in 1..=events.len() {
-        if i == events.len() || key(&events[i]) < key(&events[i - 1]) {
+    for i in 1..=n {
+        if i == n || key(i) < key(i - 1) {
             runs.push((lo as u32, i as u32));
             lo = i;
         }
     }
     if runs.len() <= 1 {
-        return (0..events.len() as u32).collect();
+        return (0..n as u32).collect();
     }
-    let mut out = Vec::with_capacity(events.len());
+    let mut out = Vec::with_capacity(n);
     if runs.len() <= 8 {
         // Few runs (threads): a scan of their heads beats a heap.
+        let mut heads: Vec<EventKey> = runs.iter().map(|&(a, _)| key(a as usize)).collect();
         loop {
             let mut best: Option<usize> = None;
             for (r, &(a, b)) in runs.iter().enumerate() {
-                if a < b
-                    && best
-                        .is_none_or(|q| key(&events[a as usize]) < key(&events[runs[q].0 as usize]))
-                {
+                if a < b && best.is_none_or(|q| heads[r] < heads[q]) {
                     best = Some(r);
                 }
             }
             let Some(r) = best else { break };
             out.push(runs[r].0);
             runs[r].0 += 1;
+            if runs[r].0 < runs[r].1 {
+                heads[r] = key(runs[r].0 as usize);
+            }
         }
         return out;
     }
     let mut heap: std::collections::BinaryHeap<Reverse<(EventKey, u32)>> = runs
         .iter()
         .enumerate()
-        .map(|(r, &(a, _))| Reverse((key(&events[a as usize]), r as u32)))
+        .map(|(r, &(a, _))| Reverse((key(a as usize), r as u32)))
         .collect();
     while let Some(Reverse((_, r))) = heap.pop() {
         let run = &mut runs[r as usize];
         out.push(run.0);
         run.0 += 1;
         if run.0 < run.1 {
-            heap.push(Reverse((key(&events[run.0 as usize]), r)));
+            heap.push(Reverse((key(run.0 as usize), r)));
         }
     }
     out
@@ -452,18 +533,12 @@ pub fn device_type_name(t: i64) -> &'static str {
 mod tests {
     use super::*;
 
-    fn refs(runs: &[Vec<i64>]) -> Vec<MemRef> {
+    /// (time, is_slice, id) keys of events stored run after run.
+    fn keys(runs: &[Vec<i64>]) -> Vec<EventKey> {
         let mut out = Vec::new();
-        for (t, run) in runs.iter().enumerate() {
+        for run in runs {
             for &ts in run {
-                out.push(MemRef {
-                    ts,
-                    track: t as u32,
-                    id: out.len() as u32,
-                    is_slice: false,
-                    kind: MemKind::Alloc,
-                    xplane: false,
-                });
+                out.push((ts, false, out.len() as u32));
             }
         }
         out
@@ -488,13 +563,10 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let ev = refs(&runs);
+            let ev = keys(&runs);
             let mut want: Vec<u32> = (0..ev.len() as u32).collect();
-            want.sort_by_key(|&k| {
-                let e = &ev[k as usize];
-                (e.ts, e.is_slice, e.id)
-            });
-            assert_eq!(time_order(&ev), want, "{nruns} runs");
+            want.sort_by_key(|&k| ev[k as usize]);
+            assert_eq!(time_order(ev.len(), |k| ev[k]), want, "{nruns} runs");
         }
     }
 }

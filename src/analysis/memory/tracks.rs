@@ -15,21 +15,12 @@ type TrackKey = (i64, i64, StrId);
 
 /// Builds the memory tracks of `c` (empty when it has no memory events).
 pub fn build(c: &Capture) -> MemoryModel {
-    let (refs, order) = memory_refs(c);
+    let refs = memory_refs(c);
     let rd = Reader::new(c);
-    let ops = enclosing_ops_by(c, refs.len(), order.iter().map(|&k| k as usize), |k| {
-        (refs[k].ts, refs[k].track)
-    });
-    let slices = refs.iter().any(|r| r.is_slice);
-    build_ordered(c, &order, slices, &ops, |k| rd.read(c, &refs[k]))
-}
-
-/// Builds the memory tracks of `c` from its (time-sorted) memory events.
-pub fn build_from_events(c: &Capture, events: &[MemEvent]) -> MemoryModel {
-    let order: Vec<u32> = (0..events.len() as u32).collect();
-    let ops = enclosing_ops(c, events);
-    let slices = events.iter().any(|e| e.is_slice);
-    build_ordered(c, &order, slices, &ops, |k| events[k])
+    let ops = enclosing_ops(c, refs.len(), |k| (refs.ts(c, k), refs.track(c, k)));
+    build_ordered(c, &refs.order, refs.has_slices(), &ops, |k| {
+        rd.read(c, &refs, k)
+    })
 }
 
 /// Builds the memory tracks from the events `event(k)` taken in the time order `order`, `ops[k]`
@@ -179,52 +170,22 @@ fn intern_stack(stacks: &mut Stacks, text: &str) -> u32 {
     stacks.stack(&ids)
 }
 
-/// For each event, the innermost slice on its own track with start ≤ ts ≤ end (memory events
-/// themselves excluded), or `NO_SLICE`. One sweep per track over its slices and events.
-pub fn enclosing_ops(c: &Capture, events: &[MemEvent]) -> Vec<u32> {
-    enclosing_ops_by(c, events.len(), 0..events.len(), |k| {
-        (events[k].ts, events[k].track)
-    })
-}
-
-/// [`enclosing_ops`] of `n` events given as `at(k)` = (time, track), `time_order` their
-/// indexes in time order.
-pub fn enclosing_ops_by(
-    c: &Capture,
-    n: usize,
-    time_order: impl Iterator<Item = usize> + Clone,
-    at: impl Fn(usize) -> (Ps, u32),
-) -> Vec<u32> {
+/// For each of `n` memory events given as `at(k)` = (time, track), stored grouped by track with
+/// each group in time order (as [`memory_refs`] stores them), the innermost slice on its own
+/// track with start ≤ ts ≤ end (memory events themselves excluded), or `NO_SLICE`. One sweep per
+/// group over its track's slices.
+pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> Vec<u32> {
     let mut out = vec![NO_SLICE; n];
-    // Event positions grouped by track, in time order: a counting sort by track of the time
-    // order.
-    let ntracks = c.tracks.len() + 1;
-    let slot_of = |k: usize| (at(k).1 as usize).min(ntracks - 1);
-    let mut starts = vec![0u32; ntracks + 1];
-    for k in time_order.clone() {
-        starts[slot_of(k) + 1] += 1;
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    let mut order = vec![0u32; n];
-    for k in time_order {
-        let slot = &mut starts[slot_of(k)];
-        if let Some(o) = order.get_mut(*slot as usize) {
-            *o = k as u32;
-        }
-        *slot += 1;
-    }
     let names: Vec<StrId> = [MEMORY_EVENT, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE]
         .iter()
         .filter_map(|n| c.strings.lookup(n))
         .collect();
     let mut open: Vec<u32> = Vec::new();
     let mut g = 0;
-    while g < order.len() {
-        let track = at(order[g] as usize).1;
+    while g < n {
+        let track = at(g).1;
         let mut h = g;
-        while h < order.len() && at(order[h] as usize).1 == track {
+        while h < n && at(h).1 == track {
             h += 1;
         }
         let Some(tr) = c.tracks.get(track as usize) else {
@@ -233,8 +194,8 @@ pub fn enclosing_ops_by(
         };
         open.clear();
         let mut next = tr.slices.0;
-        for &k in &order[g..h] {
-            let ts: Ps = at(k as usize).0;
+        for k in g..h {
+            let (ts, _) = at(k);
             while next < tr.slices.1 && c.slices.start[next as usize] <= ts {
                 let s = next as usize;
                 next += 1;
@@ -253,7 +214,7 @@ pub fn enclosing_ops_by(
             while open.last().is_some_and(|&o| c.slices.end(o as usize) < ts) {
                 open.pop();
             }
-            out[k as usize] = open.last().copied().unwrap_or(NO_SLICE);
+            out[k] = open.last().copied().unwrap_or(NO_SLICE);
         }
         g = h;
     }
