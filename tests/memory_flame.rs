@@ -14,7 +14,7 @@ use tracetui::analysis::memory::stack_tree::{NO_CONTEXT, folded_tree, live_tree}
 use tracetui::analysis::memory::summary::live_at;
 use tracetui::formats::snapshot::frame_kept;
 use tracetui::model::memory::{MemoryModel, NO_OP, NO_STACK};
-use tracetui::ui::app::{App, Screen};
+use tracetui::ui::app::{App, Row, Screen};
 use tracetui::ui::catalog::CaptureRef;
 use tracetui::ui::colors::ColorMode;
 use tracetui::ui::keymap::ViewKind;
@@ -213,4 +213,23 @@ fn f_in_the_memory_table_opens_the_bytes_flame_at_the_peak() {
         a.update(code(KeyCode::Esc));
         assert_eq!(a.top(), ViewKind::Table);
     }
+}
+
+#[test]
+fn f_on_a_memory_row_of_the_timeline_opens_that_devices_bytes_flame() {
+    let mut a = snapshot_app("snap_multi.pickle", 100, 30);
+    let l = a.loaded().unwrap().clone();
+    let m = l.memory().unwrap();
+    // `^` puts the cursor on the allocated row of the device with the highest peak.
+    a.update(key('^'));
+    let Row::Memory { track, .. } = a.rows.list[a.rows.cursor] else {
+        panic!("the cursor is on a memory row");
+    };
+    a.update(key('F'));
+    let f = flame(&a);
+    assert_eq!((f.track, f.live), (track as usize, Live::Peak));
+    let (_, peak) = m.tracks[track as usize].peak.unwrap();
+    assert_eq!(f.tree.tree.total(ROOT), peak);
+    a.update(code(KeyCode::Esc));
+    assert_eq!(a.top(), ViewKind::Timeline);
 }

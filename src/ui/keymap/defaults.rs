@@ -194,7 +194,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Timeline,
         A::OpenFlame,
         &["F"],
-        "flame graph: merged call tree (of the marked range, else all)",
+        "flame graph: marked range, else all; memory row: live bytes",
     ),
     d(
         V::Timeline,

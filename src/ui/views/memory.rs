@@ -104,6 +104,14 @@ impl Source for MemorySource {
     }
 }
 
+/// The memory track of the timeline row under the cursor, when it is a memory row.
+pub fn memory_row_at_cursor(st: &State) -> Option<usize> {
+    match st.rows.list.get(st.rows.cursor) {
+        Some(TimelineRow::Memory { track, .. }) => Some(*track as usize),
+        _ => None,
+    }
+}
+
 /// The memory table of the open capture at the cursor time: the track of the memory row under
 /// the cursor, else the one with the most bytes live then. `Err` says why there is none.
 pub fn memory_view(st: &State) -> Result<TableView, String> {
@@ -113,9 +121,9 @@ pub fn memory_view(st: &State) -> Result<TableView, String> {
         return Err("no memory events (record with profile_memory=True)".into());
     }
     let at = st.cursor_time();
-    let track = match st.rows.list.get(st.rows.cursor) {
-        Some(TimelineRow::Memory { track, .. }) => *track as usize,
-        _ => (0..m.model.tracks.len())
+    let track = match memory_row_at_cursor(st) {
+        Some(track) => track,
+        None => (0..m.model.tracks.len())
             .max_by_key(|&i| (m.model.tracks[i].at(at).0, std::cmp::Reverse(i)))
             .unwrap_or(0),
     };

@@ -8,7 +8,8 @@ use super::details_view::DetailsView;
 use super::flame_view::FlameView;
 use super::gpu::gpu_view;
 use super::help::help_for;
-use super::memory::memory_view;
+use super::memory::{memory_row_at_cursor, memory_view};
+use super::memory_flame::MemoryFlameView;
 use super::overview_view::OverviewView;
 use super::rank::rank_view;
 use super::search::SearchView;
@@ -66,10 +67,17 @@ impl View for TimelineView {
                 Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
                 None => Vec::new(),
             },
-            Some(Action::OpenFlame) => FlameView::open(st)
-                .map(|v| Msg::Push(Box::new(v)))
-                .into_iter()
-                .collect(),
+            // On a memory row: that device's live bytes by call stack; else the time flame.
+            Some(Action::OpenFlame) => match memory_row_at_cursor(st) {
+                Some(track) => vec![match MemoryFlameView::open(st, track, st.cursor_time()) {
+                    Ok(v) => Msg::Push(Box::new(v)),
+                    Err(why) => Msg::Notice(why),
+                }],
+                None => FlameView::open(st)
+                    .map(|v| Msg::Push(Box::new(v)))
+                    .into_iter()
+                    .collect(),
+            },
             Some(Action::OpenMemory) => vec![match memory_view(st) {
                 Ok(t) => Msg::Push(Box::new(t)),
                 Err(why) => Msg::Notice(why),
