@@ -1,6 +1,7 @@
 //! End-to-end: the real binary in a pseudo-terminal opens a Kineto capture with `[memory]`
 //! events, shows its memory rows, `^` jumps to the allocated peak, `M` lists the allocations live
-//! there and `Enter` jumps to the op that allocated the largest.
+//! there and `Enter` jumps to the op that allocated the largest; `F` on the memory row opens the
+//! bytes flame of the live allocations at the peak, by call stack.
 
 #![cfg(unix)]
 
@@ -24,5 +25,25 @@ fn memory_rows_peak_and_live_allocations() {
     s.press("\r");
     let screen = s.wait_for("aten::mm  · dur");
     assert!(!screen.contains("memory · cuda:0"), "{screen}");
+    s.quit();
+}
+
+#[test]
+fn bytes_flame_from_the_memory_row() {
+    let mut s = Session::start("tests/fixtures/memory/kineto_memory.json");
+    s.wait_for("cuda:0 alloc ~");
+    s.press("^");
+    s.wait_for("peak of cuda:0");
+    // The cursor is on cuda:0's allocated row: F draws its live bytes by call stack.
+    s.press("F");
+    let screen = s.wait_for("live at the peak");
+    assert!(screen.contains("cuda:0"), "{screen}");
+    s.wait_for("forward");
+    // `c`: live at the cursor time instead; Esc back to the timeline.
+    s.press("c");
+    s.wait_for("live at +420");
+    s.press("\x1b");
+    let screen = s.wait_for("cuda:0 reserved ~");
+    assert!(!screen.contains("live at +420"), "{screen}");
     s.quit();
 }

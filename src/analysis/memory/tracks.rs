@@ -194,7 +194,7 @@ pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> 
         };
         open.clear();
         let mut next = tr.slices.0;
-        for k in g..h {
+        for (k, op) in (g..h).zip(&mut out[g..h]) {
             let (ts, _) = at(k);
             while next < tr.slices.1 && c.slices.start[next as usize] <= ts {
                 let s = next as usize;
@@ -214,7 +214,7 @@ pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> 
             while open.last().is_some_and(|&o| c.slices.end(o as usize) < ts) {
                 open.pop();
             }
-            out[k] = open.last().copied().unwrap_or(NO_SLICE);
+            *op = open.last().copied().unwrap_or(NO_SLICE);
         }
         g = h;
     }
