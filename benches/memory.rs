@@ -7,6 +7,7 @@
 
 use std::path::Path;
 use std::time::Instant;
+use tracetui::analysis::memory::events::KEY_NAMES;
 use tracetui::analysis::memory::{build, key_averages};
 use tracetui::model::memory::LiveIndex;
 use tracetui::model::{
@@ -25,15 +26,8 @@ fn capture(n: usize) -> Capture {
         .iter()
         .map(|s| b.intern(s))
         .collect();
-    let k = [
-        "Bytes",
-        "Addr",
-        "Total Allocated",
-        "Total Reserved",
-        "Device Type",
-        "Device Id",
-    ]
-    .map(|s| b.intern(s));
+    // Bytes, Addr, Total Allocated, Total Reserved, Device Type, Device Id.
+    let k: [_; 6] = std::array::from_fn(|i| b.intern(KEY_NAMES[i]));
     let threads: Vec<u32> = (0..4)
         .map(|t| b.track(p, Key::Int(t), TrackKind::Thread))
         .collect();

@@ -58,8 +58,10 @@ pub struct MemEvent {
 /// What an arg key is to the reader: an index into [`KEY_NAMES`] plus one, 0 for other keys.
 type Slot = u8;
 
-/// The arg keys read, in slot order (slot = index + 1): Kineto's, then XPlane's.
-const KEY_NAMES: [&str; 12] = [
+/// The arg keys read, in slot order (slot = index + 1): Kineto's six numbers (`Bytes`, `Addr`,
+/// `Total Allocated`, `Total Reserved`, `Device Type`, `Device Id`) and its `Call stack`, then
+/// XPlane's stats.
+pub const KEY_NAMES: [&str; 12] = [
     "Bytes",
     "Addr",
     "Total Allocated",
@@ -223,7 +225,7 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
 
 /// The ids of the four memory event names (`None` when the capture never names one).
 #[derive(Clone, Copy, Debug)]
-struct Names {
+pub(super) struct Names {
     mem: Option<StrId>,
     oom: Option<StrId>,
     alloc: Option<StrId>,
@@ -231,7 +233,7 @@ struct Names {
 }
 
 impl Names {
-    fn of(c: &Capture) -> Names {
+    pub(super) fn of(c: &Capture) -> Names {
         let s = &c.strings;
         Names {
             mem: s.lookup(MEMORY_EVENT),
@@ -257,6 +259,12 @@ impl Names {
         } else {
             None
         }
+    }
+
+    /// True for the name of a memory event (never the op enclosing an allocation).
+    #[inline]
+    pub(super) fn contains(&self, n: StrId) -> bool {
+        self.what(n).is_some()
     }
 }
 
@@ -409,7 +417,7 @@ pub fn memory_refs(c: &Capture) -> MemRefs {
         return refs;
     }
     let inst = &c.instants;
-    let is_mem = |n: &StrId| names.what(*n).is_some();
+    let is_mem = |n: &StrId| names.contains(*n);
     refs.ids
         .reserve(inst.name.iter().filter(|n| is_mem(n)).count());
     refs.ids.extend(
@@ -488,14 +496,6 @@ fn time_order(n: usize, key: impl Fn(usize) -> EventKey) -> Vec<u32> {
         }
     }
     out
-}
-
-/// True for the names of memory events (they are never the op enclosing an allocation).
-pub fn is_memory_name(c: &Capture, name: StrId) -> bool {
-    matches!(
-        c.strings.get(name),
-        MEMORY_EVENT | OOM_EVENT | XPLANE_ALLOC | XPLANE_FREE
-    )
 }
 
 /// c10 `DeviceType` names (`c10/core/DeviceType.h`), by number.

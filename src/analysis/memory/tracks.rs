@@ -2,10 +2,7 @@
 //! reserved counter series, the allocations matched to their frees by address, each attributed to
 //! the innermost op enclosing it on its own thread, and the out-of-memory events.
 
-use super::events::{
-    MEMORY_EVENT, MemEvent, MemKind, OOM_EVENT, Reader, XPLANE_ALLOC, XPLANE_FREE,
-    device_type_name, memory_refs,
-};
+use super::events::{MemEvent, MemKind, Names, Reader, device_type_name, memory_refs};
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -176,10 +173,7 @@ fn intern_stack(stacks: &mut Stacks, text: &str) -> u32 {
 /// group over its track's slices.
 pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> Vec<u32> {
     let mut out = vec![NO_SLICE; n];
-    let names: Vec<StrId> = [MEMORY_EVENT, OOM_EVENT, XPLANE_ALLOC, XPLANE_FREE]
-        .iter()
-        .filter_map(|n| c.strings.lookup(n))
-        .collect();
+    let names = Names::of(c);
     let mut open: Vec<u32> = Vec::new();
     let mut g = 0;
     while g < n {
@@ -199,7 +193,7 @@ pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> 
             while next < tr.slices.1 && c.slices.start[next as usize] <= ts {
                 let s = next as usize;
                 next += 1;
-                if names.contains(&c.slices.name[s]) {
+                if names.contains(c.slices.name[s]) {
                     continue;
                 }
                 let start = c.slices.start[s];
