@@ -44,6 +44,19 @@ pub fn format_in(t: Ps, unit: (Ps, &str), dec: usize) -> String {
     format!("{v:.dec$} {}", unit.1)
 }
 
+/// A signed duration (a Δ): `+1.20 ms`, `−350.0 µs`, `0` (rounded to whole ps).
+pub fn format_signed_dur(ps: f64) -> String {
+    if ps == 0.0 {
+        return "0".into();
+    }
+    let d = format_dur(ps.abs().round() as Ps);
+    if ps > 0.0 {
+        format!("+{d}")
+    } else {
+        format!("−{d}")
+    }
+}
+
 /// Formats a duration with about four significant digits: `412.3 µs`, `12.48 ms`, `0 ps`.
 pub fn format_dur(d: Ps) -> String {
     let unit = unit_for(d);

@@ -21,7 +21,7 @@ use crate::ui::colors::{self, ColorMode};
 use crate::ui::diff_lanes::{FASTER, Lane, Lanes, ONLY, SAME, SLOWER};
 use crate::ui::keymap::ViewKind;
 use crate::ui::msg::Msg;
-use crate::ui::ruler::{self, format_dur};
+use crate::ui::ruler::{self, format_dur, format_signed_dur};
 use crate::ui::state::{CaptureId, Mark, State};
 use crate::ui::text;
 use crate::ui::viewport::{Bounds, Viewport};
@@ -176,15 +176,6 @@ impl DiffAlignView {
             self.reveal(st);
         }
         Ok(())
-    }
-}
-
-/// Signed duration `+1.20 µs` / `−3.0 µs` / `0`.
-fn signed(d: Ps) -> String {
-    match d.signum() {
-        0 => "0".into(),
-        1 => format!("+{}", format_dur(d)),
-        _ => format!("−{}", format_dur(-d)),
     }
 }
 
@@ -402,7 +393,7 @@ impl DiffAlignView {
         let t = |d: Option<Ps>| d.map_or("-".to_string(), format_dur);
         let mut second = format!("A {} · B {}", t(da), t(db));
         if let (Some(a), Some(b)) = (da, db) {
-            second.push_str(&format!(" · Δ {}", signed(b - a)));
+            second.push_str(&format!(" · Δ {}", format_signed_dur((b - a) as f64)));
             if a > 0 {
                 second.push_str(&format!(" ({:+.1}%)", (b - a) as f64 * 100.0 / a as f64));
             }

@@ -14,22 +14,9 @@ use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
 use crate::ui::msg::Msg;
-use crate::ui::ruler::format_dur;
+use crate::ui::ruler::{format_dur, format_signed_dur as signed};
 use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
-
-/// Signed duration: `+1.20 ms`, `−350 µs`, `0`.
-fn signed(ps: f64) -> String {
-    if ps == 0.0 {
-        return "0".into();
-    }
-    let d = format_dur(ps.abs().round() as Ps);
-    if ps > 0.0 {
-        format!("+{d}")
-    } else {
-        format!("−{d}")
-    }
-}
 
 /// A time cell: blank for a side without events.
 fn time(count: u64, ps: f64) -> String {
@@ -84,9 +71,7 @@ impl DiffSource {
             opts: DiffOptions::default(),
         }
     }
-}
 
-impl DiffSource {
     /// The table of A and B under `opts` (an error when a capture is gone or a side has no
     /// step in the range).
     fn recompute(&self, opts: &DiffOptions, st: &State) -> Result<TableView, String> {
@@ -121,7 +106,7 @@ impl Source for DiffSource {
     fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
         match action {
             Action::GroupNext => {
-                let all = &crate::analysis::diff::GroupKey::ALL;
+                let all = &GroupKey::ALL;
                 let i = all.iter().position(|&g| g == self.opts.group).unwrap_or(0);
                 self.opts.group = all[(i + 1) % all.len()];
             }
