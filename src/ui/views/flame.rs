@@ -56,6 +56,29 @@ pub struct FlameState {
 }
 
 impl FlameState {
+    /// Table rows that fit on a screen `height` rows tall (header, ruler and footer left out).
+    pub fn table_rows(height: u16) -> usize {
+        usize::from(height.saturating_sub(3)).max(1)
+    }
+
+    /// Table mode: moves the selection `step` rows (to the first row when it is not in the
+    /// table), scrolling so that it stays among the `rows` shown.
+    pub fn move_table(&mut self, step: i64, rows: usize) {
+        if self.table.is_empty() {
+            return;
+        }
+        let i = match self.table.iter().position(|&n| n == self.selected) {
+            Some(i) => (i as i64 + step).clamp(0, self.table.len() as i64 - 1) as usize,
+            None => 0,
+        };
+        self.selected = self.table[i];
+        if i < self.scroll {
+            self.scroll = i;
+        } else if i >= self.scroll + rows {
+            self.scroll = i + 1 - rows;
+        }
+    }
+
     /// Widest first child of `n` under the current metric.
     pub fn widest_child<T: Shape + ?Sized>(&self, t: &T, n: u32) -> Option<u32> {
         ordered_children(t, n, self.metric).first().copied()

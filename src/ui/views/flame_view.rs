@@ -268,30 +268,6 @@ impl FlameView {
         }
     }
 
-    /// Table rows that fit on screen.
-    fn table_rows(st: &State) -> usize {
-        usize::from(st.size.1.saturating_sub(3)).max(1)
-    }
-
-    fn move_table(&mut self, step: i64, st: &State) {
-        let fs = &mut self.state;
-        if fs.table.is_empty() {
-            return;
-        }
-        let cur = fs.table.iter().position(|&n| n == fs.selected);
-        let i = match cur {
-            Some(i) => (i as i64 + step).clamp(0, fs.table.len() as i64 - 1) as usize,
-            None => 0,
-        };
-        fs.selected = fs.table[i];
-        let rows = Self::table_rows(st);
-        if i < fs.scroll {
-            fs.scroll = i;
-        } else if i >= fs.scroll + rows {
-            fs.scroll = i + 1 - rows;
-        }
-    }
-
     /// Rebuilds what depends on the cursor, zoom, metric or mode.
     fn refresh(&mut self, st: &State) {
         let Some(l) = st.capture(self.capture) else {
@@ -308,7 +284,7 @@ impl FlameView {
                     fs.selected = fs.table.first().copied().unwrap_or(fs.focus);
                 }
                 let i = fs.table.iter().position(|&n| n == fs.selected).unwrap_or(0);
-                let rows = Self::table_rows(st);
+                let rows = FlameState::table_rows(st.size.1);
                 fs.scroll = fs.scroll.min(i).max((i + 1).saturating_sub(rows));
                 self.sandwich = None;
             }
@@ -384,8 +360,12 @@ impl View for FlameView {
             Some(Action::Quit) => return vec![Msg::Quit],
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Confirm) => return self.confirm(st),
-            Some(Action::Down) if table => self.move_table(1, st),
-            Some(Action::Up) if table => self.move_table(-1, st),
+            Some(Action::Down) if table => {
+                self.state.move_table(1, FlameState::table_rows(st.size.1))
+            }
+            Some(Action::Up) if table => {
+                self.state.move_table(-1, FlameState::table_rows(st.size.1))
+            }
             Some(Action::CycleScope) => return self.next_scope(st),
             Some(Action::Search) => {
                 self.typing = true;

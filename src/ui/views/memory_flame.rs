@@ -166,25 +166,6 @@ impl MemoryFlameView {
         }
     }
 
-    fn move_table(&mut self, step: i64, st: &State) {
-        let fs = &mut self.state;
-        if fs.table.is_empty() {
-            return;
-        }
-        let cur = fs.table.iter().position(|&n| n == fs.selected);
-        let i = match cur {
-            Some(i) => (i as i64 + step).clamp(0, fs.table.len() as i64 - 1) as usize,
-            None => 0,
-        };
-        fs.selected = fs.table[i];
-        let rows = usize::from(st.size.1.saturating_sub(3)).max(1);
-        if i < fs.scroll {
-            fs.scroll = i;
-        } else if i >= fs.scroll + rows {
-            fs.scroll = i + 1 - rows;
-        }
-    }
-
     /// Allocation ids under node `n` (its subtree's instances).
     fn allocations_under(&self, n: u32) -> Vec<u32> {
         let t = &self.tree.tree;
@@ -251,8 +232,12 @@ impl View for MemoryFlameView {
             Some(Action::Quit) => return vec![Msg::Quit],
             Some(Action::Back) => return vec![Msg::Pop],
             Some(Action::Confirm) => return self.confirm(st),
-            Some(Action::Down) if table => self.move_table(1, st),
-            Some(Action::Up) if table => self.move_table(-1, st),
+            Some(Action::Down) if table => {
+                self.state.move_table(1, FlameState::table_rows(st.size.1))
+            }
+            Some(Action::Up) if table => {
+                self.state.move_table(-1, FlameState::table_rows(st.size.1))
+            }
             Some(Action::CycleScope) => self.next_live(st),
             Some(Action::Search) => {
                 self.typing = true;
