@@ -2,7 +2,8 @@
 //! (target ≤ 150 ms), the live set at a time (target ≤ 10 ms), torch's key_averages memory columns,
 //! and opening an allocator snapshot of 1 M trace entries (target ≤ 1 s).
 //!
-//! `TRACETUI_BENCH_MEM_EVENTS` (default 1,000,000) sets the event / entry count. Run:
+//! `TRACETUI_BENCH_MEM_EVENTS` (default 1,000,000) sets the event / entry count;
+//! `TRACETUI_MEMORY_THREADS=1` builds the tracks on one thread. Run:
 //! `cargo bench --bench memory`.
 
 use std::path::Path;
@@ -150,18 +151,19 @@ fn snapshot_pickle(n: usize) -> Vec<u8> {
     o
 }
 
-/// CPU time of this thread, s (wall time on a loaded machine overstates the work).
+/// CPU time of this process, s, all threads (the build reads args on a helper thread; wall time
+/// on a loaded machine overstates the work).
 fn cpu_now() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// Best wall time of `runs` runs (and that run's thread CPU time, printed), plus the result.
+/// Best wall time of `runs` runs (and that run's process CPU time, printed), plus the result.
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
     let mut cpu = f64::INFINITY;

@@ -1,5 +1,5 @@
 //! How many threads the parallel passes use (chunked JSON parse, XPlane planes, `finish`,
-//! statistics): the machine's cores, capped, or an override from the environment.
+//! statistics, memory tracks): the machine's cores, capped, or an override from the environment.
 
 /// The available cores, at most 8.
 pub fn cores() -> usize {

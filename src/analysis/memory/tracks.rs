@@ -6,81 +6,151 @@ use super::events::{MemEvent, MemKind, Names, Reader, device_type_name, memory_r
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
+use std::sync::mpsc;
 
 /// Track key: (device type, device id, allocator).
 type TrackKey = (i64, i64, StrId);
 
+/// Below this many memory events the build stays on the calling thread.
+const PIPELINE_MIN: usize = 1 << 16;
+/// Events per chunk handed from the reading stage to the building one.
+const CHUNK: usize = 4096;
+
 /// Builds the memory tracks of `c` (empty when it has no memory events).
+///
+/// Large captures are built in two stages on two threads (`TRACETUI_MEMORY_THREADS=1` keeps
+/// one): a helper reads the events' args in time order, chunk by chunk, while this thread
+/// matches frees to allocations and fills the columns. The result is the same either way.
 pub fn build(c: &Capture) -> MemoryModel {
+    build_with(c, crate::threads::from_env("TRACETUI_MEMORY_THREADS"))
+}
+
+/// [`build`] on at most `threads` threads (1 or 2).
+fn build_with(c: &Capture, threads: usize) -> MemoryModel {
     let refs = memory_refs(c);
     let rd = Reader::new(c);
     let ops = enclosing_ops(c, refs.len(), |k| (refs.ts(c, k), refs.track(c, k)));
-    build_ordered(c, &refs.order, refs.has_slices(), &ops, |k| {
-        rd.read(c, &refs, k)
-    })
-}
-
-/// Builds the memory tracks from the events `event(k)` taken in the time order `order`, `ops[k]`
-/// the op enclosing event `k`. The events are read (args decoded) one at a time, never held
-/// all at once. Per event: no hashing of the track key (a scan of the few tracks, the last one
-/// first), one hash-map operation for the address, column pushes.
-fn build_ordered(
-    c: &Capture,
-    order: &[u32],
-    slices: bool,
-    ops: &[u32],
-    event: impl Fn(usize) -> MemEvent,
-) -> MemoryModel {
-    let mut model = MemoryModel {
-        source: if slices {
-            EventSource::Slices
-        } else {
-            EventSource::Instants
-        },
-        ..MemoryModel::default()
-    };
-    let mut keys: Vec<TrackKey> = Vec::new();
-    let mut live: Vec<FxHashMap<u64, u32>> = Vec::new();
-    let mut sums: Vec<i64> = Vec::new();
-    let mut stack_memo: FxHashMap<StrId, u32> = FxHashMap::default();
-    let mut last = usize::MAX;
-    for &k in order {
-        let k = k as usize;
-        let e = &event(k);
-        let key = (e.device_type, e.device_id, e.allocator);
-        let ti = if keys.get(last) == Some(&key) {
-            last
-        } else {
-            match keys.iter().position(|&x| x == key) {
-                Some(i) => i,
-                None => {
-                    let mut t = new_track(c, e);
-                    // Room for every event: pages are only touched as they fill, and the
-                    // columns are shrunk at the end (no doubling copies on the way).
-                    let n = order.len();
-                    t.ts.reserve(n);
-                    t.allocated.reserve(n);
-                    t.reserved.reserve(n);
-                    t.allocs.reserve(n);
-                    model.tracks.push(t);
-                    let mut m = FxHashMap::default();
-                    m.reserve(1024);
-                    live.push(m);
-                    sums.push(0);
-                    keys.push(key);
-                    keys.len() - 1
+    let mut b = Builder::new(c, refs.has_slices(), refs.len());
+    let read = |k: u32| (ops[k as usize], rd.read(c, &refs, k as usize));
+    if refs.len() < PIPELINE_MIN || threads < 2 {
+        for &k in &refs.order {
+            let k = k as usize;
+            b.add(ops[k], &rd.read(c, &refs, k));
+        }
+        return b.finish();
+    }
+    type Chunk = Vec<(u32, MemEvent)>;
+    std::thread::scope(|sc| {
+        // A few chunks in flight; emptied ones go back to the reader to be refilled.
+        let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(3);
+        let (empty_tx, empty_rx) = mpsc::channel::<Chunk>();
+        let order = &refs.order;
+        let read = &read;
+        sc.spawn(move || {
+            for part in order.chunks(CHUNK) {
+                let mut buf = empty_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+                buf.clear();
+                buf.extend(part.iter().map(|&k| read(k)));
+                if full_tx.send(buf).is_err() {
+                    return;
                 }
             }
+        });
+        for buf in full_rx {
+            for (op, e) in &buf {
+                b.add(*op, e);
+            }
+            // The reader may be done and gone: then the chunk is simply dropped.
+            let _ = empty_tx.send(buf);
+        }
+    });
+    b.finish()
+}
+
+/// The memory tracks under construction, fed the events in time order. Per event: no hashing
+/// of the track key (a scan of the few tracks, the last one first), one hash-map operation for
+/// the address, column pushes.
+struct Builder<'c> {
+    c: &'c Capture,
+    model: MemoryModel,
+    /// Number of events (each track's columns reserve room for all).
+    n: usize,
+    keys: Vec<TrackKey>,
+    /// Per track: live allocations by address.
+    live: Vec<FxHashMap<u64, u32>>,
+    /// Per track: bytes allocated by the events so far.
+    sums: Vec<i64>,
+    stack_memo: FxHashMap<StrId, u32>,
+    last: usize,
+}
+
+impl<'c> Builder<'c> {
+    fn new(c: &'c Capture, slices: bool, n: usize) -> Builder<'c> {
+        Builder {
+            c,
+            model: MemoryModel {
+                source: if slices {
+                    EventSource::Slices
+                } else {
+                    EventSource::Instants
+                },
+                ..MemoryModel::default()
+            },
+            n,
+            keys: Vec::new(),
+            live: Vec::new(),
+            sums: Vec::new(),
+            stack_memo: FxHashMap::default(),
+            last: usize::MAX,
+        }
+    }
+
+    /// Index of the track of `e`, made when new.
+    #[inline]
+    fn track(&mut self, e: &MemEvent) -> usize {
+        let key = (e.device_type, e.device_id, e.allocator);
+        if self.keys.get(self.last) == Some(&key) {
+            return self.last;
+        }
+        let ti = match self.keys.iter().position(|&x| x == key) {
+            Some(i) => i,
+            None => {
+                let mut t = new_track(self.c, e);
+                // Room for every event: pages are only touched as they fill, and the
+                // columns are shrunk at the end (no doubling copies on the way).
+                t.ts.reserve(self.n);
+                t.allocated.reserve(self.n);
+                t.reserved.reserve(self.n);
+                t.allocs.reserve(self.n);
+                self.model.tracks.push(t);
+                let mut m = FxHashMap::default();
+                m.reserve(1024);
+                self.live.push(m);
+                self.sums.push(0);
+                self.keys.push(key);
+                self.keys.len() - 1
+            }
         };
-        last = ti;
-        let tr = &mut model.tracks[ti];
+        self.last = ti;
+        ti
+    }
+
+    /// Adds event `e`, `op` the op enclosing it.
+    #[inline]
+    fn add(&mut self, op: u32, e: &MemEvent) {
+        let ti = self.track(e);
         let stack = if e.stack == StrId::EMPTY {
             NO_STACK
         } else {
-            *stack_memo
+            let (stacks, c) = (&mut self.model.stacks, self.c);
+            *self
+                .stack_memo
                 .entry(e.stack)
-                .or_insert_with(|| intern_stack(&mut model.stacks, c.strings.get(e.stack)))
+                .or_insert_with(|| intern_stack(stacks, c.strings.get(e.stack)))
         };
+        let tr = &mut self.model.tracks[ti];
         let event = e.id;
         match e.kind {
             MemKind::Oom => {
@@ -93,28 +163,28 @@ fn build_ordered(
                     stack,
                     event,
                 });
-                continue;
+                return;
             }
             MemKind::Alloc if e.bytes == 0 => tr.counts.zero_size += 1,
             MemKind::Alloc => {
                 tr.counts.allocs += 1;
                 let id = tr.allocs.len() as u32;
-                if let Some(old) = live[ti].insert(e.addr, id) {
+                if let Some(old) = self.live[ti].insert(e.addr, id) {
                     tr.counts.addr_reuse += 1;
                     tr.allocs.end[old as usize] = e.ts;
                 }
-                tr.allocs.push(e.ts, e.bytes, e.addr, ops[k], stack, event);
+                tr.allocs.push(e.ts, e.bytes, e.addr, op, stack, event);
             }
             MemKind::Free => {
                 tr.counts.frees += 1;
-                match live[ti].remove(&e.addr) {
+                match self.live[ti].remove(&e.addr) {
                     Some(id) => tr.allocs.end[id as usize] = e.ts,
                     None => tr.counts.unmatched_frees += 1,
                 }
             }
         }
-        sums[ti] += e.bytes;
-        let allocated = e.total_allocated.unwrap_or(sums[ti]);
+        self.sums[ti] = self.sums[ti].saturating_add(e.bytes);
+        let allocated = e.total_allocated.unwrap_or(self.sums[ti]);
         tr.totals_from_events |= e.total_allocated.is_some();
         tr.has_reserved |= e.total_reserved.is_some();
         let reserved = e.total_reserved.unwrap_or(allocated);
@@ -122,13 +192,16 @@ fn build_ordered(
         tr.allocated.push(allocated);
         tr.reserved.push(reserved);
     }
-    for t in &mut model.tracks {
-        t.ts.shrink_to_fit();
-        t.allocated.shrink_to_fit();
-        t.reserved.shrink_to_fit();
-        t.allocs.shrink_to_fit();
+
+    fn finish(mut self) -> MemoryModel {
+        for t in &mut self.model.tracks {
+            t.ts.shrink_to_fit();
+            t.allocated.shrink_to_fit();
+            t.reserved.shrink_to_fit();
+            t.allocs.shrink_to_fit();
+        }
+        self.model
     }
-    model
 }
 
 fn new_track(c: &Capture, e: &MemEvent) -> MemTrack {
@@ -213,4 +286,88 @@ pub fn enclosing_ops(c: &Capture, n: usize, at: impl Fn(usize) -> (Ps, u32)) -> 
         g = h;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::memory::events::KEY_NAMES;
+    use crate::model::{ArgValue, ArgsRef, CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+
+    /// `n` `[memory]` events on 3 threads inside nested ops: two devices with running totals
+    /// and one without, address reuse, frees of unknown addresses, call stacks, and OOMs.
+    fn capture(n: usize) -> Capture {
+        let mut b = CaptureBuilder::new();
+        let p = b.process(Key::Int(1));
+        let mem = b.intern("[memory]");
+        let oom = b.intern("[OutOfMemory]");
+        let op = b.intern("aten::mm");
+        let k: Vec<StrId> = KEY_NAMES[..7].iter().map(|s| b.intern(s)).collect();
+        let stacks = [b.intern("a.py(1): f;b.py(2): g"), b.intern("c.py(3): h")];
+        let th: Vec<u32> = (0..3)
+            .map(|t| b.track(p, Key::Int(t), TrackKind::Thread))
+            .collect();
+        let mut live: Vec<Vec<u64>> = vec![Vec::new(); 3];
+        let mut total = [0i64; 3];
+        let mut x = 0x9e37_79b9_u64;
+        for i in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ts = i as i64 * 1000;
+            let t = th[i % 3];
+            if i % 6 == 0 {
+                b.add_slice(t, ts, 6000 * 3, op, op, ArgsRef::NONE, 0);
+            }
+            let dev = (x % 3) as usize;
+            let (bytes, addr) = if x.is_multiple_of(97) {
+                (-64, (1 << 40) | (x % 1000)) // a free of memory allocated before the capture
+            } else if !live[dev].is_empty() && x % 100 < 45 {
+                let j = (x / 100) as usize % live[dev].len();
+                (-256, live[dev].swap_remove(j))
+            } else {
+                // Few addresses, so some are allocated again while live.
+                let a = 0x1000 + (x >> 20) % 4096 * 256;
+                live[dev].push(a);
+                (256, a)
+            };
+            total[dev] += bytes;
+            b.args.begin();
+            b.args.push(k[0], ArgValue::I64(bytes));
+            b.args.push(k[1], ArgValue::U64(addr));
+            if dev < 2 {
+                b.args.push(k[2], ArgValue::I64(total[dev]));
+                b.args.push(k[3], ArgValue::I64(total[dev] + 4096));
+            }
+            b.args.push(k[4], ArgValue::I64(dev.min(1) as i64));
+            b.args.push(k[5], ArgValue::I64(dev as i64 - 1));
+            if x.is_multiple_of(5) {
+                b.args
+                    .push(k[6], ArgValue::Str(stacks[(x >> 8) as usize % 2]));
+            }
+            let args = b.args.finish();
+            let name = if i % 10_007 == 5 { oom } else { mem };
+            b.add_instant(t, ts + 10, name, mem, args, b't');
+        }
+        b.finish(SourceInfo::default(), Format::Kineto)
+    }
+
+    /// The two-stage build gives what the one-thread build gives, across many chunks.
+    #[test]
+    fn two_stages_build_what_one_does() {
+        let c = capture(PIPELINE_MIN + 3 * CHUNK + 17);
+        let one = build_with(&c, 1);
+        let two = build_with(&c, 2);
+        assert_eq!(one.tracks.len(), 3);
+        let t = &one.tracks[1];
+        assert!(
+            t.counts.addr_reuse > 0 && t.counts.unmatched_frees > 0,
+            "{:?}",
+            t.counts
+        );
+        assert!(one.tracks.iter().any(|t| !t.ooms.is_empty()));
+        assert!(one.tracks.iter().any(|t| !t.totals_from_events));
+        assert!(!one.stacks.frames.is_empty());
+        assert_eq!(format!("{one:?}"), format!("{two:?}"));
+    }
 }
