@@ -237,6 +237,39 @@ fn v_regroups_and_percent_changes_the_threshold() {
     );
 }
 
+/// When the baseline's file is deleted while the table is open (the live watcher drops its
+/// entry), `v` and `%` say why the table cannot be recomputed, and the table stays as it was
+/// (grouping and threshold unchanged, so the next press starts from the shown state).
+#[test]
+fn regrouping_after_the_baseline_is_gone_says_why() {
+    use tracetui::live::{CaptureEvent, EventKind, WatchEvent};
+    use tracetui::ui::msg::Msg;
+    let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
+    diff_0_1(&mut a);
+    let before = (table(&a).title.clone(), table(&a).rows.len());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
+    let cat = tracetui::discover::discover(&root).expect("fixtures");
+    let capture = cat
+        .captures()
+        .find(|c| c.path.ends_with("hand_a.json"))
+        .expect("A")
+        .clone();
+    let cmds = a.update(Msg::Watch(WatchEvent::Capture(CaptureEvent {
+        kind: EventKind::Removed,
+        capture,
+    })));
+    run_cmds(&mut a, cmds);
+    assert_eq!(a.entries.len(), 1, "A's entry dropped");
+    for k in ['v', '%'] {
+        a.update(key(k));
+        let n = a.notice.clone().unwrap_or_default();
+        assert!(n.contains("no longer loaded"), "{k}: {n:?}");
+        let t = table(&a);
+        assert_eq!((t.title.clone(), t.rows.len()), before, "{k}");
+        assert_eq!(t.columns[0].name, "name", "{k}");
+    }
+}
+
 /// The paths only in A are drawn in the diff flame, hatched at A's width beside B's nodes:
 /// `aten::old` and `kernel_v1` under `ProfilerStep*`. The arrow keys reach them, the footer
 /// gives A's figures and "gone in B", `Enter` and the sandwich say why they have nothing in B,

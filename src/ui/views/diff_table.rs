@@ -103,22 +103,27 @@ pub fn parse_steps(text: &str) -> Result<Option<StepRange>, String> {
 }
 
 impl Source for DiffSource {
-    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+    fn on_action(&mut self, action: Action, st: &State) -> Option<Result<TableView, String>> {
+        let mut opts = self.opts;
         match action {
             Action::GroupNext => {
                 let all = &GroupKey::ALL;
-                let i = all.iter().position(|&g| g == self.opts.group).unwrap_or(0);
-                self.opts.group = all[(i + 1) % all.len()];
+                let i = all.iter().position(|&g| g == opts.group).unwrap_or(0);
+                opts.group = all[(i + 1) % all.len()];
             }
             Action::DiffThreshold => {
-                let cur = (self.opts.threshold_pct, self.opts.threshold_ps);
+                let cur = (opts.threshold_pct, opts.threshold_ps);
                 let i = THRESHOLDS.iter().position(|&t| t == cur).unwrap_or(0);
-                (self.opts.threshold_pct, self.opts.threshold_ps) =
-                    THRESHOLDS[(i + 1) % THRESHOLDS.len()];
+                (opts.threshold_pct, opts.threshold_ps) = THRESHOLDS[(i + 1) % THRESHOLDS.len()];
             }
             _ => return None,
         }
-        self.recompute(&self.opts, st).ok()
+        // As at the prompt: the options change only when the new table exists.
+        let t = self.recompute(&opts, st);
+        if t.is_ok() {
+            self.opts = opts;
+        }
+        Some(t)
     }
 
     fn prompt(&self, action: Action) -> Option<(String, String)> {

@@ -61,6 +61,20 @@ impl FlameState {
         usize::from(height.saturating_sub(3)).max(1)
     }
 
+    /// Table mode, after the table was rebuilt: keeps the selection on a row of it (the first
+    /// when it left) and among the `rows` shown.
+    pub fn settle_table(&mut self, rows: usize) {
+        if !self.table.contains(&self.selected) {
+            self.selected = self.table.first().copied().unwrap_or(self.focus);
+        }
+        let i = self
+            .table
+            .iter()
+            .position(|&n| n == self.selected)
+            .unwrap_or(0);
+        self.scroll = self.scroll.min(i).max((i + 1).saturating_sub(rows));
+    }
+
     /// Table mode: moves the selection `step` rows (to the first row when it is not in the
     /// table), scrolling so that it stays among the `rows` shown.
     pub fn move_table(&mut self, step: i64, rows: usize) {

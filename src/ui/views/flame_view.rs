@@ -279,13 +279,7 @@ impl FlameView {
                     Some(d) => self.state.refresh_diff_table(&self.tree, d, &l.cap.strings),
                     None => self.state.refresh_table(&self.tree, &l.cap.strings),
                 }
-                let fs = &mut self.state;
-                if !fs.table.contains(&fs.selected) {
-                    fs.selected = fs.table.first().copied().unwrap_or(fs.focus);
-                }
-                let i = fs.table.iter().position(|&n| n == fs.selected).unwrap_or(0);
-                let rows = FlameState::table_rows(st.size.1);
-                fs.scroll = fs.scroll.min(i).max((i + 1).saturating_sub(rows));
+                self.state.settle_table(FlameState::table_rows(st.size.1));
                 self.sandwich = None;
             }
             FlameMode::Sandwich => {

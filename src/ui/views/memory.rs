@@ -67,7 +67,7 @@ impl MemorySource {
 }
 
 impl Source for MemorySource {
-    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+    fn on_action(&mut self, action: Action, st: &State) -> Option<Result<TableView, String>> {
         let l = st.loaded()?;
         let m = l.memory()?;
         match action {
@@ -75,7 +75,7 @@ impl Source for MemorySource {
             Action::FilterTrack => self.track = (self.track + 1) % m.model.tracks.len().max(1),
             _ => return None,
         }
-        Some(table(l, m, self.track, self.scope, st))
+        Some(Ok(table(l, m, self.track, self.scope, st)))
     }
 
     fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {

@@ -148,15 +148,13 @@ impl MemoryFlameView {
         }
     }
 
-    fn refresh(&mut self) {
+    /// Rebuilds what depends on the cursor, zoom, metric or mode; `rows` table rows are shown.
+    fn refresh(&mut self, rows: usize) {
         let t = &self.tree.tree;
         match self.state.mode {
             FlameMode::Table => {
                 self.state.refresh_table(t, &self.tree.names);
-                let fs = &mut self.state;
-                if !fs.table.contains(&fs.selected) {
-                    fs.selected = fs.table.first().copied().unwrap_or(fs.focus);
-                }
+                self.state.settle_table(rows);
                 self.sandwich = None;
             }
             FlameMode::Sandwich => {
@@ -246,7 +244,7 @@ impl View for MemoryFlameView {
             Some(a) if self.state.on_action(a, t) => {}
             _ => return Vec::new(),
         }
-        self.refresh();
+        self.refresh(FlameState::table_rows(st.size.1));
         Vec::new()
     }
 

@@ -243,12 +243,12 @@ impl StatsScope {
 }
 
 impl Source for StatsScope {
-    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView> {
+    fn on_action(&mut self, action: Action, st: &State) -> Option<Result<TableView, String>> {
         let l = st.loaded()?;
         if !self.step(action, st, &l.cap) {
             return None;
         }
-        self.build(st)
+        self.build(st).map(Ok)
     }
 
     fn slices_of(&self, row: &Row, st: &State) -> Option<(String, Vec<u32>)> {

@@ -76,8 +76,9 @@ pub struct Row {
 /// Where a table's rows come from when actions of its own recompute them (the statistics
 /// table's grouping and filters): the table keeps its sort, filter text and source.
 pub trait Source: std::fmt::Debug + Send {
-    /// Handles `action` (one the table itself does not use); returns the rebuilt table, if any.
-    fn on_action(&mut self, action: Action, st: &State) -> Option<TableView>;
+    /// Handles `action` (one the table itself does not use): the rebuilt table, or why it could
+    /// not be rebuilt (shown in the status line); `None` when the action is not the source's.
+    fn on_action(&mut self, action: Action, st: &State) -> Option<Result<TableView, String>>;
 
     /// Handles `action` (one the table itself does not use) with messages: opening another
     /// view (the diff table's aligned timelines, the memory table's bytes flame); `None` to

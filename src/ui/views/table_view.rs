@@ -86,8 +86,10 @@ impl View for TableView {
                 if let Some(msgs) = self.source.as_mut().and_then(|s| s.on_action_msgs(a, st)) {
                     return msgs;
                 }
-                if let Some(new) = self.source.as_mut().and_then(|s| s.on_action(a, st)) {
-                    self.replace(new);
+                match self.source.as_mut().and_then(|s| s.on_action(a, st)) {
+                    Some(Ok(new)) => self.replace(new),
+                    Some(Err(m)) => return vec![Msg::Notice(m)],
+                    None => {}
                 }
             }
             None => {}
