@@ -100,7 +100,37 @@ fn hand_pair_one_step_and_thresholds() {
         ..opts
     };
     let e = diff::diff(&a, &b, &o).expect_err("A has no step 3");
-    assert!(e.starts_with("A: no ProfilerStep#N with N in 3"), "{e}");
+    assert!(e.starts_with("A: no step numbered in 3"), "{e}");
+}
+
+/// XPlane captures have steps too (JAX `StepTraceAnnotation`'s `step_num`, as the step finder
+/// reads them): a step range diffs their windows, and times are per step.
+#[test]
+fn xplane_step_num_steps_are_diffed() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xplane/vm.xplane.pb");
+    let c = formats::load(&path, SourceInfo::default(), &Progress::default()).expect("load");
+    let whole = diff::diff(&c, &c, &DiffOptions::default()).expect("whole");
+    assert_eq!((whole.steps_a, whole.steps_b), (5, 5));
+    assert!(whole.per_step);
+    let o = DiffOptions {
+        steps: Some(StepRange::parse("1..=2").expect("range")),
+        ..DiffOptions::default()
+    };
+    let d = diff::diff(&c, &c, &o).expect("steps 1..=2");
+    assert_eq!((d.steps_a, d.steps_b), (2, 2));
+    let count = |d: &diff::Diff| d.rows.iter().map(|r| r.count_a).sum::<u64>();
+    assert!(
+        0 < count(&d) && count(&d) < count(&whole),
+        "{} of {}",
+        count(&d),
+        count(&whole)
+    );
+    let o = DiffOptions {
+        steps: Some(StepRange::parse("9").expect("range")),
+        ..DiffOptions::default()
+    };
+    let e = diff::diff(&c, &c, &o).expect_err("no step 9");
+    assert!(e.starts_with("A: no step numbered in 9"), "{e}");
 }
 
 #[test]
@@ -240,7 +270,7 @@ fn cli_json_and_text() {
     );
     let (code, _, err) = run(&["diff", a, b, "--steps", "7"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no ProfilerStep#N with N in 7"), "{err}");
+    assert!(err.contains("no step numbered in 7"), "{err}");
     let (code, _, err) = run(&["diff", a, b, "--steps", "x"]);
     assert_eq!(code, 2, "{err}");
     // A dir with several captures must name one.
@@ -273,11 +303,12 @@ fn arb_side() -> impl Strategy<Value = Side> {
                 .collect();
             Side {
                 rows,
-                steps: (0..steps as u64)
+                steps: (0..steps as i64)
                     .map(|n| Step {
                         number: n,
                         start: 0,
                         end: step_time,
+                        partial: false,
                     })
                     .collect(),
                 step_time_ps: step_time,

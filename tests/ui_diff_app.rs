@@ -410,7 +410,7 @@ fn r_prompts_for_a_step_range() {
     type_str(&mut a, "3");
     a.update(code(KeyCode::Enter));
     let n = a.notice.clone().unwrap_or_default();
-    assert_eq!(n, "diff: A: no ProfilerStep#N with N in 3");
+    assert_eq!(n, "diff: A: no step numbered in 3");
     assert!(table(&a).title.contains("steps 2 (1 vs 1)"));
     // Esc cancels; `v` and `%` keep the range.
     a.update(code(KeyCode::Esc));

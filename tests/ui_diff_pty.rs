@@ -28,7 +28,7 @@ fn step_range_prompt_and_gone_paths_in_the_diff_flame() {
     s.press("9");
     s.press("\r");
     // The reason shows on the prompt line (and in the status line).
-    s.wait_for("9▏ · diff: A: no ProfilerStep#N with N in 9");
+    s.wait_for("9▏ · diff: A: no step numbered in 9");
     s.press("\x7f");
     s.press("2");
     s.press("\r");

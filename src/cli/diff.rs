@@ -376,7 +376,7 @@ pub fn render_text(j: &DiffJson) -> String {
     let norm = if j.per_step {
         "times per step".to_string()
     } else if j.steps_a == 0 || j.steps_b == 0 {
-        "times not normalised (a capture has no ProfilerStep#N)".to_string()
+        "times not normalised (a capture has no steps)".to_string()
     } else {
         "times not normalised".to_string()
     };

@@ -41,7 +41,7 @@ impl SideRow {
 pub struct Side {
     /// Rows, in first-seen order.
     pub rows: Vec<SideRow>,
-    /// Steps in scope (0 when the capture has no `ProfilerStep#N`).
+    /// Steps in scope (none when the capture has no step annotation).
     pub steps: Vec<Step>,
     /// Mean step duration, ps; the capture's span when it has no steps in scope.
     pub step_time_ps: Ps,
@@ -69,7 +69,7 @@ pub fn side(
                 .filter(|st| r.contains(st.number))
                 .collect();
             if steps.is_empty() {
-                return Err(format!("no ProfilerStep#N with N in {r}"));
+                return Err(format!("no step numbered in {r}"));
             }
             (steps.clone(), Some(in_steps(c, &Windows::of(&steps), hta)))
         }

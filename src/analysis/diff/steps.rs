@@ -1,62 +1,23 @@
-//! Step windows of a capture: the host `ProfilerStep#N` slices, and which events a set of steps
-//! covers (HTA's iteration rule).
-//!
-//! A small local helper until the steps module (issue on step detection) lands; it only knows
-//! PyTorch's `ProfilerStep#N` annotations.
+//! The steps a diff compares and which events a set of steps covers (HTA's iteration rule).
 
+pub use crate::analysis::steps::Step;
+use crate::analysis::steps::{StepOptions, StepSource, find};
 use crate::model::{Capture, Ps};
-use rustc_hash::FxHashMap;
 
-/// One step: its number and its window `[start, end)` (the union of the host `ProfilerStep#N`
-/// slices with that number, one per thread that has it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
-    /// `N` of `ProfilerStep#N`.
-    pub number: u64,
-    /// Window start, ps.
-    pub start: Ps,
-    /// Window end, ps.
-    pub end: Ps,
-}
-
-/// Parses `ProfilerStep#N` (spaces around `#` allowed, like HTA's regex).
-pub fn step_number(name: &str) -> Option<u64> {
-    let rest = name.strip_prefix("ProfilerStep")?.trim_start();
-    let rest = rest.strip_prefix('#')?.trim_start();
-    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    rest.parse().ok()
-}
-
-/// The host steps of `c`, sorted by number. Device-side copies of the annotation (GPU user
-/// annotations on streams) are not steps.
+/// The steps of `c` as the step finder finds them (`ProfilerStep#N` on host threads, XPlane
+/// host events with a `step_num` stat, the XPlane `Steps` line; docs/steps.md), in time order;
+/// none when the capture has no step annotation (a diff then compares whole captures).
 pub fn find_steps(c: &Capture) -> Vec<Step> {
-    let s = &c.slices;
-    // Step numbers by name id, so each distinct name is parsed once.
-    let mut by_name: FxHashMap<u32, Option<u64>> = FxHashMap::default();
-    let mut windows: FxHashMap<u64, (Ps, Ps)> = FxHashMap::default();
-    for i in 0..s.len() {
-        let id = s.name[i];
-        let n = *by_name
-            .entry(id.index() as u32)
-            .or_insert_with(|| step_number(c.strings.get(id)));
-        let Some(n) = n else { continue };
-        if s.kind(i).is_device() {
-            continue;
-        }
-        let (a, b) = (s.start[i], s.end(i));
-        windows
-            .entry(n)
-            .and_modify(|w| *w = (w.0.min(a), w.1.max(b)))
-            .or_insert((a, b));
+    let opts = StepOptions {
+        input: None,
+        ..StepOptions::default()
+    };
+    let found = find(c, &opts);
+    if found.source == StepSource::Whole {
+        Vec::new()
+    } else {
+        found.steps
     }
-    let mut out: Vec<Step> = windows
-        .into_iter()
-        .map(|(number, (start, end))| Step { number, start, end })
-        .collect();
-    out.sort_by_key(|st| st.number);
-    out
 }
 
 /// Which steps to compare: step numbers `lo..=hi`.
@@ -103,8 +64,8 @@ impl StepRange {
     }
 
     /// True when step number `n` is in the range.
-    pub fn contains(&self, n: u64) -> bool {
-        (self.lo..=self.hi).contains(&n)
+    pub fn contains(&self, n: i64) -> bool {
+        u64::try_from(n).is_ok_and(|n| (self.lo..=self.hi).contains(&n))
     }
 }
 
@@ -149,11 +110,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_step_names_and_ranges() {
-        assert_eq!(step_number("ProfilerStep#12"), Some(12));
-        assert_eq!(step_number("ProfilerStep # 3"), Some(3));
-        assert_eq!(step_number("ProfilerStep#"), None);
-        assert_eq!(step_number("ProfilerStep#1x"), None);
+    fn parses_ranges() {
         assert_eq!(StepRange::parse("7"), Ok(StepRange { lo: 7, hi: 7 }));
         assert_eq!(StepRange::parse("10..20"), Ok(StepRange { lo: 10, hi: 19 }));
         assert_eq!(
@@ -168,6 +125,8 @@ mod tests {
             StepRange::parse("10..20").map(|r| r.to_string()),
             Ok("10..=19".into())
         );
+        let r = StepRange { lo: 0, hi: 3 };
+        assert!(r.contains(0) && r.contains(3) && !r.contains(4) && !r.contains(-1));
     }
 
     #[test]
@@ -177,16 +136,19 @@ mod tests {
                 number: 1,
                 start: 10,
                 end: 20,
+                partial: false,
             },
             Step {
                 number: 2,
                 start: 20,
                 end: 30,
+                partial: false,
             },
             Step {
                 number: 4,
                 start: 50,
                 end: 60,
+                partial: false,
             },
         ]);
         assert!(!w.contains(9));

@@ -9,7 +9,7 @@ use super::View;
 use super::flame::{FlameMode, FlameState, FlameWidget};
 use super::help::help_for;
 use super::table::scope;
-use crate::analysis::diff::steps::find_steps as profiler_steps;
+use crate::analysis::diff::steps::find_steps;
 use crate::analysis::flame::{
     DeviceLinks, FlameTree, ROOT, Sandwich, Scope, TreeDiff, build, build_ancestors, sandwich,
 };
@@ -178,7 +178,7 @@ fn diff_against_baseline(st: &State, capture: CaptureId, tree: &FlameTree) -> Op
         &whole_scope(&a.cap).0,
         (!links.is_empty()).then_some(&links),
     );
-    let steps = (profiler_steps(&a.cap).len(), profiler_steps(&b.cap).len());
+    let steps = (find_steps(&a.cap).len(), find_steps(&b.cap).len());
     Some(TreeDiff::new(
         at,
         &a.cap.strings,
