@@ -55,6 +55,40 @@ pub struct MemEvent {
     pub stack: StrId,
 }
 
+impl MemEvent {
+    /// The event `id` (a slice id when `is_slice`) at `ts` on `track`, of the `kind` its name
+    /// says, before its args are read: no bytes, address or totals, device type 0, no device id.
+    fn unread(ts: Ps, track: u32, id: u32, is_slice: bool, kind: MemKind) -> MemEvent {
+        MemEvent {
+            ts,
+            track,
+            id,
+            is_slice,
+            kind,
+            bytes: 0,
+            addr: 0,
+            total_allocated: None,
+            total_reserved: None,
+            device_type: 0,
+            device_id: -1,
+            allocator: StrId::EMPTY,
+            stack: StrId::EMPTY,
+        }
+    }
+
+    /// A Kineto `[memory]` event is a free when its bytes are negative, else an allocation
+    /// (an out-of-memory event stays one).
+    fn kind_from_bytes(&mut self) {
+        if self.kind != MemKind::Oom {
+            self.kind = if self.bytes < 0 {
+                MemKind::Free
+            } else {
+                MemKind::Alloc
+            };
+        }
+    }
+}
+
 /// What an arg key is to the reader: an index into [`KEY_NAMES`] plus one, 0 for other keys.
 type Slot = u8;
 
@@ -227,13 +261,7 @@ fn kineto_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     } else {
         kineto_fields(c, k, args, &mut e);
     }
-    if e.kind != MemKind::Oom {
-        e.kind = if e.bytes < 0 {
-            MemKind::Free
-        } else {
-            MemKind::Alloc
-        };
-    }
+    e.kind_from_bytes();
     e
 }
 
@@ -416,21 +444,7 @@ impl Reader {
         let (kind, xplane) = refs.what(c, k);
         let id = refs.id(k);
         let is_slice = refs.is_slice(k);
-        let base = MemEvent {
-            ts: refs.ts(c, k),
-            track: refs.track(c, k),
-            id,
-            is_slice,
-            kind,
-            bytes: 0,
-            addr: 0,
-            total_allocated: None,
-            total_reserved: None,
-            device_type: 0,
-            device_id: -1,
-            allocator: StrId::EMPTY,
-            stack: StrId::EMPTY,
-        };
+        let base = MemEvent::unread(refs.ts(c, k), refs.track(c, k), id, is_slice, kind);
         let args = if is_slice {
             c.slices.args.get(id as usize)
         } else {
@@ -585,6 +599,8 @@ pub fn device_type_name(t: i64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{CaptureBuilder, Format, Key, SourceInfo, TrackKind};
+    use proptest::prelude::*;
 
     /// (time, is_slice, id) keys of events stored run after run.
     fn keys(runs: &[Vec<i64>]) -> Vec<EventKey> {
@@ -622,13 +638,6 @@ mod tests {
             assert_eq!(time_order(ev.len(), |k| ev[k]), want, "{nruns} runs");
         }
     }
-}
-
-#[cfg(test)]
-mod fast_path_tests {
-    use super::*;
-    use crate::model::{CaptureBuilder, Format, Key, SourceInfo, TrackKind};
-    use proptest::prelude::*;
 
     proptest! {
         /// The one-pass integer reader and the general path read every Kineto args block alike:
@@ -668,25 +677,11 @@ mod fast_path_tests {
             let c = b.finish(SourceInfo::default(), Format::Kineto);
             let k = Keys::new(&c.strings);
             let args = c.instants.args[0];
-            let base = MemEvent {
-                ts: 5,
-                track: th,
-                id: 0,
-                is_slice: false,
-                kind: MemKind::Alloc,
-                bytes: 0,
-                addr: 0,
-                total_allocated: None,
-                total_reserved: None,
-                device_type: 0,
-                device_id: -1,
-                allocator: StrId::EMPTY,
-                stack: StrId::EMPTY,
-            };
+            let base = MemEvent::unread(5, th, 0, false, MemKind::Alloc);
             let got = kineto_event(&c, &k, args, base);
             let mut want = base;
             kineto_fields(&c, &k, args, &mut want);
-            want.kind = if want.bytes < 0 { MemKind::Free } else { MemKind::Alloc };
+            want.kind_from_bytes();
             prop_assert_eq!(got, want);
         }
     }

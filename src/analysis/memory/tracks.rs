@@ -31,7 +31,6 @@ fn build_with(c: &Capture, threads: usize) -> MemoryModel {
     let rd = Reader::new(c);
     let ops = enclosing_ops(c, refs.len(), |k| (refs.ts(c, k), refs.track(c, k)));
     let mut b = Builder::new(c, refs.has_slices(), refs.len());
-    let read = |k: u32| (ops[k as usize], rd.read(c, &refs, k as usize));
     if refs.len() < PIPELINE_MIN || threads < 2 {
         for &k in &refs.order {
             let k = k as usize;
@@ -44,9 +43,9 @@ fn build_with(c: &Capture, threads: usize) -> MemoryModel {
         // A few chunks in flight; emptied ones go back to the reader to be refilled.
         let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(3);
         let (empty_tx, empty_rx) = mpsc::channel::<Chunk>();
-        let order = &refs.order;
-        let read = &read;
+        let (order, ops, rd, refs) = (&refs.order, &ops, &rd, &refs);
         sc.spawn(move || {
+            let read = |k: u32| (ops[k as usize], rd.read(c, refs, k as usize));
             for part in order.chunks(CHUNK) {
                 let mut buf = empty_rx
                     .try_recv()
