@@ -88,6 +88,14 @@ impl DiffSource {
             st.size.0,
         ))
     }
+
+    /// The table under `opts`, which become the source's options only when it exists (a
+    /// refused step range or a capture gone leaves the shown table's options in place).
+    fn apply(&mut self, opts: DiffOptions, st: &State) -> Result<TableView, String> {
+        let t = self.recompute(&opts, st)?;
+        self.opts = opts;
+        Ok(t)
+    }
 }
 
 /// The step range typed at the diff table's prompt: empty for all steps, else `--steps`'s
@@ -118,12 +126,7 @@ impl Source for DiffSource {
             }
             _ => return None,
         }
-        // As at the prompt: the options change only when the new table exists.
-        let t = self.recompute(&opts, st);
-        if t.is_ok() {
-            self.opts = opts;
-        }
-        Some(t)
+        Some(self.apply(opts, st))
     }
 
     fn prompt(&self, action: Action) -> Option<(String, String)> {
@@ -140,11 +143,7 @@ impl Source for DiffSource {
             return Err("this table takes no text for that key".into());
         }
         let steps = parse_steps(text)?;
-        let opts = DiffOptions { steps, ..self.opts };
-        // The options change only when the diff of the new range exists.
-        let t = self.recompute(&opts, st)?;
-        self.opts = opts;
-        Ok(t)
+        self.apply(DiffOptions { steps, ..self.opts }, st)
     }
 
     fn on_action_msgs(&mut self, action: Action, st: &State) -> Option<Vec<Msg>> {
