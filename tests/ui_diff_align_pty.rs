@@ -20,11 +20,7 @@ fn aligned_timelines_open_from_the_diff_table() {
     }
     let path = dir.path().to_str().expect("utf-8 path").to_string();
     let mut s = Session::start(&path);
-    s.wait_for("2 captures");
-    s.press("b");
-    s.wait_for("baseline A: ");
-    s.press("j");
-    s.press("d");
+    s.diff_second_against_first();
     s.wait_for("diff · B ");
     s.press("a");
     s.wait_for("2 matched (1 slower, 0 faster)");

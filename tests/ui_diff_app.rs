@@ -5,11 +5,13 @@
 
 use ratatui::crossterm::event::KeyCode;
 use std::path::Path;
+use std::sync::Arc;
 use tracetui::analysis::diff::{DiffOptions, diff};
 use tracetui::ui::app::{App, Screen};
 use tracetui::ui::catalog::CaptureRef;
 use tracetui::ui::colors::ColorMode;
 use tracetui::ui::keymap::ViewKind;
+use tracetui::ui::loader::Loaded;
 use tracetui::ui::views::table::TableView;
 
 mod common;
@@ -32,6 +34,13 @@ fn table(app: &App) -> &TableView {
         .last()
         .and_then(|v| v.as_any().downcast_ref::<TableView>())
         .expect("diff table on top")
+}
+
+/// The loaded captures of entries 0 (A) and 1 (B).
+fn loaded_a_b(app: &App) -> (Arc<Loaded>, Arc<Loaded>) {
+    let e = &app.entries;
+    let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
+    (cap(0), cap(1))
 }
 
 /// Marks entry 0 as A, then diffs entry 1 (B) against it.
@@ -61,11 +70,7 @@ fn b_then_d_shows_the_diff_of_b_against_a() {
     assert!(t.title.starts_with("diff · B "), "{}", t.title);
     assert!(t.title.contains("per step"), "{}", t.title);
     // The same rows, in the same order, as the library's (and so `tracetui diff`'s) answer.
-    let (ca, cb) = {
-        let e = &a.entries;
-        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
-        (cap(0), cap(1))
-    };
+    let (ca, cb) = loaded_a_b(&a);
     let d = diff(&ca.cap, &cb.cap, &DiffOptions::default()).unwrap();
     let names: Vec<&str> = t.rows.iter().map(|r| r.cells[0].as_str()).collect();
     let want: Vec<&str> = d.rows.iter().map(|r| r.name.as_str()).collect();
@@ -176,11 +181,7 @@ fn v_regroups_and_percent_changes_the_threshold() {
     use tracetui::ui::views::diff_table::THRESHOLDS;
     let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
     diff_0_1(&mut a);
-    let (ca, cb) = {
-        let e = &a.entries;
-        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
-        (cap(0), cap(1))
-    };
+    let (ca, cb) = loaded_a_b(&a);
     let rows_of = |t: &TableView| -> Vec<(String, String)> {
         let mut v: Vec<_> = t
             .rows
@@ -339,11 +340,7 @@ fn r_prompts_for_a_step_range() {
     use tracetui::analysis::diff::StepRange;
     let mut a = app(&["hand_a.json", "hand_b.json"], 120, 30);
     diff_0_1(&mut a);
-    let (ca, cb) = {
-        let e = &a.entries;
-        let cap = |i: usize| e.capture(e.id_of(i).unwrap()).unwrap().clone();
-        (cap(0), cap(1))
-    };
+    let (ca, cb) = loaded_a_b(&a);
     let names = |t: &TableView| -> Vec<(String, String, String)> {
         t.rows
             .iter()

@@ -17,11 +17,7 @@ fn step_range_prompt_and_gone_paths_in_the_diff_flame() {
     }
     let path = dir.path().to_str().expect("utf-8 path").to_string();
     let mut s = Session::start(&path);
-    s.wait_for("2 captures");
-    s.press("b");
-    s.wait_for("baseline A: ");
-    s.press("j");
-    s.press("d");
+    s.diff_second_against_first();
     s.wait_for("all steps (2 vs 3)");
     s.press("r");
     s.wait_for("compare steps (N, A..B");

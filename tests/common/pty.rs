@@ -92,6 +92,16 @@ impl Session {
         }
     }
 
+    /// In the picker of a log dir of two captures: marks the first as the baseline (A) and
+    /// diffs the second (B) against it.
+    pub fn diff_second_against_first(&mut self) {
+        self.wait_for("2 captures");
+        self.press("b");
+        self.wait_for("baseline A: ");
+        self.press("j");
+        self.press("d");
+    }
+
     /// Types `keys`.
     pub fn press(&mut self, keys: &str) {
         self.writer.write_all(keys.as_bytes()).expect("key");
