@@ -17,11 +17,6 @@ use rustc_hash::FxHashMap;
 /// No counterpart on the other side.
 pub const NONE: u32 = u32::MAX;
 
-/// Index of a metric in [`Metric::ALL`].
-fn metric_index(m: Metric) -> usize {
-    Metric::ALL.iter().position(|&x| x == m).unwrap_or(0)
-}
-
 /// B's tree matched with A's.
 #[derive(Clone, Debug)]
 pub struct TreeDiff {
@@ -250,15 +245,13 @@ impl TreeDiff {
         if n >= self.b_len {
             return self.a_width(n, m);
         }
-        let extra = self.gone_below.get(&n).map_or(0.0, |w| w[metric_index(m)]);
+        let extra = self.gone_below.get(&n).map_or(0.0, |w| w[m.index()]);
         self.b_width(b, n, m) + extra
     }
 
     /// The A width (normalised) of everything gone in B under `m`.
     pub fn gone_width(&self, m: Metric) -> f64 {
-        self.gone_below
-            .get(&ROOT)
-            .map_or(0.0, |w| w[metric_index(m)])
+        self.gone_below.get(&ROOT).map_or(0.0, |w| w[m.index()])
     }
 
     /// The diff tree over B's tree `b`, for layout and moves.

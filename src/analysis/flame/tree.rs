@@ -50,10 +50,14 @@ impl Metric {
         }
     }
 
+    /// Its index in [`Metric::ALL`] (the declaration order).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The next metric in [`Metric::ALL`].
     pub fn next(self) -> Metric {
-        let i = Metric::ALL.iter().position(|&m| m == self).unwrap_or(0);
-        Metric::ALL[(i + 1) % Metric::ALL.len()]
+        Metric::ALL[(self.index() + 1) % Metric::ALL.len()]
     }
 
     /// True for time metrics (ps), false for counts.
@@ -505,6 +509,14 @@ impl TreeBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metric_index_is_its_place_in_all() {
+        for (i, m) in Metric::ALL.iter().enumerate() {
+            assert_eq!(m.index(), i);
+            assert_eq!(Metric::ALL[(i + 1) % 4], m.next());
+        }
+    }
 
     #[test]
     fn builder_merges_paths_and_sums() {
