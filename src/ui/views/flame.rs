@@ -350,9 +350,21 @@ impl FlameWidget<'_> {
         })
     }
 
+    /// True when `name` contains the search text, case-insensitively (per drawn block: ASCII
+    /// text, the usual case, is compared in place without lower-cased copies).
     fn matches(&self, name: &str) -> bool {
         let q = &self.state.search;
-        !q.is_empty() && name.to_lowercase().contains(&q.to_lowercase())
+        if q.is_empty() {
+            return false;
+        }
+        if q.is_ascii() && name.is_ascii() {
+            let n = q.as_bytes();
+            return name
+                .as_bytes()
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n));
+        }
+        name.to_lowercase().contains(&q.to_lowercase())
     }
 
     /// Name text of node `n` of `t`: of the diff tree (gone nodes included) when `t` is the
