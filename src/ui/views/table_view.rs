@@ -29,21 +29,10 @@ impl View for TableView {
             return self.prompt_key(key, st);
         }
         if self.typing {
-            match key.code {
-                KeyCode::Esc | KeyCode::Enter => self.typing = false,
-                KeyCode::Backspace => {
-                    self.filter.pop();
-                    self.refresh();
-                }
-                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    self.filter.clear();
-                    self.refresh();
-                }
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    self.filter.push(c);
-                    self.refresh();
-                }
-                _ => {}
+            if matches!(key.code, KeyCode::Esc | KeyCode::Enter) {
+                self.typing = false;
+            } else if edit_line(&mut self.filter, key) {
+                self.refresh();
             }
             return Vec::new();
         }
@@ -257,21 +246,8 @@ impl TableView {
         let Some(p) = self.prompt.as_mut() else {
             return Vec::new();
         };
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => self.prompt = None,
-            KeyCode::Backspace => {
-                p.text.pop();
-                p.error = None;
-            }
-            KeyCode::Char('u') if ctrl => {
-                p.text.clear();
-                p.error = None;
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                p.text.push(c);
-                p.error = None;
-            }
             KeyCode::Enter => {
                 let (action, text) = (p.action, p.text.clone());
                 let Some(src) = self.source.as_mut() else {
@@ -291,8 +267,27 @@ impl TableView {
                     }
                 }
             }
-            _ => {}
+            _ => {
+                if edit_line(&mut p.text, key) {
+                    p.error = None;
+                }
+            }
         }
         Vec::new()
     }
+}
+
+/// A key typed into one line of text (the filter, a prompt): `Backspace`, `Ctrl-U` (clear) and
+/// printable characters edit `text`. True when the key was one of those.
+fn edit_line(text: &mut String, key: &KeyEvent) -> bool {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char('u') if ctrl => text.clear(),
+        KeyCode::Char(c) if !ctrl && !c.is_control() => text.push(c),
+        _ => return false,
+    }
+    true
 }
