@@ -169,15 +169,12 @@ impl App {
                 st.notice = None;
                 let kind = self.top();
                 let action = self.state.keymap.action(kind, &k);
-                if action == Some(Action::OpenNewest)
-                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
-                {
+                let opener = action.filter(|&a| kind.takes(a));
+                if opener == Some(Action::OpenNewest) {
                     cmds.extend(self.open_newest());
                     return Vec::new();
                 }
-                if action == Some(Action::OpenCapture)
-                    && matches!(kind, ViewKind::Picker | ViewKind::Timeline)
-                {
+                if opener == Some(Action::OpenCapture) {
                     let form = CaptureForm::new(&self.state.capture.settings);
                     self.stack.push(Box::new(form));
                     return Vec::new();

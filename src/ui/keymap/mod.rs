@@ -93,17 +93,11 @@ impl Keymap {
     /// Help rows: the global ones, then `view`'s: (keys joined by " / ", description).
     pub fn help_rows(&self, view: ViewKind) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
-        // Global keys (quit, help) first: they stay visible on short terminals.
-        // Opening the newest capture and capturing act in the picker and on the timeline only
-        // (`App::update`): the help of other views leaves them out.
-        let opens = matches!(
-            view,
-            ViewKind::Global | ViewKind::Picker | ViewKind::Timeline
-        );
+        // Global keys (quit, help) first: they stay visible on short terminals. Keys that do
+        // not act in the view (`ViewKind::takes`) are left out.
         for v in [ViewKind::Global, view] {
             for (rv, action, keys, desc) in &self.rows {
-                let open = matches!(action, Action::OpenNewest | Action::OpenCapture);
-                if *rv == v && !keys.is_empty() && (opens || !open) {
+                if *rv == v && !keys.is_empty() && view.takes(*action) {
                     let k: Vec<String> = keys.iter().map(Key::to_string).collect();
                     out.push((k.join(" / "), *desc));
                 }

@@ -1,5 +1,7 @@
 //! Which view a key binding belongs to ([`ViewKind`]), with its `[keys.<name>]` config name.
 
+use crate::ui::action::Action;
+
 /// Which view a binding belongs to. `Global` bindings apply in every view unless the view binds
 /// the same key itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,6 +31,17 @@ pub enum ViewKind {
 }
 
 impl ViewKind {
+    /// Whether `action` acts in this view: opening the newest capture and the capture form
+    /// (global keys) act only in the picker and on the timeline, where `App::update` opens
+    /// them; every other action wherever it is bound.
+    pub fn takes(self, action: Action) -> bool {
+        !matches!(action, Action::OpenNewest | Action::OpenCapture)
+            || matches!(
+                self,
+                ViewKind::Global | ViewKind::Picker | ViewKind::Timeline
+            )
+    }
+
     /// Every kind, in config order.
     pub const ALL: &'static [ViewKind] = &[
         ViewKind::Global,
