@@ -6,6 +6,9 @@
 //! `TRACETUI_MEMORY_THREADS=1` builds the tracks on one thread. Run:
 //! `cargo bench --bench memory`.
 
+mod common;
+
+use common::process_cpu_s;
 use std::path::Path;
 use std::time::Instant;
 use tracetui::analysis::memory::events::KEY_NAMES;
@@ -151,31 +154,20 @@ fn snapshot_pickle(n: usize) -> Vec<u8> {
     o
 }
 
-/// CPU time of this process, s, all threads (the build reads args on a helper thread; wall time
-/// on a loaded machine overstates the work).
-fn cpu_now() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-/// Best wall time of `runs` runs (and that run's process CPU time, printed), plus the result.
+/// Best wall time of `runs` runs (and that run's process CPU time, all threads — the build reads
+/// args on a helper thread — printed), plus the result.
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
     let mut cpu = f64::INFINITY;
     let mut out = None;
     for _ in 0..runs {
-        let c = cpu_now();
+        let c = process_cpu_s();
         let t = Instant::now();
         let r = f();
         let w = t.elapsed().as_secs_f64();
         if w < best {
             best = w;
-            cpu = cpu_now() - c;
+            cpu = process_cpu_s() - c;
         }
         out = Some(r);
     }
@@ -210,11 +202,11 @@ fn main() {
     let mut worst_cpu = 0.0f64;
     for q in 0..50 {
         let at = (q as i64 * n as i64 / 50) * 1_000_000;
-        let c = cpu_now();
+        let c = process_cpu_s();
         let s = Instant::now();
         idx.live_at(&tr.allocs, at, &mut out);
         worst = worst.max(s.elapsed().as_secs_f64());
-        worst_cpu = worst_cpu.max(cpu_now() - c);
+        worst_cpu = worst_cpu.max(process_cpu_s() - c);
         most = most.max(out.len());
     }
     println!(

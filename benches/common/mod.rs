@@ -1,4 +1,5 @@
 //! Measurement helpers shared by the bench binaries (each includes this with `mod common;`).
+#![allow(dead_code)] // each bench binary uses its own subset
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +16,6 @@ pub fn rss_anon() -> u64 {
 
 /// CPU time (user + system) of this process and all its threads so far, s: on a loaded
 /// machine it says what the work cost when wall time says how long it waited.
-#[allow(dead_code)] // not every bench binary reports it
 pub fn process_cpu_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
