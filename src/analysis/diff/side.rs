@@ -71,7 +71,8 @@ pub fn side(
             if steps.is_empty() {
                 return Err(format!("no step numbered in {r}"));
             }
-            (steps.clone(), Some(in_steps(c, &Windows::of(&steps), hta)))
+            let keep = in_steps(c, &Windows::of(&steps), hta);
+            (steps, Some(keep))
         }
     };
     // Σ direct children per slice, for self time.
