@@ -1,6 +1,7 @@
 //! `tracetui cache`: what the capture cache holds (`formats::cache`), and `--clear`.
 
-use super::{emit, text, to_json};
+use super::report::{emit, to_json};
+use super::text;
 use crate::formats::cache;
 use clap::Args;
 use serde::Serialize;

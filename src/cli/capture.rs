@@ -2,7 +2,8 @@
 //! (gRPC) or, with `--dynolog`, PyTorch jobs through the dynolog daemon. The one command that
 //! writes: only new files, only inside `--logdir` (see `capture::logdir`).
 
-use super::{emit, text::clean, to_json};
+use super::report::{emit, to_json};
+use super::text::clean;
 use crate::capture::dynolog;
 #[cfg(feature = "capture")]
 use crate::capture::logdir;

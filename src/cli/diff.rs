@@ -1,11 +1,54 @@
 //! `tracetui diff A B`: what changed between two captures (see [`crate::analysis::diff`]).
 
+use super::report::emit;
+use super::report::fail;
+use super::report::one_capture;
+
 use super::text::{self, Align, clean};
 use crate::analysis::diff::{Diff, DiffOptions, DiffRow, GroupKey, SortKey, StepRange, join, side};
 use crate::discover::CaptureFile;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
+
+pub fn cmd_diff(a: &DiffArgs) -> i32 {
+    let (ca, cb) = match (one_capture("A", &a.a), one_capture("B", &a.b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    if let Some(stream) = &a.align {
+        let j = match super::diff_align::compute(&ca, &cb, stream, a.limit.unwrap_or(20)) {
+            Ok(j) => j,
+            Err(e) => return fail(&clean(&e)),
+        };
+        let out = if a.json {
+            super::report::to_json(&j)
+        } else {
+            super::diff_align::render_text(&j)
+        };
+        return match emit(&out) {
+            Ok(()) => 0,
+            Err(code) => code,
+        };
+    }
+    let opts = a.options();
+    let mut d = match compute(&ca, &cb, &opts) {
+        Ok(d) => d,
+        Err(e) => return fail(&clean(&e)),
+    };
+    crate::analysis::diff::sort_rows(&mut d.rows, a.sort.into(), false);
+    let limit = a.limit.or(if a.json { None } else { Some(40) });
+    let j = to_json(&ca, &cb, &d, &opts, limit);
+    let out = if a.json {
+        super::report::to_json(&j)
+    } else {
+        render_text(&j)
+    };
+    match emit(&out) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
 
 pub(super) const DIFF_AFTER: &str = "\
 Examples:

@@ -164,7 +164,5 @@ pub fn cmd_export(a: &ExportArgs) -> i32 {
 /// Runs `export` in a build without Parquet support: says so.
 #[cfg(not(feature = "export"))]
 pub fn cmd_export(_: &ExportArgs) -> i32 {
-    super::fail(
-        "this tracetui was built without the `export` feature (cargo build --features export)",
-    )
+    super::report::feature_missing("`tracetui export`", "export")
 }

@@ -1,6 +1,11 @@
 //! `tracetui gpu`: HTA-style GPU breakdowns per device and stream (see
 //! [`crate::analysis::gpu`] and docs/gpu.md).
 
+use super::parse::parse_us;
+use super::report::report;
+use clap::Args;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::gpu::{self, GpuOptions, GpuReport};
 use crate::discover::CaptureFile;
@@ -9,6 +14,61 @@ use crate::model::Capture;
 use serde::Serialize;
 
 use super::stats::ns;
+
+pub const GPU_AFTER: &str = "\
+Examples:
+  tracetui gpu run/worker0.123.pt.trace.json.gz
+  tracetui gpu logs/ --json | jq '.captures[].gpu[] | {device, stream, idle_ns, host_wait_ns}'
+  tracetui gpu trace.json --idle-threshold-us 10 --hta
+
+Per device and stream, HTA's definitions (docs/gpu.md): busy time split into compute /
+communication / memory / other by kernel name, idle time and its breakdown into host wait, kernel
+wait and other, queue length (launched, not started) and launch delay; per device the temporal
+breakdown and the communication/computation overlap. --json gives ns.";
+
+/// Arguments of `gpu`.
+#[derive(Args, Debug)]
+pub struct GpuArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Gaps shorter than this are kernel wait, µs
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+    /// Launches longer than this are runtime outliers, µs
+    #[arg(long, value_name = "US", default_value = "50", value_parser = parse_us)]
+    pub runtime_cutoff_us: f64,
+    /// Launch delays longer than this are outliers, µs
+    #[arg(long, value_name = "US", default_value = "100", value_parser = parse_us)]
+    pub launch_delay_cutoff_us: f64,
+    /// Queue length that blocks the host
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub queue_full: i64,
+    /// Reproduce HTA's preprocessing (for parity checks): JSON times rounded inward to whole µs,
+    /// only activities launched before the last ProfilerStep
+    #[arg(long)]
+    pub hta: bool,
+}
+
+pub fn cmd_gpu(a: &GpuArgs) -> i32 {
+    let ps = |us: f64| (us * 1e6).round() as i64;
+    let opts = crate::analysis::gpu::GpuOptions {
+        idle_threshold: ps(a.idle_threshold_us),
+        runtime_cutoff: ps(a.runtime_cutoff_us),
+        launch_delay_cutoff: ps(a.launch_delay_cutoff_us),
+        queue_full: a.queue_full,
+        hta_compat: a.hta,
+    };
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| capture_gpu(cap, loaded, &opts),
+        render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
 
 /// One stream of `gpu --json` (`captures[].gpu[]`; shape documented in docs/cli.md).
 #[derive(Serialize, Clone, Debug)]

@@ -1,6 +1,15 @@
 //! `tracetui memory`: per device / allocator memory figures of captures (Kineto `[memory]`
 //! events, XPlane allocator events) and of torch CUDA allocator snapshots (`*.pickle`).
 
+use super::parse::parse_time;
+use super::report::Problem;
+use super::report::emit;
+use super::report::finish;
+use super::report::report;
+use super::report::to_json;
+use clap::Args;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::memory::summary::{live_at, top_allocators};
 use crate::discover::CaptureFile;
@@ -8,6 +17,73 @@ use crate::formats::LoadError;
 use crate::model::memory::{LIVE_AT_END, LiveIndex, MemTrack, MemoryModel, NO_OP, NO_STACK};
 use crate::model::{Capture, Ps};
 use serde::Serialize;
+
+pub const MEMORY_AFTER: &str = "\
+Examples:
+  tracetui memory trace.pt.trace.json             peaks, counts, live at end, top ops per device
+  tracetui memory trace.pt.trace.json --at 12ms   the allocations live 12 ms after the first event
+  tracetui memory snap.pickle --stacks            a CUDA allocator snapshot, with folded stack lines
+  tracetui memory logs/ --json | jq '.captures[].tracks[].peak_allocated'
+
+Sources: Kineto `[memory]` / `[OutOfMemory]` events (torch.profiler with profile_memory=True),
+XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), and snapshots from
+torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
+the innermost op enclosing it on its own thread. See docs/memory.md.";
+
+/// Arguments of `memory`.
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Log dir, capture file or allocator snapshot (*.pickle)
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// List the allocations live at TIME after the first event (e.g. 1.5ms, 200us; bare = ns)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub at: Option<i64>,
+    /// Show call stacks of live allocations; for snapshots also the folded `stream;state;frames
+    /// bytes` lines that `python -m torch.cuda._memory_viz memory` draws
+    #[arg(long)]
+    pub stacks: bool,
+    /// Show at most N live allocations per device with --at [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+pub fn cmd_memory(a: &MemoryArgs) -> i32 {
+    let o = MemoryOptions {
+        at: a.at,
+        stacks: a.stacks,
+        limit: a.limit.or(if a.json { None } else { Some(20) }),
+    };
+    if crate::discover::is_snapshot_file(&a.path) {
+        let r = snapshot_memory(&a.path, &o);
+        let printed = if a.json {
+            #[derive(Serialize)]
+            struct Out<'a> {
+                captures: [&'a CaptureMemory; 1],
+                problems: [Problem; 0],
+            }
+            emit(&to_json(&Out {
+                captures: [&r],
+                problems: [],
+            }))
+        } else {
+            emit(&render_text(&r))
+        };
+        if let Err(code) = printed {
+            return code;
+        }
+        return finish(std::iter::once((r.path.as_str(), r.error.as_ref())), 1);
+    }
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| capture_memory(cap, loaded, &o),
+        render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
 
 /// How many names `top_ops` lists per track.
 const TOP: usize = 10;

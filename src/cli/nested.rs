@@ -1,12 +1,112 @@
 //! `tracetui nested`: ejkernel-style nested-event accounting per capture and per-function-id
 //! timing across captures (see [`crate::analysis::nested`]).
 
+use super::parse::parse_regex;
+use super::parse::parse_time;
+use super::report::LOAD_THREADS;
+use super::report::Problem;
+use super::report::captures;
+use super::report::catalog;
+use super::report::emit;
+use super::report::finish;
+use super::report::problems;
+use super::report::to_json;
+use clap::Args;
+use regex::Regex;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::nested::{FunctionTime, NestedOptions, NestedReport, compute};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+
+pub const NESTED_AFTER: &str = "\
+Examples:
+  tracetui nested logs/                                  every jit_* event's own duration
+  tracetui nested logs/ --regex '^fusion|^dot' --json    merged time of the contained fusions/dots
+  tracetui nested runs/ --id-pattern '^jit_autotune_fn_([0-9]+)' --json | jq .functions
+
+ejkernel's nested-event accounting (docs/analysis.md): for each event whose unified name
+hlo_module(program_id-scope_range_id) starts with --prefix, the union of the events it fully
+contains (same plane, any line) whose unified name matches --regex, else its own duration; events
+shorter than --min-dur are ignored. Per-function-id figures take one sample per capture and name
+(several runs = several samples), dropping the min and max when more than two. --json gives ns.";
+
+/// Arguments of `nested`.
+#[derive(Args, Debug)]
+pub struct NestedArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Parent events: unified names starting with this (empty: all)
+    #[arg(long, value_name = "P", default_value = "jit_")]
+    pub prefix: String,
+    /// Count the merged time of contained events whose unified name matches this regex
+    /// [default: the parent's own duration]
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub regex: Option<Regex>,
+    /// Ignore events shorter than this (a bare number is ns; 1.5us, 2ms…)
+    #[arg(long, value_name = "NS", default_value = "1000", value_parser = parse_time)]
+    pub min_dur: i64,
+    /// Function id: the first capture group of this regex on a row's name
+    #[arg(long, value_name = "RE", default_value = crate::analysis::nested::DEFAULT_ID_PATTERN,
+          value_parser = parse_regex)]
+    pub id_pattern: Regex,
+}
+
+pub fn cmd_nested(a: &NestedArgs) -> i32 {
+    let cat = match catalog(&a.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = crate::analysis::nested::NestedOptions {
+        prefix: a.prefix.clone(),
+        regex: a.regex.clone(),
+        min_dur: a.min_dur,
+        id_pattern: a.id_pattern.clone(),
+    };
+    let reports = super::load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
+        capture_nested(cap, loaded, &opts)
+    });
+    let functions: Vec<FunctionJson> =
+        crate::analysis::nested::by_function_id(reports.iter().map(|r| &r.report), &a.id_pattern)
+            .iter()
+            .map(FunctionJson::from)
+            .collect();
+    let printed = if a.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            captures: &'a [CaptureNested],
+            functions: &'a [FunctionJson],
+            problems: Vec<Problem>,
+        }
+        emit(&to_json(&Out {
+            captures: &reports,
+            functions: &functions,
+            problems: problems(&cat),
+        }))
+    } else {
+        let mut s = String::new();
+        for r in &reports {
+            s.push_str(&render_text(r));
+            s.push('\n');
+        }
+        s.push_str(&render_functions(&functions));
+        emit(&s)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        reports.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        reports.len(),
+    )
+}
 
 /// One row of `nested --json`: a unified name's nested times.
 #[derive(Serialize, Clone, Debug)]

@@ -1,6 +1,10 @@
 //! `tracetui rank`: torch's optimizable-event ranking per capture (see
 //! [`crate::analysis::rank`]).
 
+use super::report::report;
+use clap::Args;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::rank::callstack::call_stack_frame;
 use crate::analysis::rank::{Mode, rank};
@@ -8,6 +12,50 @@ use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+
+pub const RANK_AFTER: &str = "\
+Examples:
+  tracetui rank run/worker0.123.pt.trace.json.gz          top 10 optimizable CPU events
+  tracetui rank logs/ --top 3 --json | jq '.captures[].optimizable[0]'
+  tracetui rank trace.pt.trace.json --compat              torch's BasicEvaluation, quirks included
+
+torch's BasicEvaluation heuristic (torch.profiler._utils): CPU events during which the GPU queue
+fell from depth >= 4 to 0, scored z(idle fraction) + 0.6 z(self time). Kineto JSON (launches
+cudaLaunchKernel*, plus cuLaunchKernel* and hip*LaunchKernel unless --compat) and XPlane GPU
+captures (host events linked to /device:GPU:N kernels by correlation_id). START is relative to the
+capture's zero (its earliest event); --json gives start_ns from it and the absolute start_epoch_ns.
+See docs/analysis.md.";
+
+/// Arguments of `rank`.
+#[derive(Args, Debug)]
+pub struct RankArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Show the N best events per capture
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Reproduce torch's code exactly, quirks included (see docs/analysis.md)
+    #[arg(long)]
+    pub compat: bool,
+}
+
+pub fn cmd_rank(a: &RankArgs) -> i32 {
+    let mode = if a.compat {
+        crate::analysis::rank::Mode::Compat
+    } else {
+        crate::analysis::rank::Mode::Default
+    };
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| capture_rank(cap, loaded, mode, a.top),
+        render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
 
 /// One ranked event of `rank --json`.
 #[derive(Serialize, Clone, Debug)]

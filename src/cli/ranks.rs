@@ -3,6 +3,14 @@
 //! docs/steps.md). Each capture is summarized while it is loaded and its model dropped, so
 //! memory stays at the loading threads' captures plus the small summaries.
 
+use super::report::Problem;
+use super::report::captures;
+use super::report::catalog;
+use super::report::emit;
+use super::report::finish;
+use super::report::problems;
+use clap::Args;
+
 use super::text::{self, Align, clean};
 use crate::analysis::ranks::{self, RankSummary, RunReport};
 use crate::analysis::steps::StepOptions;
@@ -10,6 +18,74 @@ use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+
+pub const RANKS_AFTER: &str = "\
+Examples:
+  tracetui ranks logs/                      every run below logs/: ranks, stragglers, skewed collectives
+  tracetui ranks logs/ --json | jq '.runs[].stragglers'
+  tracetui ranks logs/ --candidates 4 --top 20
+
+Runs: captures of one run dir with the same distributedInfo.world_size; ranks: distributedInfo.rank,
+else by host/worker name. Collectives are matched across ranks by process group and Seq, else by
+kernel name and order per stream; host clocks are aligned on collective ends. Stragglers: HTA's
+get_potential_stragglers definition over every NCCL/RCCL kernel. Definitions: docs/steps.md.";
+
+/// Arguments of `ranks`.
+#[derive(Args, Debug)]
+pub struct RanksArgs {
+    #[command(flatten)]
+    pub steps: super::steps::StepsArgs,
+    /// HTA's number of straggler candidates
+    #[arg(long, value_name = "N", default_value_t = crate::analysis::ranks::HTA_CANDIDATES)]
+    pub candidates: usize,
+    /// Collectives listed per run in the text output (largest start skew first)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+pub fn cmd_ranks(a: &RanksArgs) -> i32 {
+    let cat = match catalog(&a.steps.path) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let caps = captures(&cat);
+    let opts = a.steps.options();
+    // One capture per core at a time; each is summarized and dropped before the next.
+    let threads = crate::threads::from_env("TRACETUI_RANKS_THREADS");
+    let all = super::load::map_loaded(&caps, threads, |cap, loaded| summarize(cap, loaded, &opts));
+    let runs = runs(&all, a.candidates);
+    let printed = if a.steps.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            runs: &'a [RunJson],
+            errors: Vec<Problem>,
+            problems: Vec<Problem>,
+        }
+        emit(&super::report::to_json(&Out {
+            runs: &runs,
+            errors: all
+                .iter()
+                .filter_map(|s| {
+                    s.error.as_ref().map(|e| Problem {
+                        path: s.path.clone(),
+                        message: e.clone(),
+                    })
+                })
+                .collect(),
+            problems: problems(&cat),
+        }))
+    } else {
+        let texts: Vec<String> = runs.iter().map(|r| render_text(r, a.top)).collect();
+        emit(&texts.join("\n"))
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    finish(
+        all.iter().map(|s| (s.path.as_str(), s.error.as_ref())),
+        all.len(),
+    )
+}
 
 /// One rank of `ranks --json` (`runs[].ranks[]`).
 #[derive(Serialize, Clone, Debug)]

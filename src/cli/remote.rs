@@ -21,7 +21,11 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Memory(a)) => Some(&mut a.path),
         Some(Command::Steps(a)) => Some(&mut a.path),
         Some(Command::Ranks(a)) => Some(&mut a.steps.path),
-        Some(Command::Cache(_)) | Some(Command::Capture(_)) | Some(Command::Diff(_)) => None,
+        Some(Command::Cache(_))
+        | Some(Command::Capture(_))
+        | Some(Command::Diff(_))
+        | Some(Command::Completions(_))
+        | Some(Command::Man) => None,
         None => cli.path.as_mut(),
     }
 }
@@ -85,8 +89,8 @@ fn sync(path: &mut PathBuf, url: &str, live: bool) -> Result<(), i32> {
 
 #[cfg(not(feature = "cloud"))]
 fn sync(_: &mut PathBuf, url: &str, _: bool) -> Result<(), i32> {
-    Err(super::fail(&format!(
-        "{}: this tracetui was built without the `cloud` feature (cargo build --features cloud)",
-        super::text::clean(url)
-    )))
+    Err(super::report::feature_missing(
+        &format!("the object-store path {}", super::text::clean(url)),
+        "cloud",
+    ))
 }

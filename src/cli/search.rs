@@ -2,6 +2,10 @@
 //! [`crate::analysis::search`]), with count / total / self, the tracks they occur on and their
 //! first occurrences.
 
+use super::report::report;
+use clap::Args;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::search::{
     EventFilter, Hit, Occurrence, Occurrences, Query, SearchEngine, first_of_names, pattern_group,
@@ -11,6 +15,56 @@ use crate::formats::LoadError;
 use crate::index::postings::Postings;
 use crate::model::Capture;
 use serde::Serialize;
+
+pub const SEARCH_AFTER: &str = "\
+Examples:
+  tracetui search trace.pt.trace.json gemm              fuzzy (fzf-style), ranked by score then total
+  tracetui search logs/ 'mm cat:kernel track:stream'    with prefix filters
+  tracetui search vm.xplane.pb 'proc:GPU arg:hlo_op=fusion' --limit 5
+  tracetui search trace.json '^aten::(mm|addmm)$' --regex --json
+
+Filters: cat:TEXT track:TEXT proc:TEXT (case-insensitive substrings), arg:KEY or arg:KEY=TEXT;
+quote values with spaces: track:\"stream 7\". Every track, all time is searched. Query syntax and
+ranking: docs/search.md. No match exits 0; an invalid regex exits 2.";
+
+/// Arguments of `search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Text to match plus optional filters (cat:, track:, proc:, arg:KEY=VALUE)
+    pub query: String,
+    /// Match the text as a regular expression instead of fuzzily
+    #[arg(long)]
+    pub regex: bool,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Show at most N names per capture [default: 20 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+pub fn cmd_search(a: &SearchArgs) -> i32 {
+    use crate::analysis::search::{Matcher, Mode, Query};
+    let mode = if a.regex { Mode::Regex } else { Mode::Fuzzy };
+    let query = Query::parse(&a.query, mode);
+    if let Err(e) = Matcher::new(&query) {
+        // The regex crate's message spans lines (pattern, caret, reason): keep them as lines.
+        let text = e.to_string();
+        let lines: Vec<_> = text.lines().map(clean).collect();
+        eprintln!("tracetui: error: {}", lines.join("\n"));
+        return 2;
+    }
+    let limit = a.limit.or(if a.json { None } else { Some(20) });
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| capture_search(cap, loaded, &query, limit),
+        render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
 
 /// First occurrences listed per name.
 pub const FIRST_SHOWN: usize = 3;

@@ -170,5 +170,5 @@ fn export_temp(path: &std::path::Path) -> Result<TempDataset, i32> {
 /// Runs `sql` in a build without DataFusion: says so.
 #[cfg(not(feature = "sql"))]
 pub fn cmd_sql(_: &SqlArgs) -> i32 {
-    super::fail("this tracetui was built without the `sql` feature (cargo build --features sql)")
+    super::report::feature_missing("`tracetui sql`", "sql")
 }

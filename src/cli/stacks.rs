@@ -1,8 +1,10 @@
 //! `tracetui stacks`: folded stacks (`frame;frame;…;leaf VALUE`) of the merged call tree, or
 //! torch's `export_stacks` reproduced (`--torch`), see [`crate::analysis::flame`].
 
+use super::load;
+use super::parse::{parse_regex, parse_time};
+use super::report::{LOAD_THREADS, catalog, emit, fail, to_json};
 use super::text::clean;
-use super::{LOAD_THREADS, catalog, emit, fail, load, parse_regex, parse_time, to_json};
 use crate::analysis::flame::folded::sum_lines;
 use crate::analysis::flame::torch::{TorchMetric, export_stacks};
 use crate::analysis::flame::{DeviceLinks, Metric, Scope, TimeUnit, build, fold};

@@ -1,5 +1,14 @@
 //! `tracetui stats`: per-name statistics tables (see [`crate::analysis::stats`]).
 
+use super::parse::parse_regex;
+use super::parse::parse_time;
+use super::report::report;
+use crate::model::Ps;
+use clap::Args;
+use clap::ValueEnum;
+use regex::Regex;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::analysis::memory::key_averages::{self, MemColumns};
 use crate::analysis::stats::{
@@ -10,6 +19,138 @@ use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+
+pub const STATS_AFTER: &str = "\
+Examples:
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation
+        torch key_averages(): count, CPU total, self CPU per op
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation --nest-cat python_function
+        same, with python frames (with_stack=True) taking self time like torch does
+  tracetui stats logs/ --cat kernel --sort total --limit 10
+  tracetui stats vm.xplane.pb --plane GPU --line 'XLA Ops' --json
+  tracetui stats vm.xplane.pb --plane TPU --unified
+
+Self time = duration minus the durations of direct children on the same track, children found
+with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
+Rows of different kinds (CPU ops, GPU kernels, runtime calls, memory copies, annotations, instant
+events) are kept apart, each kind with its own total: the sum over every thread or stream it ran
+on (said under the table), so it can exceed the capture's span. Instant events are counted, with
+no duration. The profiler's own spans (PyTorch Profiler (0)) are left out unless --with-profiler;
+the header says so. Times are shown in ps/ns/µs/ms/s; --json gives integer ns.";
+
+/// Arguments of `stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Only events of these categories (comma-separated; raw `cat` or canonical name, so `cpu_op`
+    /// also matches legacy `Operator`) [default: all slices]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub cat: Option<Vec<String>>,
+    /// Categories that count as children for self time without rows of their own
+    /// (e.g. python_function)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub nest_cat: Vec<String>,
+    /// Row order
+    #[arg(long, value_enum, default_value = "self")]
+    pub sort: SortArg,
+    /// Show at most N rows per capture [default: 40 for text, all for --json]
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Only processes / XPlane planes whose name matches this regex
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub plane: Option<Regex>,
+    /// Only tracks / XPlane lines whose name matches this regex
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub line: Option<Regex>,
+    /// Group device events by the ejkernel unified name hlo_module(program_id-scope_range_id)
+    #[arg(long)]
+    pub unified: bool,
+    /// What a row groups (not with --unified, which is a grouping by name)
+    #[arg(long, value_enum, default_value = "name", conflicts_with = "unified")]
+    pub group_by: GroupArg,
+    /// Only events starting at or after TIME, relative to each capture's first event
+    /// (e.g. 1.5ms, 200us, 3s; a bare number is ns). Durations are not clipped.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub from: Option<i64>,
+    /// Only events starting before TIME (relative to the first event, like --from)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub to: Option<i64>,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
+    /// Include the profiler's own spans (Kineto `PyTorch Profiler (0)` on `Spans`, ...), left
+    /// out by default as in torch's key_averages()
+    #[arg(long)]
+    pub with_profiler: bool,
+}
+
+/// Row order of `stats`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortArg {
+    /// Self time, largest first
+    #[value(name = "self")]
+    SelfTime,
+    /// Total time, largest first
+    Total,
+    /// Number of events, largest first
+    Count,
+    /// Average duration, largest first
+    Avg,
+    /// Name, ascending
+    Name,
+}
+
+impl From<SortArg> for SortKey {
+    fn from(s: SortArg) -> SortKey {
+        match s {
+            SortArg::SelfTime => SortKey::SelfTime,
+            SortArg::Total => SortKey::Total,
+            SortArg::Count => SortKey::Count,
+            SortArg::Avg => SortKey::Avg,
+            SortArg::Name => SortKey::Name,
+        }
+    }
+}
+
+pub fn cmd_stats(a: &StatsArgs) -> i32 {
+    let opts = StatsOptions {
+        cats: a.cat.clone(),
+        nest_cats: a.nest_cat.clone(),
+        plane: a.plane.clone(),
+        line: a.line.clone(),
+        unified: a.unified,
+        range: None,
+        group: a.group_by.into(),
+        track: None,
+        process: None,
+        profiler: a.with_profiler,
+    };
+    let (from, to) = (a.from, a.to);
+    let limit = a.limit.or(if a.json { None } else { Some(40) });
+    let sort = SortKey::from(a.sort);
+    let per_capture = |cap: &CaptureFile, loaded: Result<Capture, LoadError>| {
+        // --from / --to are relative to each capture's first event.
+        let mut o = opts.clone();
+        if (from.is_some() || to.is_some())
+            && let Ok(c) = &loaded
+        {
+            let z = c.time_zero();
+            o.range = Some((
+                from.map_or(Ps::MIN, |f| z.saturating_add(f)),
+                to.map_or(Ps::MAX, |t| z.saturating_add(t)),
+            ));
+        }
+        capture_stats(cap, loaded, &o, sort, limit)
+    };
+    report(&a.path, a.json, per_capture, render_text, |s| {
+        (s.path.as_str(), s.error.as_ref())
+    })
+}
 
 /// `stats --group-by`: what one row groups.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]

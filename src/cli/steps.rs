@@ -1,6 +1,13 @@
 //! `tracetui steps`: the steps of each capture and what their time went to (see
 //! [`crate::analysis::steps`] and docs/steps.md).
 
+use super::parse::parse_regex;
+use super::parse::parse_us;
+use super::report::report;
+use clap::Args;
+use regex::Regex;
+use std::path::PathBuf;
+
 use super::text::{self, Align};
 use crate::analysis::gpu::{GpuOptions, streams};
 use crate::analysis::steps::{self, DeviceParts, StepOptions, primary_device};
@@ -10,6 +17,59 @@ use crate::model::Capture;
 use serde::Serialize;
 
 use super::stats::ns;
+
+pub const STEPS_AFTER: &str = "\
+Examples:
+  tracetui steps run/worker0.123.pt.trace.json.gz
+  tracetui steps logs/ --json | jq '.captures[].steps[] | {step, dur_ns, idle_ns}'
+  tracetui steps vm.xplane.pb --step-regex '^train_step_(\\d+)$'
+
+Steps: Kineto ProfilerStep#N, XPlane host events with a step_num stat (StepTraceAnnotation) or the
+Steps line, else --step-regex; a capture without any is one step. Per step and GPU device:
+compute + exposed communication + memory + other busy + idle = step time, and idle = host wait +
+kernel wait + other idle (the gpu rules); input = host time in data-loading annotations. The flat
+fields are the busiest device's; --json has every device. Definitions: docs/steps.md.";
+
+/// Arguments of `steps`.
+#[derive(Args, Debug)]
+pub struct StepsArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Host events whose name matches are the steps (first capture group = step number)
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub step_regex: Option<Regex>,
+    /// Host events whose name matches count as input wait
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex,
+          default_value = crate::analysis::steps::DEFAULT_INPUT_PATTERN)]
+    pub input_regex: Regex,
+    /// A device idle gap shorter than this is kernel wait (µs)
+    #[arg(long, value_name = "US", default_value = "30", value_parser = parse_us)]
+    pub idle_threshold_us: f64,
+}
+
+impl StepsArgs {
+    pub(super) fn options(&self) -> crate::analysis::steps::StepOptions {
+        crate::analysis::steps::StepOptions {
+            regex: self.step_regex.clone(),
+            input: Some(self.input_regex.clone()),
+            idle_threshold: (self.idle_threshold_us * 1e6).round() as i64,
+        }
+    }
+}
+
+pub fn cmd_steps(a: &StepsArgs) -> i32 {
+    let opts = a.options();
+    report(
+        &a.path,
+        a.json,
+        |cap, loaded| capture_steps(cap, loaded, &opts),
+        render_text,
+        |s| (s.path.as_str(), s.error.as_ref()),
+    )
+}
 
 /// The parts of one step on one device, ns (flattened into [`DeviceJson`] and [`StepJson`]).
 #[derive(Serialize, Clone, Debug)]

@@ -1,10 +1,43 @@
 //! `tracetui summary`: what each capture holds (span, events, tracks, warnings).
 
+use super::report::report;
+use clap::Args;
+use std::path::PathBuf;
+
 use super::text::{self, Align, clean};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::{Capture, ProcessKind, Ps};
 use serde::Serialize;
+
+pub const SUMMARY_AFTER: &str = "\
+Examples:
+  tracetui summary logs/                      every capture below logs/
+  tracetui summary vm.xplane.pb --json | jq '.captures[0].tracks'
+
+For each capture: run, host/worker, format, time span, event totals, every process and track
+(kind, events, max nesting depth) and load warnings. When a host has both an .xplane.pb and JSON
+exports of the same capture, only the XPlane is loaded; the JSON files are listed under `also:`.";
+
+/// Arguments of `summary`.
+#[derive(Args, Debug)]
+pub struct SummaryArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Keep at most N events per capture (reported as a `capped` warning; large captures are
+    /// capped automatically to the available memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_events: Option<u64>,
+}
+
+pub fn cmd_summary(a: &SummaryArgs) -> i32 {
+    report(&a.path, a.json, summarize, render_text, |s| {
+        (s.path.as_str(), s.error.as_ref())
+    })
+}
 
 /// One track of a capture summary (JSON shape documented in docs/cli.md).
 #[derive(Serialize, Clone, Debug)]

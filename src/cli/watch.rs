@@ -1,13 +1,47 @@
 //! `tracetui watch PATH [--json]`: one line per capture event (new, writing, ready, changed,
 //! removed) until interrupted, for scripts. Notices (polling fallback, path gone) go to stderr.
 
+use clap::Args;
+use std::path::PathBuf;
+
+use super::report::fail;
 use super::text::clean;
-use super::{WatchArgs, fail};
 use crate::live::{self, CaptureEvent, WatchEvent, WatchOptions};
 use serde::Serialize;
 use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
+
+pub const WATCH_AFTER: &str = "\
+Examples:
+  tracetui watch logs/                  tab-separated: event, run, host, path, bytes
+  tracetui watch logs/ --json | jq -c 'select(.event == \"ready\")'
+
+A capture is announced `ready` (new) or `changed` (rewritten) only once it is complete: closed after
+its last write, renamed into place, or unchanged for the settle window (1 s); `writing` means it is
+still being written. Uses inotify; where that fails (limits reached), polls every 500 ms.";
+
+/// Arguments of `watch`.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Log dir or capture file
+    pub path: PathBuf,
+    /// Print JSON lines (stable shape, see docs/cli.md) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Poll the file system instead of using inotify
+    #[arg(long)]
+    pub poll: bool,
+    /// A file not closed after writing is complete once unchanged this long (ms)
+    #[arg(long, value_name = "MS", default_value_t = 1000, hide = true)]
+    pub settle_ms: u64,
+    /// Exit after printing N events (tests)
+    #[arg(long, value_name = "N", hide = true)]
+    pub exit_after: Option<usize>,
+    /// Exit after SECS seconds (tests)
+    #[arg(long, value_name = "SECS", hide = true)]
+    pub timeout: Option<f64>,
+}
 
 /// One JSON line of `watch --json` (shape documented in docs/cli.md).
 #[derive(Serialize)]

@@ -1,0 +1,123 @@
+//! The conventions of command-line tools: shell completions and the man page are generated from
+//! the clap definitions, and the lean default build names the opt-in feature a command needs.
+
+use std::ffi::OsStr;
+
+/// Runs tracetui; returns (exit code, stdout, stderr).
+fn run<I, S>(args: I) -> (i32, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args(args)
+        .output()
+        .expect("run tracetui");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "tracetui panicked: {err}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        err,
+    )
+}
+
+#[test]
+fn completions_generate_for_every_shell() {
+    // Each script names the binary and completes a subcommand and one of its options.
+    for (shell, marker) in [
+        ("bash", "_tracetui()"),
+        ("zsh", "#compdef tracetui"),
+        ("fish", "complete -c tracetui"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[tracetui]"),
+    ] {
+        let (code, out, err) = run(["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains(marker), "{shell}: no `{marker}` in\n{out}");
+        assert!(out.contains("summary"), "{shell}: subcommands missing");
+        assert!(
+            out.contains("idle-threshold-us"),
+            "{shell}: options missing"
+        );
+    }
+    let (code, _, err) = run(["completions", "tcsh"]);
+    assert_eq!(code, 2, "an unknown shell is a usage error: {err}");
+}
+
+#[test]
+fn man_page_has_every_command() {
+    let (code, out, err) = run(["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(".ie") || out.contains(".TH tracetui 1"),
+        "{out}"
+    );
+    for page in [
+        "tracetui-summary",
+        "tracetui-stats",
+        "tracetui-gpu",
+        "tracetui-stacks",
+    ] {
+        assert!(
+            out.contains(&format!(".TH {page} 1")),
+            "no man page for {page}"
+        );
+    }
+    assert!(
+        out.contains("\\-\\-json") || out.contains("--json"),
+        "options missing"
+    );
+}
+
+/// The default build leaves the engines out; each entry point says which feature and how to get it.
+#[cfg(not(feature = "sql"))]
+#[test]
+fn default_build_names_the_sql_feature() {
+    let (code, out, err) = run(["sql", "events/", "SELECT 1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("`sql` feature"), "{err}");
+    assert!(
+        err.contains("cargo install tracetui --features sql"),
+        "{err}"
+    );
+    let (_, help, _) = run(["--help"]);
+    let line = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("sql "))
+        .expect("sql in --help");
+    assert!(line.contains("--features sql"), "{line}");
+}
+
+#[cfg(not(feature = "export"))]
+#[test]
+fn default_build_names_the_export_feature() {
+    let (code, _, err) = run(["export", "logs/", "--parquet", "out/"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`export` feature"), "{err}");
+    assert!(
+        err.contains("cargo install tracetui --features export"),
+        "{err}"
+    );
+    let (_, help, _) = run(["--help"]);
+    let line = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("export "))
+        .expect("export in --help");
+    assert!(line.contains("--features export"), "{line}");
+}
+
+#[cfg(not(feature = "cloud"))]
+#[test]
+fn default_build_names_the_cloud_feature() {
+    for url in ["gs://bucket/logs", "s3://bucket/logs"] {
+        let (code, _, err) = run(["summary", url]);
+        assert_eq!(code, 2, "{url}: {err}");
+        assert!(err.contains(url), "{err}");
+        assert!(
+            err.contains("cargo install tracetui --features cloud"),
+            "{err}"
+        );
+    }
+}
