@@ -1,7 +1,7 @@
 //! The checked-in prost types must equal what prost-build generates from the `.proto` files
 //! (compiled by protox, no system `protoc`): `src/formats/xplane/generated.rs` from
 //! `proto/xplane.proto`, `src/capture/generated.rs` from `proto/profiler_service.proto` (with
-//! `profiler_options.proto`). Run with `TRACETUI_BLESS=1` to rewrite them after editing a schema.
+//! `profiler_options.proto`), `src/formats/pprof/generated.rs` from `proto/profile.proto`. Run with `TRACETUI_BLESS=1` to rewrite them after editing a schema.
 
 use std::path::Path;
 
@@ -59,5 +59,14 @@ fn profiler_service_types_are_up_to_date() {
         "proto/profiler_service.proto",
         "tensorflow.rs",
         "src/capture/generated.rs",
+    );
+}
+
+#[test]
+fn pprof_types_are_up_to_date() {
+    check(
+        "proto/profile.proto",
+        "perftools.profiles.rs",
+        "src/formats/pprof/generated.rs",
     );
 }

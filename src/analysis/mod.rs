@@ -4,9 +4,11 @@
 pub mod diff;
 pub mod flame;
 pub mod gpu;
+pub mod launch_link;
 pub mod memory;
 pub mod nested;
 pub mod nesting;
+pub mod platform;
 pub mod range;
 pub mod rank;
 pub mod ranks;

@@ -1,24 +1,32 @@
 //! Nested-event accounting and per-function-id timing, after ejkernel's JAX `Profiler`
-//! (design analysis.md §c).
+//! (design analysis.md §c; ejkernel `ejkernel/ops/execution/profiler.py`).
 //!
-//! For every slice whose unified name ([`super::unified`]) starts with a prefix (default `jit_`),
-//! its *nested time* is the length of the union of the slices it fully contains (same process,
-//! any track, any depth; same-unified-name slices excluded) whose unified name matches a regex —
-//! or, without a regex, its own duration. Slices shorter than a minimum duration are ignored
-//! entirely, as parents and as children. Instances are aggregated per unified name; names that
-//! match an id pattern (`jit_autotune_fn_<id>`) are aggregated per id across captures.
+//! One plane is read, as ejkernel's `profile_time_by_function_id(closure, platform, n)` reads
+//! it: the first plane whose name contains the platform string ([`super::platform`]); by default
+//! the kind of the capture's first device plane (`gpu`, `tpu`), `cpu` on a CPU-only XPlane, every
+//! process on other formats. Only the plane's own lines count (tracetui's derived lines are not
+//! in the file), in line order, stopping after `max_events` kept events (ejkernel's
+//! `max_events_per_profile`, 10000). Times are whole ns, as JAX's `ProfileData` gives them.
 //!
-//! Differences from ejkernel, on purpose: times are absolute (ejkernel's raw-proto path uses
-//! line-relative offsets, so children on lines with another timestamp are misplaced); stats are
-//! resolved by key (ejkernel's `ProfileData` path never finds `hlo_module`); every plane is
-//! read, each slice's children taken from its own plane; every instance counts (ejkernel keeps
-//! the last instance per name) and a capture contributes its per-name mean as one sample.
+//! For every event whose unified name ([`super::unified`]) starts with a prefix (default `jit_`),
+//! its *nested time* is the length of the union of the events it fully contains (any line, any
+//! depth; same-unified-name events excluded) whose unified name matches a regex — or, without a
+//! regex, its own duration. Events shorter than a minimum duration are ignored entirely, as
+//! parents and as children. A name's value in a capture is its LAST instance's (start order; a
+//! later event overwrites an earlier one in ejkernel's dict); rows also give every instance's
+//! count, mean, std, min and max. Per function id (`jit_autotune_fn_<id>`), each (capture, name)
+//! gives one sample, that value; more than two samples: the min and the max are dropped.
 //!
-//! Cost: one sort of the kept slices per process, O(n log n), plus the candidates scanned per
-//! parent (those starting inside it) — linear overall when parents do not overlap each other.
+//! Difference from ejkernel's code, on purpose: stats are resolved by key (ejkernel's
+//! `ProfileData` path keys them by position and never finds `hlo_module`, so every name reads
+//! `<event name>(None-None)` and a GPU plane has no `jit_` name at all); docs/analysis.md.
+//!
+//! Cost: one sort of the kept events, O(n log n), plus the candidates scanned per parent (those
+//! starting inside it) — linear overall when parents do not overlap each other.
 
+use super::platform;
 use super::unified::{UnifiedKey, UnifiedKeys, render};
-use crate::model::{Capture, Ps};
+use crate::model::{Capture, Format, Ps, TrackKind};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
@@ -33,7 +41,16 @@ pub struct NestedOptions {
     pub min_dur: Ps,
     /// Function ids: the first capture group of this on a row name.
     pub id_pattern: Regex,
+    /// Plane read: the first whose name contains this, case-insensitively (ejkernel's
+    /// `platform`). `None`: on XPlane the first device plane's kind, else every process.
+    pub platform: Option<String>,
+    /// Stop after this many kept events of the plane (ejkernel's `max_events_per_profile`);
+    /// `None`: no cap. Not applied when every process is read.
+    pub max_events: Option<usize>,
 }
+
+/// ejkernel's default `max_events_per_profile`.
+pub const DEFAULT_MAX_EVENTS: usize = 10_000;
 
 /// ejkernel's function-id pattern.
 pub const DEFAULT_ID_PATTERN: &str = r"^jit_autotune_fn_([0-9]+)";
@@ -46,6 +63,8 @@ impl Default for NestedOptions {
             min_dur: 1_000_000,
             // A constant pattern: compiling it cannot fail.
             id_pattern: Regex::new(DEFAULT_ID_PATTERN).unwrap_or_else(|_| unreachable!()),
+            platform: None,
+            max_events: Some(DEFAULT_MAX_EVENTS),
         }
     }
 }
@@ -65,6 +84,8 @@ pub struct NestedRow {
     pub min: Ps,
     /// Longest.
     pub max: Ps,
+    /// The last instance's (start order): ejkernel's value of the name in this capture.
+    pub last: Ps,
 }
 
 /// Nested accounting of one capture.
@@ -74,6 +95,14 @@ pub struct NestedReport {
     pub rows: Vec<NestedRow>,
     /// Slices ignored for being shorter than the minimum duration.
     pub short_skipped: u64,
+    /// Events kept (not too short, within the cap).
+    pub kept: u64,
+    /// True when the `max_events` cap stopped the reading.
+    pub capped: bool,
+    /// The plane read (`None`: every process).
+    pub plane: Option<String>,
+    /// The platform string it was chosen by.
+    pub platform: Option<String>,
 }
 
 /// Mean and population standard deviation (0, 0 for no values).
@@ -128,8 +157,23 @@ impl Names {
     }
 }
 
-/// Nested time of every matching slice of `c`, aggregated per unified name.
-pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
+/// Nested time of every matching event of the chosen plane of `c`, aggregated per unified name.
+/// Fails when a platform is asked for (or implied by an XPlane capture) and no plane matches.
+pub fn compute(c: &Capture, o: &NestedOptions) -> Result<NestedReport, String> {
+    let is_xplane = c.format == Some(Format::XPlane);
+    let platform = o
+        .platform
+        .clone()
+        .or_else(|| is_xplane.then(|| platform::default_platform(c)));
+    let plane = match &platform {
+        Some(p) => Some(platform::plane_for(c, p).ok_or_else(|| {
+            format!(
+                "no plane name contains '{p}' (planes: {})",
+                platform::plane_names(c).join(", ")
+            )
+        })?),
+        None => None,
+    };
     let s = &c.slices;
     let keys = UnifiedKeys::new(c);
     let mut names = Names {
@@ -138,34 +182,51 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
         parent: Vec::new(),
         child: Vec::new(),
     };
-    let mut short_skipped = 0u64;
-    // Per name id: nested times (ps) of its instances.
+    let mut rep = NestedReport {
+        plane: plane.map(|p| c.strings.get(c.processes[p as usize].name).to_string()),
+        platform: platform.clone(),
+        ..NestedReport::default()
+    };
+    let cap = if plane.is_some() { o.max_events } else { None };
+    // Per name id: (instance values, last value) in ps.
     let mut times: Vec<Vec<Ps>> = Vec::new();
-    // Kept slices of one process as (start, end, slice id, name id), reused per process.
-    let mut ev: Vec<(Ps, Ps, u32, u32)> = Vec::new();
-    for p in 0..c.processes.len() {
+    let mut last: Vec<Ps> = Vec::new();
+    // Kept events of one process as (start, slice id, end, name id), reused per process.
+    let mut ev: Vec<(Ps, u32, Ps, u32)> = Vec::new();
+    let procs: Vec<u32> = match plane {
+        Some(p) => vec![p],
+        None => (0..c.processes.len() as u32).collect(),
+    };
+    for p in procs {
         ev.clear();
-        for (_, t) in c
+        'tracks: for t in c
             .tracks
             .iter()
-            .enumerate()
-            .filter(|(_, t)| t.process as usize == p)
+            .filter(|t| t.process == p && t.kind != TrackKind::Derived)
         {
             for i in t.slices.0..t.slices.1 {
+                if cap.is_some_and(|m| ev.len() >= m) {
+                    rep.capped = true;
+                    break 'tracks;
+                }
                 let iu = i as usize;
-                if s.dur[iu] < o.min_dur {
-                    short_skipped += 1;
+                let (a, d) = whole_ns(s.start[iu], s.dur[iu]);
+                if d < o.min_dur {
+                    rep.short_skipped += 1;
                     continue;
                 }
                 let n = names.id(c, keys.key(c, s.name[iu], s.args[iu]), o);
-                ev.push((s.start[iu], s.end(iu), i, n));
+                ev.push((a, i, a + d, n));
             }
         }
+        rep.kept += ev.len() as u64;
+        // By start; ties in line order (slice ids follow the tracks), as ejkernel's stable sort.
         ev.sort_unstable();
         if times.len() < names.text.len() {
             times.resize(names.text.len(), Vec::new());
+            last.resize(names.text.len(), 0);
         }
-        for (k, &(a, b, _, n)) in ev.iter().enumerate() {
+        for (k, &(a, _, b, n)) in ev.iter().enumerate() {
             if !names.parent[n as usize] {
                 continue;
             }
@@ -175,13 +236,15 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
                 let kids = ev[first..]
                     .iter()
                     .take_while(|e| e.0 <= b)
-                    .filter(|e| e.3 != n && e.1 <= b && names.child[e.3 as usize])
-                    .map(|e| (e.0, e.1));
+                    .filter(|e| e.3 != n && e.2 <= b && names.child[e.3 as usize])
+                    .map(|e| (e.0, e.2));
+                // Sorted by start already (the end order within a start does not matter).
                 union_len(kids)
             } else {
                 b - a
             };
             times[n as usize].push(v);
+            last[n as usize] = v;
         }
     }
     let mut rows: Vec<NestedRow> = times
@@ -198,14 +261,20 @@ pub fn compute(c: &Capture, o: &NestedOptions) -> NestedReport {
                 std,
                 min: v.iter().copied().min().unwrap_or(0),
                 max: v.iter().copied().max().unwrap_or(0),
+                last: last[n],
             }
         })
         .collect();
     rows.sort_by(|x, y| y.mean.total_cmp(&x.mean).then_with(|| x.name.cmp(&y.name)));
-    NestedReport {
-        rows,
-        short_skipped,
-    }
+    rep.rows = rows;
+    Ok(rep)
+}
+
+/// (start, duration) cut to whole ns, as JAX's `ProfileData` gives them (`offset_ps / 1000`
+/// and `duration_ps / 1000` in integers; ejkernel multiplies back by 1000).
+#[inline]
+pub fn whole_ns(start: Ps, dur: Ps) -> (Ps, Ps) {
+    (start - start.rem_euclid(1000), dur - dur.rem_euclid(1000))
 }
 
 /// Nested time of one slice (the explorer's details), from candidate slice ids (for instance
@@ -295,7 +364,8 @@ pub struct FunctionTime {
 }
 
 /// Aggregates per function id: each (capture, row) whose name matches `id_pattern` gives one
-/// sample, the row's mean. With more than two samples the min and the max are dropped.
+/// sample, the row's last value (ejkernel's). With more than two samples the min and the max
+/// are dropped. Ids of digits are compared as numbers (`01` is `1`), as ejkernel's `int()`.
 pub fn by_function_id<'a>(
     reports: impl IntoIterator<Item = &'a NestedReport>,
     id_pattern: &Regex,
@@ -309,9 +379,14 @@ pub fn by_function_id<'a>(
             else {
                 continue;
             };
-            match by.iter_mut().find(|(k, _)| k == id.as_str()) {
-                Some((_, v)) => v.push(row.mean),
-                None => by.push((id.as_str().to_string(), vec![row.mean])),
+            let id = match id.as_str().parse::<u64>() {
+                Ok(n) if id.as_str().bytes().all(|b| b.is_ascii_digit()) => n.to_string(),
+                _ => id.as_str().to_string(),
+            };
+            let v = row.last as f64;
+            match by.iter_mut().find(|(k, _)| *k == id) {
+                Some((_, s)) => s.push(v),
+                None => by.push((id, vec![v])),
             }
         }
     }
@@ -354,14 +429,21 @@ mod tests {
 
     const US: Ps = 1_000_000;
 
-    /// Plane 1: `jit_a` [0, 100) µs and [200, 230) µs on line 1; on line 2 fusions overlapping
+    /// Plane 1 (`/device:GPU:0`): `jit_a` [0, 100) µs and [200, 230) µs on line 1; on line 2 fusions overlapping
     /// each other [10, 30) + [20, 50), a dot [60, 70), a copy [75, 80) (not matching the
     /// regex), a short fusion [80, 80.5) (under 1 µs), a fusion [90, 120) only partly inside,
-    /// a dot [205, 215). Plane 2: a fusion [0, 99) µs that must not count (another plane).
+    /// a dot [205, 215). Plane 2 (`/host:CPU`): a fusion [0, 99) µs that must not count (another
+    /// plane).
     fn capture() -> Capture {
         let mut b = CaptureBuilder::new();
-        let p1 = b.process(Key::Int(1));
-        let p2 = b.process(Key::Int(2));
+        let (g, h) = (b.intern("/device:GPU:0"), b.intern("/host:CPU"));
+        let p1 = b.process(Key::Str(g));
+        let p2 = b.process(Key::Str(h));
+        for (p, n, i) in [(p1, g, 0), (p2, h, 1)] {
+            let pr = b.process_mut(p);
+            pr.name = n;
+            pr.sort_index = i;
+        }
         let l1 = b.track(p1, Key::Int(1), TrackKind::XLine);
         let l2 = b.track(p1, Key::Int(2), TrackKind::XLine);
         let l3 = b.track(p2, Key::Int(1), TrackKind::XLine);
@@ -400,7 +482,7 @@ mod tests {
     #[test]
     fn merged_contained_children_matching_the_regex() {
         let c = capture();
-        let r = compute(&c, &opts(Some("^(fusion|dot)")));
+        let r = compute(&c, &opts(Some("^(fusion|dot)"))).unwrap();
         // instance 1: [10,50) ∪ [60,70) = 50 µs; instance 2: 10 µs.
         assert_eq!(
             r.rows,
@@ -411,31 +493,32 @@ mod tests {
                 std: (20 * US) as f64,
                 min: 10 * US,
                 max: 50 * US,
+                last: 10 * US,
             }]
         );
         assert_eq!(r.short_skipped, 1);
         // Only dots: 10 µs each.
-        let r = compute(&c, &opts(Some("^dot")));
+        let r = compute(&c, &opts(Some("^dot"))).unwrap();
         assert_eq!((r.rows[0].mean, r.rows[0].std), ((10 * US) as f64, 0.0));
     }
 
     #[test]
     fn own_duration_without_regex_and_min_dur() {
         let c = capture();
-        let r = compute(&c, &opts(None));
+        let r = compute(&c, &opts(None)).unwrap();
         assert_eq!(r.rows.len(), 1);
         assert_eq!((r.rows[0].min, r.rows[0].max), (30 * US, 100 * US));
         assert_eq!(r.rows[0].mean, (65 * US) as f64);
         // 50 µs minimum: the 30 µs instance goes, and every child but none is a parent.
         let mut o = opts(None);
         o.min_dur = 50 * US;
-        let r = compute(&c, &o);
+        let r = compute(&c, &o).unwrap();
         assert_eq!((r.rows[0].count, r.rows[0].max), (1, 100 * US));
         assert_eq!(r.short_skipped, 8);
         // Empty prefix: every kept slice is a parent.
         o.prefix = String::new();
         o.min_dur = 0;
-        assert_eq!(compute(&c, &o).rows.len(), 4);
+        assert_eq!(compute(&c, &o).unwrap().rows.len(), 4);
     }
 
     #[test]
@@ -454,6 +537,54 @@ mod tests {
         assert_eq!(nested_time_of(&c, &opts(None), jit, all), Some(100 * US));
     }
 
+    #[test]
+    fn one_plane_by_platform_last_value_and_cap() {
+        let c = capture();
+        // Default on XPlane: the first device plane (`gpu`); the last instance is the value.
+        let r = compute(&c, &opts(None)).unwrap();
+        assert_eq!(r.plane.as_deref(), Some("/device:GPU:0"));
+        assert_eq!(r.platform.as_deref(), Some("gpu"));
+        assert_eq!((r.rows[0].last, r.kept, r.capped), (30 * US, 8, false));
+        // `cpu`: the host plane only, its 99 µs fusion.
+        let mut o = opts(None);
+        o.platform = Some("CPU".into());
+        o.prefix = String::new();
+        let r = compute(&c, &o).unwrap();
+        assert_eq!(r.rows.len(), 1);
+        assert_eq!((r.rows[0].name.as_str(), r.rows[0].last), ("fusion(None-None)", 99 * US));
+        // No such plane: an error naming the planes.
+        o.platform = Some("tpu".into());
+        let e = compute(&c, &o).unwrap_err();
+        assert!(e.contains("'tpu'") && e.contains("/device:GPU:0, /host:CPU"), "{e}");
+        // The cap stops after N kept events, in line order: line 1's two `jit_a` first.
+        let mut o = opts(None);
+        o.max_events = Some(1);
+        let r = compute(&c, &o).unwrap();
+        assert_eq!((r.rows[0].count, r.rows[0].last, r.capped), (1, 100 * US, true));
+        o.max_events = Some(2);
+        let r = compute(&c, &o).unwrap();
+        assert_eq!((r.rows[0].count, r.kept), (2, 2));
+    }
+
+    #[test]
+    fn whole_ns_and_every_process_off_xplane() {
+        assert_eq!(whole_ns(1_500, 2_999), (1_000, 2_000));
+        assert_eq!(whole_ns(-1_500, 999), (-2_000, 0));
+        // A JSON capture without --platform: every process, each slice's children its own.
+        let mut b = CaptureBuilder::new();
+        let (jit, fusion) = (b.intern("jit_f"), b.intern("fusion"));
+        for pid in [1, 2] {
+            let p = b.process(Key::Int(pid));
+            let t = b.track(p, Key::Int(1), TrackKind::Thread);
+            b.add_slice(t, 0, 10 * US, jit, StrId::EMPTY, ArgsRef::NONE, 0);
+            b.add_slice(t, US, 2 * US * pid, fusion, StrId::EMPTY, ArgsRef::NONE, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::Chrome);
+        let r = compute(&c, &opts(Some("^fusion"))).unwrap();
+        assert_eq!((r.plane.clone(), r.rows[0].count), (None, 2));
+        assert_eq!((r.rows[0].min, r.rows[0].max), (2 * US, 4 * US));
+    }
+
     fn report(rows: &[(&str, f64)]) -> NestedReport {
         NestedReport {
             rows: rows
@@ -465,9 +596,10 @@ mod tests {
                     std: 0.0,
                     min: 0,
                     max: 0,
+                    last: m as Ps,
                 })
                 .collect(),
-            short_skipped: 0,
+            ..NestedReport::default()
         }
     }
 
@@ -507,6 +639,10 @@ mod tests {
                 },
             ]
         );
+        // Ids of digits are numbers: `01` is `1`.
+        let more = [report(&[("jit_autotune_fn_01(3-None)", 40.0)])];
+        let f = by_function_id(reps.iter().chain(&more), &o.id_pattern);
+        assert_eq!((f[0].id.as_str(), f[0].samples), ("1", 5));
         // A custom pattern with its own group.
         let f = by_function_id(&reps, &Regex::new(r"^jit_(other)").unwrap());
         assert_eq!((f.len(), f[0].id.as_str(), f[0].mean), (1, "other", 1.0));

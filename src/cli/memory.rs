@@ -23,17 +23,20 @@ Examples:
   tracetui memory trace.pt.trace.json             peaks, counts, live at end, top ops per device
   tracetui memory trace.pt.trace.json --at 12ms   the allocations live 12 ms after the first event
   tracetui memory snap.pickle --stacks            a CUDA allocator snapshot, with folded stack lines
+  tracetui memory memory.prof                     a JAX device memory profile (pprof): bytes by
+                                                  device, buffer kind and allocation stack
   tracetui memory logs/ --json | jq '.captures[].tracks[].peak_allocated'
 
 Sources: Kineto `[memory]` / `[OutOfMemory]` events (torch.profiler with profile_memory=True),
-XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), and snapshots from
-torch.cuda.memory._dump_snapshot. Allocations are matched to frees by address; each is attributed to
-the innermost op enclosing it on its own thread. See docs/memory.md.";
+XPlane MemoryAllocation / MemoryDeallocation events (host tracer level >= 2), snapshots from
+torch.cuda.memory._dump_snapshot and pprof files from jax.profiler.save_device_memory_profile.
+Allocations are matched to frees by address; each is attributed to the innermost op enclosing it
+on its own thread (XPlane: its tf_op stat, as XProf). See docs/memory.md.";
 
 /// Arguments of `memory`.
 #[derive(Args, Debug)]
 pub struct MemoryArgs {
-    /// Log dir, capture file or allocator snapshot (*.pickle)
+    /// Log dir, capture file, allocator snapshot (*.pickle) or pprof memory profile (*.prof)
     pub path: PathBuf,
     /// Print JSON (stable shape, see docs/cli.md) instead of text
     #[arg(long)]
@@ -56,7 +59,14 @@ pub fn cmd_memory(a: &MemoryArgs) -> i32 {
         stacks: a.stacks,
         limit: a.limit.or(if a.json { None } else { Some(20) }),
     };
-    if crate::discover::is_snapshot_file(&a.path) {
+    // A file named like a pprof profile goes to the snapshot reader even when it does not decode:
+    // its error says why, instead of "not a recognized trace file".
+    let pprof_named = a.path.is_file()
+        && a.path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(crate::formats::pprof::named_like_pprof);
+    if pprof_named || crate::discover::is_snapshot_file(&a.path) {
         let r = snapshot_memory(&a.path, &o);
         let printed = if a.json {
             #[derive(Serialize)]
@@ -102,7 +112,8 @@ pub struct MemoryOptions {
 /// Bytes allocated under one op / call site.
 #[derive(Serialize, Clone, Debug)]
 pub struct OpJson {
-    /// Op name (innermost enclosing op; `(no op)` outside any) or innermost frame (snapshots).
+    /// Op name (innermost enclosing op; XPlane: the `tf_op` stat; `(no op)` without) or
+    /// innermost frame (snapshots, pprof).
     pub name: String,
     /// Allocations.
     pub count: u64,
@@ -351,9 +362,14 @@ pub fn capture_memory(
         }
     };
     let m = crate::analysis::memory::build(&c);
+    // The enclosing op; XPlane: the allocation's `tf_op` stat (its one-frame stack), as XProf.
     let name_of = |tr: &MemTrack, i: usize| -> Option<String> {
         let op = tr.allocs.op[i];
-        (op != NO_OP).then(|| c.slice_name(op).to_string())
+        if op != NO_OP {
+            return Some(c.slice_name(op).to_string());
+        }
+        let f = *m.stacks.get(tr.allocs.stack[i]).first()?;
+        m.stacks.frames.get(f as usize).map(|f| f.name.clone())
     };
     out.tracks = tracks_json(&m, c.time_zero(), o, &name_of);
     out

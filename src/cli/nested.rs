@@ -27,12 +27,16 @@ Examples:
   tracetui nested logs/                                  every jit_* event's own duration
   tracetui nested logs/ --regex '^fusion|^dot' --json    merged time of the contained fusions/dots
   tracetui nested runs/ --id-pattern '^jit_autotune_fn_([0-9]+)' --json | jq .functions
+  tracetui nested logs/ --platform cpu                   the host plane instead of the device's
 
-ejkernel's nested-event accounting (docs/analysis.md): for each event whose unified name
-hlo_module(program_id-scope_range_id) starts with --prefix, the union of the events it fully
-contains (same plane, any line) whose unified name matches --regex, else its own duration; events
-shorter than --min-dur are ignored. Per-function-id figures take one sample per capture and name
-(several runs = several samples), dropping the min and max when more than two. --json gives ns.";
+ejkernel's nested-event accounting (docs/analysis.md): one plane is read, the first whose name
+contains --platform (default: the first device plane's kind, gpu/tpu; cpu on a CPU-only capture;
+every process on non-XPlane captures), its own lines only, the first --max-events kept events.
+For each event whose unified name hlo_module(program_id-scope_range_id) starts with --prefix: the
+union of the events it fully contains whose unified name matches --regex, else its own duration;
+events shorter than --min-dur are ignored. A name's value (LAST) is its last instance's, as
+ejkernel keeps it; per function id each capture and name gives one sample, that value, dropping
+the min and max when more than two. --json gives ns.";
 
 /// Arguments of `nested`.
 #[derive(Args, Debug)]
@@ -56,6 +60,14 @@ pub struct NestedArgs {
     #[arg(long, value_name = "RE", default_value = crate::analysis::nested::DEFAULT_ID_PATTERN,
           value_parser = parse_regex)]
     pub id_pattern: Regex,
+    /// Read the first plane whose name contains this (case-insensitive), as ejkernel's
+    /// `platform` [default: the first device plane's kind, `cpu` on CPU-only captures]
+    #[arg(long, value_name = "P")]
+    pub platform: Option<String>,
+    /// Stop after this many kept events of the plane (ejkernel's `max_events_per_profile`;
+    /// 0: no cap)
+    #[arg(long, value_name = "N", default_value_t = crate::analysis::nested::DEFAULT_MAX_EVENTS)]
+    pub max_events: usize,
 }
 
 pub fn cmd_nested(a: &NestedArgs) -> i32 {
@@ -69,6 +81,8 @@ pub fn cmd_nested(a: &NestedArgs) -> i32 {
         regex: a.regex.clone(),
         min_dur: a.min_dur,
         id_pattern: a.id_pattern.clone(),
+        platform: a.platform.clone(),
+        max_events: (a.max_events > 0).then_some(a.max_events),
     };
     let reports = super::load::map_loaded(&caps, LOAD_THREADS, |cap, loaded| {
         capture_nested(cap, loaded, &opts)
@@ -123,6 +137,8 @@ pub struct NestedJson {
     pub min_ns: f64,
     /// Longest, ns.
     pub max_ns: f64,
+    /// The last instance's, ns: ejkernel's value of the name in this capture.
+    pub last_ns: f64,
 }
 
 /// One capture of `nested --json`.
@@ -139,6 +155,16 @@ pub struct CaptureNested {
     pub error: Option<String>,
     /// Slices ignored for being shorter than `--min-dur`.
     pub short_skipped: u64,
+    /// The plane read (absent: every process).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plane: Option<String>,
+    /// The platform string it was chosen by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
+    /// Events kept (long enough, within `--max-events`).
+    pub kept: u64,
+    /// True when `--max-events` stopped the reading.
+    pub capped: bool,
     /// Rows, longest mean first.
     pub nested: Vec<NestedJson>,
     /// The report in ps, for the cross-capture aggregation (not in JSON).
@@ -186,6 +212,10 @@ pub fn capture_nested(
         host: cap.host.clone(),
         error: None,
         short_skipped: 0,
+        plane: None,
+        platform: None,
+        kept: 0,
+        capped: false,
         nested: Vec::new(),
         report: NestedReport::default(),
     };
@@ -196,7 +226,13 @@ pub fn capture_nested(
             return out;
         }
     };
-    let r = compute(&c, opts);
+    let r = match compute(&c, opts) {
+        Ok(r) => r,
+        Err(e) => {
+            out.error = Some(format!("{}: {e}", cap.path.display()));
+            return out;
+        }
+    };
     // Unified names come from lazily read stats: a file changed since loading reads as empty.
     if c.source_changed() {
         out.error = Some(format!(
@@ -207,6 +243,10 @@ pub fn capture_nested(
         return out;
     }
     out.short_skipped = r.short_skipped;
+    out.plane = r.plane.clone();
+    out.platform = r.platform.clone();
+    out.kept = r.kept;
+    out.capped = r.capped;
     out.nested = r
         .rows
         .iter()
@@ -217,6 +257,7 @@ pub fn capture_nested(
             std_ns: r.std / 1000.0,
             min_ns: ns(r.min),
             max_ns: ns(r.max),
+            last_ns: ns(r.last),
         })
         .collect();
     out.report = r;
@@ -229,6 +270,15 @@ pub fn render_text(s: &CaptureNested) -> String {
         Ok(o) => o,
         Err(failed) => return failed,
     };
+    if let Some(p) = &s.plane {
+        o.push_str(&format!(
+            "   plane {} (first containing '{}'): {} events kept{}\n",
+            clean(p),
+            clean(s.platform.as_deref().unwrap_or("")),
+            s.kept,
+            if s.capped { ", stopped at --max-events" } else { "" }
+        ));
+    }
     if s.nested.is_empty() {
         o.push_str("   no event matches the prefix\n");
     } else {
@@ -244,6 +294,7 @@ pub fn render_text(s: &CaptureNested) -> String {
                     d(r.std_ns),
                     d(r.min_ns),
                     d(r.max_ns),
+                    d(r.last_ns),
                 ]
             })
             .collect();
@@ -256,6 +307,7 @@ pub fn render_text(s: &CaptureNested) -> String {
                 ("STD", Align::Right),
                 ("MIN", Align::Right),
                 ("MAX", Align::Right),
+                ("LAST", Align::Right),
             ],
             &rows,
         ));
@@ -284,7 +336,9 @@ pub fn render_functions(f: &[FunctionJson]) -> String {
             ]
         })
         .collect();
-    let mut o = String::from("== functions (min and max dropped when more than 2 samples)\n");
+    let mut o = String::from(
+        "== functions (samples: each capture's LAST per name; min and max dropped when more than 2)\n",
+    );
     o.push_str(&text::table(
         "   ",
         &[

@@ -1,11 +1,18 @@
-//! torch CUDA allocator snapshots (`torch.cuda.memory._dump_snapshot`, `*.pickle`): recognised
-//! by name and first bytes so `memory` (and the explorer) can open them beside the traces.
+//! torch CUDA allocator snapshots (`torch.cuda.memory._dump_snapshot`, `*.pickle`) and pprof
+//! device memory profiles (`jax.profiler.save_device_memory_profile`, `*.prof`): recognised by
+//! name and content so `memory` (and the explorer) can open them beside the traces.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// True for a file named `*.pickle` / `*.pkl` whose first bytes are a pickle of protocol 2–5.
+/// True for a file named `*.pickle` / `*.pkl` whose first bytes are a pickle of protocol 2–5, or
+/// a pprof memory profile (`*.prof`, `*.pprof`, `*.pb.gz` that decodes as one:
+/// `jax.profiler.save_device_memory_profile`).
 pub fn is_snapshot_file(path: &Path) -> bool {
+    is_pickle_file(path) || crate::formats::pprof::is_pprof_file(path)
+}
+
+fn is_pickle_file(path: &Path) -> bool {
     let named = path
         .file_name()
         .and_then(|n| n.to_str())

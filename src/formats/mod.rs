@@ -12,6 +12,7 @@ pub mod error;
 pub mod folded;
 pub mod mapped;
 pub mod open;
+pub mod pprof;
 pub mod progress;
 pub mod snapshot;
 pub mod source;

@@ -4,11 +4,13 @@
 //! Kineto / Chrome JSON: every `gpu_stream` track; its slices except `gpu_user_annotation`
 //! ranges (HTA's `stream != -1`). XPlane: the `Stream #…` lines of `/device:GPU:N` planes (derived
 //! lines and `CUPTI overhead` are not streams). Launches: host slices with the same correlation
-//! id (Kineto `args.correlation`, XPlane `correlation_id`).
+//! id (Kineto `args.correlation`, XPlane `correlation_id`), by the rule of
+//! [`crate::analysis::launch_link`] (shared with `rank`).
 
 use super::classify::{KernelClass, classify};
 use super::options::GpuOptions;
-use crate::model::{Capture, Category, Format, Key, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
+use crate::analysis::launch_link;
+use crate::model::{Capture, Category, Format, Key, NO_SLICE, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 
 /// One GPU stream: where it lives and which rows of [`Activities`] it owns.
@@ -186,9 +188,7 @@ fn device_of(c: &Capture, p: u32) -> i64 {
 
 /// Stream number of an XPlane line named `Stream #N…`.
 fn xplane_stream_number(name: &str) -> Option<i64> {
-    let rest = name.strip_prefix("Stream #")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    rest[..digits].parse().ok()
+    launch_link::stream_number(name)
 }
 
 /// HTA's iteration window: the (rounded) start of the last host `ProfilerStep*` slice, when
@@ -225,57 +225,37 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         shift_ns: if compat { c.file_clock0_ns() } else { 0 },
         ..GpuStreams::default()
     };
-    // Which tracks are streams.
-    let mut is_stream = vec![false; c.tracks.len()];
-    for (t, tr) in c.tracks.iter().enumerate() {
-        let proc_gpu = c.processes[tr.process as usize].kind == ProcessKind::Gpu;
-        is_stream[t] = match tr.kind {
-            TrackKind::GpuStream => true,
-            TrackKind::XLine => proc_gpu && xplane_stream_number(c.strings.get(tr.name)).is_some(),
-            _ => false,
-        };
-    }
-    // Host tracks: not a stream; on XPlane also not on a GPU plane (its other lines are
-    // derived or overhead lines). JSON: a device process's CPU threads are host threads.
-    let is_host: Vec<bool> = c
-        .tracks
-        .iter()
-        .enumerate()
-        .map(|(t, tr)| {
-            let gpu_plane = xplane && c.processes[tr.process as usize].kind == ProcessKind::Gpu;
-            !(is_stream[t] || gpu_plane)
-        })
-        .collect();
-    // Host launches by correlation id.
-    let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
-    for (t, tr) in c.tracks.iter().enumerate() {
-        if !is_host[t] {
-            continue;
-        }
-        for id in tr.slices.0..tr.slices.1 {
-            let corr = c.slices.corr(id as usize);
-            if corr == 0 {
-                continue;
-            }
-            g.host_correlated += 1;
-            match by_corr.entry(corr) {
-                std::collections::hash_map::Entry::Occupied(_) => g.duplicate_corr += 1,
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(id);
-                    let name = c.slices.name[id as usize];
-                    g.kinds.entry(name).or_insert_with(|| {
-                        if xplane {
-                            LaunchKind {
-                                stats: true,
-                                queue: true,
-                            }
-                        } else {
-                            launch_kind(c.strings.get(name))
-                        }
-                    });
+    // Which tracks are streams, which are host tracks. XPlane: the one linking rule
+    // (`launch_link`): stream lines of GPU planes; host lines of every other plane. JSON:
+    // `gpu_stream` tracks; every other track is a host track (a device process's CPU threads
+    // too).
+    let (is_stream, is_host) = if xplane {
+        launch_link::xplane_roles(c)
+    } else {
+        c.tracks
+            .iter()
+            .map(|tr| {
+                let s = tr.kind == TrackKind::GpuStream;
+                (s, !s)
+            })
+            .unzip()
+    };
+    // Host launches by correlation id: the first host slice of each id.
+    let launches = launch_link::launches(c, &is_host);
+    g.host_correlated = launches.host_correlated;
+    g.duplicate_corr = launches.duplicates;
+    for &id in launches.by_corr.values() {
+        let name = c.slices.name[id as usize];
+        g.kinds.entry(name).or_insert_with(|| {
+            if xplane {
+                LaunchKind {
+                    stats: true,
+                    queue: true,
                 }
+            } else {
+                launch_kind(c.strings.get(name))
             }
-        }
+        });
     }
     let window_end = if compat {
         last_step_start(c, &is_host, &g)
@@ -329,11 +309,7 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
                 .entry(name)
                 .or_insert_with(|| classify(c.strings.get(name)));
             let corr = c.slices.corr(i);
-            let launch = if corr == 0 {
-                NO_SLICE
-            } else {
-                by_corr.get(&corr).copied().unwrap_or(NO_SLICE)
-            };
+            let launch = launches.launch_of(corr);
             if let Some(w) = window_end
                 && (launch == NO_SLICE
                     || round

@@ -95,7 +95,7 @@ type Slot = u8;
 /// The arg keys read, in slot order (slot = index + 1): Kineto's six numbers (`Bytes`, `Addr`,
 /// `Total Allocated`, `Total Reserved`, `Device Type`, `Device Id`) and its `Call stack`, then
 /// XPlane's stats.
-pub const KEY_NAMES: [&str; 12] = [
+pub const KEY_NAMES: [&str; 13] = [
     "Bytes",
     "Addr",
     "Total Allocated",
@@ -108,6 +108,7 @@ pub const KEY_NAMES: [&str; 12] = [
     "bytes_allocated",
     "bytes_reserved",
     "allocator_name",
+    "tf_op",
 ];
 const BYTES: Slot = 1;
 const ADDR: Slot = 2;
@@ -121,6 +122,7 @@ const X_ADDR: Slot = 9;
 const X_BYTES_ALLOCATED: Slot = 10;
 const X_BYTES_RESERVED: Slot = 11;
 const X_ALLOCATOR: Slot = 12;
+const X_TF_OP: Slot = 13;
 
 /// Largest key id given a table entry; keys interned later are found by comparison.
 const TABLE_MAX: u32 = 1 << 20;
@@ -204,7 +206,7 @@ fn read_slots(c: &Capture, k: &Keys, args: ArgsRef) -> [ArgValue; KEY_NAMES.len(
         let slot = k.slot(key);
         // Stacks and allocator names count only as text (as before: other values ignored).
         let text = matches!(v, ArgValue::Str(_) | ArgValue::Json(_));
-        if ((slot != STACK && slot != X_ALLOCATOR) || text)
+        if ((slot != STACK && slot != X_ALLOCATOR && slot != X_TF_OP) || text)
             && let Some(x) = vals.get_mut(usize::from(slot))
         {
             *x = v;
@@ -297,9 +299,20 @@ fn xplane_event(c: &Capture, k: &Keys, args: ArgsRef, base: MemEvent) -> MemEven
     }
     e.addr = uint(at(X_ADDR), s).unwrap_or(0);
     e.total_allocated = int(at(X_BYTES_ALLOCATED), s);
-    e.total_reserved = int(at(X_BYTES_RESERVED), s);
+    // XProf's memory profile: `bytes_reserved` is the stack reservation (TPU), not an
+    // allocator's cache; memory in use is heap allocated + stack reserved. Without a stack
+    // reservation there is nothing beyond the allocated bytes to show.
+    e.total_reserved = match (e.total_allocated, int(at(X_BYTES_RESERVED), s)) {
+        (Some(a), Some(r)) if r > 0 => Some(a.saturating_add(r)),
+        _ => None,
+    };
     if let ArgValue::Str(id) = *at(X_ALLOCATOR) {
         e.allocator = id;
+    }
+    // XProf attributes an allocation to its `tf_op` stat (a free takes its allocation's):
+    // kept as a one-frame call stack.
+    if let ArgValue::Str(id) = *at(X_TF_OP) {
+        e.stack = id;
     }
     e
 }

@@ -1,6 +1,7 @@
 //! Building the per-(device, allocator) memory tracks of a loaded capture: the allocated /
 //! reserved counter series, the allocations matched to their frees by address, each attributed to
-//! the innermost op enclosing it on its own thread, and the out-of-memory events.
+//! the innermost op enclosing it on its own thread (XPlane: to its `tf_op` stat, as XProf does),
+//! and the out-of-memory events.
 
 use super::events::{MemEvent, MemKind, Names, Reader, device_type_name, memory_refs};
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_STACK, Oom, Stacks};
@@ -29,7 +30,12 @@ pub fn build(c: &Capture) -> MemoryModel {
 fn build_with(c: &Capture, threads: usize) -> MemoryModel {
     let refs = memory_refs(c);
     let rd = Reader::new(c);
-    let ops = enclosing_ops(c, refs.len(), |k| (refs.ts(c, k), refs.track(c, k)));
+    // XPlane: no enclosing op, as XProf's memory profile (the `tf_op` stat names the op).
+    let ops = if c.format == Some(crate::model::Format::XPlane) {
+        vec![NO_SLICE; refs.len()]
+    } else {
+        enclosing_ops(c, refs.len(), |k| (refs.ts(c, k), refs.track(c, k)))
+    };
     let mut b = Builder::new(c, refs.has_slices(), refs.len());
     if refs.len() < PIPELINE_MIN || threads < 2 {
         for &k in &refs.order {
@@ -368,5 +374,59 @@ mod tests {
         assert!(one.tracks.iter().any(|t| !t.totals_from_events));
         assert!(!one.stacks.frames.is_empty());
         assert_eq!(format!("{one:?}"), format!("{two:?}"));
+    }
+
+    /// XPlane allocator events as XProf reads them: `bytes_reserved` is a stack reservation
+    /// (memory in use = heap + stack; none on a GPU BFC allocator), and the op is the `tf_op`
+    /// stat, not the enclosing `Build buffer allocations` TraceMe.
+    #[test]
+    fn xplane_events_follow_xprof() {
+        let mut b = CaptureBuilder::new();
+        let host = b.intern("/host:CPU");
+        let p = b.process(Key::Str(host));
+        b.process_mut(p).name = host;
+        let t = b.track(p, Key::Int(1), TrackKind::XLine);
+        let (alloc, free, build) = (
+            b.intern("MemoryAllocation"),
+            b.intern("MemoryDeallocation"),
+            b.intern("Build buffer allocations"),
+        );
+        let k: Vec<StrId> = KEY_NAMES[7..].iter().map(|s| b.intern(s)).collect();
+        let (gpu_bfc, dot) = (b.intern("GPU_0_bfc"), b.intern("jit(f)/dot_general"));
+        b.add_slice(t, 0, 1000, build, StrId::EMPTY, ArgsRef::NONE, 0);
+        // (time, name, bytes, addr, allocated after, reserved, tf_op)
+        let evs = [
+            (10, alloc, 256, 1, 256, 0, Some(dot)),
+            (20, alloc, 512, 2, 768, 64, None),
+            (30, free, 256, 1, 512, 0, None),
+        ];
+        for (ts, name, bytes, addr, total, reserved, op) in evs {
+            b.args.begin();
+            b.args.push(k[0], ArgValue::I64(bytes));
+            b.args.push(k[1], ArgValue::U64(addr));
+            b.args.push(k[2], ArgValue::I64(total));
+            b.args.push(k[3], ArgValue::I64(reserved));
+            b.args.push(k[4], ArgValue::Str(gpu_bfc));
+            if let Some(op) = op {
+                b.args.push(k[5], ArgValue::Str(op));
+            }
+            let args = b.args.finish();
+            b.add_slice(t, ts, 0, name, StrId::EMPTY, args, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let m = build(&c);
+        assert_eq!(m.tracks.len(), 1);
+        let tr = &m.tracks[0];
+        assert_eq!(tr.device, "GPU_0_bfc");
+        assert_eq!(tr.allocated, vec![256, 768, 512]);
+        // Only the second event reserves stack: in use 768 + 64 there, else the heap.
+        assert!(tr.has_reserved);
+        assert_eq!(tr.reserved, vec![256, 832, 512]);
+        // No enclosing op; the first allocation is named by its tf_op, the second by nothing.
+        assert!(tr.allocs.op.iter().all(|&o| o == NO_SLICE));
+        let f = m.stacks.get(tr.allocs.stack[0])[0];
+        assert_eq!(m.stacks.frames[f as usize].name, "jit(f)/dot_general");
+        assert_eq!(tr.allocs.stack[1], NO_STACK);
+        assert_eq!(tr.allocs.end[0], 30);
     }
 }

@@ -17,6 +17,7 @@ pub mod score;
 pub mod select;
 pub mod tree;
 
+use crate::analysis::launch_link;
 use crate::model::{Capture, Ps};
 use cover::{CompatOverlap, Cover, union};
 use queue::{NO_KERNEL, QueuePoint};
@@ -54,6 +55,19 @@ pub struct Input<'a> {
     pub kernels: &'a [(Ps, Ps)],
     /// Correlation id of each kernel.
     pub kernel_corr: &'a [u64],
+    /// Link each launch to the LAST kernel of its id (XPlane, [`launch_link`]) instead of
+    /// torch's forward search ([`queue::link`]).
+    pub last_of_id: bool,
+}
+
+/// Launch → kernel index by the capture's rule: XPlane's one rule ([`launch_link`]: a launch
+/// stands for the last kernel of its id) or torch's forward search.
+fn link_rule(last_of_id: bool, launch_corr: &[u64], kernel_corr: &[u64]) -> Vec<u32> {
+    if last_of_id {
+        launch_link::last_kernel_of(launch_corr, kernel_corr)
+    } else {
+        queue::link(launch_corr, kernel_corr)
+    }
 }
 
 /// Everything computed for one capture; per-event columns are indexed like the tree events.
@@ -108,7 +122,7 @@ struct QueueSide {
 }
 
 fn queue_side(inp: &Input, groups: &[usize]) -> QueueSide {
-    let kernel_of = queue::link(inp.launch_corr, inp.kernel_corr);
+    let kernel_of = link_rule(inp.last_of_id, inp.launch_corr, inp.kernel_corr);
     let linked = kernel_of.iter().filter(|&&k| k != NO_KERNEL).count();
     let launch_iv: Vec<(Ps, Ps)> = inp
         .launches
@@ -399,6 +413,7 @@ fn rank_roles(
         launch_corr: &lcorr,
         kernels: &kiv,
         kernel_corr: &kcorr,
+        last_of_id: roles.last_of_id,
     };
     let eval = evaluate(&inp, mode);
     Ranking {
@@ -515,7 +530,7 @@ fn queues_of(c: &Capture, roles: &select::Roles) -> Vec<DeviceQueue> {
             .iter()
             .map(|&l| (roles.start[l as usize], roles.end[l as usize]))
             .collect();
-        let kernel_of = queue::link(&lcorr, &kcorr);
+        let kernel_of = link_rule(roles.last_of_id, &lcorr, &kcorr);
         let points = queue::points(&liv, &kernel_of, &kiv);
         let idle = union(&idle::idle_intervals(&points, edges));
         DeviceQueue {

@@ -2,6 +2,7 @@
 //! kernel launches and kernels, for Kineto/Chrome JSON and XPlane GPU captures.
 
 use super::Mode;
+use crate::analysis::launch_link;
 use crate::model::{Capture, Category, Format, ProcessKind, Ps, StrId, TrackKind};
 
 /// Launch names torch recognises (prefix test).
@@ -38,6 +39,14 @@ pub struct Roles {
     pub launches: Vec<u32>,
     /// Kernels: slice ids sorted by (start, slice id).
     pub kernels: Vec<u32>,
+    /// XPlane: launches link the last kernel of their id ([`launch_link`]).
+    pub last_of_id: bool,
+}
+
+/// XPlane's linking inputs: which tracks are device streams, and the launches by id.
+struct XRule {
+    is_stream: Vec<bool>,
+    launches: launch_link::Launches,
 }
 
 /// True when `name` contains none of `mem`, `cpy`, `alloc`, `free` (ASCII case-insensitive).
@@ -78,9 +87,10 @@ impl<F: Fn(&str) -> bool> NameMemo<F> {
 /// `user_annotation`, `cuda_runtime`, `cuda_driver` and `python_function` (torch's event tree holds
 /// python frames too, which give the source locations); on XPlane every event of a host-plane line.
 /// Kernels: on GPU streams, cat `kernel` (default) or every event whose name passes
-/// [`kernel_name`] (compat: torch's device-type test); on XPlane `/device:GPU:N` stream lines,
-/// events passing [`kernel_name`]. Launches: tree events named like a launch ([`launch_name`]); on
-/// XPlane, host events with a correlation id.
+/// [`kernel_name`] (compat: torch's device-type test). Launches: tree events named like a launch
+/// ([`launch_name`]). On XPlane both follow the one linking rule of [`launch_link`], as `gpu`
+/// does: kernels are every event of a `/device:GPU:N` stream line, launches the first host event
+/// of each correlation id.
 pub fn select(c: &Capture, mode: Mode) -> Roles {
     // Two halves of the tracks (by slice count) on two threads, then concatenated.
     let total = c.slices.len() as u64;
@@ -89,8 +99,19 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
         .partition_point(|t| u64::from(t.slices.0) * 2 < total)
         .min(c.tracks.len());
     let (a, b) = c.tracks.split_at(cut);
-    let (mut r, tail) =
-        super::par::par2(|| select_tracks(c, a, mode), || select_tracks(c, b, mode));
+    let xr = (c.format == Some(Format::XPlane)).then(|| {
+        let (is_stream, is_host) = launch_link::xplane_roles(c);
+        XRule {
+            launches: launch_link::launches(c, &is_host),
+            is_stream,
+        }
+    });
+    let xr = xr.as_ref();
+    let (mut r, tail) = super::par::par2(
+        || select_tracks(c, a, 0, mode, xr),
+        || select_tracks(c, b, cut, mode, xr),
+    );
+    r.last_of_id = xr.is_some();
     let off = r.tree.len();
     r.launches
         .extend(tail.launches.iter().map(|&l| l + off as u32));
@@ -109,9 +130,15 @@ pub fn select(c: &Capture, mode: Mode) -> Roles {
     r
 }
 
-/// [`select`] over `tracks` (a contiguous run of the capture's tracks); launches and kernels come
-/// out in track order, not sorted.
-fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Roles {
+/// [`select`] over `tracks` (a contiguous run of the capture's tracks, the first being track
+/// `first`); launches and kernels come out in track order, not sorted.
+fn select_tracks(
+    c: &Capture,
+    tracks: &[crate::model::Track],
+    first: usize,
+    mode: Mode,
+    xr: Option<&XRule>,
+) -> Roles {
     let s = &c.slices;
     let xplane = c.format == Some(Format::XPlane);
     let mut launch = NameMemo {
@@ -144,7 +171,7 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
     };
     let mut r = Roles::default();
     r.groups.push(0);
-    for tr in tracks {
+    for (ti, tr) in tracks.iter().enumerate() {
         let pk = c.processes.get(tr.process as usize).map(|p| p.kind);
         let (lo, hi) = (tr.slices.0 as usize, tr.slices.1 as usize);
         let host = if xplane {
@@ -152,8 +179,8 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
         } else {
             tr.kind == TrackKind::Thread
         };
-        let device = if xplane {
-            tr.kind == TrackKind::XLine && pk == Some(ProcessKind::Gpu)
+        let device = if let Some(x) = xr {
+            x.is_stream.get(first + ti).copied().unwrap_or(false)
         } else {
             tr.kind == TrackKind::GpuStream
         };
@@ -166,8 +193,9 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
                 if !keep {
                     continue;
                 }
-                let is_launch = if xplane {
-                    s.corr[i] != 0
+                let is_launch = if let Some(x) = xr {
+                    let corr = s.corr(i);
+                    corr != 0 && x.launches.launch_of(corr) == i as u32
                 } else {
                     launch.get(c, s.name[i])
                 };
@@ -183,7 +211,9 @@ fn select_tracks(c: &Capture, tracks: &[crate::model::Track], mode: Mode) -> Rol
             }
         } else if device {
             for i in lo..hi {
-                let k = if !xplane && mode == Mode::Default {
+                let k = if xr.is_some() {
+                    true
+                } else if mode == Mode::Default {
                     role(i) == 2
                 } else {
                     kname.get(c, s.name[i])

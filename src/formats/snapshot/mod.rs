@@ -58,14 +58,21 @@ pub fn load(path: &Path) -> Result<Snapshot, LoadError> {
     load_bytes(&data, path)
 }
 
-/// Decodes snapshot bytes (`path` only names the file in errors).
+/// Decodes snapshot bytes (`path` only names the file in errors). A pprof memory profile
+/// (`jax.profiler.save_device_memory_profile`, gzipped protobuf) is read too
+/// ([`crate::formats::pprof`]).
 pub fn load_bytes(data: &[u8], path: &Path) -> Result<Snapshot, LoadError> {
+    if !is_pickle(data) && crate::formats::pprof::maybe_pprof(data, path) {
+        let p = crate::formats::pprof::decode(data, path)?;
+        return crate::formats::pprof::to_snapshot(&p, path);
+    }
     if !is_pickle(data) {
         return Err(LoadError::new(
             LoadErrorKind::NotATrace,
             path,
             Some(0),
-            "not a pickle of protocol 2–5 (expected a torch.cuda.memory._dump_snapshot file)",
+            "not a pickle of protocol 2–5 (expected a torch.cuda.memory._dump_snapshot file) nor \
+             a gzipped pprof profile (jax.profiler.save_device_memory_profile)",
         ));
     }
     let p = pickle::decode(data).map_err(|e| {

@@ -84,13 +84,20 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Name of the place that made an allocation: its innermost frame that memory_viz keeps.
+    /// Name of the place that made an allocation: its innermost frame that memory_viz keeps —
+    /// outside JAX's own modules when there is one (a pprof profile's stacks start deep inside
+    /// `jax/_src`; torch stacks never hold such frames).
     pub fn call_site(&self, stack: u32) -> Option<String> {
         let s = &self.model.stacks;
-        s.get(stack)
-            .iter()
-            .filter_map(|&f| s.frames.get(f as usize))
-            .find(|f| frame_kept(&f.name, &f.file))
+        let kept = || {
+            s.get(stack)
+                .iter()
+                .filter_map(|&f| s.frames.get(f as usize))
+                .filter(|f| frame_kept(&f.name, &f.file))
+        };
+        kept()
+            .find(|f| !jax_internal(&f.file))
+            .or_else(|| kept().next())
             .map(|f| f.short())
     }
 
@@ -120,6 +127,11 @@ pub fn folded_memory(segments: &[Segment], stacks: &Stacks) -> Vec<String> {
         write_blocks(stacks, &mut out, &prefix, &seg.blocks);
     }
     out
+}
+
+/// True for a frame of JAX's own Python modules (`…/jax/_src/…`, `…/jaxlib/…`).
+pub fn jax_internal(file: &str) -> bool {
+    file.contains("/jax/_src/") || file.contains("/jaxlib/")
 }
 
 /// memory_viz `_frame_filter`: frames of the interpreter and the unwinder are left out.
