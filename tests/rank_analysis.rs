@@ -386,7 +386,7 @@ proptest! {
         let groups = [0, start.len()];
         let inp = Input {
             start: &start, end: &end, groups: &groups, launches: &launches,
-            launch_corr: &launch_corr, kernels: &k, kernel_corr: &kernel_corr,
+            launch_corr: &launch_corr, kernels: &k, kernel_corr: &kernel_corr, last_of_id: false,
         };
         let ev: Evaluation = evaluate(&inp, Mode::Default);
         let (depth, idle) = brute(&inp);

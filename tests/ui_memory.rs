@@ -322,6 +322,22 @@ fn an_allocator_snapshot_opens_with_its_memory_rows() {
     }
 }
 
+/// A JAX device memory profile (pprof) opens like a snapshot: a track per (device, buffer kind),
+/// the live buffers with their allocation stacks.
+#[test]
+fn a_jax_pprof_memory_profile_opens_with_its_memory_rows() {
+    let mut a = snapshot_app("jax_cpu.memory.prof", 120, 40);
+    let l = a.loaded().unwrap().clone();
+    let m = l.memory().expect("the profile's model");
+    let labels: Vec<String> = m.model.tracks.iter().map(|t| t.label()).collect();
+    assert_eq!(labels, ["cpu:0 buffer", "(no device label) executable"]);
+    assert!(a.rows.iter().any(|r| matches!(r, Row::Memory { .. })));
+    a.update(key('M'));
+    let t = table(&a);
+    assert!(t.title.starts_with("memory · cpu:0 buffer"), "{}", t.title);
+    assert_eq!(common::column_sum(t, 1), 528_288.0, "every live buffer");
+}
+
 #[test]
 fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory");
@@ -341,6 +357,7 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
     assert_eq!(
         snaps,
         [
+            "jax_cpu.memory.prof",
             "snap_expandable.pickle",
             "snap_multi.pickle",
             "snap_small.pickle"
@@ -354,6 +371,11 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
         !problems
             .iter()
             .any(|(p, _)| p.extension().is_some_and(|e| e == "pickle"))
+    );
+    assert!(
+        !problems
+            .iter()
+            .any(|(p, _)| p.extension().is_some_and(|e| e == "prof"))
     );
     // A snapshot alone: one capture, no problem.
     let (caps, problems) = tracetui::ui::catalog::scan_all(&dir.join("snap_small.pickle")).unwrap();

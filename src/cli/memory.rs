@@ -220,7 +220,7 @@ pub struct CaptureMemory {
     pub run: String,
     /// Host / worker.
     pub host: String,
-    /// `trace` or `snapshot`.
+    /// `trace`, `snapshot` or `pprof`.
     pub kind: &'static str,
     /// Why loading failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -394,7 +394,17 @@ pub fn snapshot_memory(path: &std::path::Path, o: &MemoryOptions) -> CaptureMemo
     let name_of =
         |tr: &MemTrack, i: usize| -> Option<String> { snap.call_site(tr.allocs.stack[i]) };
     out.tracks = tracks_json(m, snap.time_zero(), o, &name_of);
-    out.segments = Some(snap.totals.clone());
+    // A pprof profile (no segments, no allocator state) reports its tracks only.
+    let pprof = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(crate::formats::pprof::named_like_pprof)
+        && snap.segments.is_empty();
+    if pprof {
+        out.kind = "pprof";
+    } else {
+        out.segments = Some(snap.totals.clone());
+    }
     out.notes = snap.notes.clone();
     if o.stacks {
         out.folded = Some(snap.folded_memory());

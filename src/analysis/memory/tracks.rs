@@ -386,14 +386,14 @@ mod tests {
         let p = b.process(Key::Str(host));
         b.process_mut(p).name = host;
         let t = b.track(p, Key::Int(1), TrackKind::XLine);
-        let (alloc, free, build) = (
+        let (alloc, free, bba) = (
             b.intern("MemoryAllocation"),
             b.intern("MemoryDeallocation"),
             b.intern("Build buffer allocations"),
         );
         let k: Vec<StrId> = KEY_NAMES[7..].iter().map(|s| b.intern(s)).collect();
         let (gpu_bfc, dot) = (b.intern("GPU_0_bfc"), b.intern("jit(f)/dot_general"));
-        b.add_slice(t, 0, 1000, build, StrId::EMPTY, ArgsRef::NONE, 0);
+        b.add_slice(t, 0, 1000, bba, StrId::EMPTY, ArgsRef::NONE, 0);
         // (time, name, bytes, addr, allocated after, reserved, tf_op)
         let evs = [
             (10, alloc, 256, 1, 256, 0, Some(dot)),

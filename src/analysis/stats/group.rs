@@ -12,6 +12,10 @@ use rustc_hash::FxHashMap;
 /// they are counted in this row, not dropped.
 pub const NO_GROUP: &str = "(none)";
 
+/// Row name of events whose name is empty (an XPlane event metadata without a name, a derived
+/// line's event with an empty op name): every row says what it holds.
+pub const UNNAMED: &str = "(unnamed)";
+
 /// What one row groups.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GroupBy {
@@ -176,6 +180,7 @@ impl<'c> Rows<'c> {
         let c = self.c;
         let text = c.strings.get(name);
         let r = match self.group {
+            GroupBy::Name if text.is_empty() => self.named(kind, UNNAMED),
             GroupBy::Name => self.named(kind, group_name(text)),
             _ if text.is_empty() => self.fixed(kind, true),
             _ => self.named(kind, text),

@@ -20,6 +20,15 @@ fn row<'a>(t: &'a StatsTable, name: &str) -> &'a StatRow {
 }
 
 #[test]
+fn empty_names_get_a_row_that_says_so() {
+    let c = capture(&[(1, 0, 10, "", "cpu_op"), (1, 20, 5, "", "cpu_op"), (1, 30, 5, "a", "cpu_op")]);
+    let t = compute(&c, &StatsOptions::default());
+    assert!(t.rows.iter().all(|r| !r.name.is_empty()));
+    let r = row(&t, group::UNNAMED);
+    assert_eq!((r.count, r.total_ps), (2, 15));
+}
+
+#[test]
 fn self_time_and_profiler_steps() {
     let c = capture(&[
         (1, 0, 100, "ProfilerStep#1", "user_annotation"),
