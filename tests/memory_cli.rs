@@ -139,19 +139,31 @@ fn memory_on_a_jax_pprof_profile() {
     let (code, v, _) = run(&["memory", "--json"], "memory/jax_cpu.memory.prof");
     assert_eq!(code, 0);
     let t = &v["captures"][0]["tracks"];
-    assert_eq!((t[0]["device"].as_str(), t[0]["allocator"].as_str()), (Some("cpu:0"), Some("buffer")));
+    assert_eq!(
+        (t[0]["device"].as_str(), t[0]["allocator"].as_str()),
+        (Some("cpu:0"), Some("buffer"))
+    );
     assert_eq!(t[0]["peak_allocated"], 528_288);
     assert_eq!(t[0]["allocs"], 3);
-    assert_eq!((t[1]["allocator"].as_str(), t[1]["allocs"].as_u64()), (Some("executable"), Some(5)));
+    assert_eq!(
+        (t[1]["allocator"].as_str(), t[1]["allocs"].as_u64()),
+        (Some("executable"), Some(5))
+    );
     let top: Vec<&str> = t[0]["top_ops"]
         .as_array()
         .unwrap()
         .iter()
         .map(|o| o["name"].as_str().unwrap())
         .collect();
-    assert!(top.iter().any(|n| n.contains("make_weights") || n.contains("make_ids")), "{top:?}");
+    assert!(
+        top.iter()
+            .any(|n| n.contains("make_weights") || n.contains("make_ids")),
+        "{top:?}"
+    );
     // Discovery recognises it; a file named like one that is not says why.
-    assert!(tracetui::discover::is_snapshot_file(&fixture("memory/jax_cpu.memory.prof")));
+    assert!(tracetui::discover::is_snapshot_file(&fixture(
+        "memory/jax_cpu.memory.prof"
+    )));
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.prof");
     std::fs::write(&bad, b"\x1f\x8b\x08\x00not gzip at all").unwrap();

@@ -246,7 +246,10 @@ fn xplane_allocator_events() {
     let f = m.stacks.get(g.allocs.stack[0])[0];
     assert_eq!(m.stacks.frames[f as usize].name, "dense/MatMul");
     // `bytes_reserved` (1 MiB) is a stack reservation: in use = heap + stack.
-    assert_eq!(g.reserved, vec![256 + (1 << 20), 768 + (1 << 20), 512 + (1 << 20)]);
+    assert_eq!(
+        g.reserved,
+        vec![256 + (1 << 20), 768 + (1 << 20), 512 + (1 << 20)]
+    );
 }
 
 #[test]
@@ -400,7 +403,9 @@ fn real_xplane_allocator_tracks_are_consistent() {
         m.stacks
             .get(g4.allocs.stack[i])
             .first()
-            .map_or("(no op)".into(), |&f| m.stacks.frames[f as usize].name.clone())
+            .map_or("(no op)".into(), |&f| {
+                m.stacks.frames[f as usize].name.clone()
+            })
     });
     assert!(
         top[0].name.starts_with("replica_4/bert_span_labeler/") && top[0].name.ends_with("/Cast"),

@@ -103,7 +103,11 @@ fn run_on(file: &str, args: &[&str]) -> serde_json::Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -113,16 +117,25 @@ fn gpu_plane_by_default_as_ejkernel() {
     let c = &v["captures"][0];
     assert_eq!(c["plane"], "/device:GPU:0");
     assert_eq!(c["platform"], "gpu");
-    assert_eq!((c["kept"].as_u64(), c["capped"].as_bool()), (Some(864), Some(false)));
+    assert_eq!(
+        (c["kept"].as_u64(), c["capped"].as_bool()),
+        (Some(864), Some(false))
+    );
     // Only device-plane names: no host `…(None-None)` rows, no `:XLA GPU module` rows.
     let rows = c["nested"].as_array().unwrap();
     assert_eq!(rows.len(), 54);
-    assert!(rows.iter().all(|r| !r["name"].as_str().unwrap().contains("None")));
+    assert!(
+        rows.iter()
+            .all(|r| !r["name"].as_str().unwrap().contains("None"))
+    );
     let r = rows
         .iter()
         .find(|r| r["name"] == "jit_autotune_fn_2(43024-281474976711024)")
         .unwrap();
-    assert_eq!((r["count"].as_u64(), r["last_ns"].as_f64()), (Some(1), Some(29600.0)));
+    assert_eq!(
+        (r["count"].as_u64(), r["last_ns"].as_f64()),
+        (Some(1), Some(29600.0))
+    );
     let f = v["functions"].as_array().unwrap();
     let got: Vec<(&str, u64, f64, f64)> = f
         .iter()
@@ -143,7 +156,10 @@ fn gpu_plane_by_default_as_ejkernel() {
     assert_eq!(got.len(), 3);
     for (g, w) in got.iter().zip(want) {
         assert_eq!((g.0, g.1), (w.0, w.1));
-        assert!((g.2 - w.2).abs() < 1e-3 && (g.3 - w.3).abs() < 1e-3, "{g:?} vs {w:?}");
+        assert!(
+            (g.2 - w.2).abs() < 1e-3 && (g.3 - w.3).abs() < 1e-3,
+            "{g:?} vs {w:?}"
+        );
     }
 }
 
@@ -155,7 +171,10 @@ fn platform_picks_another_plane_or_fails() {
     let f = v["functions"].as_array().unwrap();
     // The host's `jit_autotune_fn_N:XLA GPU module` spans: one name, one sample per id.
     assert_eq!(f.len(), 3);
-    assert_eq!((f[1]["samples"].as_u64(), f[1]["mean_ns"].as_f64()), (Some(1), Some(90732.0)));
+    assert_eq!(
+        (f[1]["samples"].as_u64(), f[1]["mean_ns"].as_f64()),
+        (Some(1), Some(90732.0))
+    );
     let out = assert_cmd::Command::cargo_bin("tracetui")
         .unwrap()
         .args(["nested", H200, "--json", "--platform", "tpu"])
@@ -164,7 +183,10 @@ fn platform_picks_another_plane_or_fails() {
     assert!(!out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let e = v["captures"][0]["error"].as_str().unwrap();
-    assert!(e.contains("no plane name contains 'tpu'") && e.contains("/device:GPU:0"), "{e}");
+    assert!(
+        e.contains("no plane name contains 'tpu'") && e.contains("/device:GPU:0"),
+        "{e}"
+    );
     // The cap: the first 100 kept events only.
     let v = run_on(H200, &["--max-events", "100"]);
     assert_eq!(v["captures"][0]["kept"], 100);

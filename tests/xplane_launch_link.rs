@@ -13,8 +13,12 @@ use tracetui::model::NO_SLICE;
 fn capture() -> tracetui::model::Capture {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/xplane/h200_jax_gpu_attn.xplane.pb.gz");
-    tracetui::formats::load(&p, tracetui::model::SourceInfo::default(), &Progress::default())
-        .expect("loads")
+    tracetui::formats::load(
+        &p,
+        tracetui::model::SourceInfo::default(),
+        &Progress::default(),
+    )
+    .expect("loads")
 }
 
 #[test]
@@ -39,9 +43,17 @@ fn gpu_and_rank_link_alike() {
 
     for mode in [Mode::Default, Mode::Compat] {
         let r = rank::rank(&c, mode);
-        assert_eq!((r.launches, r.kernels, r.eval.linked), (54, 864, 54), "{mode:?}");
+        assert_eq!(
+            (r.launches, r.kernels, r.eval.linked),
+            (54, 864, 54),
+            "{mode:?}"
+        );
         // A graph launch before any of its kernels started: depth 28 at least once.
-        assert!(r.eval.queue_depth_max() >= 28, "{}", r.eval.queue_depth_max());
+        assert!(
+            r.eval.queue_depth_max() >= 28,
+            "{}",
+            r.eval.queue_depth_max()
+        );
     }
     let gmax = g.streams.iter().map(|s| s.queue.max).max().unwrap_or(0);
     let rmax = rank::rank(&c, Mode::Default).eval.queue_depth_max();

@@ -209,7 +209,11 @@ mod tests {
         let l = xplane_links(&c);
         assert_eq!(l.activities.len(), 5);
         assert_eq!(
-            (l.launches.by_corr.len(), l.launches.host_correlated, l.launches.duplicates),
+            (
+                l.launches.by_corr.len(),
+                l.launches.host_correlated,
+                l.launches.duplicates
+            ),
             (2, 3, 1)
         );
         assert_eq!((l.linked_activities(), l.linked_launches()), (4, 2));

@@ -551,16 +551,25 @@ mod tests {
         o.prefix = String::new();
         let r = compute(&c, &o).unwrap();
         assert_eq!(r.rows.len(), 1);
-        assert_eq!((r.rows[0].name.as_str(), r.rows[0].last), ("fusion(None-None)", 99 * US));
+        assert_eq!(
+            (r.rows[0].name.as_str(), r.rows[0].last),
+            ("fusion(None-None)", 99 * US)
+        );
         // No such plane: an error naming the planes.
         o.platform = Some("tpu".into());
         let e = compute(&c, &o).unwrap_err();
-        assert!(e.contains("'tpu'") && e.contains("/device:GPU:0, /host:CPU"), "{e}");
+        assert!(
+            e.contains("'tpu'") && e.contains("/device:GPU:0, /host:CPU"),
+            "{e}"
+        );
         // The cap stops after N kept events, in line order: line 1's two `jit_a` first.
         let mut o = opts(None);
         o.max_events = Some(1);
         let r = compute(&c, &o).unwrap();
-        assert_eq!((r.rows[0].count, r.rows[0].last, r.capped), (1, 100 * US, true));
+        assert_eq!(
+            (r.rows[0].count, r.rows[0].last, r.capped),
+            (1, 100 * US, true)
+        );
         o.max_events = Some(2);
         let r = compute(&c, &o).unwrap();
         assert_eq!((r.rows[0].count, r.kept), (2, 2));

@@ -276,7 +276,11 @@ pub fn render_text(s: &CaptureNested) -> String {
             clean(p),
             clean(s.platform.as_deref().unwrap_or("")),
             s.kept,
-            if s.capped { ", stopped at --max-events" } else { "" }
+            if s.capped {
+                ", stopped at --max-events"
+            } else {
+                ""
+            }
         ));
     }
     if s.nested.is_empty() {

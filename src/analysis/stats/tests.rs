@@ -21,7 +21,11 @@ fn row<'a>(t: &'a StatsTable, name: &str) -> &'a StatRow {
 
 #[test]
 fn empty_names_get_a_row_that_says_so() {
-    let c = capture(&[(1, 0, 10, "", "cpu_op"), (1, 20, 5, "", "cpu_op"), (1, 30, 5, "a", "cpu_op")]);
+    let c = capture(&[
+        (1, 0, 10, "", "cpu_op"),
+        (1, 20, 5, "", "cpu_op"),
+        (1, 30, 5, "a", "cpu_op"),
+    ]);
     let t = compute(&c, &StatsOptions::default());
     assert!(t.rows.iter().all(|r| !r.name.is_empty()));
     let r = row(&t, group::UNNAMED);

@@ -63,7 +63,10 @@ fn read_profile(path: &Path) -> Result<Profile, LoadError> {
             LoadErrorKind::Unsupported,
             path,
             None,
-            format!("larger than {} MiB: not read as a pprof profile", MAX_BYTES >> 20),
+            format!(
+                "larger than {} MiB: not read as a pprof profile",
+                MAX_BYTES >> 20
+            ),
         ));
     }
     decode(&raw, path)
@@ -105,8 +108,7 @@ pub fn decode(raw: &[u8], path: &Path) -> Result<Profile, LoadError> {
     }
     let n = p.string_table.len() as i64;
     let bad_str = |i: i64| !(0..n).contains(&i);
-    if p
-        .sample_type
+    if p.sample_type
         .iter()
         .any(|t| bad_str(t.r#type) || bad_str(t.unit))
     {
@@ -214,14 +216,16 @@ pub fn to_snapshot(p: &Profile, path: &Path) -> Result<Snapshot, LoadError> {
             loc_frames.insert(*id, ids);
         }
         let stack = model.stacks.stack(&frames);
-        let ti = *tracks.entry((device.clone(), kind.clone())).or_insert_with(|| {
-            model.tracks.push(MemTrack {
-                device,
-                allocator: kind,
-                ..MemTrack::default()
+        let ti = *tracks
+            .entry((device.clone(), kind.clone()))
+            .or_insert_with(|| {
+                model.tracks.push(MemTrack {
+                    device,
+                    allocator: kind,
+                    ..MemTrack::default()
+                });
+                model.tracks.len() - 1
             });
-            model.tracks.len() - 1
-        });
         let tr = &mut model.tracks[ti];
         let bytes = smp.value.get(space).copied().unwrap_or(0);
         let n = count
@@ -294,9 +298,17 @@ mod tests {
         let buf = &m.tracks[0];
         assert_eq!(buf.allocated, vec![262_144 * 2 + 4000]);
         assert_eq!((buf.allocs.len(), buf.counts.allocs), (3, 3));
-        assert!(buf.allocs.end.iter().all(|&e| e == crate::model::memory::LIVE_AT_END));
+        assert!(
+            buf.allocs
+                .end
+                .iter()
+                .all(|&e| e == crate::model::memory::LIVE_AT_END)
+        );
         let exe = &m.tracks[1];
-        assert_eq!((exe.allocs.len(), exe.counts.allocs, exe.counts.zero_size), (0, 5, 5));
+        assert_eq!(
+            (exe.allocs.len(), exe.counts.allocs, exe.counts.zero_size),
+            (0, 5, 5)
+        );
         // The 4000 B buffer was allocated in `make_ids` of the generator script.
         let i = buf.allocs.bytes.iter().position(|&b| b == 4000).unwrap();
         let frames: Vec<&Frame> = m
