@@ -12,7 +12,7 @@
 #[allow(clippy::all, missing_docs)]
 pub mod generated;
 
-use crate::formats::snapshot::{SegmentTotals, Snapshot};
+use crate::formats::snapshot::types::{SegmentTotals, Snapshot};
 use crate::formats::{LoadError, LoadErrorKind};
 use crate::model::memory::{EventSource, Frame, MemTrack, MemoryModel, NO_OP};
 use generated::Profile;
