@@ -475,7 +475,7 @@ pub fn render_text(s: &CaptureStats) -> String {
         }
     };
     let kinds_apart = s.kinds.len() > 1 && s.group_by != "kind";
-    let rows: Vec<Vec<String>> = s
+    let mut rows: Vec<Vec<String>> = s
         .stats
         .iter()
         .map(|r| {
@@ -486,7 +486,7 @@ pub fn render_text(s: &CaptureStats) -> String {
                 row.push(r.kind.to_string());
             }
             row.extend([
-                text::fit(&clean(&r.name), 60).into_owned(),
+                clean(&r.name).into_owned(),
                 r.count.to_string(),
                 t(r.total_ns),
                 t(r.self_ns),
@@ -506,6 +506,7 @@ pub fn render_text(s: &CaptureStats) -> String {
             row
         })
         .collect();
+    text::fit_column(&mut rows, usize::from(kinds_apart), 60);
     let mut header = Vec::with_capacity(9);
     if kinds_apart {
         header.push(("KIND", Align::Left));

@@ -1,4 +1,5 @@
-//! The statistics table (`t`): per group count, total, self, avg, min, max and % of the scope —
+//! The statistics table (`t`): per group count, total, self, avg, min, max and `% wall` (total
+//! as a share of the scope's wall-clock time) —
 //! the marked range when one is marked, else the whole capture — computed with
 //! `analysis::stats` (torch's `key_averages` rules). Range rule: an event counts when it
 //! *starts* inside the range; durations are not clipped and self times are those of the whole
@@ -204,7 +205,7 @@ impl StatsScope {
                 col("avg", 9, true),
                 col("min", 9, true),
                 col("max", 9, true),
-                col("% scope", 8, true),
+                col("% wall", 8, true),
                 col("kind", 10, false),
             ],
             rows,
