@@ -20,6 +20,7 @@ mod report;
 pub mod search;
 pub mod shell;
 pub mod sql;
+pub mod sql_named;
 pub mod stacks;
 pub mod stats;
 pub mod steps;

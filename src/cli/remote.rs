@@ -16,7 +16,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Watch(a)) => Some(&mut a.path),
         Some(Command::Nested(a)) => Some(&mut a.path),
         Some(Command::Export(a)) => Some(&mut a.path),
-        Some(Command::Sql(a)) => Some(&mut a.path),
+        Some(Command::Sql(a)) => a.path.as_mut(),
         Some(Command::Stacks(a)) => Some(&mut a.path),
         Some(Command::Memory(a)) => Some(&mut a.path),
         Some(Command::Steps(a)) => Some(&mut a.path),

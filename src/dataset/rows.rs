@@ -418,11 +418,12 @@ impl<'a> CaptureRows<'a> {
         let t1 = to.map_or(t0, |b| s.start[b]);
         let track = anchor.map(|a| c.track_of(a as u32) as usize);
         self.common(RowKind::Flow, track, f.cat, f.cat, t0);
-        let start = (t0 - self.zero).div_euclid(1000);
         let end = (t1 - self.zero).div_euclid(1000);
+        // A flow is an arrow, not a span: `end_ns` is where it lands, and it has no duration
+        // (a `sum(dur_ns)` over all rows must not add the arrows' lengths).
         self.tail(Tail {
             end_ns: end,
-            dur_ns: Some(end - start),
+            dur_ns: None,
             id: from.map(|v| v as i64),
             flow: Some(f.id as i64),
             flow_to_id: to.map(|v| v as i64),
