@@ -83,7 +83,7 @@ fn export_then_query_as_text_json_and_csv() {
     let (code, stdout, err) = tracetui(&[
         "sql",
         o,
-        "SELECT COUNT(*) AS n, COUNT(dur_ns) AS d FROM events WHERE kind = 'flow'",
+        "SELECT COUNT(*) AS n, COUNT(dur_ns) AS d FROM events WHERE phase = 'flow'",
         "--csv",
     ]);
     assert_eq!(code, 0, "{err}");

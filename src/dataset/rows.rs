@@ -49,6 +49,7 @@ struct Builders {
     thread_id: Int64Builder,
     thread_name: DictCol,
     stream_id: Int64Builder,
+    phase: DictCol,
     kind: DictCol,
     name: DictCol,
     category: DictCol,
@@ -97,7 +98,8 @@ enum RowKind {
     Flow = 3,
 }
 
-const KIND_NAMES: [&str; 4] = ["slice", "instant", "counter", "flow"];
+/// The `phase` column: what a row is in the Trace Event format's terms.
+const PHASE_NAMES: [&str; 4] = ["slice", "instant", "counter", "flow"];
 
 /// Which part of the capture the iterator is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,17 +254,34 @@ impl<'a> CaptureRows<'a> {
                 b.stream_id.append_option(i.stream_id);
             }
             None => {
-                b.device.push(u32::MAX - 1, || "");
-                b.device_kind.push(u32::MAX - 1, || "other");
-                b.track.push(u32::MAX - 1, || "");
-                b.track_kind.push(u32::MAX - 1, || "");
+                // Ids one past the last process / track: `DictCol` maps ids through a dense
+                // table, so a sentinel near u32::MAX would size it to 16 GiB.
+                let np = self.c.processes.len() as u32;
+                let nt = self.c.tracks.len() as u32;
+                b.device.push(np, || "");
+                b.device_kind.push(np, || "other");
+                b.track.push(nt, || "");
+                b.track_kind.push(nt, || "");
                 b.thread_id.append_null();
-                b.thread_name.push(u32::MAX - 1, || "");
+                b.thread_name.push(nt, || "");
                 b.stream_id.append_null();
             }
         }
-        b.kind.push(kind as u32, || KIND_NAMES[kind as usize]);
+        b.phase.push(kind as u32, || PHASE_NAMES[kind as usize]);
         let strings = &self.c.strings;
+        // `kind`: the vocabulary of `stats` and `search` (cpu_op, kernel, runtime, …) for slices;
+        // the phase for the rest (ids just past the string ids: `DictCol`'s table stays dense).
+        match kind {
+            RowKind::Slice => b.kind.push(cat.0, || {
+                crate::analysis::stats::EventKind::of_category(crate::model::Category::from_cat(
+                    strings.get(cat),
+                ))
+                .name()
+            }),
+            other => b.kind.push(strings.len() as u32 + other as u32, || {
+                PHASE_NAMES[other as usize]
+            }),
+        }
         b.name.push(name.0, || strings.get(name));
         b.category.push(cat.0, || strings.get(cat));
         b.category_class.push(cat.0, || {
@@ -490,6 +509,7 @@ impl<'a> CaptureRows<'a> {
             ("thread_id", Arc::new(b.thread_id.finish())),
             ("thread_name", b.thread_name.finish()),
             ("stream_id", Arc::new(b.stream_id.finish())),
+            ("phase", b.phase.finish()),
             ("kind", b.kind.finish()),
             ("name", b.name.finish()),
             ("category", b.category.finish()),
