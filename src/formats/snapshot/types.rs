@@ -84,14 +84,10 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Name of the place that made an allocation: its innermost frame that memory_viz keeps.
+    /// Name of the place that made an allocation: the first user frame of its stack
+    /// ([`super::user_frame`]: the innermost Python line, not the allocator's own frames).
     pub fn call_site(&self, stack: u32) -> Option<String> {
-        let s = &self.model.stacks;
-        s.get(stack)
-            .iter()
-            .filter_map(|&f| s.frames.get(f as usize))
-            .find(|f| frame_kept(&f.name, &f.file))
-            .map(|f| f.short())
+        super::user_frame::user_frame(&self.model.stacks, stack)
     }
 
     /// The folded lines `python -m torch.cuda._memory_viz memory` writes (before flamegraph.pl):
