@@ -13,7 +13,9 @@ usage:
    user frame, found with memory_viz's own `_frame_filter` on the frames, innermost first: the
    first kept frame with a source line (line > 0, a Python frame); without one the first kept
    frame that is not allocator / tensor-creation / dispatcher machinery; else the first kept
-   frame. Frames are written as `_frame_fmt` does (`file:line:name`, the name alone when the file
+   frame (machinery: allocator, tensor creation, dispatcher, autograd kernels, backend wrappers —
+   the list in `formats/snapshot/user_frame.rs`). An alloc at a still-live address ends the earlier
+   allocation there (tracetui's `addr_reuse`). Frames are written as `_frame_fmt` does (`file:line:name`, the name alone when the file
    is empty, as tracetui's `Frame::short`). Count, bytes and never-freed bytes per group must
    equal `top_ops` of `tracetui memory --json` (its 10 largest), and the innermost kept frame
    (what memory_viz's flame graph ends in, and what tracetui grouped by before) is shown beside
@@ -25,17 +27,19 @@ memory_viz is torch's `torch/cuda/_memory_viz.py` (`pip install torch`), or the 
 import importlib.util, json, os, pickle, subprocess, sys
 from collections import defaultdict
 
-MACHINERY = [
-    "CachingAllocator",
-    "at::detail::empty",
-    "create_out(",
-    "set_output_raw_strided(",
-    "at::meta::",
-    "c10::impl::wrap_kernel_functor_unboxed_",
-    "::redispatch(",
-    "c10::Dispatcher::",
-    "at::_ops::empty",
-]
+MACHINERY = ["CachingAllocator", "at::detail::empty", "at::native::empty", "at::empty", "empty_cuda",
+             "empty_strided", "create_out(", "set_output_raw_strided(", "set_output_strided(",
+             "at::meta::", "TensorIteratorBase::", "TensorIterator::",
+             "c10::impl::wrap_kernel_functor_unboxed_", "c10::impl::make_boxed_from_unboxed_functor",
+             "::redispatch(", "c10::Dispatcher::", "at::_ops::", "VariableType::", "ADInplaceOrView::",
+             "at::(anonymous namespace)::wrapper_",
+             "at::(anonymous namespace)::(anonymous namespace)::wrapper_"]
+
+
+def machinery(f):
+    base = f["filename"].split("/")[-1]
+    return ("CachingAllocator" in f["filename"] or base.startswith(("Register", "VariableType"))
+            or any(m in f["name"] for m in MACHINERY))
 
 
 def load_memory_viz(path):
@@ -63,7 +67,7 @@ def user_frame(mv, frames):
         if f["line"] > 0:
             return short(f)
     for f in kept:
-        if "CachingAllocator" not in f["filename"] and not any(m in f["name"] for m in MACHINERY):
+        if not machinery(f):
             return short(f)
     return short(kept[0]) if kept else None
 
@@ -97,6 +101,9 @@ def allocations(data):
         open_ = {}
         for e in entries:
             if e["action"] == "alloc":
+                if e["addr"] in open_:  # a still-live address reused: the earlier one ends
+                    k = open_[e["addr"]]
+                    out[k] = (out[k][0], out[k][1], False)
                 open_[e["addr"]] = len(out)
                 out.append((e["size"], e.get("frames", []), True))
             elif e["action"] == "free_completed" and e["addr"] in open_:

@@ -12,8 +12,9 @@
 //!    (line > 0: native frames of the unwinder carry line 0), e.g.
 //!    `functional.py:5836:_in_projection_packed`;
 //! 2. without one (the autograd engine's thread has no Python frame), the innermost kept frame
-//!    that is not allocator, tensor-creation or dispatcher machinery
-//!    ([`is_machinery`]), e.g. `RegisterCUDA_0.cpp:0:at::…::wrapper_CUDA_mm(…)`;
+//!    that is not allocator, tensor-creation or dispatcher machinery ([`is_machinery`]), e.g.
+//!    `:0:torch::autograd::generated::details::mm_mat1_backward(…)` or
+//!    `??:0:at::native::layer_norm_backward_cuda(…)`;
 //! 3. else the innermost kept frame.
 //!
 //! Frames read as memory_viz writes them (`file:line:name`, the file's last path part).
@@ -22,19 +23,40 @@ use super::types::frame_kept;
 use crate::model::memory::{Frame, Stacks};
 
 /// Frames of the allocator, of tensor creation and of the dispatcher: never the user frame.
+/// By name: the allocator, `empty*` and `TensorIterator` output creation, structured-kernel
+/// `meta` / `create_out` / `set_output*`, the dispatcher (`at::_ops::…::call` / `redispatch`,
+/// `wrap_kernel_functor_unboxed_`, `c10::Dispatcher::`), the autograd / ADInplaceOrView kernels
+/// (`VariableType::`) and the generated backend wrappers (`wrapper_CUDA_mm`); by file: the
+/// allocator's and the generated `Register*.cpp` / `VariableType_*.cpp`.
 pub fn is_machinery(name: &str, file: &str) -> bool {
-    const NAMES: [&str; 9] = [
+    const NAMES: [&str; 21] = [
         "CachingAllocator",
         "at::detail::empty",
+        "at::native::empty",
+        "at::empty",
+        "empty_cuda",
+        "empty_strided",
         "create_out(",
         "set_output_raw_strided(",
+        "set_output_strided(",
         "at::meta::",
+        "TensorIteratorBase::",
+        "TensorIterator::",
         "c10::impl::wrap_kernel_functor_unboxed_",
+        "c10::impl::make_boxed_from_unboxed_functor",
         "::redispatch(",
         "c10::Dispatcher::",
-        "at::_ops::empty",
+        "at::_ops::",
+        "VariableType::",
+        "ADInplaceOrView::",
+        "at::(anonymous namespace)::wrapper_",
+        "at::(anonymous namespace)::(anonymous namespace)::wrapper_",
     ];
-    file.contains("CachingAllocator") || NAMES.iter().any(|n| name.contains(n))
+    let base = file.rsplit('/').next().unwrap_or(file);
+    file.contains("CachingAllocator")
+        || base.starts_with("Register")
+        || base.starts_with("VariableType")
+        || NAMES.iter().any(|n| name.contains(n))
 }
 
 /// Index (into `frames`, innermost first) of the user frame, `None` when no frame is kept.
@@ -144,7 +166,7 @@ mod tests {
             ),
         ];
         let r: Vec<&Frame> = v.iter().collect();
-        assert_eq!(user_frame_index(&r), Some(5));
+        assert_eq!(user_frame_index(&r), Some(6));
         // Only machinery: the innermost kept frame; nothing kept: none.
         assert_eq!(user_frame_index(&r[..3]), Some(1));
         assert_eq!(user_frame_index(&r[..1]), None);
