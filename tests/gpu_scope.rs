@@ -74,7 +74,7 @@ fn text_names_the_window_and_the_unlinked_busy() {
     );
     assert!(
         t.contains(
-            "device 0: 40.5 µs of the 1.42 ms busy is device work whose launch is not in the file"
+            "device 0: 40.544 µs of the 1.421 ms busy is device work whose launch is not in the file"
         ),
         "{t}"
     );
