@@ -341,6 +341,7 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
     assert_eq!(
         snaps,
         [
+            "h200_snapshot_cut.pickle",
             "snap_expandable.pickle",
             "snap_multi.pickle",
             "snap_small.pickle"
