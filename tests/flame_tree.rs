@@ -239,7 +239,11 @@ fn device_time_goes_to_the_launching_stack() {
     assert_eq!(t.device(ROOT), 45);
     assert_eq!(t.total(node(&t, &c, &["(device)", "gemm"])), 30);
     assert_eq!(t.total(node(&t, &c, &["(device)"])), 45);
-    assert!(c.strings.lookup("gemm").is_none_or(|g| t.child(ROOT, g).is_none()));
+    assert!(
+        c.strings
+            .lookup("gemm")
+            .is_none_or(|g| t.child(ROOT, g).is_none())
+    );
     assert_eq!(t.value(mm, Metric::Device), 30);
 }
 

@@ -496,15 +496,23 @@ fn live_at_the_peak_says_what_was_allocated_before_the_capture() {
     a.update(key('^'));
     a.update(key('M'));
     let t = table(&a);
-    assert!(t.title.starts_with("memory · cuda:0 · live at"), "{}", t.title);
     assert!(
-        t.title.contains(" allocated; ") && t.title.ends_with("allocated before the capture began (not listed)"),
+        t.title.starts_with("memory · cuda:0 · live at"),
+        "{}",
+        t.title
+    );
+    assert!(
+        t.title.contains(" allocated; ")
+            && t.title
+                .ends_with("allocated before the capture began (not listed)"),
         "{}",
         t.title
     );
     assert_eq!(t.columns[3].name, "op inputs · dtype");
     assert!(
-        t.rows.iter().any(|r| r.cells[3].contains("] c10::BFloat16") || r.cells[3].contains("] float")),
+        t.rows
+            .iter()
+            .any(|r| r.cells[3].contains("] c10::BFloat16") || r.cells[3].contains("] float")),
         "{:?}",
         t.rows.iter().map(|r| &r.cells[3]).collect::<Vec<_>>()
     );
