@@ -84,12 +84,6 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Name of the place that made an allocation: the first user frame of its stack
-    /// ([`super::user_frame`]: the innermost Python line, not the allocator's own frames).
-    pub fn call_site(&self, stack: u32) -> Option<String> {
-        super::user_frame::user_frame(&self.model.stacks, stack)
-    }
-
     /// The folded lines `python -m torch.cuda._memory_viz memory` writes (before flamegraph.pl):
     /// per block `stream_S;state;outer;…;inner bytes`, plus `<gaps>` lines for rounding.
     pub fn folded_memory(&self) -> Vec<String> {

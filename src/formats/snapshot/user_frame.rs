@@ -19,8 +19,16 @@
 //!
 //! Frames read as memory_viz writes them (`file:line:name`, the file's last path part).
 
-use super::types::frame_kept;
+use super::types::{Snapshot, frame_kept};
 use crate::model::memory::{Frame, Stacks};
+
+impl Snapshot {
+    /// Name of the place that made an allocation: the first user frame of its stack (the
+    /// innermost Python line, not the allocator's own frames).
+    pub fn call_site(&self, stack: u32) -> Option<String> {
+        user_frame(&self.model.stacks, stack)
+    }
+}
 
 /// Frames of the allocator, of tensor creation and of the dispatcher: never the user frame.
 /// By name: the allocator, `empty*` and `TensorIterator` output creation, structured-kernel
