@@ -14,7 +14,7 @@ pub mod steps;
 use crate::model::{Capture, Ps};
 pub use group::GroupKey;
 use rustc_hash::FxHashMap;
-pub use side::{Side, SideRow, side};
+pub use side::{Side, SideRow, select_steps, side};
 pub use steps::StepRange;
 
 /// How a diff is computed.

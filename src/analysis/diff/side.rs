@@ -58,20 +58,12 @@ pub fn side(
     range: Option<StepRange>,
     hta: bool,
 ) -> Result<Side, String> {
-    let all_steps = find_steps(c);
     let s = &c.slices;
     let n = s.len();
     let (steps, keep): (Vec<Step>, Option<Vec<bool>>) = match range {
-        None => (all_steps, None),
+        None => (find_steps(c), None),
         Some(r) => {
-            let steps: Vec<Step> = all_steps
-                .into_iter()
-                .filter(|st| r.contains(st.number))
-                .collect();
-            if steps.is_empty() {
-                return Err(format!("no step numbered in {r}"));
-            }
-            let keep = in_steps(c, &Windows::of(&steps), hta);
+            let (steps, keep) = select_steps(c, r, hta)?;
             (steps, Some(keep))
         }
     };
@@ -119,6 +111,24 @@ pub fn side(
         steps,
         step_time_ps,
     })
+}
+
+/// The steps numbered in `range` and, per slice, whether it is of those steps (the rule of
+/// [`side`]; `gpu --steps` uses it too). `Err` when the range matches no step.
+pub fn select_steps(
+    c: &Capture,
+    range: StepRange,
+    hta: bool,
+) -> Result<(Vec<Step>, Vec<bool>), String> {
+    let steps: Vec<Step> = find_steps(c)
+        .into_iter()
+        .filter(|st| range.contains(st.number))
+        .collect();
+    if steps.is_empty() {
+        return Err(format!("no step numbered in {range}"));
+    }
+    let keep = in_steps(c, &Windows::of(&steps), hta);
+    Ok((steps, keep))
 }
 
 /// Which slices the step windows cover (see [`side`]).

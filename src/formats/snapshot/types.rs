@@ -84,16 +84,6 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Name of the place that made an allocation: its innermost frame that memory_viz keeps.
-    pub fn call_site(&self, stack: u32) -> Option<String> {
-        let s = &self.model.stacks;
-        s.get(stack)
-            .iter()
-            .filter_map(|&f| s.frames.get(f as usize))
-            .find(|f| frame_kept(&f.name, &f.file))
-            .map(|f| f.short())
-    }
-
     /// The folded lines `python -m torch.cuda._memory_viz memory` writes (before flamegraph.pl):
     /// per block `stream_S;state;outer;…;inner bytes`, plus `<gaps>` lines for rounding.
     pub fn folded_memory(&self) -> Vec<String> {
