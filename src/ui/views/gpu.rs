@@ -89,7 +89,7 @@ pub fn gpu_view(st: &State) -> Option<TableView> {
             col("q avg", 5, true),
             col("dly p50", 9, true),
             col("dly p99", 9, true),
-            col("busy bar", 10, false),
+            col("busy bar", 12, false),
         ],
         rows,
     );
