@@ -132,8 +132,7 @@ impl Source for DiffSource {
     fn prompt(&self, action: Action) -> Option<(String, String)> {
         (action == Action::DiffSteps).then(|| {
             (
-                "compare steps (N, A..B, A..=B, A..; #1..=3: each side's first three; empty: all)"
-                    .to_string(),
+                "steps (N, A..=B, A..; #N: by position; empty: all)".to_string(),
                 self.opts.steps.map_or(String::new(), |r| r.to_string()),
             )
         })
@@ -221,11 +220,13 @@ pub fn table(
         _ => list_numbers(numbers),
     };
     let scope = match (&d.scope, d.per_step) {
-        (Some(s), _) => format!(
+        // Positions: which step numbers each side compared.
+        (Some(s), _) if s.by_position => format!(
             "steps {s} (A {} · B {})",
             listed(d.steps_a, &d.step_numbers_a),
             listed(d.steps_b, &d.step_numbers_b)
         ),
+        (Some(s), _) => format!("steps {s} ({} vs {})", d.steps_a, d.steps_b),
         (None, true) => format!("all steps ({} vs {})", d.steps_a, d.steps_b),
         (None, false) => "whole captures".to_string(),
     };
@@ -262,7 +263,7 @@ pub fn table(
         col("count B/all", 11, true),
         col(total_a, 12, true),
         col(total_b, 12, true),
-        col(delta_total, 12, true),
+        col(delta_total, 13, true),
         col("Δ %", 8, true),
         col(delta_self, 11, true),
     ];
