@@ -301,8 +301,8 @@ pub fn bar_cell(f: f64, label: &str, width: usize) -> (String, String) {
     }
     let eighths = (f.clamp(0.0, 1.0) * room as f64 * 8.0).round() as usize;
     let mut bar = "█".repeat(eighths / 8);
-    if eighths % 8 > 0 {
-        bar.push(['▏', '▎', '▍', '▌', '▋', '▊', '▉'][eighths % 8 - 1]);
+    if let Some(part) = (eighths % 8).checked_sub(1) {
+        bar.push(['▏', '▎', '▍', '▌', '▋', '▊', '▉'][part]);
     }
     let pad = room.saturating_sub(text::width(&bar));
     (format!("{bar}{}", " ".repeat(pad)), format!(" {label}"))
