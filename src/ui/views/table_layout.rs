@@ -91,21 +91,26 @@ pub fn compact(s: &str) -> std::borrow::Cow<'_, str> {
         Some((a, b)) if !b.contains(' ') => (a, b),
         _ => return Cow::Borrowed(s),
     };
-    let Ok(v) = num.trim_start_matches('+').parse::<f64>() else {
+    // Signs: `+`, ASCII `-`, and the `−` (U+2212) of signed durations.
+    let (sign, digits) = match num.chars().next() {
+        Some('+') => ("+", &num[1..]),
+        Some('−') => ("−", &num['−'.len_utf8()..]),
+        _ => ("", num),
+    };
+    let Ok(v) = digits.parse::<f64>() else {
         return Cow::Borrowed(s);
     };
     if !unit.chars().all(|c| c.is_alphabetic() || c == '%') {
         return Cow::Borrowed(s);
     }
     let a = v.abs();
-    let dec = if a >= 100.0 || a == a.trunc() && a < 1e15 && !num.contains('.') {
+    let dec = if a >= 100.0 || a == a.trunc() && a < 1e15 && !digits.contains('.') {
         0
     } else if a >= 10.0 {
         1
     } else {
         2
     };
-    let sign = if num.starts_with('+') { "+" } else { "" };
     Cow::Owned(format!("{sign}{v:.dec$}{unit}"))
 }
 
@@ -144,6 +149,8 @@ mod tests {
         assert_eq!(compact("0"), "0");
         assert_eq!(compact("812 ps"), "812ps");
         assert_eq!(compact("+1.20 ms"), "+1.20ms");
+        assert_eq!(compact("−7.294 ms"), "−7.29ms");
+        assert_eq!(compact("-350.0 µs"), "-350µs");
         assert_eq!(compact("aten::mm"), "aten::mm");
         assert_eq!(compact("cpu op"), "cpu op");
     }

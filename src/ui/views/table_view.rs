@@ -243,11 +243,24 @@ impl View for TableView {
             }
             put_row(buf, y, &row.cells, style, false);
             if let (Some(f), Some(Some(lw))) = (row.bar, lay.widths.last()) {
-                let lw = *lw;
-                // An inline bar in the last column.
-                let x = inner.right().saturating_sub(lw);
-                let n = ((f.clamp(0.0, 1.0) * f64::from(lw)).round() as usize).min(lw as usize);
-                buf.set_stringn(x, y, "█".repeat(n), n, style.add_modifier(Modifier::DIM));
+                // An inline bar in the last column, beside its text (`███▌  57%`), drawn where
+                // the column is (it may be cut at the right edge).
+                let x0 = inner.x
+                    + lay.widths[..lay.widths.len() - 1]
+                        .iter()
+                        .flatten()
+                        .map(|w| w + 1)
+                        .sum::<u16>();
+                let label = row.cells.last().map_or("", String::as_str);
+                let (bar, label) = bar_cell(f, &text::sanitize(label), *lw as usize);
+                if x0 < inner.right() {
+                    let room = (inner.right() - x0) as usize;
+                    let bw = text::width(&bar);
+                    buf.set_stringn(x0, y, &bar, room, style.add_modifier(Modifier::DIM));
+                    if bw < room {
+                        buf.set_stringn(x0 + bw as u16, y, &label, room - bw, style);
+                    }
+                }
             }
         }
     }
@@ -297,6 +310,24 @@ impl TableView {
         }
         Vec::new()
     }
+}
+
+/// The inline bar of a fraction `f` (0..=1) beside its `label`, in `width` cells: the bar in
+/// eighths of a cell (`███▌`), padded, then a space and the label right-aligned. Returns (bar
+/// with its padding, label with its leading space); the label alone when there is no room.
+pub fn bar_cell(f: f64, label: &str, width: usize) -> (String, String) {
+    let lw = text::width(label);
+    let room = width.saturating_sub(lw + 1);
+    if room == 0 {
+        return (String::new(), format!("{label:>width$}"));
+    }
+    let eighths = (f.clamp(0.0, 1.0) * room as f64 * 8.0).round() as usize;
+    let mut bar = "█".repeat(eighths / 8);
+    if let Some(part) = (eighths % 8).checked_sub(1) {
+        bar.push(['▏', '▎', '▍', '▌', '▋', '▊', '▉'][part]);
+    }
+    let pad = room.saturating_sub(text::width(&bar));
+    (format!("{bar}{}", " ".repeat(pad)), format!(" {label}"))
 }
 
 /// A key typed into one line of text (the filter, a prompt): `Backspace`, `Ctrl-U` (clear) and
