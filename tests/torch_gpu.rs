@@ -235,3 +235,63 @@ fn device_stacks_without_torch_sum_to_the_device_activity_time() {
         "{ours} vs {acts_ns}"
     );
 }
+
+/// Hand-made Kineto capture (same_name_chain.pt.trace.json) with torch.autocast's chains:
+/// `aten::layer_norm` → `aten::layer_norm` → `aten::native_layer_norm` → launch (twice), and
+/// `aten::copy_` → `aten::copy_` whose inner op launches a copy itself. Expected figures by
+/// torch's rules (`_remove_dup_nodes`, `device_time_total`, memory columns), worked by hand.
+#[test]
+fn same_name_chains_merge_as_torch_does() {
+    let p = fixture("same_name_chain.pt.trace.json");
+    let v: Value = serde_json::from_str(&tracetui(&[
+        "stats",
+        &p.to_string_lossy(),
+        "--json",
+        "--cat",
+        TORCH_CATS,
+    ]))
+    .expect("json");
+    let rows = v["captures"][0]["stats"].as_array().expect("rows");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name && r["kind"] == "cpu_op")
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let fig = |r: &Value| -> Vec<i64> {
+        [
+            "count",
+            "total_ns",
+            "self_ns",
+            "self_device_ns",
+            "device_total_ns",
+            "self_device_mem",
+            "device_mem",
+        ]
+        .iter()
+        .map(|k| r[*k].as_i64().unwrap_or(-1))
+        .collect()
+    };
+    // Two outer layer_norms (400 + 300 µs) remain; their self is duration − native's: 40 + 40.
+    // They launch nothing themselves; the native ops' kernels (50 + 60 µs) are below them.
+    // Memory: the inner (removed) events' bytes leave the row: 1 KiB + 2 KiB once, not twice.
+    assert_eq!(
+        fig(row("aten::layer_norm")),
+        vec![2, 700_000, 80_000, 0, 110_000, 0, 3072]
+    );
+    assert_eq!(
+        fig(row("aten::native_layer_norm")),
+        vec![2, 620_000, 600_000, 110_000, 110_000, 3072, 3072]
+    );
+    // The inner copy_ launched the 20 µs copy: torch lifts it to the outer one (self and total).
+    assert_eq!(fig(row("aten::copy_")), vec![1, 70_000, 60_000, 20_000, 20_000, 0, 0]);
+    // Runtime calls keep no device time; the device annotation has a span, no self device time.
+    for r in rows.iter().filter(|r| r["kind"] == "runtime") {
+        assert_eq!((r["self_device_ns"].as_i64(), r["device_total_ns"].as_i64()), (Some(0), Some(0)));
+    }
+    let ann = rows
+        .iter()
+        .find(|r| r["kind"] == "gpu_annotation")
+        .expect("device annotation");
+    assert_eq!((ann["self_device_ns"].as_i64(), ann["device_total_ns"].as_i64()), (Some(0), Some(770_000)));
+    assert!(ann.get("device_mem").is_none(), "{ann}");
+}

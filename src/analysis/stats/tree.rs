@@ -102,10 +102,13 @@ pub(crate) fn close<S: Fn(u32, u32) -> bool>(
     emit: &mut impl FnMut(Done),
 ) {
     let mut own = o.own_dev;
+    // Σ device totals of the children: a merged child's children become this event's.
+    let mut kids_dev = o.kids_dev;
     if let Some(mut first) = o.first.take() {
         if o.kids == 1 && o.named && first.named && same.is_some_and(|f| f(first.id, o.id)) {
             o.self_ps += first.self_ps;
             own = first.self_dev;
+            kids_dev = first.total_dev - first.self_dev;
             first.removed = true;
             first.self_ps = 0;
             first.self_dev = 0;
@@ -120,7 +123,7 @@ pub(crate) fn close<S: Fn(u32, u32) -> bool>(
         dur: o.dur,
         self_ps: o.self_ps,
         self_dev: own,
-        total_dev: own + o.kids_dev,
+        total_dev: own + kids_dev,
         removed: false,
     };
     match parent {
