@@ -1,7 +1,7 @@
 //! `export_stacks` of captures whose ops carry their Python stack as a `Call stack` argument
-//! (torch 2.x with `with_stack` and the verbose experimental config; the H200 captures of
-//! gen_torch_capture.py). There torch's event list is the Kineto events, without the python
-//! tracer's frames:
+//! and whose python frames have no `CallFrom` (torch 2.11 with `with_stack` and the verbose
+//! experimental config; the H200 captures of gen_torch_capture.py). There torch's event list is
+//! the Kineto events, without the python tracer's frames:
 //!
 //! - Function events: the thread's `cpu_op`, `user_annotation`, `cuda_runtime`, `cuda_driver`;
 //!   `python_function` events are not in the list (no line, no child, no self time taken).
@@ -25,12 +25,23 @@ use crate::analysis::nesting::ContainmentStack;
 use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
 
-/// True when `c`'s ops carry `Call stack` arguments (the first op that has arguments says).
+/// The `Call stack` key when `c` takes these rules: its ops carry `Call stack` arguments and its
+/// `python_function` events do not carry `CallFrom`. torch 2.15 writes `CallFrom` and keeps the
+/// python frames in its event list (the CPU path, tests/fixtures/flame); torch 2.11 writes
+/// neither the argument nor the frames into the list. The JSON has no torch version: this is
+/// what tells the two writers apart on the captures at hand.
 pub(super) fn has_call_stacks(c: &Capture) -> Option<StrId> {
     let key = c.strings.lookup("Call stack")?;
     let s = &c.slices;
     let op = (0..s.len()).find(|&i| s.kind(i) == Category::CpuOp && s.args[i].is_some())?;
-    c.args.get(s.args[op], key, &c.strings).map(|_| key)
+    c.args.get(s.args[op], key, &c.strings)?;
+    if let Some(from) = c.strings.lookup("CallFrom") {
+        let py = (0..s.len()).find(|&i| s.kind(i) == Category::PythonFunction);
+        if py.is_some_and(|i| c.args.get(s.args[i], from, &c.strings).is_some()) {
+            return None;
+        }
+    }
+    Some(key)
 }
 
 /// Appends the folded form of a `Call stack` value (innermost first, `;`-separated) to `out`:
