@@ -139,9 +139,11 @@ fn device_time_of_the_ops_is_the_kernel_time_they_launched() {
             "{name}"
         );
     }
+    // The steps hold the main thread's ops (forward, optimizer); backward runs on the autograd
+    // thread, outside them: 509.373 µs of the 1 420.8 µs.
     let step = &ours[&("ProfilerStep*".to_string(), false)];
     assert_eq!(step["self_device_ns"], 0);
-    assert!((step["device_total_ns"].as_i64().unwrap_or(0) - acts).abs() < acts / 2);
+    assert_eq!(step["device_total_ns"], 509_373);
 }
 
 #[test]

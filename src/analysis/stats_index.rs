@@ -194,9 +194,8 @@ fn nest_tracks(
     };
     let first = tracks.start;
     for (k, tr) in c.tracks.get(tracks).unwrap_or(&[]).iter().enumerate() {
-        let device_track = is_device_process(c, (first + k) as u32);
         let same_name = |a: u32, b: u32| tree::same_name(c, a, b);
-        let same = (!device_track).then_some(&same_name);
+        let same = tree::merges(c, (first + k) as u32).then_some(&same_name);
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
         let mut dev = LaunchCursor::new(launches, lo as u32);
         for i in lo..hi {

@@ -123,6 +123,7 @@ fn close_mem(
     c: &Capture,
     o: MemOpen,
     parent: Option<&mut MemOpen>,
+    merge: bool,
     by: &mut FxHashMap<StrId, MemColumns>,
 ) {
     let s = &c.slices;
@@ -134,6 +135,7 @@ fn close_mem(
     };
     if let Some((k, k_own, k_self)) = o.first
         && o.n == 1
+        && merge
         && crate::analysis::stats::tree::same_name(c, k, o.id)
     {
         me.self_cpu_mem += k_self.self_cpu_mem;
@@ -194,6 +196,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
         // and its first child (merged into it by `_remove_dup_nodes` when it is the only one
         // and has the same name).
         let mut st: ContainmentStack<MemOpen> = ContainmentStack::new();
+        let merge = crate::analysis::stats::tree::merges(c, t as u32);
         for id in tr.slices.0..tr.slices.1 {
             let i = id as usize;
             if !cpu_function_event(s.kind(i)) || filtered.contains(&s.name[i]) {
@@ -211,7 +214,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
                 device_mem: pd[hi] - pd[lo],
                 ..MemColumns::default()
             };
-            st.close_before(start, end, |o, p| close_mem(c, o, p, &mut by_id));
+            st.close_before(start, end, |o, p| close_mem(c, o, p, merge, &mut by_id));
             if let Some(p) = st.top_mut() {
                 p.kids.cpu_mem += own.cpu_mem;
                 p.kids.device_mem += own.device_mem;
@@ -227,7 +230,7 @@ pub fn compute(c: &Capture) -> MemoryColumns {
                 },
             );
         }
-        st.drain_linked(|o, p| close_mem(c, o, p, &mut by_id));
+        st.drain_linked(|o, p| close_mem(c, o, p, merge, &mut by_id));
     }
     // Rows by name (`ProfilerStep#N` ids merge into `ProfilerStep*`): one String per name id.
     for (name, m) in by_id {
@@ -340,6 +343,7 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
                 continue;
             };
             if children.get(&p).map_or(0, Vec::len) == 1
+                && c.format == Some(crate::model::Format::Kineto)
                 && crate::analysis::stats::tree::same_name(c, p, id)
             {
                 let moved = children.remove(&id).unwrap_or_default();

@@ -158,7 +158,7 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
         }
         let device_track = is_device_process(c, t);
         let same_name = |a: u32, b: u32| tree::same_name(c, a, b);
-        let same = (!device_track).then_some(&same_name);
+        let same = tree::merges(c, t).then_some(&same_name);
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
         let mut dev = LaunchCursor::new(&launches, lo as u32);
         // A kept event's figures are final when it and its parent have closed (merge).

@@ -80,6 +80,12 @@ pub(crate) struct Done {
     pub removed: bool,
 }
 
+/// True when the merge applies on track `t` of `c`: torch's rule, so Kineto captures only
+/// (an XPlane host line nests same-name events of its own), and never on a device track.
+pub(crate) fn merges(c: &Capture, t: u32) -> bool {
+    c.format == Some(crate::model::Format::Kineto) && !super::is_device_process(c, t)
+}
+
 /// Same grouped name and kind of slices `a` and `b` (the merge's test).
 pub(crate) fn same_name(c: &Capture, a: u32, b: u32) -> bool {
     let s = &c.slices;
