@@ -285,15 +285,27 @@ fn same_name_chains_merge_as_torch_does() {
         vec![2, 620_000, 600_000, 110_000, 110_000, 3072, 3072]
     );
     // The inner copy_ launched the 20 µs copy: torch lifts it to the outer one (self and total).
-    assert_eq!(fig(row("aten::copy_")), vec![1, 70_000, 60_000, 20_000, 20_000, 0, 0]);
+    assert_eq!(
+        fig(row("aten::copy_")),
+        vec![1, 70_000, 60_000, 20_000, 20_000, 0, 0]
+    );
     // Runtime calls keep no device time; the device annotation has a span, no self device time.
     for r in rows.iter().filter(|r| r["kind"] == "runtime") {
-        assert_eq!((r["self_device_ns"].as_i64(), r["device_total_ns"].as_i64()), (Some(0), Some(0)));
+        assert_eq!(
+            (r["self_device_ns"].as_i64(), r["device_total_ns"].as_i64()),
+            (Some(0), Some(0))
+        );
     }
     let ann = rows
         .iter()
         .find(|r| r["kind"] == "gpu_annotation")
         .expect("device annotation");
-    assert_eq!((ann["self_device_ns"].as_i64(), ann["device_total_ns"].as_i64()), (Some(0), Some(770_000)));
+    assert_eq!(
+        (
+            ann["self_device_ns"].as_i64(),
+            ann["device_total_ns"].as_i64()
+        ),
+        (Some(0), Some(770_000))
+    );
     assert!(ann.get("device_mem").is_none(), "{ann}");
 }
