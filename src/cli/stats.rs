@@ -26,6 +26,8 @@ Examples:
         torch key_averages(): count, CPU total, self CPU per op
   tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation --nest-cat python_function
         same, with python frames (with_stack=True) taking self time like torch does
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation,cuda_runtime,cuda_driver --sort self_device
+        which ops launched the GPU time: SELF DEV / DEV TOTAL, torch's Self CUDA / CUDA total
   tracetui stats logs/ --cat kernel --sort total --limit 10
   tracetui stats vm.xplane.pb --plane GPU --line 'XLA Ops' --json
   tracetui stats vm.xplane.pb --plane TPU --unified
