@@ -33,7 +33,11 @@ fn load() -> Capture {
 fn tracks(c: &Capture) -> BTreeMap<String, Vec<usize>> {
     let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (t, tr) in c.tracks.iter().enumerate() {
-        let key = format!("{} / {}", c.process_name(tr.process), c.track_name(t as u32));
+        let key = format!(
+            "{} / {}",
+            c.process_name(tr.process),
+            c.track_name(t as u32)
+        );
         out.entry(key).or_default().push(t);
     }
     out
@@ -107,7 +111,10 @@ fn steps_are_named_by_their_group_and_cover_the_autotune_runs() {
     let t = ours["/device:GPU:0 / Steps"][0];
     let (lo, hi) = c.tracks[t].slices;
     let names: Vec<&str> = (lo..hi).map(|i| c.slice_name(i)).collect();
-    assert_eq!(names, ["train 0", "train 1", "train 2", "train 28", "train 29"]);
+    assert_eq!(
+        names,
+        ["train 0", "train 1", "train 2", "train 28", "train 29"]
+    );
     // The autotune kernels after the loop join the last step (XProf's ungrouped-event rule).
     let last = hi as usize - 1;
     assert!(c.slices.dur[last] > 50 * c.slices.dur[lo as usize]);

@@ -35,8 +35,7 @@ impl Default for DeriveCtx<'static> {
     fn default() -> Self {
         static EMPTY_SYMBOLS: std::sync::OnceLock<HloSymbols> = std::sync::OnceLock::new();
         static EMPTY_TREE: std::sync::OnceLock<FxHashMap<i64, i64>> = std::sync::OnceLock::new();
-        static EMPTY_NAMES: std::sync::OnceLock<FxHashMap<i64, StrId>> =
-            std::sync::OnceLock::new();
+        static EMPTY_NAMES: std::sync::OnceLock<FxHashMap<i64, StrId>> = std::sync::OnceLock::new();
         DeriveCtx {
             symbols: EMPTY_SYMBOLS.get_or_init(HloSymbols::default),
             scope_tree: EMPTY_TREE.get_or_init(FxHashMap::default),
@@ -275,9 +274,10 @@ impl StreamDeriver {
             self.tf_op(e.tf_op, base, c, strings);
         }
         if e.kernel && e.graph_id != 0 {
-            let name = *c.graphs.entry(e.graph_id).or_insert_with(|| {
-                strings.intern(&format!("Command Buffer {}", e.graph_id))
-            });
+            let name = *c
+                .graphs
+                .entry(e.graph_id)
+                .or_insert_with(|| strings.intern(&format!("Command Buffer {}", e.graph_id)));
             let ev = DerivedEvent { name, ..base };
             let root = c.scopes.last().copied().unwrap_or(e.scope);
             self.cmd.expand_or_add(0, name, ev, root, e.corr);
@@ -308,8 +308,11 @@ impl StreamDeriver {
         let display = *display;
         if !scopes.is_empty() {
             c.levels.clear();
-            c.levels
-                .extend(scopes.iter().map(|&id| (id, DerivedEvent { name: id, ..base })));
+            c.levels.extend(
+                scopes
+                    .iter()
+                    .map(|&id| (id, DerivedEvent { name: id, ..base })),
+            );
             if self.scope.expand_or_add_levels(&c.levels, &[]) {
                 self.fw.reset_from(0);
             }
@@ -376,7 +379,11 @@ mod tests {
     #[test]
     fn command_buffer_runs_split_by_launch_and_scope() {
         let mut s = Interner::new();
-        let (m, op, other) = (s.intern("jit_step"), s.intern("command_buffer_1"), s.intern("jit_f"));
+        let (m, op, other) = (
+            s.intern("jit_step"),
+            s.intern("command_buffer_1"),
+            s.intern("jit_f"),
+        );
         let f_op = s.intern("fusion.1");
         let run = |s: &mut Interner, t0: Ps, corr: i64, scope: i64, g: i64| -> Vec<DevEvent> {
             ["k1", "k2"]
@@ -404,7 +411,10 @@ mod tests {
             ..kernel(&mut s, 20_000, "k3")
         });
         let mut runs = vec![evs];
-        let streams = [Stream { id: 14, compute: true }];
+        let streams = [Stream {
+            id: 14,
+            compute: true,
+        }];
         let out = derive_plane(&mut runs, &streams, DeriveCtx::default(), &mut s);
         let got = lines(&s, &out);
         let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
@@ -417,7 +427,10 @@ mod tests {
                 "Command Buffers - from #14"
             ]
         );
-        assert_eq!(got[0].1, vec![("0".into(), 0, 3000), ("1".into(), 10_000, 11_000)]);
+        assert_eq!(
+            got[0].1,
+            vec![("0".into(), 0, 3000), ("1".into(), 10_000, 11_000)]
+        );
         assert_eq!(
             got[1].1,
             vec![
@@ -474,7 +487,15 @@ mod tests {
             symbols: &symbols,
             ..DeriveCtx::default()
         };
-        let out = derive_plane(&mut runs, &[Stream { id: 1, compute: false }], ctx, &mut s);
+        let out = derive_plane(
+            &mut runs,
+            &[Stream {
+                id: 1,
+                compute: false,
+            }],
+            ctx,
+            &mut s,
+        );
         let got = lines(&s, &out);
         let line = |n: &str| got.iter().find(|(x, _)| x == n).unwrap().1.clone();
         assert_eq!(
@@ -492,7 +513,10 @@ mod tests {
         // `outer` and `inner` have the same span: closing them cuts `inner` by 1 ns.
         assert_eq!(
             line("XLA Ops - from #1")[2..4],
-            [("outer".into(), 20_000, 5000), ("inner".into(), 20_000, 4000)]
+            [
+                ("outer".into(), 20_000, 5000),
+                ("inner".into(), 20_000, 4000)
+            ]
         );
         assert!(out.iter().all(|l| l.kind != DerivedKind::Steps));
     }

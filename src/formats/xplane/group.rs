@@ -250,7 +250,8 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
         for v in visited {
             seen[v as usize] = false;
         }
-        out.names.insert(gid, group_name(hn, &parents, r, gid, text));
+        out.names
+            .insert(gid, group_name(hn, &parents, r, gid, text));
     }
     // The last launch with a correlation id is the one its device events hang from.
     for (i, e) in nodes.iter().enumerate() {
@@ -398,17 +399,44 @@ mod tests {
         };
         let mut h = HostNodes::default();
         // line 0: two steps, each with a launch; a producer in the first
-        h.push(HostNode { name: train, ..node(0, 0, 100) }, root(5));
+        h.push(
+            HostNode {
+                name: train,
+                ..node(0, 0, 100)
+            },
+            root(5),
+        );
         h.push(launch(0, 10, 1, cu), HostRare::default());
-        h.push(node(0, 20, 5), HostRare { prod: (14, 7), ..HostRare::default() });
-        h.push(HostNode { name: train, ..node(0, 200, 100) }, root(6));
+        h.push(
+            node(0, 20, 5),
+            HostRare {
+                prod: (14, 7),
+                ..HostRare::default()
+            },
+        );
+        h.push(
+            HostNode {
+                name: train,
+                ..node(0, 200, 100)
+            },
+            root(6),
+        );
         h.push(launch(0, 210, 2, cu), HostRare::default());
         // after the steps: an ungrouped launch; an event grouping does not need
         h.push(launch(0, 400, 3, cu), HostRare::default());
         h.push(node(0, 450, 5), HostRare::default());
         // line 1: the consumer of the first step's producer, with a launch nested in it
         let mut l1 = HostNodes::default();
-        l1.push(HostNode { name: exec, ..node(1, 500, 50) }, HostRare { cons: (14, 7), ..HostRare::default() });
+        l1.push(
+            HostNode {
+                name: exec,
+                ..node(1, 500, 50)
+            },
+            HostRare {
+                cons: (14, 7),
+                ..HostRare::default()
+            },
+        );
         l1.push(launch(1, 510, 4, cu), HostRare::default());
         h.append(&mut l1);
         assert_eq!(h.nodes.len(), 8);
@@ -431,9 +459,21 @@ mod tests {
             ..HostRare::default()
         };
         let mut h = HostNodes::default();
-        h.push(HostNode { name: outer, ..node(0, 0, 100) }, r1);
+        h.push(
+            HostNode {
+                name: outer,
+                ..node(0, 0, 100)
+            },
+            r1,
+        );
         h.push(node(0, 10, 20), r1);
-        h.push(node(0, 40, 5), HostRare { group: 42, ..HostRare::default() });
+        h.push(
+            node(0, 40, 5),
+            HostRare {
+                group: 42,
+                ..HostRare::default()
+            },
+        );
         h.push(launch(0, 41, 9, StrId::EMPTY), HostRare::default());
         let g = group(&h, &|id| s.get(id).to_string());
         // Propagation stops at an event grouped already: what it nests keeps no group.

@@ -179,7 +179,13 @@ pub(crate) mod tests {
         assert!(s.add(
             7,
             &hlo_proto(&[
-                ("custom-call.1", "jit(f)/dot_general", "", "/src/model.py", 12),
+                (
+                    "custom-call.1",
+                    "jit(f)/dot_general",
+                    "",
+                    "/src/model.py",
+                    12
+                ),
                 ("fusion.2", "", "", "", 0),
             ])
         ));

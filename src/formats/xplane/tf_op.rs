@@ -105,7 +105,11 @@ pub fn parse(full: &str) -> TfOp<'_> {
             op_type: ty,
         };
     }
-    let op_type = if ty.is_empty() { derive_op_type(name) } else { ty };
+    let op_type = if ty.is_empty() {
+        derive_op_type(name)
+    } else {
+        ty
+    };
     if is_jax_op_type(op_type) {
         let t = op_type.split('[').next().unwrap_or(op_type);
         return TfOp {
@@ -154,7 +158,10 @@ mod tests {
     #[test]
     fn parses_like_xprof() {
         let t = parse("model/dense/MatMul:MatMul");
-        assert_eq!((t.category, t.name, t.op_type), (OpCategory::TensorFlow, "model/dense/MatMul", "MatMul"));
+        assert_eq!(
+            (t.category, t.name, t.op_type),
+            (OpCategory::TensorFlow, "model/dense/MatMul", "MatMul")
+        );
         assert_eq!(t.scopes().collect::<Vec<_>>(), vec!["model", "dense"]);
         let j = parse("jit(autotune_fn_0)/dot_general:");
         assert_eq!((j.category, j.op_type), (OpCategory::Jax, "dot_general"));
