@@ -8,7 +8,7 @@ count (`vm.xprof_lines.json`, or `/work/shared/tools/xprof_lines.py FILE`). Per 
 code, and TF's TensorFlow Ops / Name Scope): per event name, count and total from
 `tracetui stats --plane P --line L --json` against `vm.xprof_line_names.json` (or
 `xprof_lines.py FILE --names`). Totals: XProf's are ps rounded from its µs floats, tracetui's are
-integer ns; a name matches when counts are equal and totals differ by at most 1 ns per event.
+integer ns; a name matches when counts are equal and totals differ by at most 1 ns.
 Prints one row per line and per mismatching name, then a verdict for the derived lines.
 Raw lines XProf's trace viewer filters (MemoryAllocation / MemoryDeallocation instants, renamed
 step roots) are listed as raw differences, not failures: tracetui keeps every raw event."""
@@ -94,7 +94,7 @@ def main():
         for n in sorted(set(want) | set(got)):
             wc, wps = want.get(n, (0, 0))
             gc, gns = got.get(n, (0, 0))
-            if wc == gc and abs(wps / 1000 - gns) <= max(1, wc):
+            if wc == gc and abs(wps / 1000 - gns) <= 1:
                 same += 1
                 continue
             bad += 1

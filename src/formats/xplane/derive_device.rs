@@ -508,7 +508,8 @@ mod tests {
         );
         assert_eq!(
             line("Framework Name Scope - from #1"),
-            vec![("jit(f)".into(), 0, 5000), ("jit(f)".into(), 30_000, 5000)]
+            // `:` has no scope: the open `jit(f)` event stays open and extends (GPU plane).
+            vec![("jit(f)".into(), 0, 35_000)]
         );
         // `outer` and `inner` have the same span: closing them cuts `inner` by 1 ns.
         assert_eq!(

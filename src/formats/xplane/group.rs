@@ -468,7 +468,7 @@ mod tests {
         );
         h.push(node(0, 10, 20), r1);
         h.push(
-            node(0, 40, 5),
+            node(0, 40, 10),
             HostRare {
                 group: 42,
                 ..HostRare::default()
