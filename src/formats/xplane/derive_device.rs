@@ -125,6 +125,9 @@ pub fn derive_plane(
     out
 }
 
+/// An XLA op's levels (key with the module prefix, display name) and the last level's text.
+type OpLevels = (Vec<(StrId, StrId)>, String);
+
 /// Names built once per distinct input.
 #[derive(Default)]
 struct Caches {
@@ -132,7 +135,7 @@ struct Caches {
     modules: FxHashMap<(StrId, i64), StrId>,
     /// (hlo_op, module, program id) → per level (key with the module prefix, display name),
     /// and the last level's text (the instruction the symbol resolver looks up).
-    ops: FxHashMap<(StrId, StrId, i64), (Vec<(StrId, StrId)>, String)>,
+    ops: FxHashMap<(StrId, StrId, i64), OpLevels>,
     /// Framework op full name → (name scopes, display name).
     tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)>,
     /// (program id, instruction) → (framework op, source), interned.
@@ -356,7 +359,9 @@ mod tests {
         }
     }
 
-    fn lines(s: &Interner, out: &[DerivedLine]) -> Vec<(String, Vec<(String, Ps, Ps)>)> {
+    type Events = Vec<(String, Ps, Ps)>;
+
+    fn lines(s: &Interner, out: &[DerivedLine]) -> Vec<(String, Events)> {
         out.iter()
             .map(|l| {
                 let name = match l.from {
