@@ -66,6 +66,30 @@ fn export_then_query_as_text_json_and_csv() {
         stdout.starts_with("name") && stdout.contains("total_ns"),
         "{stdout}"
     );
+    // The same query by name, and as text that begins with its `--` comment lines.
+    let (code, by_name, err) = tracetui(&["sql", o, "top_kernels"]);
+    assert_eq!((code, &by_name), (0, &stdout), "{err}");
+    let text = std::fs::read_to_string("assets/queries/top_kernels.sql").unwrap();
+    assert!(text.starts_with("--"));
+    let (code, as_text, err) = tracetui(&["sql", o, &text]);
+    assert_eq!((code, &as_text), (0, &stdout), "{err}");
+    let (code, list, _) = tracetui(&["sql", "--list"]);
+    assert_eq!(code, 0);
+    assert!(
+        list.contains("top_kernels") && list.contains("Top GPU kernels across ranks"),
+        "{list}"
+    );
+    // Flows are arrows: no duration.
+    let (code, stdout, err) = tracetui(&[
+        "sql",
+        o,
+        "SELECT COUNT(*) AS n, COUNT(dur_ns) AS d FROM events WHERE phase = 'flow'",
+        "--csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let counts: Vec<&str> = stdout.lines().nth(1).unwrap().split(',').collect();
+    assert_ne!(counts[0], "0", "the fixtures have flows");
+    assert_eq!(counts[1], "0", "{stdout}");
     assert!(stdout.trim_end().ends_with("rows)"));
 
     // A bad query is an error with DataFusion's message, exit 1.

@@ -121,3 +121,66 @@ fn default_build_names_the_cloud_feature() {
         );
     }
 }
+
+fn alexnet() -> String {
+    format!(
+        "{}/tests/fixtures/ui/alexnet.pt.trace.json.gz",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Load warnings are one line per file, without a repeat count; `--quiet` silences them.
+#[test]
+fn warnings_once_per_file_and_quiet_silences_them() {
+    let t = alexnet();
+    let (code, _, err) = run(["stacks", &t, "-o", "/dev/null"]);
+    assert_eq!(code, 0, "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("unresolved_flow") && !warnings[0].contains("(x"),
+        "{err}"
+    );
+    let (code, _, err) = run(["stacks", &t, "-o", "/dev/null", "--quiet"]);
+    assert_eq!(code, 0);
+    assert!(err.is_empty(), "--quiet printed: {err}");
+    let (_, _, err) = run(["stacks", "-q", &t, "-o", "/dev/null"]);
+    assert!(err.is_empty(), "-q: {err}");
+}
+
+/// Text tables cut long names but keep rows apart; `--wide` keeps whole names.
+#[test]
+fn wide_keeps_whole_names() {
+    let t = alexnet();
+    let (_, json, _) = run(["stats", &t, "--cat", "kernel", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let names: Vec<String> = v["captures"][0]["stats"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["name"].as_str().map(String::from))
+        .collect();
+    let longest = names.iter().max_by_key(|n| n.len()).expect("a kernel");
+    assert!(longest.len() > 60);
+    let (_, cut, _) = run(["stats", &t, "--cat", "kernel", "--limit", "100"]);
+    let (_, wide, _) = run(["stats", &t, "--cat", "kernel", "--limit", "100", "--wide"]);
+    assert!(!cut.contains(longest.as_str()), "{cut}");
+    for n in &names {
+        assert!(wide.contains(n.as_str()), "--wide cut {n}");
+    }
+    // Cut rows stay distinct: one text row per name.
+    let rows: Vec<String> = cut
+        .lines()
+        .filter(|l| l.starts_with("   ") && !l.starts_with("   NAME"))
+        .map(|l| l.chars().take(66).collect())
+        .collect();
+    assert!(rows.iter().any(|r| r.contains('…')), "{cut}");
+    let mut distinct = rows.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        rows.len(),
+        "two rows read the same: {rows:?}"
+    );
+}

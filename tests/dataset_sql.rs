@@ -248,3 +248,36 @@ fn collective_skew_is_the_shift_between_ranks() {
         assert_eq!(int(r, "skew_ns"), 5_000);
     }
 }
+
+/// Integer ranks in the partition paths are integers in SQL, as DuckDB and Spark read them: a
+/// run of twelve ranks orders 0, 1, 2, …, 11 (text would give 0, 1, 10, 11, 2, …).
+#[test]
+fn integer_rank_partitions_order_as_numbers() {
+    let (_, c) = fixtures().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = ExportOptions {
+        partition_by: vec![PartKey::Run, PartKey::Rank],
+        ..ExportOptions::default()
+    };
+    for r in 0..12 {
+        let mut c = c.clone();
+        c.metadata = Default::default();
+        c.source.host = r.to_string();
+        export_capture(&c, dir.path(), &opts).unwrap();
+    }
+    let got = rows(
+        dir.path(),
+        "SELECT rank, arrow_typeof(rank) AS t FROM events GROUP BY rank ORDER BY rank",
+    );
+    let ranks: Vec<i64> = got.iter().map(|r| int(r, "rank")).collect();
+    assert_eq!(ranks, (0..12).collect::<Vec<_>>());
+    assert_eq!(text(&got[0], "t"), "Int64");
+    // Host names stay text.
+    let (_, c) = fixtures().into_iter().next().unwrap();
+    let dir = export_all(&[(PathBuf::from("a"), c)], &[PartKey::Host]);
+    let got = rows(
+        dir.path(),
+        "SELECT arrow_typeof(host) AS t FROM events LIMIT 1",
+    );
+    assert_eq!(text(&got[0], "t"), "Utf8");
+}

@@ -227,6 +227,122 @@ fn hta_pair_matches_trace_diff() {
     assert!(d.explained_pct >= 80.0);
 }
 
+/// Issue 38 §4: step and profiler spans are no contributors (they time the steps: `ProfilerStep*`
+/// self time grows when its ops shrink), and the contributors, taken from the step thread, add up
+/// with the rest to the step-time change — on the whole HTA pair, with every row per step.
+#[test]
+fn contributors_are_work_and_add_up_to_the_change() {
+    let (a, b) = (load("hta_control.json.gz"), load("hta_test.json.gz"));
+    let d = diff::diff(&a, &b, &DiffOptions::default()).expect("diff");
+    let change = (d.step_time_b - d.step_time_a) as f64;
+    assert!(change > 40e9, "{change}");
+    for span in ["ProfilerStep*", "PyTorch Profiler (0)"] {
+        assert!(row(&d, span).span, "{span}");
+        assert!(d.contributors.iter().all(|c| c.name != span), "{span}");
+    }
+    // Without the span rule `ProfilerStep*` and `PyTorch Profiler (0)` top the Δ total column.
+    assert!(d.rows[..3].iter().any(|r| r.span));
+    let listed: f64 = d.contributors.iter().map(|c| c.delta_self).sum();
+    let rest = d
+        .rest
+        .expect("steps are host spans: contributors from the step thread");
+    assert!(
+        (listed + rest - change).abs() < 1.0,
+        "{listed} + {rest} vs {change}"
+    );
+    let shares: f64 = d.contributors.iter().map(|c| c.share_pct).sum();
+    assert!((shares - d.explained_pct).abs() < 1e-9);
+    assert!((shares - listed * 100.0 / change).abs() < 1e-6);
+    // The step thread's self times add up to its steps: Σ over every key = the change.
+    let all: f64 = d.rows.iter().map(|r| r.step_self_b - r.step_self_a).sum();
+    assert!((all - change).abs() < 1e3, "{all} vs {change}");
+    let both = |r: &diff::DiffRow| (r.step_self_a, r.step_self_b);
+    let steps_thread: f64 = d.rows.iter().map(|r| both(r).0).sum();
+    assert!((steps_thread - d.step_time_a as f64).abs() < 1e3);
+}
+
+/// Issue 38 §4: `--steps '#1..=2'` compares each side's first two steps whatever their numbers.
+#[test]
+fn steps_by_position() {
+    let (a, b) = (load("hand_a.json"), load("hand_b.json"));
+    let by_pos = |r: &str| {
+        let o = DiffOptions {
+            steps: Some(StepRange::parse(r).expect("range")),
+            ..DiffOptions::default()
+        };
+        diff::diff(&a, &b, &o)
+    };
+    let d = by_pos("#2..").expect("positions");
+    assert_eq!(
+        (d.step_numbers_a.as_slice(), d.step_numbers_b.as_slice()),
+        (&[2][..], &[2, 3][..])
+    );
+    // Positions of B past A's last step: A has none there, and the reason lists A's steps.
+    let e = by_pos("#3").expect_err("A has 2 steps");
+    assert_eq!(e, "A: no step at position #3 (2 steps; its steps: 1, 2)");
+    // Positions equal numbers here (steps 1, 2, 3): the same rows.
+    assert_eq!(
+        by_pos("#1..=2").expect("pos").rows,
+        by_pos("1..=2").expect("num").rows
+    );
+}
+
+#[test]
+fn cli_steps_by_position_on_captures_numbered_apart() {
+    // B's steps renumbered 11, 12, 13: by number nothing matches, by position step by step.
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(fixture("hand_b.json")).expect("B");
+    let renumbered = text
+        .replace("ProfilerStep#1", "ProfilerStep#11")
+        .replace("ProfilerStep#2", "ProfilerStep#12")
+        .replace("ProfilerStep#3", "ProfilerStep#13");
+    assert_ne!(renumbered, text);
+    let b = dir.path().join("b.json");
+    std::fs::write(&b, renumbered).expect("write");
+    let a = fixture("hand_a.json");
+    let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let (code, _, err) = run(&["diff", a, b, "--steps", "1..=2"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("(its steps: 11..=13; #1..=3 selects by position)"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["diff", a, b, "--steps", "#1..=2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "scope: step positions #1..=2 (A 2 steps: 1, 2; B 2 steps: 11, 12); times per step"
+        ),
+        "{out}"
+    );
+    // Units in the heads.
+    for h in [
+        "COUNT A/ALL",
+        "TOTAL A/STEP",
+        "SELF B/STEP",
+        "P50 A/EVENT",
+        "DELTA/STEP",
+    ] {
+        assert!(out.contains(h), "{h}: {out}");
+    }
+    let (code, out, _) = run(&["diff", a, b, "--steps", "#1..=2", "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["step_range"]["by"], "position");
+    assert_eq!(v["step_numbers_b"], serde_json::json!([11, 12]));
+    // Same with the same numbers given as numbers: equal rows.
+    let (_, same, _) = run(&[
+        "diff",
+        a,
+        fixture("hand_b.json").to_str().expect("utf-8"),
+        "--steps",
+        "1..=2",
+        "--json",
+    ]);
+    let w: Value = serde_json::from_str(&same).expect("JSON");
+    assert_eq!(v["rows"], w["rows"]);
+}
+
 #[test]
 fn cli_json_and_text() {
     let (a, b) = (fixture("hand_a.json"), fixture("hand_b.json"));
@@ -261,7 +377,7 @@ fn cli_json_and_text() {
     let (code, out, _) = run(&["diff", a, b, "--steps", "1..=2", "--group-by", "short"]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("scope: steps 1..=2 (A 2 steps, B 2 steps); times per step"),
+        out.contains("scope: steps 1..=2 (A 2 steps: 1, 2; B 2 steps: 1, 2); times per step"),
         "{out}"
     );
     assert!(
@@ -270,7 +386,12 @@ fn cli_json_and_text() {
     );
     let (code, _, err) = run(&["diff", a, b, "--steps", "7"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no step numbered in 7"), "{err}");
+    // Each side's reason, listing its steps.
+    assert!(
+        err.contains("no step numbered in 7 (its steps: 1, 2;"),
+        "{err}"
+    );
+    assert!(err.contains("(its steps: 1..=3;"), "{err}");
     let (code, _, err) = run(&["diff", a, b, "--steps", "x"]);
     assert_eq!(code, 2, "{err}");
     // A dir with several captures must name one.
@@ -288,6 +409,8 @@ fn arb_side() -> impl Strategy<Value = Side> {
             total_ps: total,
             self_ps: slf.min(total),
             durs: vec![total / count as i64; count as usize],
+            span: false,
+            step_self_ps: slf.min(total),
         },
     );
     (
@@ -311,6 +434,7 @@ fn arb_side() -> impl Strategy<Value = Side> {
                         partial: false,
                     })
                     .collect(),
+                step_tracks: steps > 0,
                 step_time_ps: step_time,
             }
         })

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use tracetui::analysis::flame::{
-    DeviceLinks, FlameTree, Metric, ROOT, Scope, UNLINKED, build, build_ancestors, sandwich,
+    DEVICE, DeviceLinks, FlameTree, Metric, ROOT, Scope, UNLINKED, build, build_ancestors, sandwich,
 };
 use tracetui::model::{
     ArgsRef, Capture, CaptureBuilder, Format, Key, NO_SLICE, ProcessKind, Ps, SourceInfo, StrId,
@@ -200,6 +200,8 @@ fn node(t: &FlameTree, c: &Capture, path: &[&str]) -> u32 {
         .map(|p| {
             if *p == "(unlinked)" {
                 UNLINKED
+            } else if *p == "(device)" {
+                DEVICE
             } else {
                 c.strings.lookup(p).unwrap_or(StrId(u32::MAX - 1))
             }
@@ -232,9 +234,16 @@ fn device_time_goes_to_the_launching_stack() {
     assert_eq!(t.instances(un).len(), 1);
     assert_eq!(t.name_str(t.parent(un), &c.strings), "(unlinked)");
     assert_eq!((t.linked, t.unlinked), (2, 1));
-    // The root sums every device activity; the stream's own slices are roots of their own.
+    // The root sums every device activity; the stream's own slices are roots under the
+    // `(device)` root (device scope), whose total is theirs.
     assert_eq!(t.device(ROOT), 45);
-    assert_eq!(t.total(node(&t, &c, &["gemm"])), 30);
+    assert_eq!(t.total(node(&t, &c, &["(device)", "gemm"])), 30);
+    assert_eq!(t.total(node(&t, &c, &["(device)"])), 45);
+    assert!(
+        c.strings
+            .lookup("gemm")
+            .is_none_or(|g| t.child(ROOT, g).is_none())
+    );
     assert_eq!(t.value(mm, Metric::Device), 30);
 }
 

@@ -202,3 +202,35 @@ fn patterns_instants_and_times_from_zero() {
         }
     }
 }
+
+/// Several words: each must match, in any order; the name holding both words ranks first; a
+/// quoted phrase is one exact substring.
+#[test]
+fn words_and_phrases() {
+    let f = "../ui/alexnet.pt.trace.json.gz";
+    for q in ["cudnn conv", "conv cudnn"] {
+        let (code, v, err) = search(f, &[q, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(results(&v)[0]["name"], "aten::cudnn_convolution", "{q}");
+        for r in results(&v) {
+            let n = r["name"].as_str().expect("name").to_lowercase();
+            // Every row holds both words' letters in order (fuzzy per word).
+            let has = |w: &str| {
+                let mut it = n.chars();
+                w.chars().all(|c| it.any(|x| x == c))
+            };
+            assert!(has("cudnn") && has("conv"), "{n}");
+        }
+    }
+    let (_, v, _) = search(f, &["\"cudnn_conv\"", "--json"]);
+    let names: Vec<&str> = results(&v)
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["aten::cudnn_convolution"]);
+    let (_, v, _) = search(f, &["\"cudnn conv\"", "--json"]);
+    assert!(
+        results(&v).is_empty(),
+        "the phrase has a space no name holds"
+    );
+}

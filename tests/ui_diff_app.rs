@@ -364,7 +364,7 @@ fn r_prompts_for_a_step_range() {
     assert!(table(&a).prompt.is_some());
     let s = screen(&a);
     assert!(
-        s.contains("compare steps (N, A..B, A..=B, A..; empty: all): ▏"),
+        s.contains("steps (N, A..=B, A..; #N: by position; empty: all): ▏"),
         "{s}"
     );
     type_str(&mut a, "2..3");
@@ -373,7 +373,7 @@ fn r_prompts_for_a_step_range() {
     assert!(t.prompt.is_none());
     assert!(t.title.contains("steps 2 (1 vs 1)"), "{}", t.title);
     let opts = DiffOptions {
-        steps: Some(StepRange { lo: 2, hi: 2 }),
+        steps: Some(StepRange::numbers(2, 2)),
         ..DiffOptions::default()
     };
     let d = diff(&ca.cap, &cb.cap, &opts).unwrap();
@@ -407,7 +407,10 @@ fn r_prompts_for_a_step_range() {
     type_str(&mut a, "3");
     a.update(code(KeyCode::Enter));
     let n = a.notice.clone().unwrap_or_default();
-    assert_eq!(n, "diff: A: no step numbered in 3");
+    assert_eq!(
+        n,
+        "diff: A: no step numbered in 3 (its steps: 1, 2; #1..=3 selects by position)"
+    );
     assert!(table(&a).title.contains("steps 2 (1 vs 1)"));
     // Esc cancels; `v` and `%` keep the range.
     a.update(code(KeyCode::Esc));

@@ -20,7 +20,7 @@ fn step_range_prompt_and_gone_paths_in_the_diff_flame() {
     s.diff_second_against_first();
     s.wait_for("all steps (2 vs 3)");
     s.press("r");
-    s.wait_for("compare steps (N, A..B");
+    s.wait_for("steps (N, A..=B, A..; #N: by position");
     s.press("9");
     s.press("\r");
     // The reason shows on the prompt line (and in the status line).

@@ -357,6 +357,7 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
     assert_eq!(
         snaps,
         [
+            "h200_snapshot_cut.pickle",
             "jax_cpu.memory.prof",
             "snap_expandable.pickle",
             "snap_multi.pickle",
@@ -499,5 +500,42 @@ fn a_snapshots_segment_map_and_its_blocks() {
         table(&a).title.starts_with("memory · "),
         "{}",
         table(&a).title
+    );
+}
+
+/// The real H200 capture cut (tests/fixtures/gpu/PROVENANCE.md): at the cuda:0 peak the live
+/// list totals less than the allocator's counter, and the title says what the gap is; the
+/// detail column holds the allocating op's inputs (`record_shapes`), named for what it holds.
+#[test]
+fn live_at_the_peak_says_what_was_allocated_before_the_capture() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cap = CaptureRef::from_file(
+        &root.join("tests/fixtures/gpu/h200_torch_cut.pt.trace.json.gz"),
+        root,
+    );
+    let (mut a, cmds) = App::new(vec![cap], (160, 48), ColorMode::None);
+    run_cmds(&mut a, cmds);
+    a.update(key('^'));
+    a.update(key('M'));
+    let t = table(&a);
+    assert!(
+        t.title.starts_with("memory · cuda:0 · live at"),
+        "{}",
+        t.title
+    );
+    assert!(
+        t.title.contains(" allocated; ")
+            && t.title
+                .ends_with("allocated before the capture began (not listed)"),
+        "{}",
+        t.title
+    );
+    assert_eq!(t.columns[3].name, "op inputs · dtype");
+    assert!(
+        t.rows
+            .iter()
+            .any(|r| r.cells[3].contains("] c10::BFloat16") || r.cells[3].contains("] float")),
+        "{:?}",
+        t.rows.iter().map(|r| &r.cells[3]).collect::<Vec<_>>()
     );
 }

@@ -151,6 +151,46 @@ fn a_single_capture_is_one_row() {
 }
 
 #[test]
+fn an_allocator_snapshot_beside_a_capture_is_not_a_rank() {
+    // A real H200 capture (cut, tests/fixtures/gpu/PROVENANCE.md) with the allocator snapshot
+    // and torch's export_stacks file beside it, as gen_torch_capture.py writes them.
+    let d = tempfile::tempdir().expect("tempdir");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (from, to) in [
+        (
+            "gpu/h200_torch_cut.pt.trace.json.gz",
+            "worker0.1.pt.trace.json.gz",
+        ),
+        ("memory/h200_snapshot_cut.pickle", "memory_snapshot.pickle"),
+        (
+            "flame/worker0.1795536379695100043.torch.stacks.txt",
+            "worker0.1.stacks.txt",
+        ),
+    ] {
+        std::fs::copy(fx.join(from), d.path().join(to)).expect("copy");
+    }
+    let caps = catalog::scan(d.path()).expect("scan");
+    let (mut app, cmds) = App::new(caps, (80, 24), ColorMode::Ansi256);
+    run_cmds(&mut app, cmds);
+    let names: Vec<String> = app
+        .entries
+        .iter()
+        .map(|e| e.capture.source.path.display().to_string())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with(".pickle")), "{names:?}");
+    let i = names
+        .iter()
+        .position(|n| n.ends_with(".pt.trace.json.gz"))
+        .expect("the capture is listed");
+    let cmds = app.update(tracetui::ui::app::Msg::Open(i));
+    run_cmds(&mut app, cmds);
+    press(&mut app, 'R');
+    let ov = overview(&app);
+    assert_eq!(ov.rows_len(), 1);
+    assert!(screen(&app).contains("1 ranks"));
+}
+
+#[test]
 fn steps_row_and_step_keys() {
     let d = tempfile::tempdir().expect("tempdir");
     write_run(d.path(), 1);

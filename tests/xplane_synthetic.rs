@@ -325,17 +325,22 @@ fn gpu_plane_gets_derived_lines_launch_stats_flows_and_aggregates() {
             })
             .collect()
     };
-    assert_eq!(track("XLA Ops").kind, TrackKind::Derived);
+    // XProf 2.24 derives per stream: `<line> - from #<stream id>`; a step is named by its
+    // step name.
+    assert_eq!(track("XLA Ops - from #134").kind, TrackKind::Derived);
     assert_eq!(
-        names("XLA Ops"),
+        names("XLA Ops - from #134"),
         vec![
             ("fusion.1".into(), 0, 250),
             ("outer".into(), 300, 100),
             ("inner".into(), 300, 100)
         ]
     );
-    assert_eq!(names("XLA Modules"), vec![("jit_train".into(), 0, 400)]);
-    assert_eq!(names("Steps"), vec![("9".into(), 0, 510)]);
+    assert_eq!(
+        names("XLA Modules - from #134"),
+        vec![("jit_train".into(), 0, 400)]
+    );
+    assert_eq!(names("Steps"), vec![("train_step".into(), 0, 510)]);
     let (lo, _) = track("Steps").slices;
     assert!(args_of(&c, lo as usize).contains(&("step_name".into(), "train_step".into())));
     // no Launch Stats: the only host event with device_id is named `cu…` (skipped, as upstream)
@@ -367,14 +372,25 @@ fn gpu_plane_gets_derived_lines_launch_stats_flows_and_aggregates() {
 
 #[test]
 fn launch_stats_from_host_launches() {
-    let sn = [(1, "correlation_id"), (5, "group_id"), (7, "device_id")];
+    // Launches nested in a step root (`_r`, as JAX's StepTraceAnnotation writes) are grouped
+    // by it; Launch Stats count them per device and group.
+    let sn = [
+        (1, "correlation_id"),
+        (5, "step_num"),
+        (7, "device_id"),
+        (9, "_r"),
+    ];
     let gpu = {
         let mut g = plane("/device:GPU:0", &sn, &[(1, "k", "")]);
         g.lines
             .push(line(1, "Stream #1", 0, vec![ev(1, 0, 5, vec![])]));
         g
     };
-    let mut host = plane("/host:CPU", &sn, &[(1, "LaunchKernel", "")]);
+    let mut host = plane(
+        "/host:CPU",
+        &sn,
+        &[(1, "LaunchKernel", ""), (2, "train", "")],
+    );
     let launch = |off, dur| {
         ev(
             1,
@@ -382,16 +398,24 @@ fn launch_stats_from_host_launches() {
             dur,
             vec![
                 stat(1, x_stat::Value::Uint64Value(1)),
-                stat(5, x_stat::Value::Int64Value(3)),
                 stat(7, x_stat::Value::Uint64Value(0)),
             ],
         )
     };
+    let root = ev(
+        2,
+        0,
+        10_000_000,
+        vec![
+            stat(9, x_stat::Value::Int64Value(1)),
+            stat(5, x_stat::Value::Int64Value(3)),
+        ],
+    );
     host.lines.push(line(
         1,
         "t",
         0,
-        vec![launch(0, 2_000_000), launch(5_000_000, 4_000_000)],
+        vec![root, launch(0, 2_000_000), launch(5_000_000, 4_000_000)],
     ));
     let c = decode(&XSpace {
         planes: vec![gpu, host],
@@ -406,7 +430,7 @@ fn launch_stats_from_host_launches() {
     assert_eq!(tr.kind, TrackKind::Derived);
     assert_eq!(c.processes[tr.process as usize].kind, ProcessKind::Gpu);
     let s = tr.slices.0 as usize;
-    assert_eq!(c.slice_name(s as u32), "Launch Stats for 3");
+    assert_eq!(c.slice_name(s as u32), "Launch Stats for train 3");
     assert_eq!((c.slices.start[s], c.slices.dur[s]), (0, 9_000_000));
     let a = args_of(&c, s);
     assert!(

@@ -6,12 +6,12 @@
 WITH steps AS (
   SELECT run, rank, capture, CAST(SUBSTR(name, 14) AS BIGINT) AS step, start_ns AS s0, end_ns AS s1
   FROM events
-  WHERE kind = 'slice' AND name LIKE 'ProfilerStep#%'
+  WHERE phase = 'slice' AND name LIKE 'ProfilerStep#%'
 ),
 launches AS (
   SELECT run, rank, capture, correlation_id, MIN(start_ns) AS launch_ns
   FROM events
-  WHERE kind = 'slice' AND category_class = 'cuda_runtime' AND correlation_id IS NOT NULL
+  WHERE phase = 'slice' AND category_class = 'cuda_runtime' AND correlation_id IS NOT NULL
   GROUP BY run, rank, capture, correlation_id
 ),
 colls AS (
@@ -26,7 +26,7 @@ colls AS (
   LEFT JOIN launches l
     ON l.run = e.run AND l.rank = e.rank AND l.capture = e.capture
     AND l.correlation_id = e.correlation_id AND e.track_kind = 'gpu_stream'
-  WHERE e.kind = 'slice'
+  WHERE e.phase = 'slice'
     AND (e.name LIKE 'nccl%' OR e.name LIKE 'rccl%' OR e.name LIKE 'hccl%'
          OR e.name LIKE '%ncclKernel%' OR e.name LIKE '%ncclDevKernel%' OR e.name LIKE 'gloo:%')
 ),

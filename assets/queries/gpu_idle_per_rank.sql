@@ -1,11 +1,13 @@
 -- GPU idle per rank and device: first activity start to last activity end (HTA's kernel_time)
 -- minus the time any stream of the device was busy, over the slices of the GPU streams
--- (gpu_user_annotation ranges left out). Equals `idle_ns` of `tracetui gpu --json` devices for
--- Kineto captures. Runs unchanged on DataFusion, DuckDB and Spark SQL.
+-- (gpu_user_annotation ranges left out): Kineto GPU streams, and the `Stream #N` lines of XPlane
+-- GPU planes (JAX, TensorFlow). Equals `idle_ns` of `tracetui gpu --json` devices. Runs unchanged
+-- on DataFusion, DuckDB and Spark SQL.
 WITH acts AS (
   SELECT run, rank, capture, device, start_ns, end_ns
   FROM events
-  WHERE kind = 'slice' AND track_kind = 'gpu_stream' AND category_class <> 'gpu_user_annotation'
+  WHERE phase = 'slice' AND category_class <> 'gpu_user_annotation'
+    AND (track_kind = 'gpu_stream' OR (device_kind = 'gpu' AND thread_name LIKE 'Stream #%'))
 ),
 ordered AS (
   SELECT

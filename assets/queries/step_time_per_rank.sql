@@ -9,7 +9,7 @@ WITH steps AS (
     start_ns,
     dur_ns
   FROM events
-  WHERE kind = 'slice' AND name LIKE 'ProfilerStep#%'
+  WHERE phase = 'slice' AND name LIKE 'ProfilerStep#%'
     -- Host annotations only: Kineto mirrors a step on the GPU stream (gpu_user_annotation).
     AND track_kind <> 'gpu_stream'
 )

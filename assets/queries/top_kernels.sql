@@ -11,7 +11,7 @@ SELECT
   MAX(dur_ns) AS max_ns,
   COUNT(DISTINCT rank) AS ranks
 FROM events
-WHERE kind = 'slice' AND category_class = 'kernel'
+WHERE phase = 'slice' AND category_class = 'kernel'
 GROUP BY name
 ORDER BY total_ns DESC, name
 LIMIT 50

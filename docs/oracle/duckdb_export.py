@@ -48,7 +48,7 @@ def stats_check(con, stats, ds):
                 SELECT CASE WHEN name LIKE 'ProfilerStep#%' THEN 'ProfilerStep*' ELSE name END AS n,
                        COUNT(*), SUM(dur_ns), SUM(self_time_ns)
                 FROM read_parquet('{ds}/**/*.parquet', hive_partitioning = true, hive_types_autocast = false)
-                WHERE kind = 'slice' AND capture = ?
+                WHERE phase = 'slice' AND capture = ?
                 GROUP BY n
                 """,
                 [name],

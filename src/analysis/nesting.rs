@@ -63,6 +63,50 @@ impl<T> ContainmentStack<T> {
         }
     }
 
+    /// Pops the ancestors that cannot contain `[start, end)` (the rule of [`push`]), handing each
+    /// to `closed` together with the data of the ancestor below it (its parent), if any.
+    ///
+    /// [`push`]: ContainmentStack::push
+    pub fn close_before(&mut self, start: Ps, end: Ps, mut closed: impl FnMut(T, Option<&mut T>)) {
+        while let Some(top) = self.stack.last() {
+            if start >= top.end || end > top.end {
+                if let Some(o) = self.stack.pop() {
+                    closed(o.data, self.stack.last_mut().map(|p| &mut p.data));
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Pushes an event after [`close_before`](ContainmentStack::close_before) was called with
+    /// its bounds; the current top (if any) is its parent.
+    pub fn enter(&mut self, end: Ps, data: T) {
+        self.stack.push(Open { end, data });
+    }
+
+    /// The data of the innermost open event.
+    pub fn top_mut(&mut self) -> Option<&mut T> {
+        self.stack.last_mut().map(|o| &mut o.data)
+    }
+
+    /// The innermost open event that contains `[start, end)` by the containment rule, without
+    /// closing anything (for an event that is looked up, not nested).
+    pub fn containing_mut(&mut self, start: Ps, end: Ps) -> Option<&mut T> {
+        self.stack
+            .iter_mut()
+            .rev()
+            .find(|o| start < o.end && end <= o.end)
+            .map(|o| &mut o.data)
+    }
+
+    /// Closes everything still open, innermost first, each with its parent's data.
+    pub fn drain_linked(&mut self, mut closed: impl FnMut(T, Option<&mut T>)) {
+        while let Some(o) = self.stack.pop() {
+            closed(o.data, self.stack.last_mut().map(|p| &mut p.data));
+        }
+    }
+
     /// Current depth.
     pub fn depth(&self) -> usize {
         self.stack.len()

@@ -8,9 +8,10 @@
 //! table (property-tested below).
 
 use super::nesting::ContainmentStack;
+use super::stats::tree::{self, Done, LaunchCursor, Open};
 use super::stats::{
-    CatFilter, NONE, Rows, StatsOptions, StatsTable, add_instants, is_device_process,
-    track_selected,
+    CatFilter, NONE, Rows, StatsOptions, StatsTable, add_instants, group::device_figures,
+    is_device_process, track_selected,
 };
 use crate::model::{Capture, Ps};
 
@@ -24,6 +25,20 @@ pub struct SelfTimes {
     nest_cats: Vec<String>,
     /// Self time per slice id, ps (0 for slices outside the category filter).
     self_ps: Vec<Ps>,
+    /// Slices merged into their parent or with device time, by id ([`tree`]): few, so kept
+    /// apart from the per-slice column.
+    extra: Vec<(u32, Extra)>,
+}
+
+/// What [`SelfTimes`] keeps of a slice beyond its self time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    /// Merged into its same-name parent (torch `_remove_dup_nodes`).
+    removed: bool,
+    /// Device time it launched itself, ps.
+    self_dev: Ps,
+    /// Device time launched by it or below, ps.
+    total_dev: Ps,
 }
 
 impl SelfTimes {
@@ -66,20 +81,32 @@ impl SelfTimes {
             pieces.push((w[0].0..w[1].0, w[0].1, head));
             rest = tail;
         }
-        std::thread::scope(|sc| {
+        let launches = tree::launched_device_time(c);
+        let launches = &launches;
+        let extras: Vec<Vec<(u32, Extra)>> = std::thread::scope(|sc| {
             let mut pieces = pieces.into_iter();
             let first = pieces.next();
-            for (tracks, base, out) in pieces {
-                sc.spawn(move || nest_tracks(c, opts, tracks, base, out));
-            }
+            let handles: Vec<_> = pieces
+                .map(|(tracks, base, out)| {
+                    sc.spawn(move || nest_tracks(c, opts, launches, tracks, base, out))
+                })
+                .collect();
+            let mut all = Vec::new();
             if let Some((tracks, base, out)) = first {
-                nest_tracks(c, opts, tracks, base, out);
+                all.push(nest_tracks(c, opts, launches, tracks, base, out));
             }
+            for h in handles {
+                all.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            all
         });
+        let mut extra: Vec<(u32, Extra)> = extras.into_iter().flatten().collect();
+        extra.sort_unstable_by_key(|e| e.0);
         SelfTimes {
             cats: opts.cats.clone(),
             nest_cats: opts.nest_cats.clone(),
             self_ps,
+            extra,
         }
     }
 
@@ -94,9 +121,10 @@ impl SelfTimes {
         self.self_ps.get(id as usize).copied().unwrap_or(0)
     }
 
-    /// Heap bytes held (8 per slice).
+    /// Heap bytes held (8 per slice, and 24 per merged slice or slice with device time).
     pub fn heap_bytes(&self) -> usize {
         self.self_ps.capacity() * std::mem::size_of::<Ps>()
+            + self.extra.capacity() * std::mem::size_of::<(u32, Extra)>()
     }
 }
 
@@ -108,6 +136,8 @@ struct Acc {
     self_ps: Ps,
     min: Ps,
     max: Ps,
+    self_dev: Ps,
+    total_dev: Ps,
 }
 
 impl Acc {
@@ -117,45 +147,94 @@ impl Acc {
         self_ps: 0,
         min: Ps::MAX,
         max: Ps::MIN,
+        self_dev: 0,
+        total_dev: 0,
     };
 }
 
 /// Threads used: the available cores, at most 8.
 pub use crate::threads::cores as threads;
 
-/// Nests `tracks` (their slices are ids `base..base + out.len()`) and writes each kept slice's
-/// self time to `out`.
+/// Nests `tracks` (their slices are ids `base..base + out.len()`), writes each kept slice's
+/// self time to `out` and returns the slices merged into their parent or with device time
+/// (the rules of [`compute`](super::stats::compute), [`tree`]).
 fn nest_tracks(
     c: &Capture,
     opts: &StatsOptions,
+    launches: &[(u32, Ps)],
     tracks: std::ops::Range<usize>,
     base: usize,
     out: &mut [Ps],
-) {
+) -> Vec<(u32, Extra)> {
     let s = &c.slices;
     let mut cats = CatFilter::new(opts);
-    // Payload: (slice id or NONE for nesting-only events, self-time accumulator).
-    let mut stack: ContainmentStack<(u32, Ps)> = ContainmentStack::new();
-    let mut write = |(id, sp): (u32, Ps)| {
-        if id != NONE
-            && let Some(o) = (id as usize).checked_sub(base).and_then(|k| out.get_mut(k))
-        {
-            *o = sp;
+    let mut stack: ContainmentStack<Open> = ContainmentStack::new();
+    let mut done: Vec<Done> = Vec::new();
+    let mut extra: Vec<(u32, Extra)> = Vec::new();
+    let mut write = |done: &mut Vec<Done>| {
+        for d in done.drain(..) {
+            if d.row == NONE {
+                continue;
+            }
+            if let Some(o) = (d.id as usize)
+                .checked_sub(base)
+                .and_then(|k| out.get_mut(k))
+            {
+                *o = d.self_ps;
+            }
+            if d.removed || d.self_dev != 0 || d.total_dev != 0 {
+                let e = Extra {
+                    removed: d.removed,
+                    self_dev: d.self_dev,
+                    total_dev: d.total_dev,
+                };
+                extra.push((d.id, e));
+            }
         }
     };
-    for tr in c.tracks.get(tracks).unwrap_or(&[]) {
+    let first = tracks.start;
+    for (k, tr) in c.tracks.get(tracks).unwrap_or(&[]).iter().enumerate() {
+        let same_name = |a: u32, b: u32| tree::same_name(c, a, b);
+        let same = tree::merges(c, (first + k) as u32).then_some(&same_name);
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
+        let mut dev = LaunchCursor::new(launches, lo as u32);
         for i in lo..hi {
             let (start, dur) = (s.start[i], s.dur[i]);
-            let id = match cats.class(c, s.cat(i)) {
+            let launched = dev.get(i as u32);
+            let class = cats.class(c, s.cat(i));
+            let id = match class {
                 1 => i as u32,
                 2 => NONE,
-                _ => continue,
+                _ => {
+                    if launched != 0
+                        && let Some(p) = stack.containing_mut(start, start + dur)
+                    {
+                        p.own_dev += launched;
+                    }
+                    continue;
+                }
             };
-            stack.push(start, start + dur, (id, dur), &mut write, |p| p.1 -= dur);
+            stack.close_before(start, start + dur, |o, p| {
+                tree::close(o, p, same, &mut |d| done.push(d))
+            });
+            write(&mut done);
+            let mut o = Open::new(i as u32, id, class == 1, dur);
+            if let Some(p) = stack.top_mut() {
+                p.self_ps -= dur;
+                if tree::launch_goes_up(s.kind(i)) {
+                    p.own_dev += launched;
+                } else {
+                    o.own_dev = launched;
+                }
+            } else if !tree::launch_goes_up(s.kind(i)) {
+                o.own_dev = launched;
+            }
+            stack.enter(start + dur, o);
         }
-        stack.drain(&mut write);
+        stack.drain_linked(|o, p| tree::close(o, p, same, &mut |d| done.push(d)));
+        write(&mut done);
     }
+    extra
 }
 
 /// The statistics table of `opts` (range, track / process filters, grouping) from precomputed
@@ -237,6 +316,7 @@ fn compute_in_parts(
         for &(t, a, b, dev) in piece {
             // Kinds of this run's rows, marked on its track once at the end of the run.
             let mut seen: u16 = 0;
+            let mut ex = st.extra.partition_point(|e| (e.0 as usize) < a);
             for i in a..b {
                 if !keep
                     .get(usize::from(s.class[i]))
@@ -249,20 +329,35 @@ fn compute_in_parts(
                 if r >= acc.len() {
                     acc.resize(r + 1, Acc::EMPTY);
                 }
+                while st.extra.get(ex).is_some_and(|e| (e.0 as usize) < i) {
+                    ex += 1;
+                }
+                let e = match st.extra.get(ex) {
+                    Some(&(id, e)) if id as usize == i => e,
+                    _ => Extra::default(),
+                };
                 let d = s.dur[i];
+                let kind = rows.kind_of(r as u32);
+                let (self_dev, total_dev) = device_figures(kind, d, e.self_dev, e.total_dev);
+                seen |= rows.kind_bit(r as u32);
+                if e.removed {
+                    continue;
+                }
                 let x = &mut acc[r];
+                x.self_ps += st.self_ps.get(i).copied().unwrap_or(0);
+                x.self_dev += self_dev;
                 x.count += 1;
                 x.total += d;
-                x.self_ps += st.self_ps.get(i).copied().unwrap_or(0);
                 x.min = x.min.min(d);
                 x.max = x.max.max(d);
-                seen |= rows.kind_bit(r as u32);
+                x.total_dev += total_dev;
             }
             rows.mark_bits(t, seen);
         }
         for (r, x) in acc.iter().enumerate() {
             if x.count > 0 {
-                rows.add_counted(r as u32, x.count, x.total, x.self_ps, x.min, x.max);
+                let dev = (x.self_dev, x.total_dev);
+                rows.add_counted(r as u32, x.count, x.total, x.self_ps, x.min, x.max, dev);
             }
         }
         rows
@@ -369,18 +464,53 @@ mod tests {
             (kept, kept || nest)
         };
         let mut selfv = vec![0i64; s.len()];
+        let mut removed = vec![false; s.len()];
         for tr in &c.tracks {
             let ids: Vec<usize> = (tr.slices.0 as usize..tr.slices.1 as usize)
                 .filter(|&i| keep(i).1)
                 .collect();
             let ev: Vec<(Ps, Ps)> = ids.iter().map(|&i| (s.start[i], s.end(i))).collect();
-            for &i in &ids {
-                selfv[i] = s.dur[i];
-            }
-            for (k, p) in parents(&ev).into_iter().enumerate() {
-                if let Some(p) = p {
-                    selfv[ids[p]] -= s.dur[ids[k]];
+            // torch's `_remove_dup_nodes`, literally: repeat until nothing changes.
+            let mut parent: Vec<Option<usize>> = parents(&ev);
+            let mut kids: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+            for (k, p) in parent.iter().enumerate() {
+                if let Some(p) = *p {
+                    kids[p].push(k);
                 }
+            }
+            let mut gone = vec![false; ids.len()];
+            let same = |a: usize, b: usize| {
+                keep(ids[a]).0
+                    && keep(ids[b]).0
+                    && s.name[ids[a]] == s.name[ids[b]]
+                    && s.kind(ids[a]) == s.kind(ids[b])
+            };
+            loop {
+                let mut changed = false;
+                for k in 0..ids.len() {
+                    if gone[k] {
+                        continue;
+                    }
+                    if let Some(p) = parent[k]
+                        && same(p, k)
+                        && kids[p].len() == 1
+                    {
+                        let moved = std::mem::take(&mut kids[k]);
+                        for &g in &moved {
+                            parent[g] = Some(p);
+                        }
+                        kids[p] = moved;
+                        gone[k] = true;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for (k, &i) in ids.iter().enumerate() {
+                removed[i] = gone[k];
+                selfv[i] = s.dur[i] - kids[k].iter().map(|&g| s.dur[ids[g]]).sum::<Ps>();
             }
         }
         let mut rows: Vec<StatRow> = Vec::new();
@@ -393,7 +523,7 @@ mod tests {
                 let inr = opts
                     .range
                     .is_none_or(|(a, b)| s.start[i] >= a && s.start[i] < b);
-                if !keep(i).0 || !inr {
+                if !keep(i).0 || !inr || removed[i] {
                     continue;
                 }
                 let name = match opts.group {
@@ -402,6 +532,12 @@ mod tests {
                 };
                 let d = s.dur[i];
                 let kind = crate::analysis::stats::EventKind::of_category(s.kind(i));
+                // Host-track kernels: a device activity's own time (no launches here).
+                let dev = if kind == crate::analysis::stats::EventKind::Kernel {
+                    d
+                } else {
+                    0
+                };
                 match rows.iter_mut().find(|r| r.name == name && r.kind == kind) {
                     Some(r) => {
                         r.count += 1;
@@ -409,6 +545,8 @@ mod tests {
                         r.self_ps += own;
                         r.min_ps = r.min_ps.map(|m| m.min(d));
                         r.max_ps = r.max_ps.map(|m| m.max(d));
+                        r.self_dev_ps += dev;
+                        r.dev_total_ps += dev;
                     }
                     None => rows.push(StatRow {
                         name,
@@ -418,6 +556,8 @@ mod tests {
                         self_ps: own,
                         min_ps: Some(d),
                         max_ps: Some(d),
+                        self_dev_ps: dev,
+                        dev_total_ps: dev,
                     }),
                 }
             }

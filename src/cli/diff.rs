@@ -5,7 +5,9 @@ use super::report::fail;
 use super::report::one_capture;
 
 use super::text::{self, Align, clean};
-use crate::analysis::diff::{Diff, DiffOptions, DiffRow, GroupKey, SortKey, StepRange, join, side};
+use crate::analysis::diff::{
+    Diff, DiffOptions, DiffRow, GroupKey, SortKey, StepRange, join, list_numbers, side,
+};
 use crate::discover::CaptureFile;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -54,6 +56,7 @@ pub(super) const DIFF_AFTER: &str = "\
 Examples:
   tracetui diff base.pt.trace.json new.pt.trace.json
   tracetui diff runA/ runB/ --steps 10..20 --group-by short
+  tracetui diff runA/ runB/ --steps '#1..=3'    (the first three steps of each side)
   tracetui diff a.json b.json --json | jq '.rows[] | select(.status == \"slower\")'
 
 B is compared with A (the baseline); delta = B - A. One row per name (ProfilerStep#N as
@@ -62,7 +65,10 @@ avg, median, delta, delta % and a status: added, removed, slower, faster, or sam
 below --threshold-pct of the larger total or below --threshold-us. When both captures have
 ProfilerStep#N steps, times are per step (so captures of different lengths compare); --steps
 keeps the events of those steps (host events starting in a step, device events launched in one,
-or starting in one when their launch is not in the capture; --hta leaves those out like HTA).
+or starting in one when their launch is not in the capture; --hta leaves those out like HTA),
+by step number (10..=12) or by position in each side's steps ('#1..=3'). Column units: COUNT
+is events in the scope, TOTAL / SELF / DELTA per step (or for the scope when not normalised),
+P50 the median event.
 A and B must each name one capture (a file, or a dir holding one). --json gives ns.
 --align STREAM aligns the kernel (or top-level op) sequences of one stream of A and B instead
 (docs/diff.md, \"Aligned timelines\"): tracetui diff a.json b.json --align busiest";
@@ -131,7 +137,7 @@ impl From<DiffSortArg> for SortKey {
     }
 }
 
-fn parse_steps(s: &str) -> Result<StepRange, String> {
+pub(super) fn parse_steps(s: &str) -> Result<StepRange, String> {
     StepRange::parse(s)
 }
 
@@ -152,8 +158,9 @@ pub struct DiffArgs {
     /// Print JSON (stable shape, see docs/cli.md) instead of text
     #[arg(long)]
     pub json: bool,
-    /// Compare only these ProfilerStep#N steps on both sides: N, A..B (B excluded), A..=B, A..
-    #[arg(long, value_name = "RANGE", value_parser = parse_steps)]
+    /// Compare only these steps on both sides: step numbers N, A..B (B excluded), A..=B, A..;
+    /// or positions in each side's steps after `#`: '#1..=3' = the first three of each
+    #[arg(long, value_name = "RANGE", value_parser = parse_steps, allow_hyphen_values = true)]
     pub steps: Option<StepRange>,
     /// What a row groups
     #[arg(long, value_enum, default_value = "name")]
@@ -272,10 +279,12 @@ impl From<&DiffRow> for RowJson {
 /// A step range in `diff --json`.
 #[derive(Serialize, Clone, Debug)]
 pub struct RangeJson {
-    /// First step number.
+    /// First step number (position from 1 when `by` is `position`).
     pub first: u64,
     /// Last step number (inclusive; null when open).
     pub last: Option<u64>,
+    /// `number` or `position` (`--steps '#1..=3'`).
+    pub by: &'static str,
 }
 
 /// One contributor of `diff --json`.
@@ -308,6 +317,10 @@ pub struct DiffJson {
     pub steps_a: usize,
     /// Steps in B's scope.
     pub steps_b: usize,
+    /// Numbers of A's steps in scope, in time order.
+    pub step_numbers_a: Vec<i64>,
+    /// Numbers of B's steps in scope.
+    pub step_numbers_b: Vec<i64>,
     /// Mean step time of A (its span when it has no steps), ns.
     pub step_time_a_ns: f64,
     /// Mean step time of B, ns.
@@ -320,6 +333,9 @@ pub struct DiffJson {
     pub contributors: Vec<ContributorJson>,
     /// Share the contributors explain, percent.
     pub explained_pct: f64,
+    /// The step-time change less the contributors, ns, when they are taken from the step
+    /// threads (so that contributors + rest = the change); null otherwise.
+    pub rest_ns: Option<f64>,
     /// Rows before `--limit`.
     pub names: usize,
     /// Rows per status.
@@ -353,11 +369,14 @@ pub fn to_json(
         step_range: d.scope.map(|r| RangeJson {
             first: r.lo,
             last: (r.hi != u64::MAX).then_some(r.hi),
+            by: if r.by_position { "position" } else { "number" },
         }),
         group_by: d.group.name(),
         per_step: d.per_step,
         steps_a: d.steps_a,
         steps_b: d.steps_b,
+        step_numbers_a: d.step_numbers_a.clone(),
+        step_numbers_b: d.step_numbers_b.clone(),
         step_time_a_ns: d.step_time_a as f64 / 1e3,
         step_time_b_ns: d.step_time_b as f64 / 1e3,
         threshold_pct: opts.threshold_pct,
@@ -372,6 +391,7 @@ pub fn to_json(
             })
             .collect(),
         explained_pct: d.explained_pct,
+        rest_ns: d.rest.map(|r| r / 1e3),
         names: d.rows.len(),
         added: n(Status::Added),
         removed: n(Status::Removed),
@@ -410,11 +430,17 @@ pub fn render_text(j: &DiffJson) -> String {
     }
     let scope = match &j.step_range {
         None => "whole captures".to_string(),
-        Some(r) if Some(r.first) == r.last => format!("step {}", r.first),
-        Some(r) => match r.last {
-            Some(l) => format!("steps {}..={l}", r.first),
-            None => format!("steps {}..", r.first),
-        },
+        Some(r) => {
+            let (what, mark) = match r.by {
+                "position" => ("step positions", "#"),
+                _ => ("steps", ""),
+            };
+            match r.last {
+                Some(l) if l == r.first => format!("{} {mark}{}", &what[..what.len() - 1], r.first),
+                Some(l) => format!("{what} {mark}{}..={l}", r.first),
+                None => format!("{what} {mark}{}..", r.first),
+            }
+        }
     };
     let norm = if j.per_step {
         "times per step".to_string()
@@ -423,9 +449,18 @@ pub fn render_text(j: &DiffJson) -> String {
     } else {
         "times not normalised".to_string()
     };
+    let listed = |n: usize, numbers: &[i64]| {
+        if n == 0 {
+            "0 steps".to_string()
+        } else {
+            format!("{n} steps: {}", list_numbers(numbers))
+        }
+    };
     o.push_str(&format!(
-        "scope: {scope} (A {} steps, B {} steps); {norm}; grouped by {}\n",
-        j.steps_a, j.steps_b, j.group_by
+        "scope: {scope} (A {}; B {}); {norm}; grouped by {}\n",
+        listed(j.steps_a, &j.step_numbers_a),
+        listed(j.steps_b, &j.step_numbers_b),
+        j.group_by
     ));
     let (sa, sb) = (j.step_time_a_ns * 1e3, j.step_time_b_ns * 1e3);
     let what = if j.steps_a > 0 && j.steps_b > 0 {
@@ -457,11 +492,26 @@ pub fn render_text(j: &DiffJson) -> String {
                 )
             })
             .collect();
-        o.push_str(&format!(
-            "top contributors (self time, explain {:.0}%): {}\n",
-            j.explained_pct,
-            list.join(", ")
-        ));
+        let sum: f64 = j.contributors.iter().map(|c| c.delta_self_ns * 1e3).sum();
+        let per = if j.per_step { " per step" } else { "" };
+        match j.rest_ns {
+            // Taken from the step threads: with the rest they add up to the change.
+            Some(rest) => {
+                o.push_str(&format!(
+                    "top contributors (Δ self time{per} on the step thread; + rest = the {what} change {}): {}, rest {} ({:.0}%)\n",
+                    signed(sb - sa),
+                    list.join(", "),
+                    signed(rest * 1e3),
+                    rest * 1e3 * 100.0 / (sb - sa)
+                ));
+            }
+            None => o.push_str(&format!(
+                "top contributors (Δ self time{per}, every track; sum {} = {:.0}% of the {what} change): {}\n",
+                signed(sum),
+                j.explained_pct,
+                list.join(", ")
+            )),
+        }
     }
     o.push_str(&format!(
         "{} rows: {} added, {} removed, {} slower, {} faster, {} same (threshold {}% or {} µs)\n",
@@ -493,24 +543,26 @@ pub fn render_text(j: &DiffJson) -> String {
         })
         .collect();
     let head = j.group_by.to_uppercase();
-    o.push_str(&text::table(
-        "   ",
-        &[
-            (head.as_str(), Align::Left),
-            ("COUNT A", Align::Right),
-            ("COUNT B", Align::Right),
-            ("TOTAL A", Align::Right),
-            ("TOTAL B", Align::Right),
-            ("SELF A", Align::Right),
-            ("SELF B", Align::Right),
-            ("P50 A", Align::Right),
-            ("P50 B", Align::Right),
-            ("DELTA", Align::Right),
-            ("DELTA %", Align::Right),
-            ("STATUS", Align::Left),
-        ],
-        &rows,
-    ));
+    // Units in the heads: counts over the scope, times per step (or over the scope), P50 of one
+    // event.
+    let per = if j.per_step { "/STEP" } else { "/ALL" };
+    let h = |s: &str, unit: &str| format!("{s}{unit}");
+    let heads = [
+        (head.clone(), Align::Left),
+        (h("COUNT A", "/ALL"), Align::Right),
+        (h("COUNT B", "/ALL"), Align::Right),
+        (h("TOTAL A", per), Align::Right),
+        (h("TOTAL B", per), Align::Right),
+        (h("SELF A", per), Align::Right),
+        (h("SELF B", per), Align::Right),
+        (h("P50 A", "/EVENT"), Align::Right),
+        (h("P50 B", "/EVENT"), Align::Right),
+        (h("DELTA", per), Align::Right),
+        ("DELTA %".to_string(), Align::Right),
+        ("STATUS".to_string(), Align::Left),
+    ];
+    let heads: Vec<(&str, Align)> = heads.iter().map(|(s, a)| (s.as_str(), *a)).collect();
+    o.push_str(&text::table("   ", &heads, &rows));
     if j.names > j.rows.len() {
         o.push_str(&format!(
             "   showing {} of {} rows; --limit to change\n",
@@ -529,7 +581,12 @@ pub fn compute(a: &CaptureFile, b: &CaptureFile, opts: &DiffOptions) -> Result<D
         side(&c, opts.group, opts.steps, opts.hta)
             .map_err(|e| format!("{}: {e}", cap.path.display()))
     });
-    let sb = sides.pop().ok_or("B was not loaded")??;
-    let sa = sides.pop().ok_or("A was not loaded")??;
-    Ok(join(&sa, &sb, opts))
+    let sb = sides.pop().ok_or("B was not loaded")?;
+    let sa = sides.pop().ok_or("A was not loaded")?;
+    match (sa, sb) {
+        (Ok(sa), Ok(sb)) => Ok(join(&sa, &sb, opts)),
+        // Both sides' reasons (each lists its steps), so one run fixes the range.
+        (Err(ea), Err(eb)) => Err(format!("{ea}\n{eb}")),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
 }

@@ -7,7 +7,8 @@ use clap::Args;
 use std::path::PathBuf;
 
 use super::text::{self, Align, clean};
-use crate::analysis::gpu::{self, GpuOptions, GpuReport};
+use crate::analysis::diff::{StepRange, select_steps};
+use crate::analysis::gpu::{self, GpuOptions, GpuReport, scope, streams};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
@@ -50,6 +51,10 @@ pub struct GpuArgs {
     /// only activities launched before the last ProfilerStep
     #[arg(long)]
     pub hta: bool,
+    /// Only the device work of these steps (`10`, `10..20`, `10..=19`): activities launched by a
+    /// host slice starting in a step, as `diff --steps` selects
+    #[arg(long, value_name = "RANGE", value_parser = crate::analysis::diff::StepRange::parse)]
+    pub steps: Option<crate::analysis::diff::StepRange>,
 }
 
 pub fn cmd_gpu(a: &GpuArgs) -> i32 {
@@ -61,10 +66,11 @@ pub fn cmd_gpu(a: &GpuArgs) -> i32 {
         queue_full: a.queue_full,
         hta_compat: a.hta,
     };
+    let steps = a.steps;
     report(
         &a.path,
         a.json,
-        |cap, loaded| capture_gpu(cap, loaded, &opts),
+        |cap, loaded| capture_gpu(cap, loaded, &opts, steps),
         render_text,
         |s| (s.path.as_str(), s.error.as_ref()),
     )
@@ -140,8 +146,14 @@ pub struct DeviceJson {
     pub device_name: String,
     /// Streams with activities.
     pub streams: u64,
-    /// First start to last end over all streams (HTA `kernel_time`), ns.
+    /// First activity start to last activity end over all streams, ns: the analysed window
+    /// (not kernel time; idle = window − busy).
+    pub window_ns: i64,
+    /// The same window under HTA's name (`kernel_time`), ns.
     pub kernel_time_ns: i64,
+    /// Busy time only activities without a launch in the file account for (work launched
+    /// before host tracing started), ns; `busy_ns` − this = busy time of the file's launches.
+    pub unlinked_busy_ns: i64,
     /// |∪ all activities|, ns.
     pub busy_ns: i64,
     /// |∪ compute|, ns.
@@ -184,6 +196,20 @@ pub struct CaptureGpu {
     pub duplicate_correlations: u64,
     /// Activities left out by `--hta`'s last-step window.
     pub hta_window_dropped: u64,
+    /// With `--steps`: the range asked and the steps it matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<StepsJson>,
+}
+
+/// The step scope of `gpu --steps`.
+#[derive(Serialize, Clone, Debug)]
+pub struct StepsJson {
+    /// The range as given (`10..20`).
+    pub range: String,
+    /// Step numbers matched.
+    pub numbers: Vec<i64>,
+    /// Device activities of the file left out (not launched in those steps).
+    pub activities_left_out: u64,
 }
 
 /// Integer ns of a ps figure that is a mean or percentile (rounded to nearest).
@@ -244,7 +270,9 @@ pub fn to_json(cap: &CaptureFile, r: &GpuReport) -> CaptureGpu {
                 device: d.device,
                 device_name: d.device_name.clone(),
                 streams: d.streams,
+                window_ns: ns(b.window.1 - b.window.0),
                 kernel_time_ns: ns(b.window.1 - b.window.0),
+                unlinked_busy_ns: ns(d.unlinked_busy),
                 busy_ns: ns(b.busy),
                 compute_ns: ns(b.compute),
                 non_compute_ns: ns(b.non_compute()),
@@ -267,6 +295,7 @@ pub fn to_json(cap: &CaptureFile, r: &GpuReport) -> CaptureGpu {
         host_correlated: r.host_correlated,
         duplicate_correlations: r.duplicate_corr,
         hta_window_dropped: r.window_dropped,
+        steps: None,
     }
 }
 
@@ -275,21 +304,41 @@ pub fn capture_gpu(
     cap: &CaptureFile,
     loaded: Result<Capture, LoadError>,
     opts: &GpuOptions,
+    steps: Option<StepRange>,
 ) -> CaptureGpu {
-    match loaded {
-        Ok(c) => to_json(cap, &gpu::analyze(&c, opts)),
-        Err(e) => CaptureGpu {
-            path: cap.path.display().to_string(),
-            run: cap.run.clone(),
-            host: cap.host.clone(),
-            error: Some(e.to_string()),
-            gpu: Vec::new(),
-            devices: Vec::new(),
-            host_correlated: 0,
-            duplicate_correlations: 0,
-            hta_window_dropped: 0,
-        },
-    }
+    let failed = |e: String| CaptureGpu {
+        path: cap.path.display().to_string(),
+        run: cap.run.clone(),
+        host: cap.host.clone(),
+        error: Some(e),
+        gpu: Vec::new(),
+        devices: Vec::new(),
+        host_correlated: 0,
+        duplicate_correlations: 0,
+        hta_window_dropped: 0,
+        steps: None,
+    };
+    let c = match loaded {
+        Ok(c) => c,
+        Err(e) => return failed(e.to_string()),
+    };
+    let g = streams::collect(&c, opts);
+    let Some(range) = steps else {
+        return to_json(cap, &gpu::analyze_streams(&c, &g, opts));
+    };
+    // The rule of `diff --steps` (`--hta`: HTA's, which leaves unlinked work out).
+    let (found, keep) = match select_steps(&c, range, opts.hta_compat) {
+        Ok(v) => v,
+        Err(e) => return failed(e),
+    };
+    let kept = scope::retain(&g, |id| keep.get(id as usize).copied().unwrap_or(false));
+    let mut out = to_json(cap, &gpu::analyze_streams(&c, &kept, opts));
+    out.steps = Some(StepsJson {
+        range: range.to_string(),
+        numbers: found.iter().map(|s| s.number).collect(),
+        activities_left_out: (g.acts.len() - kept.acts.len()) as u64,
+    });
+    out
 }
 
 fn pct(part: i64, whole: i64) -> String {
@@ -365,10 +414,11 @@ pub fn render_text(s: &CaptureGpu) -> String {
             vec![
                 format!("{} {}", r.device, text::fit(&clean(&r.device_name), 24)),
                 r.streams.to_string(),
-                d(r.kernel_time_ns),
-                pct(r.idle_ns, r.kernel_time_ns),
-                pct(r.compute_ns, r.kernel_time_ns),
-                pct(r.non_compute_ns, r.kernel_time_ns),
+                d(r.window_ns),
+                d(r.busy_ns),
+                pct(r.idle_ns, r.window_ns),
+                pct(r.compute_ns, r.window_ns),
+                pct(r.non_compute_ns, r.window_ns),
                 r.comm_overlap
                     .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
             ]
@@ -380,14 +430,43 @@ pub fn render_text(s: &CaptureGpu) -> String {
         &[
             ("DEVICE", Align::Left),
             ("STREAMS", Align::Right),
-            ("KERNEL TIME", Align::Right),
-            ("IDLE", Align::Right),
-            ("COMPUTE", Align::Right),
-            ("NON-COMPUTE", Align::Right),
+            ("WINDOW", Align::Right),
+            ("BUSY", Align::Right),
+            ("IDLE %WIN", Align::Right),
+            ("COMPUTE %WIN", Align::Right),
+            ("NON-COMPUTE %WIN", Align::Right),
             ("COMM OVERLAP", Align::Right),
         ],
         &drows,
     ));
+    o.push_str(
+        "   WINDOW: first activity start to last activity end (HTA's kernel_time); %WIN: share of \
+         it; IDLE = WINDOW − BUSY\n",
+    );
+    for r in &s.devices {
+        if r.unlinked_busy_ns > 0 {
+            o.push_str(&format!(
+                "   device {}: {} of the {} busy is device work whose launch is not in the file \
+                 (launched before host tracing started); {} is launched in the file\n",
+                r.device,
+                d(r.unlinked_busy_ns),
+                d(r.busy_ns),
+                d(r.busy_ns - r.unlinked_busy_ns)
+            ));
+        }
+    }
+    if let Some(st) = &s.steps {
+        o.push_str(&format!(
+            "   --steps {}: steps {}; device work launched in them ({} activities of the file left out)\n",
+            st.range,
+            st.numbers
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            st.activities_left_out
+        ));
+    }
     let launched: u64 = s.gpu.iter().map(|r| r.launched).sum();
     let unlinked: u64 = s.gpu.iter().map(|r| r.unlinked).sum();
     let acts: u64 = s.gpu.iter().map(|r| r.activities).sum();

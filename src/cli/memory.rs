@@ -11,7 +11,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 use super::text::{self, Align, clean};
-use crate::analysis::memory::summary::{live_at, top_allocators};
+use crate::analysis::memory::summary::{live_at, top_allocators, unlisted_live};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::memory::{LIVE_AT_END, LiveIndex, MemTrack, MemoryModel, NO_OP, NO_STACK};
@@ -169,6 +169,9 @@ pub struct LiveJson {
     pub allocated: i64,
     /// Reserved bytes at that time.
     pub reserved: i64,
+    /// `allocated` − `bytes` when positive: memory allocated before the capture began and still
+    /// live (the allocator's counter holds it; no event of the capture lists it).
+    pub before_capture_bytes: i64,
     /// Largest first (limited by `--limit`).
     pub allocations: Vec<AllocJson>,
 }
@@ -275,12 +278,14 @@ pub fn tracks_json(
                 let t = zero.saturating_add(at);
                 let ids = live_at(tr, &LiveIndex::new(&tr.allocs), t);
                 let (allocated, reserved) = tr.at(t);
+                let bytes: i64 = ids.iter().map(|&i| tr.allocs.bytes[i as usize]).sum();
                 LiveJson {
                     time_ns: ns(at),
                     count: ids.len(),
-                    bytes: ids.iter().map(|&i| tr.allocs.bytes[i as usize]).sum(),
+                    bytes,
                     allocated,
                     reserved,
+                    before_capture_bytes: unlisted_live(tr, t, bytes),
                     allocations: ids
                         .iter()
                         .take(o.limit.unwrap_or(usize::MAX))
@@ -504,6 +509,12 @@ pub fn render_text(s: &CaptureMemory) -> String {
                 b(l.allocated),
                 b(l.reserved)
             ));
+            if l.before_capture_bytes > 0 {
+                o.push_str(&format!(
+                    "       {} of the allocated bytes were allocated before the capture began (not listed)\n",
+                    b(l.before_capture_bytes)
+                ));
+            }
             let rows: Vec<Vec<String>> = l
                 .allocations
                 .iter()

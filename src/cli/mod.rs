@@ -20,6 +20,7 @@ mod report;
 pub mod search;
 pub mod shell;
 pub mod sql;
+pub mod sql_named;
 pub mod stacks;
 pub mod stats;
 pub mod steps;
@@ -70,6 +71,12 @@ pub struct Cli {
     /// capped automatically; both are reported)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: Option<u64>,
+    /// Print no warnings or notes on stderr (errors are still printed)
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Never cut names in text output (tables are as wide as the longest name)
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -163,6 +170,8 @@ where
             return e.exit_code();
         }
     };
+    report::set_quiet(cli.quiet);
+    text::set_wide(cli.wide);
     if let Err(code) = remote::localize(&mut cli) {
         return code;
     }

@@ -16,7 +16,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Watch(a)) => Some(&mut a.path),
         Some(Command::Nested(a)) => Some(&mut a.path),
         Some(Command::Export(a)) => Some(&mut a.path),
-        Some(Command::Sql(a)) => Some(&mut a.path),
+        Some(Command::Sql(a)) => a.path.as_mut(),
         Some(Command::Stacks(a)) => Some(&mut a.path),
         Some(Command::Memory(a)) => Some(&mut a.path),
         Some(Command::Steps(a)) => Some(&mut a.path),
@@ -61,7 +61,7 @@ fn sync(path: &mut PathBuf, url: &str, live: bool) -> Result<(), i32> {
     let mut m = crate::remote::Mirror::new(url).map_err(|e| super::fail(&clean(&e)))?;
     let rep = m.sync().map_err(|e| super::fail(&clean(&e)))?;
     for (k, why) in &rep.problems {
-        eprintln!("tracetui: warning: {}: {}", clean(k), clean(why));
+        super::report::warn(&format!("{}: {}", clean(k), clean(why)));
     }
     if rep.fetched > 0 {
         eprintln!(

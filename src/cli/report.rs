@@ -9,6 +9,29 @@ use crate::model::Capture;
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--quiet`: warnings and notes are not printed (errors are).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences (or not) [`warn`] and [`note`] for this run.
+pub(super) fn set_quiet(q: bool) {
+    QUIET.store(q, Ordering::Relaxed);
+}
+
+/// Prints `tracetui: warning: MSG` on stderr unless `--quiet`. The caller passes clean text.
+pub(super) fn warn(msg: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("tracetui: warning: {msg}");
+    }
+}
+
+/// Prints `tracetui: note: MSG` on stderr unless `--quiet`. The caller passes clean text.
+pub(super) fn note(msg: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("tracetui: note: {msg}");
+    }
+}
 
 /// Worker threads used to load captures (the target machines have 2 cores; memory stays at two
 /// loaded captures).
@@ -26,11 +49,11 @@ pub(super) fn catalog(path: &Path) -> Result<Catalog, i32> {
         Err(e) => return Err(fail(&clean(&e.to_string()))),
     };
     for (p, why) in &cat.problems {
-        eprintln!(
-            "tracetui: warning: {}: {}",
+        warn(&format!(
+            "{}: {}",
             clean(&p.display().to_string()),
             clean(why)
-        );
+        ));
     }
     if cat.is_empty() {
         return Err(fail(&format!(

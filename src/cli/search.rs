@@ -271,13 +271,13 @@ pub fn render_text(s: &CaptureSearch) -> String {
             p.first.first().map_or("-".to_string(), at)
         ));
     }
-    let rows: Vec<Vec<String>> = s
+    let mut rows: Vec<Vec<String>> = s
         .results
         .iter()
         .map(|r| {
             let first = r.first.first().map_or("-".to_string(), at);
             vec![
-                text::fit(&clean(&r.name), 60).into_owned(),
+                clean(&r.name).into_owned(),
                 r.count.to_string(),
                 d(r.total_ns),
                 d(r.self_ns),
@@ -286,6 +286,7 @@ pub fn render_text(s: &CaptureSearch) -> String {
             ]
         })
         .collect();
+    text::fit_column(&mut rows, 0, 60);
     o.push_str(&text::table(
         "   ",
         &[

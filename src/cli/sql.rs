@@ -7,22 +7,29 @@ use std::path::PathBuf;
 pub(crate) const SQL_AFTER: &str = "\
 Examples:
   tracetui sql events/ \"SELECT name, count(*) AS n FROM events WHERE kind = 'slice' GROUP BY name ORDER BY n DESC LIMIT 10\"
-  tracetui sql events/ assets/queries/top_kernels.sql --csv
+  tracetui sql events/ top_kernels --csv                  a named query, by name
+  tracetui sql --list                                     the named queries
+  tracetui sql events/ \"$(cat my_query.sql)\"           SQL text may begin with a -- comment
   tracetui sql logs/ \"SELECT rank, sum(dur_ns) FROM events GROUP BY rank\" --json
 
 DATASET_OR_LOGDIR is a directory written by `tracetui export` (Hive partitions such as run=…/rank=…
 become columns) or a log dir / capture, which is exported to a temporary dataset first. QUERY is
-SQL text, or the path of a .sql file (the named queries in assets/queries/ also run unchanged on
-DuckDB and Spark SQL). --json prints an array of row objects (nulls left out), --csv a header line
+SQL text, the path of a .sql file, or the name of a named query (`--list`; their SQL is in
+assets/queries/ and also runs unchanged on DuckDB and Spark SQL). --json prints an array of row objects (nulls left out), --csv a header line
 and rows.";
 
 /// Arguments of `sql`.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
     /// Exported dataset directory, or a log dir / capture file (exported to a temporary dataset)
-    pub path: PathBuf,
-    /// SQL over the table `events`, or the path of a .sql file
-    pub query: String,
+    #[arg(required_unless_present = "list")]
+    pub path: Option<PathBuf>,
+    /// SQL over the table `events`, the path of a .sql file, or a named query (`--list`)
+    #[arg(required_unless_present = "list", allow_hyphen_values = true)]
+    pub query: Option<String>,
+    /// List the named queries with their descriptions
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub list: bool,
     /// Print a JSON array of row objects
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -36,29 +43,40 @@ pub struct SqlArgs {
 pub fn cmd_sql(a: &SqlArgs) -> i32 {
     use super::text::{Align, clean, table};
     use crate::dataset::sql;
-    let text = if a.query.trim_end().ends_with(".sql") && std::path::Path::new(&a.query).is_file() {
-        match std::fs::read_to_string(&a.query) {
-            Ok(t) => t,
-            Err(e) => return super::fail(&format!("{}: cannot read: {e}", clean(&a.query))),
-        }
-    } else {
-        a.query.clone()
+    if a.list {
+        return match super::report::emit(&super::sql_named::list_text()) {
+            Ok(()) => 0,
+            Err(code) => code,
+        };
+    }
+    let (Some(path), Some(query)) = (a.path.as_ref(), a.query.as_ref()) else {
+        return super::fail("sql: a dataset or log dir and a query are needed (or --list)");
     };
-    if !a.path.exists() {
+    let text = if query.trim_end().ends_with(".sql") && std::path::Path::new(query).is_file() {
+        match std::fs::read_to_string(query) {
+            Ok(t) => t,
+            Err(e) => return super::fail(&format!("{}: cannot read: {e}", clean(query))),
+        }
+    } else if let Some(named) = super::sql_named::lookup(query.trim()) {
+        named.to_string()
+    } else {
+        query.clone()
+    };
+    if !path.exists() {
         return super::fail(&format!(
             "{}: no such file or directory",
-            clean(&a.path.display().to_string())
+            clean(&path.display().to_string())
         ));
     }
-    let temp = if sql::is_dataset(&a.path) {
+    let temp = if sql::is_dataset(path) {
         None
     } else {
-        match export_temp(&a.path) {
+        match export_temp(path) {
             Ok(t) => Some(t),
             Err(code) => return code,
         }
     };
-    let dataset = temp.as_ref().map_or(a.path.as_path(), |t| t.0.as_path());
+    let dataset = temp.as_ref().map_or(path.as_path(), |t| t.0.as_path());
     let result = sql::query(dataset, &text);
     drop(temp);
     let r = match result {

@@ -3,7 +3,7 @@
 
 use super::load;
 use super::parse::{parse_regex, parse_time};
-use super::report::{LOAD_THREADS, catalog, emit, fail, to_json};
+use super::report::{LOAD_THREADS, catalog, emit, fail, note, to_json, warn};
 use super::text::clean;
 use crate::analysis::flame::folded::sum_lines;
 use crate::analysis::flame::torch::{TorchMetric, export_stacks};
@@ -158,7 +158,7 @@ pub fn capture_stacks(path: &str, c: &Capture, a: &StacksArgs) -> CaptureStacks 
         warnings: c
             .warnings
             .iter()
-            .map(|w| format!("{}: {} (x{})", w.kind, w.message, w.count))
+            .map(|w| format!("{} ({})", w.message, w.kind))
             .collect(),
         ..CaptureStacks::default()
     };
@@ -266,28 +266,27 @@ pub fn cmd_stacks(a: &StacksArgs) -> i32 {
             continue;
         }
         for w in &r.warnings {
-            eprintln!("tracetui: warning: {p}: {}", clean(w));
+            warn(&format!("{p}: {}", clean(w)));
         }
         if a.torch && r.python_events == 0 {
-            eprintln!(
-                "tracetui: note: {p}: no python_function events: torch keeps Python stacks only \
+            note(&format!(
+                "{p}: no python_function events: torch keeps Python stacks only \
                  with with_stack=True and experimental_config=_ExperimentalConfig(verbose=True) \
                  (pytorch#100253), so there are no stacks to write"
-            );
+            ));
         }
         if r.below_unit > 0 {
-            eprintln!(
-                "tracetui: note: {p}: {} stacks below one {} left out",
+            note(&format!(
+                "{p}: {} stacks below one {} left out",
                 r.below_unit,
                 if a.unit == UnitArg::Ns { "ns" } else { "µs" }
-            );
+            ));
         }
         if r.device_unlinked > 0 {
-            eprintln!(
-                "tracetui: note: {p}: {} device activities have no launch; they are under \
-                 (unlinked)",
+            note(&format!(
+                "{p}: {} device activities have no launch; they are under (unlinked)",
                 r.device_unlinked
-            );
+            ));
         }
     }
     if failed == reports.len() {

@@ -26,6 +26,8 @@ Examples:
         torch key_averages(): count, CPU total, self CPU per op
   tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation --nest-cat python_function
         same, with python frames (with_stack=True) taking self time like torch does
+  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation,cuda_runtime,cuda_driver --sort self_device
+        which ops launched the GPU time: SELF DEV / DEV TOTAL, torch's Self CUDA / CUDA total
   tracetui stats logs/ --cat kernel --sort total --limit 10
   tracetui stats vm.xplane.pb --plane GPU --line 'XLA Ops' --json
   tracetui stats vm.xplane.pb --plane TPU --unified
@@ -103,6 +105,12 @@ pub enum SortArg {
     Avg,
     /// Name, ascending
     Name,
+    /// Device time launched by the row's events themselves (torch's Self CUDA), largest first
+    #[value(name = "self_device")]
+    SelfDevice,
+    /// Device time launched by them or below them (torch's CUDA total), largest first
+    #[value(name = "device_total")]
+    DeviceTotal,
 }
 
 impl From<SortArg> for SortKey {
@@ -113,6 +121,8 @@ impl From<SortArg> for SortKey {
             SortArg::Count => SortKey::Count,
             SortArg::Avg => SortKey::Avg,
             SortArg::Name => SortKey::Name,
+            SortArg::SelfDevice => SortKey::SelfDevice,
+            SortArg::DeviceTotal => SortKey::DeviceTotal,
         }
     }
 }
@@ -204,6 +214,12 @@ pub struct StatJson {
     pub max_ns: Option<i64>,
     /// Share of the self time of its kind, percent.
     pub self_pct: f64,
+    /// Device time launched by the row's events themselves, ns (torch's Self CUDA; device
+    /// activities: their duration; device annotations: 0, docs/stats.md).
+    pub self_device_ns: i64,
+    /// Device time launched by them or any event below them, ns (torch's CUDA total; device
+    /// activities and annotations: their duration).
+    pub device_total_ns: i64,
     /// torch's memory columns `self_cpu_mem`, `cpu_mem`, `self_device_mem`, `device_mem` (bytes;
     /// captures with `[memory]` events, name grouping only; docs/stats.md).
     #[serde(flatten)]
@@ -418,7 +434,15 @@ pub fn capture_stats(
             min_ns: r.min_ps.map(ns),
             max_ns: r.max_ps.map(ns),
             self_pct: t.self_pct(r),
-            memory: mem_of(&r.name),
+            self_device_ns: ns(r.self_dev_ps),
+            device_total_ns: ns(r.dev_total_ps),
+            // Device rows (kernels, device annotations) allocate nothing: torch's memory
+            // columns belong to the host events of the name.
+            memory: if r.kind.is_device() {
+                None
+            } else {
+                mem_of(&r.name)
+            },
         });
     }
     out
@@ -467,6 +491,10 @@ pub fn render_text(s: &CaptureStats) -> String {
     let d = |ns: i64| text::dur(ns as f64 * 1000.0);
     let head = s.group_by.to_uppercase();
     let with_mem = s.stats.iter().any(|r| r.memory.is_some());
+    let with_dev = s
+        .stats
+        .iter()
+        .any(|r| r.self_device_ns != 0 || r.device_total_ns != 0);
     let b = |v: i64| {
         if v < 0 {
             format!("-{}", text::bytes(v.unsigned_abs()))
@@ -475,7 +503,7 @@ pub fn render_text(s: &CaptureStats) -> String {
         }
     };
     let kinds_apart = s.kinds.len() > 1 && s.group_by != "kind";
-    let rows: Vec<Vec<String>> = s
+    let mut rows: Vec<Vec<String>> = s
         .stats
         .iter()
         .map(|r| {
@@ -486,7 +514,7 @@ pub fn render_text(s: &CaptureStats) -> String {
                 row.push(r.kind.to_string());
             }
             row.extend([
-                text::fit(&clean(&r.name), 60).into_owned(),
+                clean(&r.name).into_owned(),
                 r.count.to_string(),
                 t(r.total_ns),
                 t(r.self_ns),
@@ -499,13 +527,21 @@ pub fn render_text(s: &CaptureStats) -> String {
                 r.min_ns.map_or("-".into(), d),
                 r.max_ns.map_or("-".into(), d),
             ]);
+            if with_dev {
+                row.extend([d(r.self_device_ns), d(r.device_total_ns)]);
+            }
             if with_mem {
-                let m = r.memory.unwrap_or_default();
-                row.extend([m.self_cpu_mem, m.cpu_mem, m.self_device_mem, m.device_mem].map(b));
+                match r.memory {
+                    Some(m) => row.extend(
+                        [m.self_cpu_mem, m.cpu_mem, m.self_device_mem, m.device_mem].map(b),
+                    ),
+                    None => row.extend((0..4).map(|_| "-".to_string())),
+                }
             }
             row
         })
         .collect();
+    text::fit_column(&mut rows, usize::from(kinds_apart), 60);
     let mut header = Vec::with_capacity(9);
     if kinds_apart {
         header.push(("KIND", Align::Left));
@@ -520,6 +556,9 @@ pub fn render_text(s: &CaptureStats) -> String {
         ("MIN", Align::Right),
         ("MAX", Align::Right),
     ]);
+    if with_dev {
+        header.extend([("SELF DEV", Align::Right), ("DEV TOTAL", Align::Right)]);
+    }
     if with_mem {
         header.extend([
             ("SELF CPU MEM", Align::Right),

@@ -125,7 +125,7 @@ pub struct DeviceJson {
 pub struct StepJson {
     /// Step number.
     pub step: i64,
-    /// Start in the file's clock, ns (Kineto: `ts` × 1000).
+    /// Start from the capture's zero, ns.
     pub start_ns: i64,
     /// Wall time, ns.
     pub dur_ns: i64,
@@ -167,7 +167,8 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
     let found = steps::find(c, opts);
     let parts = steps::breakdown(c, &found, opts, Some(&g));
     let primary = primary_device(&parts);
-    let clock0 = c.file_clock0_ns();
+    // From the capture's zero, like every other time (`docs/cli.md`).
+    let zero = c.time_zero();
     let rows = found
         .steps
         .iter()
@@ -179,7 +180,7 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
                 .unwrap_or_default();
             StepJson {
                 step: s.number,
-                start_ns: clock0 + s.start.div_euclid(1000),
+                start_ns: (s.start - zero).div_euclid(1000),
                 dur_ns: ns(s.dur()),
                 parts: PartsJson::new(&d),
                 input_ns: ns(p.input),

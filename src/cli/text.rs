@@ -3,6 +3,15 @@
 
 use crate::text::width;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--wide`: names are never cut.
+static WIDE: AtomicBool = AtomicBool::new(false);
+
+/// Sets `--wide` for this run: [`fit`] and [`fit_column`] keep whole names.
+pub fn set_wide(w: bool) {
+    WIDE.store(w, Ordering::Relaxed);
+}
 
 /// Makes a trace string safe for the terminal: the one rule of [`crate::text::sanitize`]
 /// (controls, bidi, zero-width and BOM become `�`; tab/newline/CR a space).
@@ -13,7 +22,7 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 /// Cuts `s` to at most `max` terminal columns, marking the cut with `…`; long names keep their
 /// last columns too (unified names end in `(program-scope)`).
 pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
-    if width(s) <= max {
+    if width(s) <= max || WIDE.load(Ordering::Relaxed) {
         return Cow::Borrowed(s);
     }
     if max == 0 {
@@ -25,10 +34,88 @@ pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{h}…{t}"))
 }
 
+/// Cuts the cells of column `col` to `max` columns like [`fit`], but so that different names stay
+/// different: names that would read the same (`void at::native::…<float>, float)`) show the part
+/// where they differ between the head and the tail instead. With `--wide` nothing is cut.
+pub fn fit_column(rows: &mut [Vec<String>], col: usize, max: usize) {
+    if WIDE.load(Ordering::Relaxed) {
+        return;
+    }
+    let cut: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.get(col)
+                .map_or(String::new(), |c| fit(c, max).into_owned())
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| cut[a].cmp(&cut[b]));
+    let mut out = cut.clone();
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i + 1;
+        while j < order.len() && cut[order[j]] == cut[order[i]] {
+            j += 1;
+        }
+        let group: Vec<&str> = order[i..j]
+            .iter()
+            .filter_map(|&k| rows[k].get(col).map(String::as_str))
+            .collect();
+        if group.len() > 1 && group.iter().any(|g| *g != group[0]) {
+            for &k in &order[i..j] {
+                let Some(name) = rows[k].get(col) else {
+                    continue;
+                };
+                out[k] = fit_at_difference(name, &group, max);
+            }
+        }
+        i = j;
+    }
+    for (r, c) in rows.iter_mut().zip(out) {
+        if let Some(cell) = r.get_mut(col) {
+            *cell = c;
+        }
+    }
+}
+
+/// `name` cut to `max` columns as `head…middle…tail`, the middle starting where `name` stops
+/// sharing a prefix with the other names of `group`.
+fn fit_at_difference(name: &str, group: &[&str], max: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let shared = group
+        .iter()
+        .filter(|g| **g != name)
+        .map(|g| g.chars().zip(&chars).take_while(|(a, b)| a == *b).count())
+        .max()
+        .unwrap_or(0);
+    let head_w = max / 4;
+    let tail_w = max / 5;
+    let mid_w = max.saturating_sub(head_w + tail_w + 2);
+    if mid_w < 4 || shared < head_w {
+        return fit(name, max).into_owned();
+    }
+    let tail = crate::text::tail(name, tail_w);
+    let tail_start = chars.len() - tail.chars().count();
+    // The window begins a few characters before the difference, after the head.
+    let from = shared.saturating_sub(mid_w / 3).max(head_w);
+    if from >= tail_start {
+        return fit(name, max).into_owned();
+    }
+    let mid: String = chars[from..tail_start].iter().collect();
+    let mid_fit = crate::text::head(&mid, mid_w);
+    let head = crate::text::head(name, head_w);
+    if mid_fit.len() == mid.len() {
+        return format!("{head}…{mid}{tail}");
+    }
+    format!("{head}…{mid_fit}…{tail}")
+}
+
 /// A duration in ps as a short human string (`812 ps`, `1.250 µs`, `12.345 ms`, `3.210 s`).
 pub fn dur(ps: f64) -> String {
     let a = ps.abs();
-    if a < 1e3 {
+    if ps == 0.0 {
+        "0".into()
+    } else if a < 1e3 {
         format!("{ps:.0} ps")
     } else if a < 1e6 {
         format!("{:.3} ns", ps / 1e3)
@@ -133,6 +220,32 @@ pub fn capture_head(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_names_stay_distinct() {
+        let names = [
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float, float>(float, float)",
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<3>, ZeroFunctor<float>, float, float>(float, float)",
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor<float>, float, float>(float, float)",
+            "aten::mm",
+        ];
+        let mut rows: Vec<Vec<String>> = names.iter().map(|n| vec![n.to_string()]).collect();
+        fit_column(&mut rows, 0, 60);
+        let cells: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        for (k, c) in cells.iter().enumerate() {
+            assert!(width(c) <= 60, "{c}");
+            for o in &cells[k + 1..] {
+                assert_ne!(c, o, "rows read the same");
+            }
+        }
+        assert_eq!(cells[3], "aten::mm");
+        assert!(cells[0].contains("Adam"), "{}", cells[0]);
+        assert!(cells[0].starts_with("void at::native"), "{}", cells[0]);
+        // Rows that already differ keep the plain cut.
+        let mut one = vec![vec![names[0].to_string()]];
+        fit_column(&mut one, 0, 60);
+        assert_eq!(one[0][0], fit(names[0], 60));
+    }
 
     #[test]
     fn scrubs_and_formats() {

@@ -49,6 +49,7 @@ struct Builders {
     thread_id: Int64Builder,
     thread_name: DictCol,
     stream_id: Int64Builder,
+    phase: DictCol,
     kind: DictCol,
     name: DictCol,
     category: DictCol,
@@ -97,7 +98,8 @@ enum RowKind {
     Flow = 3,
 }
 
-const KIND_NAMES: [&str; 4] = ["slice", "instant", "counter", "flow"];
+/// The `phase` column: what a row is in the Trace Event format's terms.
+const PHASE_NAMES: [&str; 4] = ["slice", "instant", "counter", "flow"];
 
 /// Which part of the capture the iterator is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,17 +254,34 @@ impl<'a> CaptureRows<'a> {
                 b.stream_id.append_option(i.stream_id);
             }
             None => {
-                b.device.push(u32::MAX - 1, || "");
-                b.device_kind.push(u32::MAX - 1, || "other");
-                b.track.push(u32::MAX - 1, || "");
-                b.track_kind.push(u32::MAX - 1, || "");
+                // Ids one past the last process / track: `DictCol` maps ids through a dense
+                // table, so a sentinel near u32::MAX would size it to 16 GiB.
+                let np = self.c.processes.len() as u32;
+                let nt = self.c.tracks.len() as u32;
+                b.device.push(np, || "");
+                b.device_kind.push(np, || "other");
+                b.track.push(nt, || "");
+                b.track_kind.push(nt, || "");
                 b.thread_id.append_null();
-                b.thread_name.push(u32::MAX - 1, || "");
+                b.thread_name.push(nt, || "");
                 b.stream_id.append_null();
             }
         }
-        b.kind.push(kind as u32, || KIND_NAMES[kind as usize]);
+        b.phase.push(kind as u32, || PHASE_NAMES[kind as usize]);
         let strings = &self.c.strings;
+        // `kind`: the vocabulary of `stats` and `search` (cpu_op, kernel, runtime, …) for slices;
+        // the phase for the rest (ids just past the string ids: `DictCol`'s table stays dense).
+        match kind {
+            RowKind::Slice => b.kind.push(cat.0, || {
+                crate::analysis::stats::EventKind::of_category(crate::model::Category::from_cat(
+                    strings.get(cat),
+                ))
+                .name()
+            }),
+            other => b.kind.push(strings.len() as u32 + other as u32, || {
+                PHASE_NAMES[other as usize]
+            }),
+        }
         b.name.push(name.0, || strings.get(name));
         b.category.push(cat.0, || strings.get(cat));
         b.category_class.push(cat.0, || {
@@ -418,11 +437,12 @@ impl<'a> CaptureRows<'a> {
         let t1 = to.map_or(t0, |b| s.start[b]);
         let track = anchor.map(|a| c.track_of(a as u32) as usize);
         self.common(RowKind::Flow, track, f.cat, f.cat, t0);
-        let start = (t0 - self.zero).div_euclid(1000);
         let end = (t1 - self.zero).div_euclid(1000);
+        // A flow is an arrow, not a span: `end_ns` is where it lands, and it has no duration
+        // (a `sum(dur_ns)` over all rows must not add the arrows' lengths).
         self.tail(Tail {
             end_ns: end,
-            dur_ns: Some(end - start),
+            dur_ns: None,
             id: from.map(|v| v as i64),
             flow: Some(f.id as i64),
             flow_to_id: to.map(|v| v as i64),
@@ -489,6 +509,7 @@ impl<'a> CaptureRows<'a> {
             ("thread_id", Arc::new(b.thread_id.finish())),
             ("thread_name", b.thread_name.finish()),
             ("stream_id", Arc::new(b.stream_id.finish())),
+            ("phase", b.phase.finish()),
             ("kind", b.kind.finish()),
             ("name", b.name.finish()),
             ("category", b.category.finish()),

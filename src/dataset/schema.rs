@@ -58,6 +58,7 @@ pub const COLUMNS: &[(&str, Col, bool)] = &[
     ("thread_id", Col::I64, true),
     ("thread_name", Col::Dict, false),
     ("stream_id", Col::I64, true),
+    ("phase", Col::Dict, false),
     ("kind", Col::Dict, false),
     ("name", Col::Dict, false),
     ("category", Col::Dict, false),

@@ -36,6 +36,12 @@ pub enum Action {
     NextTrack,
     /// Previous track.
     PrevTrack,
+    /// Timeline: the next process (or the memory rows), its rows scrolled into view.
+    NextProcess,
+    /// Timeline: the previous process.
+    PrevProcess,
+    /// Timeline: the next GPU / accelerator process.
+    JumpDevice,
     /// Previous slice on the lane.
     PrevSlice,
     /// Next slice on the lane.
@@ -150,6 +156,9 @@ impl Action {
         Action::PanRight,
         Action::NextTrack,
         Action::PrevTrack,
+        Action::NextProcess,
+        Action::PrevProcess,
+        Action::JumpDevice,
         Action::PrevSlice,
         Action::NextSlice,
         Action::Parent,
@@ -217,6 +226,9 @@ impl Action {
             Action::PanRight => "pan_right",
             Action::NextTrack => "next_track",
             Action::PrevTrack => "prev_track",
+            Action::NextProcess => "next_process",
+            Action::PrevProcess => "prev_process",
+            Action::JumpDevice => "jump_device",
             Action::PrevSlice => "prev_slice",
             Action::NextSlice => "next_slice",
             Action::Parent => "parent",

@@ -186,29 +186,47 @@ impl std::ops::Deref for Entries {
 impl Entries {
     /// Idle entries for `captures`, runs ordered by when their newest capture was taken
     /// (newest first; the file time when the trace does not say), each run's captures kept
-    /// together in their order.
+    /// together, its hosts in their order, a host's captures newest first.
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
         let n = captures.len() as u32;
-        let mut list: Vec<Entry> = captures
+        let list: Vec<Entry> = captures
             .into_iter()
             .zip(0..)
             .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
             .collect();
         let mut newest: rustc_hash::FxHashMap<String, i64> = Default::default();
-        for e in &list {
+        // Where each run and each (run, host) first appears, so runs the same age and a
+        // run's hosts keep their order.
+        let mut first: rustc_hash::FxHashMap<(&str, Option<&str>), usize> = Default::default();
+        for (i, e) in list.iter().enumerate() {
             let t = e.when().unwrap_or(i64::MIN);
             let slot = newest.entry(e.capture.source.run.clone()).or_insert(t);
             *slot = (*slot).max(t);
+            let src = &e.capture.source;
+            first.entry((src.run.as_str(), None)).or_insert(i);
+            first
+                .entry((src.run.as_str(), Some(src.host.as_str())))
+                .or_insert(i);
         }
-        // Stable: captures of a run keep their order; runs the same age keep theirs.
-        list.sort_by_key(|e| {
-            std::cmp::Reverse(
-                newest
-                    .get(&e.capture.source.run)
-                    .copied()
-                    .unwrap_or(i64::MIN),
-            )
-        });
+        let keys: Vec<(std::cmp::Reverse<i64>, usize, usize, std::cmp::Reverse<i64>)> = list
+            .iter()
+            .map(|e| {
+                let src = &e.capture.source;
+                let run = newest.get(&src.run).copied().unwrap_or(i64::MIN);
+                let at = |host| first.get(&(src.run.as_str(), host)).copied().unwrap_or(0);
+                (
+                    std::cmp::Reverse(run),
+                    at(None),
+                    at(Some(src.host.as_str())),
+                    std::cmp::Reverse(e.when().unwrap_or(i64::MIN)),
+                )
+            })
+            .collect();
+        // Runs newest first; a run's hosts in their order; a host's captures newest first.
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let mut slots: Vec<Option<Entry>> = list.into_iter().map(Some).collect();
+        let list: Vec<Entry> = order.iter().filter_map(|&i| slots[i].take()).collect();
         Entries {
             list,
             current: None,

@@ -308,10 +308,8 @@ impl State {
             Action::PanRight => self.pan(1),
             Action::Down => self.move_cursor(self.rows.cursor + 1),
             Action::Up => self.move_cursor(self.rows.cursor.saturating_sub(1)),
-            Action::PageDown => self.move_cursor(self.rows.cursor + self.body_height().max(1)),
-            Action::PageUp => {
-                self.move_cursor(self.rows.cursor.saturating_sub(self.body_height().max(1)))
-            }
+            Action::PageDown => self.page(true),
+            Action::PageUp => self.page(false),
             Action::Top => self.move_cursor(0),
             Action::Bottom => self.move_cursor(usize::MAX),
             Action::PrevSlice => self.step_slice(false),
@@ -338,6 +336,10 @@ impl State {
             }
             Action::FitAll => self.fit_all(),
             Action::NextTrack | Action::PrevTrack => self.step_track(a == Action::NextTrack),
+            Action::NextProcess | Action::PrevProcess => {
+                self.step_process(a == Action::NextProcess, false)
+            }
+            Action::JumpDevice => self.step_process(true, true),
             Action::Collapse => {
                 let p = match self.rows.list.get(self.rows.cursor).copied() {
                     Some(Row::Process(p)) => Some(p),
@@ -480,6 +482,82 @@ impl State {
     fn pan(&mut self, quarters: i64) {
         let bo = self.bounds();
         self.vp.pan(quarters, bo);
+    }
+
+    /// Moves the cursor to the header of the next (`fwd`) or previous process — the first
+    /// memory row counts as one — (`device`: the next GPU / accelerator process), wrapping, and
+    /// scrolls so that header is the top row: its rows come into view below it.
+    fn step_process(&mut self, fwd: bool, device: bool) {
+        let Some(l) = self.loaded().cloned() else {
+            return;
+        };
+        let list = &self.rows.list;
+        let n = list.len();
+        let starts = |i: usize| match list[i] {
+            Row::Process(p) if device => l.cap.processes.get(p as usize).is_some_and(|pr| {
+                matches!(
+                    pr.kind,
+                    crate::model::ProcessKind::Gpu
+                        | crate::model::ProcessKind::Tpu
+                        | crate::model::ProcessKind::Device
+                )
+            }),
+            Row::Process(_) => true,
+            Row::Memory { .. } => !device && i > 0 && !matches!(list[i - 1], Row::Memory { .. }),
+            _ => false,
+        };
+        let mut found = None;
+        let mut i = self.rows.cursor.min(n.saturating_sub(1));
+        for _ in 0..n {
+            i = if fwd { (i + 1) % n } else { (i + n - 1) % n };
+            if starts(i) {
+                found = Some(i);
+                break;
+            }
+        }
+        match found {
+            Some(i) => {
+                self.move_cursor(i);
+                let h = self.body_height().max(1);
+                self.rows.scroll = i.min(self.rows.list.len().saturating_sub(h));
+                self.clamp_scroll();
+            }
+            None => {
+                self.notice = Some(if device {
+                    "no GPU or accelerator rows in this capture".into()
+                } else {
+                    "no other process".into()
+                })
+            }
+        }
+    }
+
+    /// `PgDn` / `PgUp`: the rows move by a page (the body's height less one row kept for
+    /// context), and the cursor with them; at either end the cursor goes to the first / last
+    /// row.
+    fn page(&mut self, down: bool) {
+        let n = self.rows.list.len();
+        if n == 0 {
+            return;
+        }
+        let h = self.body_height().max(1);
+        let step = h.saturating_sub(1).max(1);
+        let max_scroll = n.saturating_sub(h);
+        let (scroll, cursor) = (self.rows.scroll, self.rows.cursor);
+        let new_scroll = if down {
+            (scroll + step).min(max_scroll)
+        } else {
+            scroll.saturating_sub(step)
+        };
+        let moved = new_scroll.abs_diff(scroll);
+        let to = match (down, moved) {
+            (true, 0) => n - 1,
+            (false, 0) => 0,
+            (true, m) => cursor + m,
+            (false, m) => cursor.saturating_sub(m),
+        };
+        self.rows.scroll = new_scroll;
+        self.move_cursor(to);
     }
 
     fn step_track(&mut self, fwd: bool) {

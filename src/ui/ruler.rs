@@ -57,8 +57,12 @@ pub fn format_signed_dur(ps: f64) -> String {
     }
 }
 
-/// Formats a duration with about four significant digits: `412.3 µs`, `12.48 ms`, `0 ps`.
+/// Formats a duration with about four significant digits: `412.3 µs`, `12.48 ms`; zero is `0`
+/// (no unit: nothing to measure).
 pub fn format_dur(d: Ps) -> String {
+    if d == 0 {
+        return "0".into();
+    }
     let unit = unit_for(d);
     let v = d as f64 / unit.0 as f64;
     let dec = if v.abs() >= 100.0 || unit.0 == 1 {
@@ -240,7 +244,7 @@ mod tests {
     fn formats() {
         assert_eq!(format_dur(412_300_000), "412.3 µs");
         assert_eq!(format_dur(12_480_000_000), "12.48 ms");
-        assert_eq!(format_dur(0), "0 ps");
+        assert_eq!(format_dur(0), "0");
         assert_eq!(format_time(1_205_610_000_000), "+1.206 s");
         assert_eq!(format_time(-2_000), "-2.000 ns");
     }

@@ -18,13 +18,13 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use std::sync::atomic::Ordering;
 
-/// Human-readable byte count.
+/// Human-readable byte count in binary units, as the headless commands write them (`57.9 KiB`).
 pub fn bytes(n: u64) -> String {
-    const U: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;
     let mut u = 0;
-    while v >= 1000.0 && u < U.len() - 1 {
-        v /= 1000.0;
+    while v >= 1024.0 && u < U.len() - 1 {
+        v /= 1024.0;
         u += 1;
     }
     if u == 0 {

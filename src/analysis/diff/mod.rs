@@ -14,8 +14,8 @@ pub mod steps;
 use crate::model::{Capture, Ps};
 pub use group::GroupKey;
 use rustc_hash::FxHashMap;
-pub use side::{Side, SideRow, side};
-pub use steps::StepRange;
+pub use side::{Side, SideRow, select_steps, side};
+pub use steps::{StepRange, list_numbers};
 
 /// How a diff is computed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -114,6 +114,12 @@ pub struct DiffRow {
     pub delta_pct: Option<f64>,
     /// Added, removed, slower, faster or same.
     pub status: Status,
+    /// A step or profiler span on either side ([`SideRow::span`]): never a contributor.
+    pub span: bool,
+    /// Σ self time on A's step thread ([`SideRow::step_self_ps`]), ps (per step when normalised).
+    pub step_self_a: f64,
+    /// The same in B.
+    pub step_self_b: f64,
 }
 
 impl DiffRow {
@@ -147,17 +153,26 @@ pub struct Diff {
     pub steps_a: usize,
     /// Steps in B's scope.
     pub steps_b: usize,
+    /// Numbers of A's steps in scope, in time order.
+    pub step_numbers_a: Vec<i64>,
+    /// Numbers of B's steps in scope.
+    pub step_numbers_b: Vec<i64>,
     /// True when times are per step (both sides have steps).
     pub per_step: bool,
     /// Mean step time of A (span when no steps), ps.
     pub step_time_a: Ps,
     /// Mean step time of B, ps.
     pub step_time_b: Ps,
-    /// Keys with the largest Δ self time in the direction of the step-time change, until they
+    /// Keys of work (no step or profiler span) with the largest Δ self time (on the step
+    /// threads when [`Diff::rest`] is set) in the direction of the step-time change, until they
     /// explain ≥ 80 % of it (at most 10).
     pub contributors: Vec<Contributor>,
     /// Share of the step-time difference the contributors explain, percent.
     pub explained_pct: f64,
+    /// When the contributors are taken from the step threads (both sides' steps are host spans,
+    /// times per step): the step-time change less what they list, ps — the other keys of the
+    /// step threads, the time in the steps outside any op included — so that they add up.
+    pub rest: Option<f64>,
 }
 
 /// Compares captures `a` (baseline) and `b`.
@@ -187,18 +202,25 @@ pub fn join(a: &Side, b: &Side, opts: &DiffOptions) -> Diff {
         .map(|(name, (ra, rb))| row(name, ra, rb, na, nb, opts))
         .collect();
     sort_rows(&mut rows, SortKey::Delta, false);
-    let (contributors, explained_pct) = contributors(&rows, a.step_time_ps, b.step_time_ps);
+    let on_steps = per_step && a.step_tracks && b.step_tracks;
+    let (contributors, explained_pct) =
+        contributors(&rows, a.step_time_ps, b.step_time_ps, on_steps);
+    let d_step = (b.step_time_ps - a.step_time_ps) as f64;
+    let rest = on_steps.then(|| d_step - contributors.iter().map(|c| c.delta_self).sum::<f64>());
     Diff {
         rows,
         group: opts.group,
         scope: opts.steps,
         steps_a: a.steps.len(),
         steps_b: b.steps.len(),
+        step_numbers_a: a.steps.iter().map(|s| s.number).collect(),
+        step_numbers_b: b.steps.iter().map(|s| s.number).collect(),
         per_step,
         step_time_a: a.step_time_ps,
         step_time_b: b.step_time_ps,
         contributors,
         explained_pct,
+        rest,
     }
 }
 
@@ -249,33 +271,52 @@ fn row(
         delta,
         delta_pct: (total_a > 0.0).then(|| delta * 100.0 / total_a),
         status,
+        span: a.is_some_and(|r| r.span) || b.is_some_and(|r| r.span),
+        step_self_a: a.map_or(0.0, |r| r.step_self_ps as f64 / na),
+        step_self_b: b.map_or(0.0, |r| r.step_self_ps as f64 / nb),
     }
 }
 
-/// Top contributors to the step-time difference (see [`Diff::contributors`]).
-fn contributors(rows: &[DiffRow], step_a: Ps, step_b: Ps) -> (Vec<Contributor>, f64) {
+/// Top contributors to the step-time difference (see [`Diff::contributors`]): rows of work (not
+/// step or profiler spans) whose Δ self time has the sign of the change, largest first, until
+/// they explain ≥ 80 % of it (at most 10). `on_steps`: Δ self time on the step threads
+/// ([`DiffRow::step_self_a`]), which with [`Diff::rest`] adds up to the change; else Δ self time
+/// over every track (parallel streams can then explain more than 100 %).
+fn contributors(
+    rows: &[DiffRow],
+    step_a: Ps,
+    step_b: Ps,
+    on_steps: bool,
+) -> (Vec<Contributor>, f64) {
     let d = (step_b - step_a) as f64;
     if d == 0.0 {
         return (Vec::new(), 0.0);
     }
+    let delta = |r: &DiffRow| {
+        if on_steps {
+            r.step_self_b - r.step_self_a
+        } else {
+            r.delta_self()
+        }
+    };
     let mut same_sign: Vec<&DiffRow> = rows
         .iter()
-        .filter(|r| r.delta_self() * d.signum() > 0.0)
+        .filter(|r| !r.span && delta(r) * d.signum() > 0.0)
         .collect();
     same_sign.sort_by(|x, y| {
-        y.delta_self()
+        delta(y)
             .abs()
-            .total_cmp(&x.delta_self().abs())
+            .total_cmp(&delta(x).abs())
             .then_with(|| x.name.cmp(&y.name))
     });
     let mut out = Vec::new();
     let mut explained = 0.0;
     for r in same_sign.into_iter().take(10) {
-        let share = r.delta_self() * 100.0 / d;
+        let share = delta(r) * 100.0 / d;
         explained += share;
         out.push(Contributor {
             name: r.name.clone(),
-            delta_self: r.delta_self(),
+            delta_self: delta(r),
             share_pct: share,
         });
         if explained >= 80.0 {

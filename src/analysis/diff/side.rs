@@ -3,7 +3,7 @@
 
 use super::group::GroupKey;
 use super::short::short_name;
-use super::steps::{Step, StepRange, Windows, find_steps};
+use super::steps::{Step, StepRange, Windows, find_steps, list_numbers};
 use crate::analysis::stats::{NO_GROUP, group_name};
 use crate::model::{Capture, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -21,6 +21,13 @@ pub struct SideRow {
     pub self_ps: Ps,
     /// Durations of the timed events (for the median), unsorted.
     pub durs: Vec<Ps>,
+    /// Some event of the key is a step or profiler span (see [`is_span`]): the key times steps,
+    /// it is not work done in them, so it is no contributor to a step-time change.
+    pub span: bool,
+    /// Σ self time of the key's events on a step thread (a host track holding a step slice,
+    /// [`Side::step_tracks`]) that start inside a step in scope, ps: these add up to the steps'
+    /// total duration, so their changes add up to the step-time change.
+    pub step_self_ps: Ps,
 }
 
 impl SideRow {
@@ -43,15 +50,20 @@ pub struct Side {
     pub rows: Vec<SideRow>,
     /// Steps in scope (none when the capture has no step annotation).
     pub steps: Vec<Step>,
+    /// True when the steps were found on host tracks (a slice spanning a step window exactly):
+    /// then [`SideRow::step_self_ps`] adds up to the steps' duration.
+    pub step_tracks: bool,
     /// Mean step duration, ps; the capture's span when it has no steps in scope.
     pub step_time_ps: Ps,
 }
 
-/// Builds the table of `c`: every slice (and, for whole captures, every aggregated XPlane
+/// Builds the table of `c` (a host slice that encloses a whole step window, or named like a
+/// step or profiler span ([`is_span_name`]), marks its key as a span: [`SideRow::span`]): every slice (and, for whole captures, every aggregated XPlane
 /// event), keyed by `group`. With `range`, only slices of those steps: host slices starting
 /// inside a step window, device slices whose launch (same correlation id) is such a host slice,
 /// and — unless `hta` (HTA's iteration rule, which leaves them out) — device slices without a
-/// launch in the capture that start inside a window. `Err` when the range matches no step.
+/// launch in the capture that start inside a window. `Err` when the range matches no step (it
+/// lists the capture's step numbers).
 pub fn side(
     c: &Capture,
     group: GroupKey,
@@ -59,19 +71,13 @@ pub fn side(
     hta: bool,
 ) -> Result<Side, String> {
     let all_steps = find_steps(c);
+    let all_windows: Vec<(Ps, Ps)> = all_steps.iter().map(|st| (st.start, st.end)).collect();
     let s = &c.slices;
     let n = s.len();
     let (steps, keep): (Vec<Step>, Option<Vec<bool>>) = match range {
         None => (all_steps, None),
         Some(r) => {
-            let steps: Vec<Step> = all_steps
-                .into_iter()
-                .filter(|st| r.contains(st.number))
-                .collect();
-            if steps.is_empty() {
-                return Err(format!("no step numbered in {r}"));
-            }
-            let keep = in_steps(c, &Windows::of(&steps), hta);
+            let (steps, keep) = select_from(c, all_steps, r, hta)?;
             (steps, Some(keep))
         }
     };
@@ -85,6 +91,9 @@ pub fn side(
             *acc += s.dur[i];
         }
     }
+    let spans = SpanTest::new(&all_windows);
+    let on_step_track = spans.step_tracks(c);
+    let scope_windows = Windows::of(&steps);
     let mut keys = Keys::new(c, group);
     for (t, tr) in c.tracks.iter().enumerate() {
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(n));
@@ -98,6 +107,12 @@ pub fn side(
             row.total_ps += s.dur[i];
             row.self_ps += s.dur[i] - child[i];
             row.durs.push(s.dur[i]);
+            if !row.span && spans.is_span(c, i) {
+                row.span = true;
+            }
+            if on_step_track[t] && scope_windows.contains(s.start[i]) {
+                row.step_self_ps += s.dur[i] - child[i];
+            }
         }
     }
     if keep.is_none() {
@@ -116,9 +131,97 @@ pub fn side(
     };
     Ok(Side {
         rows: keys.rows,
+        step_tracks: !steps.is_empty() && on_step_track.iter().any(|&b| b),
         steps,
         step_time_ps,
     })
+}
+
+/// The steps `range` selects (by number, or by position with `#`) and, per slice, whether it is
+/// of those steps (the rule of [`side`]; `gpu --steps` uses it too). `Err` when the range matches
+/// no step; the message lists the capture's steps.
+pub fn select_steps(
+    c: &Capture,
+    range: StepRange,
+    hta: bool,
+) -> Result<(Vec<Step>, Vec<bool>), String> {
+    select_from(c, find_steps(c), range, hta)
+}
+
+/// [`select_steps`] over the capture's steps `all`.
+fn select_from(
+    c: &Capture,
+    all: Vec<Step>,
+    r: StepRange,
+    hta: bool,
+) -> Result<(Vec<Step>, Vec<bool>), String> {
+    let numbers: Vec<i64> = all.iter().map(|st| st.number).collect();
+    let steps = r.select(all);
+    if steps.is_empty() {
+        let has = format!("its steps: {}", list_numbers(&numbers));
+        return Err(if r.by_position {
+            format!("no step at position {r} ({} steps; {has})", numbers.len())
+        } else {
+            format!("no step numbered in {r} ({has}; #1..=3 selects by position)")
+        });
+    }
+    let keep = in_steps(c, &Windows::of(&steps), hta);
+    Ok((steps, keep))
+}
+
+/// Tells step and profiler spans from work: see [`is_span`].
+struct SpanTest {
+    /// Step windows, sorted by start.
+    windows: Vec<(Ps, Ps)>,
+    /// The shortest step.
+    min_dur: Ps,
+}
+
+impl SpanTest {
+    fn new(windows: &[(Ps, Ps)]) -> SpanTest {
+        let mut w = windows.to_vec();
+        w.sort_unstable();
+        let min_dur = w.iter().map(|(a, b)| b - a).min().unwrap_or(Ps::MAX);
+        SpanTest {
+            windows: w,
+            min_dur,
+        }
+    }
+
+    /// Per track: true for a host track holding a slice whose window is exactly a step's.
+    fn step_tracks(&self, c: &Capture) -> Vec<bool> {
+        let s = &c.slices;
+        let mut out = vec![false; c.tracks.len()];
+        for (t, tr) in c.tracks.iter().enumerate() {
+            let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
+            out[t] = (lo..hi).any(|i| {
+                s.dur[i] >= self.min_dur
+                    && !s.kind(i).is_device()
+                    && self.windows.binary_search(&(s.start[i], s.end(i))).is_ok()
+            });
+        }
+        out
+    }
+
+    fn is_span(&self, c: &Capture, i: usize) -> bool {
+        let s = &c.slices;
+        if s.dur[i] >= self.min_dur && !s.kind(i).is_device() {
+            let (a, b) = (s.start[i], s.end(i));
+            let k = self.windows.partition_point(|w| w.0 < a);
+            if self.windows.get(k).is_some_and(|w| w.1 <= b) {
+                return true;
+            }
+        }
+        is_span_name(c.strings.get(s.name[i]))
+    }
+}
+
+/// A step or profiler span by its name: `ProfilerStep#N` (also its device copy), Kineto's
+/// `PyTorch Profiler (N)` recording span.
+pub fn is_span_name(name: &str) -> bool {
+    name.starts_with("ProfilerStep#")
+        || name == "ProfilerStep*"
+        || name.starts_with("PyTorch Profiler (")
 }
 
 /// Which slices the step windows cover (see [`side`]).

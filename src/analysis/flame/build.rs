@@ -8,9 +8,9 @@
 //! the ancestors of the last slice starting before it).
 
 use super::gpu::DeviceLinks;
-use super::tree::{FlameTree, ROOT, TreeBuilder, UNLINKED};
+use super::tree::{DEVICE, FlameTree, ROOT, TreeBuilder, UNLINKED};
 use crate::analysis::stats::group_name;
-use crate::model::{Capture, NO_SLICE, Ps, StrId};
+use crate::model::{Capture, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 
 /// Which slices a tree merges.
@@ -134,6 +134,26 @@ fn open_at(c: &Capture, t: u32, lo: u32, a: Ps) -> Vec<u32> {
     out
 }
 
+/// True for a device track: a GPU stream (Kineto / Chrome), or an XPlane line of a device
+/// plane. Its slices (kernels, copies, device-side annotations like a stream's
+/// `ProfilerStep#N`) are roots under [`DEVICE`], not of the host call tree. A device process's
+/// CPU threads (torch puts Python frames under the GPU's pid) stay host tracks.
+pub fn is_device_track(c: &Capture, t: u32) -> bool {
+    let Some(tr) = c.tracks.get(t as usize) else {
+        return false;
+    };
+    match tr.kind {
+        TrackKind::GpuStream => true,
+        TrackKind::XLine => c.processes.get(tr.process as usize).is_some_and(|p| {
+            matches!(
+                p.kind,
+                ProcessKind::Gpu | ProcessKind::Tpu | ProcessKind::Device
+            )
+        }),
+        _ => false,
+    }
+}
+
 /// Names that merge into one node: every `ProfilerStep#N` is the node of the first one seen
 /// (shown as `ProfilerStep*`, [`FlameTree::name_str`]), so the steps of a run merge like the
 /// frames under them. A table over the capture's string ids, built once per tree.
@@ -187,6 +207,12 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
             }
             None => (first, end, Vec::new()),
         };
+        // Roots of a device track go under the `(device)` root.
+        let top = if is_device_track(c, t) && (hi > lo || !open.is_empty()) {
+            b.child(ROOT, DEVICE)
+        } else {
+            ROOT
+        };
         node_of.lo = lo;
         node_of.dense.clear();
         node_of.dense.resize((hi - lo) as usize, NO_SLICE);
@@ -198,15 +224,15 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
             let d = scope.clip(st, en);
             let p = s.parent[i];
             let pn = if p == NO_SLICE {
-                Some(ROOT)
+                Some(top)
             } else {
                 node_of.get(p)
             };
-            let pn = pn.unwrap_or(ROOT);
+            let pn = pn.unwrap_or(top);
             let n = b.child(pn, merge.of(s.name[i]));
             node_of.set(id, n);
             b.add(n, d, d, Some(id));
-            if pn != ROOT {
+            if pn != top {
                 b.sub_self(pn, d);
             }
         }
@@ -288,15 +314,21 @@ pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) ->
     set.dedup();
     let mut node_of: FxHashMap<u32, u32> = FxHashMap::default();
     let mut b = TreeBuilder::new();
+    let mut device_root = None;
     for &id in &set {
         let i = id as usize;
         let p = s.parent[i];
-        let pn = node_of.get(&p).copied().unwrap_or(ROOT);
+        let top = if is_device_track(c, c.track_of(id)) {
+            *device_root.get_or_insert_with(|| b.child(ROOT, DEVICE))
+        } else {
+            ROOT
+        };
+        let pn = node_of.get(&p).copied().unwrap_or(top);
         let n = b.child(pn, merge.of(s.name[i]));
         node_of.insert(id, n);
         let d = s.dur[i];
         b.add(n, d, d, Some(id));
-        if pn != ROOT {
+        if pn != top {
             b.sub_self(pn, d);
         }
     }

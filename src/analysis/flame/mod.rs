@@ -27,4 +27,4 @@ pub use folded::{Folded, TimeUnit, fold};
 pub use gpu::DeviceLinks;
 pub use sandwich::{Sandwich, sandwich};
 pub use shape::Shape;
-pub use tree::{FlameTree, Metric, ROOT, TreeBuilder, UNLINKED, Unit};
+pub use tree::{DEVICE, FlameTree, Metric, ROOT, TreeBuilder, UNLINKED, Unit};

@@ -27,6 +27,8 @@
 //!
 //! torch writes one line per instance; [`export_stacks`] returns them summed per stack.
 
+mod args;
+
 use super::folded::sanitize_frame;
 use super::gpu::DeviceLinks;
 use crate::analysis::nesting::ContainmentStack;
@@ -100,8 +102,12 @@ fn arg_i64(c: &Capture, id: u32, key: Option<StrId>) -> Option<i64> {
         .and_then(|v| v.as_i64(&c.strings))
 }
 
-/// Computes torch's `export_stacks(metric)` lines for `c`, summed per stack.
+/// Computes torch's `export_stacks(metric)` lines for `c`, summed per stack. Captures whose ops
+/// carry a `Call stack` argument take the rules of [`args`].
 pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
+    if let Some(key) = args::has_call_stacks(c) {
+        return args::export_stacks(c, metric, key);
+    }
     let s = &c.slices;
     let keys = Keys {
         seq: c.strings.lookup("Sequence number"),
@@ -119,16 +125,7 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
             }
         }
     }
-    // Forward-thread id → track, from the fwdbwd flows (forward op → backward op).
-    let mut fwd_track: FxHashMap<i64, u32> = FxHashMap::default();
-    for f in &c.flows {
-        if f.from == NO_SLICE || f.to == NO_SLICE || c.strings.get(f.cat) != "fwdbwd" {
-            continue;
-        }
-        if let Some(ft) = arg_i64(c, f.to, keys.fwd) {
-            fwd_track.entry(ft).or_insert_with(|| c.track_of(f.from));
-        }
-    }
+    let fwd_track = forward_tracks(c, &keys);
     // Per thread: events, torch parents, dup removal, forward stacks, values.
     let mut per_track: Vec<(u32, Vec<Ev>)> = Vec::new();
     for (t, tr) in c.tracks.iter().enumerate() {
@@ -164,38 +161,17 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
             per_track.push((t as u32, evs));
         }
     }
-    // Backward-function events and forward stacks keyed by (sequence number, track).
-    // torch's `scope == BACKWARD_FUNCTION` is not in the JSON: autograd nodes are the events
-    // with a forward thread (the engine's `evaluate_function` wrappers aside) and the nodes
-    // without a forward op (`torch::autograd::AccumulateGrad`, `CopySlices`, …).
-    let is_bwd_fn = |id: u32| {
-        let name = c.slice_name(id);
-        name.starts_with("torch::autograd::")
-            || (arg_i64(c, id, keys.fwd).is_some_and(|f| f > 0)
-                && !name.starts_with("autograd::engine::evaluate_function"))
-    };
-    // The enclosing backward function of event `k` (itself when it is one), from its parent's.
-    let backward_root = |evs: &[Ev], bw: &[u32], k: usize| -> u32 {
-        if is_bwd_fn(evs[k].id) {
-            k as u32
-        } else {
-            effective_parent(evs, evs[k].parent).map_or(NO_SLICE, |p| bw[p as usize])
-        }
-    };
     let mut fwd_stacks: FxHashMap<(i64, u32), String> = FxHashMap::default();
     let mut stack = String::new();
     let mut frames: Vec<StrId> = Vec::new();
     let mut bw: Vec<u32> = Vec::new();
     for (t, evs) in &per_track {
-        bw.clear();
-        bw.resize(evs.len(), NO_SLICE);
+        backward_roots(c, &keys, evs, &mut bw);
         for k in 0..evs.len() {
             let e = &evs[k];
             if e.removed {
                 continue;
             }
-            // Parent is visited first (index order), so its bw parent is known.
-            bw[k] = backward_root(evs, &bw, k);
             if bw[k] == NO_SLICE {
                 let seq = arg_i64(c, e.id, keys.seq).unwrap_or(-1);
                 fwd_stacks.entry((seq, *t)).or_insert_with(|| {
@@ -214,14 +190,12 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 child_dur[p as usize] += s.dur[e.id as usize];
             }
         }
-        bw.clear();
-        bw.resize(evs.len(), NO_SLICE);
+        backward_roots(c, &keys, evs, &mut bw);
         for k in 0..evs.len() {
             let e = &evs[k];
             if e.removed {
                 continue;
             }
-            bw[k] = backward_root(evs, &bw, k);
             let v: Ps = match metric {
                 TorchMetric::SelfCpu => s.dur[e.id as usize] - child_dur[k],
                 TorchMetric::SelfDevice => own_device(c, evs, k, &keys, &dev_by_ext),
@@ -234,16 +208,14 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
                 python_stack(c, evs, k, &mut frames, &mut stack);
                 stack.clone()
             } else {
-                let p = evs[bw[k] as usize].id;
-                let seq = arg_i64(c, p, keys.seq).unwrap_or(-1);
-                // A node without a forward thread (`fwd_thread` 0) finds no forward stack.
-                match arg_i64(c, p, keys.fwd).filter(|&f| f > 0) {
-                    Some(f) => {
-                        let ft = fwd_track.get(&f).copied().unwrap_or(*t);
-                        fwd_stacks.get(&(seq, ft)).cloned().unwrap_or_default()
-                    }
-                    None => String::new(),
-                }
+                forward_stack(
+                    c,
+                    &keys,
+                    evs[bw[k] as usize].id,
+                    *t,
+                    &fwd_track,
+                    &fwd_stacks,
+                )
             };
             if st.is_empty() {
                 continue;
@@ -254,6 +226,67 @@ pub fn export_stacks(c: &Capture, metric: TorchMetric) -> TorchStacks {
     }
     out.lines = super::folded::sum_lines(lines.iter().map(|(s, v)| (s.as_str(), *v)));
     out
+}
+
+/// Forward-thread id → track, from the fwdbwd flows (forward op → backward op).
+fn forward_tracks(c: &Capture, keys: &Keys) -> FxHashMap<i64, u32> {
+    let mut fwd_track: FxHashMap<i64, u32> = FxHashMap::default();
+    for f in &c.flows {
+        if f.from == NO_SLICE || f.to == NO_SLICE || c.strings.get(f.cat) != "fwdbwd" {
+            continue;
+        }
+        if let Some(ft) = arg_i64(c, f.to, keys.fwd) {
+            fwd_track.entry(ft).or_insert_with(|| c.track_of(f.from));
+        }
+    }
+    fwd_track
+}
+
+/// The enclosing backward function of each event of a track (index; `NO_SLICE`: none), into
+/// `bw`. torch's `scope == BACKWARD_FUNCTION` is not in the JSON: autograd nodes are the events
+/// with a forward thread (the engine's `evaluate_function` wrappers aside) and the nodes
+/// without a forward op (`torch::autograd::AccumulateGrad`, `CopySlices`, …).
+fn backward_roots(c: &Capture, keys: &Keys, evs: &[Ev], bw: &mut Vec<u32>) {
+    let is_bwd_fn = |id: u32| {
+        let name = c.slice_name(id);
+        name.starts_with("torch::autograd::")
+            || (arg_i64(c, id, keys.fwd).is_some_and(|f| f > 0)
+                && !name.starts_with("autograd::engine::evaluate_function"))
+    };
+    bw.clear();
+    bw.resize(evs.len(), NO_SLICE);
+    for k in 0..evs.len() {
+        if evs[k].removed {
+            continue;
+        }
+        // A parent comes first (index order), so its root is known.
+        bw[k] = if is_bwd_fn(evs[k].id) {
+            k as u32
+        } else {
+            effective_parent(evs, evs[k].parent).map_or(NO_SLICE, |p| bw[p as usize])
+        };
+    }
+}
+
+/// The stack torch gives an event below backward function `bw_id` on track `t`: the forward
+/// stack of the function's sequence number on its forward thread (empty without one).
+fn forward_stack(
+    c: &Capture,
+    keys: &Keys,
+    bw_id: u32,
+    t: u32,
+    fwd_track: &FxHashMap<i64, u32>,
+    fwd_stacks: &FxHashMap<(i64, u32), String>,
+) -> String {
+    let seq = arg_i64(c, bw_id, keys.seq).unwrap_or(-1);
+    // A node without a forward thread (`fwd_thread` 0) finds no forward stack.
+    match arg_i64(c, bw_id, keys.fwd).filter(|&f| f > 0) {
+        Some(f) => {
+            let ft = fwd_track.get(&f).copied().unwrap_or(t);
+            fwd_stacks.get(&(seq, ft)).cloned().unwrap_or_default()
+        }
+        None => String::new(),
+    }
 }
 
 /// Device time of op `k`: its own activities, or (after `_remove_dup_nodes` lifted them) those
@@ -269,7 +302,16 @@ fn own_device(c: &Capture, evs: &[Ev], k: usize, keys: &Keys, dev: &FxHashMap<i6
             break;
         }
     }
-    arg_i64(c, evs[src].id, keys.ext)
+    // A runtime or driver call carries its op's `External id` in the file, but torch keys its
+    // event by the CUPTI correlation id: the kernels are the op's, not the launch call's.
+    let id = evs[src].id;
+    if matches!(
+        c.slices.kind(id as usize),
+        Category::Runtime | Category::Driver
+    ) {
+        return 0;
+    }
+    arg_i64(c, id, keys.ext)
         .and_then(|x| dev.get(&x).copied())
         .unwrap_or(0)
 }

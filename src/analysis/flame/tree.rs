@@ -3,7 +3,8 @@
 //!
 //! Nodes are created after their parent (a node's id is larger than its parent's), so bottom-up
 //! sums are one reverse pass. Names are capture `StrId`s, except [`UNLINKED`] (the root of device
-//! activities without a launch); read them with [`FlameTree::name_str`].
+//! activities without a launch) and [`DEVICE`] (the root of device tracks); read them with
+//! [`FlameTree::name_str`].
 
 use crate::model::{Interner, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -16,6 +17,14 @@ pub const UNLINKED: StrId = StrId(u32::MAX);
 
 /// Display text of [`UNLINKED`].
 pub const UNLINKED_TEXT: &str = "(unlinked)";
+
+/// Name of the `(device)` root: the slices of device tracks (GPU streams, XPlane device lines)
+/// — kernels, copies and device-side annotations such as a stream's `ProfilerStep#N` — kept
+/// apart from the host call tree.
+pub const DEVICE: StrId = StrId(u32::MAX - 1);
+
+/// Display text of [`DEVICE`].
+pub const DEVICE_TEXT: &str = "(device)";
 
 /// What a node's width measures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -142,7 +151,8 @@ impl FlameTree {
         self.name.len() <= 1
     }
 
-    /// Name of a node (`StrId::EMPTY` for the root, [`UNLINKED`] for the `(unlinked)` root).
+    /// Name of a node (`StrId::EMPTY` for the root, [`UNLINKED`] for the `(unlinked)` root,
+    /// [`DEVICE`] for the `(device)` root).
     pub fn name(&self, n: u32) -> StrId {
         self.name.get(n as usize).copied().unwrap_or_default()
     }
@@ -152,6 +162,7 @@ impl FlameTree {
     pub fn name_str<'a>(&self, n: u32, strings: &'a Interner) -> &'a str {
         match self.name(n) {
             UNLINKED => UNLINKED_TEXT,
+            DEVICE => DEVICE_TEXT,
             s => crate::analysis::stats::group_name(strings.get(s)),
         }
     }
@@ -437,6 +448,13 @@ impl TreeBuilder {
             inst_slice,
         } = self;
         let n = t.name.len();
+        // The `(device)` root holds no instance of its own: its total is its roots' totals.
+        for k in 1..n {
+            let p = t.parent[k] as usize;
+            if p != ROOT as usize && t.name[p] == DEVICE && t.parent[p] == ROOT {
+                t.total[p] += t.total[k];
+            }
+        }
         // Root: the scope as a whole.
         let mut rt = 0;
         for k in 1..n {

@@ -11,6 +11,7 @@ pub mod launch;
 pub mod options;
 pub mod overlap;
 pub mod queue;
+pub mod scope;
 pub mod streams;
 pub mod temporal;
 
@@ -55,6 +56,9 @@ pub struct DeviceReport {
     pub streams: u64,
     /// Temporal breakdown over all its streams (HTA's per-rank figures).
     pub breakdown: Breakdown,
+    /// Busy time only activities without a launch in the file account for
+    /// ([`scope::unlinked_busy`]); busy − this = busy time of the work launched in the file.
+    pub unlinked_busy: Ps,
 }
 
 /// The GPU analyses of one capture.
@@ -141,6 +145,7 @@ pub fn analyze_streams(c: &Capture, g: &GpuStreams, opts: &GpuOptions) -> GpuRep
         });
     }
     // Devices: streams are ordered by device.
+    let unlinked = scope::unlinked_busy(g);
     let mut k = 0;
     while k < g.streams.len() {
         let dev = g.streams[k].device;
@@ -154,6 +159,7 @@ pub fn analyze_streams(c: &Capture, g: &GpuStreams, opts: &GpuOptions) -> GpuRep
             device_name: g.streams[k].device_name.clone(),
             streams: n as u64,
             breakdown: overlap::merged_breakdown(a, &ranges),
+            unlinked_busy: unlinked.iter().find(|u| u.0 == dev).map_or(0, |u| u.1),
         });
         k += n;
     }

@@ -106,6 +106,56 @@ fn cpu_function_event(cat: Category) -> bool {
     )
 }
 
+/// An open CPU event of [`compute`].
+struct MemOpen {
+    id: u32,
+    own: MemColumns,
+    kids: MemColumns,
+    /// Direct children closed so far.
+    n: u32,
+    /// The first child: (id, own columns, self columns).
+    first: Option<(u32, MemColumns, MemColumns)>,
+}
+
+/// Closes `o` into its name's row: self = own − the children's own; an only child of the same
+/// name (torch's `_remove_dup_nodes`) leaves its row (count, total) and its self moves here.
+fn close_mem(
+    c: &Capture,
+    o: MemOpen,
+    parent: Option<&mut MemOpen>,
+    merge: bool,
+    by: &mut FxHashMap<StrId, MemColumns>,
+) {
+    let s = &c.slices;
+    let mut me = MemColumns {
+        self_cpu_mem: o.own.cpu_mem - o.kids.cpu_mem,
+        cpu_mem: o.own.cpu_mem,
+        self_device_mem: o.own.device_mem - o.kids.device_mem,
+        device_mem: o.own.device_mem,
+    };
+    if let Some((k, k_own, k_self)) = o.first
+        && o.n == 1
+        && merge
+        && crate::analysis::stats::tree::same_name(c, k, o.id)
+    {
+        me.self_cpu_mem += k_self.self_cpu_mem;
+        me.self_device_mem += k_self.self_device_mem;
+        by.entry(s.name[k as usize]).or_default().add(&MemColumns {
+            self_cpu_mem: -k_self.self_cpu_mem,
+            cpu_mem: -k_own.cpu_mem,
+            self_device_mem: -k_self.self_device_mem,
+            device_mem: -k_own.device_mem,
+        });
+    }
+    by.entry(s.name[o.id as usize]).or_default().add(&me);
+    if let Some(p) = parent {
+        p.n += 1;
+        if p.n == 1 {
+            p.first = Some((o.id, o.own, me));
+        }
+    }
+}
+
 /// Computes the memory columns of `c` by torch's rule.
 pub fn compute(c: &Capture) -> MemoryColumns {
     let events = memory_events(c);
@@ -137,23 +187,16 @@ pub fn compute(c: &Capture) -> MemoryColumns {
     // Coverage of each record by some CPU event: a difference array.
     let mut cover = vec![0i32; ts.len() + 1];
     let mut by_id: FxHashMap<StrId, MemColumns> = FxHashMap::default();
-    let mut closed = Vec::new();
     let s = &c.slices;
     for (t, tr) in c.tracks.iter().enumerate() {
         if tr.kind == TrackKind::Async || crate::analysis::stats::is_device_process(c, t as u32) {
             continue;
         }
-        // Containment stack payload: (row key, own columns, Σ children's own columns).
-        let mut st: ContainmentStack<(u32, MemColumns, MemColumns)> = ContainmentStack::new();
-        let close = |(id, own, kids): (u32, MemColumns, MemColumns),
-                     by: &mut FxHashMap<StrId, MemColumns>| {
-            by.entry(s.name[id as usize]).or_default().add(&MemColumns {
-                self_cpu_mem: own.cpu_mem - kids.cpu_mem,
-                cpu_mem: own.cpu_mem,
-                self_device_mem: own.device_mem - kids.device_mem,
-                device_mem: own.device_mem,
-            });
-        };
+        // Containment stack payload: the event, its own columns, Σ its children's own columns,
+        // and its first child (merged into it by `_remove_dup_nodes` when it is the only one
+        // and has the same name).
+        let mut st: ContainmentStack<MemOpen> = ContainmentStack::new();
+        let merge = crate::analysis::stats::tree::merges(c, t as u32);
         for id in tr.slices.0..tr.slices.1 {
             let i = id as usize;
             if !cpu_function_event(s.kind(i)) || filtered.contains(&s.name[i]) {
@@ -171,24 +214,23 @@ pub fn compute(c: &Capture) -> MemoryColumns {
                 device_mem: pd[hi] - pd[lo],
                 ..MemColumns::default()
             };
-            st.push(
-                start,
+            st.close_before(start, end, |o, p| close_mem(c, o, p, merge, &mut by_id));
+            if let Some(p) = st.top_mut() {
+                p.kids.cpu_mem += own.cpu_mem;
+                p.kids.device_mem += own.device_mem;
+            }
+            st.enter(
                 end,
-                (id, own, MemColumns::default()),
-                |d| closed.push(d),
-                |p| {
-                    p.2.cpu_mem += own.cpu_mem;
-                    p.2.device_mem += own.device_mem;
+                MemOpen {
+                    id,
+                    own,
+                    kids: MemColumns::default(),
+                    n: 0,
+                    first: None,
                 },
             );
-            for d in closed.drain(..) {
-                close(d, &mut by_id);
-            }
         }
-        st.drain(|d| closed.push(d));
-        for d in closed.drain(..) {
-            close(d, &mut by_id);
-        }
+        st.drain_linked(|o, p| close_mem(c, o, p, merge, &mut by_id));
     }
     // Rows by name (`ProfilerStep#N` ids merge into `ProfilerStep*`): one String per name id.
     for (name, m) in by_id {
@@ -284,18 +326,47 @@ pub fn compute_brute(c: &Capture) -> MemoryColumns {
     if out.records == 0 {
         return out;
     }
-    let mut kids: FxHashMap<u32, MemColumns> = FxHashMap::default();
+    // torch's `_remove_dup_nodes`, literally: an only child of the same name leaves, its
+    // children move up; repeated until nothing changes.
+    let mut parents = parents;
+    let mut children: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for &(_, id) in &ev {
         if let Some(&p) = parents.get(&id) {
-            let o = own(id);
-            let e = kids.entry(p).or_default();
-            e.cpu_mem += o.cpu_mem;
-            e.device_mem += o.device_mem;
+            children.entry(p).or_default().push(id);
         }
     }
-    for &(_, id) in &ev {
+    let mut gone: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+    loop {
+        let mut changed = false;
+        for &(_, id) in &ev {
+            let Some(&p) = parents.get(&id).filter(|_| !gone.contains(&id)) else {
+                continue;
+            };
+            if children.get(&p).map_or(0, Vec::len) == 1
+                && c.format == Some(crate::model::Format::Kineto)
+                && crate::analysis::stats::tree::same_name(c, p, id)
+            {
+                let moved = children.remove(&id).unwrap_or_default();
+                for &g in &moved {
+                    parents.insert(g, p);
+                }
+                children.insert(p, moved);
+                gone.insert(id);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for &(_, id) in ev.iter().filter(|e| !gone.contains(&e.1)) {
         let o = own(id);
-        let k = kids.get(&id).copied().unwrap_or_default();
+        let mut k = MemColumns::default();
+        for &g in children.get(&id).map_or(&[][..], Vec::as_slice) {
+            let x = own(g);
+            k.cpu_mem += x.cpu_mem;
+            k.device_mem += x.device_mem;
+        }
         out.by_name
             .entry(group_name(c.slice_name(id)).to_string())
             .or_default()

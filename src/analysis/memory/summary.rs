@@ -45,6 +45,14 @@ pub fn top_allocators(
     v
 }
 
+/// Bytes allocated at `t` (the allocator's counter) beyond the `listed` bytes of the
+/// allocations the capture shows live then: memory allocated before the capture began and still
+/// live (Kineto's `Total Allocated` counts it; no event of the capture allocated it). 0 when
+/// nothing is missing.
+pub fn unlisted_live(tr: &MemTrack, t: Ps, listed: i64) -> i64 {
+    (tr.at(t).0 - listed).max(0)
+}
+
 /// Allocations live at `t`, largest first (ties by start).
 pub fn live_at(tr: &MemTrack, index: &LiveIndex, t: Ps) -> Vec<u32> {
     let mut out = Vec::new();

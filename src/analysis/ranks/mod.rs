@@ -11,6 +11,6 @@ mod summary;
 
 pub use collectives::{ClockOffset, Instance, match_instances};
 pub use matrix::{Metric, matrix};
-pub use runs::{RankReport, RunReport, analyze_run, group_runs};
+pub use runs::{RankReport, RunReport, analyze_run, group_runs, is_rank_format};
 pub use straggler::{ArrivalStats, HTA_CANDIDATES, arrivals, hta_stragglers};
 pub use summary::{RankColl, RankStep, RankSummary, distributed_info, hta_overlap, summarize};

@@ -12,6 +12,15 @@ use crate::model::Ps;
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
+/// Whether a capture of this format is a rank of its run: an event trace. An allocator
+/// snapshot (`memory_snapshot.pickle` beside a capture) is memory data of the run and folded
+/// stacks (`*.stacks.txt`, torch's `export_stacks`) are a view of one; neither is a rank. An
+/// unknown format counts (it is summarized and fails on its own).
+pub fn is_rank_format(format: Option<crate::model::Format>) -> bool {
+    use crate::model::Format;
+    !matches!(format, Some(Format::Snapshot | Format::Folded))
+}
+
 /// Groups summaries into runs: indices into `all`, each run sorted by rank, and each run's
 /// name and assigned rank numbers (same order). `all` holds summaries or shared ones (`Arc`).
 pub fn group_runs<S: Borrow<RankSummary>>(all: &[S]) -> Vec<(String, Vec<(i64, usize)>)> {

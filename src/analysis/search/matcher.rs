@@ -1,10 +1,11 @@
-//! Name matching: fzf-style fuzzy scoring (nucleo-matcher, one fuzzy [`Atom`], smart case,
-//! smart Latin normalization) or a regex, with the matched character positions for highlighting.
+//! Name matching: fzf-style fuzzy scoring (nucleo-matcher: one [`Atom`] per word, every word must
+//! match, scores add; a quoted phrase is one exact substring; smart case, smart Latin
+//! normalization) or a regex, with the matched character positions for highlighting.
 //!
 //! nucleo's `Matcher` needs `&mut` and owns scratch memory, so each [`Matcher`] keeps one (with a
 //! reused `char` buffer for non-ASCII names) in a `RefCell`: build one per search, per thread.
 
-use super::query::{Mode, Query};
+use super::query::{Mode, Query, Term};
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
 use nucleo_matcher::{Config, Utf32Str};
 use regex::Regex;
@@ -43,8 +44,8 @@ pub enum Matcher {
     Fuzzy {
         /// The pattern as typed.
         pattern: String,
-        /// The compiled pattern: one fuzzy atom, smart case, smart normalization.
-        atom: Atom,
+        /// The compiled pattern: one atom per word or phrase, all of which must match.
+        atoms: Vec<Atom>,
         /// nucleo's matcher and a reused buffer for non-ASCII names.
         scratch: RefCell<Scratch>,
     },
@@ -69,20 +70,20 @@ impl Matcher {
             return Ok(Matcher::All);
         }
         match q.mode {
-            Mode::Fuzzy => Ok(Matcher::Fuzzy {
-                pattern: q.text.clone(),
-                atom: Atom::new(
-                    &q.text,
-                    CaseMatching::Smart,
-                    Normalization::Smart,
-                    AtomKind::Fuzzy,
-                    false,
-                ),
-                scratch: RefCell::new(Scratch {
-                    nucleo: nucleo_matcher::Matcher::new(Config::DEFAULT),
-                    buf: Vec::new(),
-                }),
-            }),
+            Mode::Fuzzy => {
+                let atoms: Vec<Atom> = q.terms().iter().filter_map(atom).collect();
+                if atoms.is_empty() {
+                    return Ok(Matcher::All);
+                }
+                Ok(Matcher::Fuzzy {
+                    pattern: q.text.clone(),
+                    atoms,
+                    scratch: RefCell::new(Scratch {
+                        nucleo: nucleo_matcher::Matcher::new(Config::DEFAULT),
+                        buf: Vec::new(),
+                    }),
+                })
+            }
             Mode::Regex => {
                 Regex::new(&q.text)
                     .map(Matcher::Regex)
@@ -99,9 +100,14 @@ impl Matcher {
     pub fn score(&self, name: &str) -> Option<i64> {
         match self {
             Matcher::All => Some(0),
-            Matcher::Fuzzy { atom, scratch, .. } => {
+            Matcher::Fuzzy { atoms, scratch, .. } => {
                 let Scratch { nucleo, buf } = &mut *scratch.borrow_mut();
-                atom.score(utf32(name, buf), nucleo).map(i64::from)
+                let hay = utf32(name, buf);
+                let mut total = 0i64;
+                for a in atoms {
+                    total += i64::from(a.score(hay, nucleo)?);
+                }
+                Some(total)
             }
             Matcher::Regex(r) => r.is_match(name).then_some(0),
         }
@@ -112,11 +118,14 @@ impl Matcher {
     pub fn indices(&self, name: &str) -> Vec<usize> {
         match self {
             Matcher::All => Vec::new(),
-            Matcher::Fuzzy { atom, scratch, .. } => {
+            Matcher::Fuzzy { atoms, scratch, .. } => {
                 let Scratch { nucleo, buf } = &mut *scratch.borrow_mut();
                 let mut ix: Vec<u32> = Vec::new();
-                if atom.indices(utf32(name, buf), nucleo, &mut ix).is_none() {
-                    return Vec::new();
+                let hay = utf32(name, buf);
+                for a in atoms {
+                    if a.indices(hay, nucleo, &mut ix).is_none() {
+                        return Vec::new();
+                    }
                 }
                 ix.sort_unstable();
                 ix.dedup();
@@ -146,6 +155,29 @@ impl Matcher {
             },
         }
     }
+}
+
+/// The atom of one term: a word in fzf's syntax (`'exact`, `^prefix`, `suffix$`, `!not`, else
+/// fuzzy), or a quoted phrase as one exact substring. `None` for a bare operator being typed
+/// (`!`, `^`), which would otherwise match nothing or everything.
+fn atom(t: &Term) -> Option<Atom> {
+    if t.phrase {
+        return Some(Atom::new(
+            &t.text,
+            CaseMatching::Smart,
+            Normalization::Smart,
+            AtomKind::Substring,
+            false,
+        ));
+    }
+    if t.text.trim_matches(['!', '^', '$', '\'']).is_empty() {
+        return None;
+    }
+    Some(Atom::parse(
+        &t.text,
+        CaseMatching::Smart,
+        Normalization::Smart,
+    ))
 }
 
 /// nucleo's matcher plus a reused buffer, owned by one [`Matcher`].
@@ -190,6 +222,48 @@ mod tests {
         assert!(fuzzy("gemm").score("Sgemm").is_some());
         assert!(fuzzy("Gemm").score("sgemm").is_none());
         assert!(fuzzy("Gemm").score("xGemm").is_some());
+    }
+
+    #[test]
+    fn every_word_matches_and_the_name_holding_them_ranks_first() {
+        let m = fuzzy("cudnn attention");
+        let op = m
+            .score("aten::_cudnn_attention_forward")
+            .expect("both words");
+        let rev = fuzzy("attention cudnn")
+            .score("aten::_cudnn_attention_forward")
+            .expect("any order");
+        assert_eq!(op, rev);
+        // A long template kernel name that holds the letters scattered ranks below.
+        let kernel = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, \
+                      float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>";
+        if let Some(k) = m.score(kernel) {
+            assert!(op > k, "{op} vs {k}");
+        }
+        assert_eq!(
+            m.score("aten::_cudnn_rnn"),
+            None,
+            "a missing word fails the name"
+        );
+        // A quoted phrase is one exact substring, spaces included.
+        let q = Matcher::new(&Query::parse("\"anonymous namespace\" cunn", Mode::Fuzzy))
+            .expect("fuzzy never fails");
+        assert!(q.score(kernel).is_some());
+        assert_eq!(q.score("anonymous_namespace::cunn"), None);
+        // fzf operators per word: negation.
+        assert_eq!(
+            fuzzy("cudnn !backward").score("aten::_cudnn_attention_backward"),
+            None
+        );
+        assert!(
+            fuzzy("cudnn !backward")
+                .score("aten::_cudnn_attention_forward")
+                .is_some()
+        );
+        // Highlights are the union of the words' positions.
+        assert_eq!(fuzzy("mm add").indices("aten::addmm"), vec![6, 7, 8, 9, 10]);
+        // A bare operator being typed is ignored.
+        assert!(fuzzy("mm !").score("aten::mm").is_some());
     }
 
     #[test]

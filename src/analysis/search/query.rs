@@ -5,7 +5,9 @@
 //! token is text (so `aten::mm` or `a:b` stay text). Double quotes group words and protect a
 //! prefix: `"cat:x y"` is text, `track:"stream 7"` is a filter with a space in its value; `\"`
 //! and `\\` escape inside quotes; an unterminated quote runs to the end (the prompt is parsed as
-//! it is typed). Text tokens are joined with one space. A filter with an empty value (`cat:` while
+//! it is typed). Text tokens are joined with one space and kept apart as [`Term`]s: in fuzzy mode
+//! every word must match (any order, fuzzy per word, fzf's `'exact` `^prefix` `suffix$` `!not`
+//! per word) and a quoted token is one exact phrase. A filter with an empty value (`cat:` while
 //! typing) is ignored.
 
 /// What a filter looks at.
@@ -37,11 +39,23 @@ pub enum Mode {
     Regex,
 }
 
+/// One text token of a query: a word, or a quoted phrase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The token without its quotes.
+    pub text: String,
+    /// Written in quotes: matched as one exact (smart-case) substring, spaces included.
+    pub phrase: bool,
+}
+
 /// A parsed query. Filter values compare case-insensitively (see [`Filter`]).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Query {
-    /// Text matched against event names (empty: every name).
+    /// Text matched against event names (empty: every name): the terms joined with one space.
     pub text: String,
+    /// The text's tokens. Empty with a non-empty `text` (a query built in code) means the
+    /// whitespace-separated words of `text` ([`Query::terms`]).
+    pub phrases: Vec<Term>,
     /// Filters, all of which must hold for an event to count.
     pub filters: Vec<Filter>,
     /// Matching mode.
@@ -60,21 +74,50 @@ impl Query {
             match (tok.quoted_prefix, filter_of(&tok.text)) {
                 (false, Some(Some(f))) => q.filters.push(f),
                 (false, Some(None)) => {}
-                _ => words.push(tok.text),
+                _ => {
+                    if !tok.text.is_empty() {
+                        q.phrases.push(Term {
+                            text: tok.text.clone(),
+                            phrase: tok.quoted,
+                        });
+                    }
+                    words.push(tok.text)
+                }
             }
         }
         q.text = words.join(" ");
         q
     }
 
+    /// The terms to match: the parsed tokens, or the words of `text` for a query built in code.
+    pub fn terms(&self) -> Vec<Term> {
+        if !self.phrases.is_empty() || self.text.is_empty() {
+            return self.phrases.clone();
+        }
+        self.text
+            .split_whitespace()
+            .map(|w| Term {
+                text: w.to_string(),
+                phrase: false,
+            })
+            .collect()
+    }
+
     /// True when every name matching `self` also matches `next` can be found among the matches
     /// of `self`: same mode (fuzzy), same filters, and `next`'s text extends `self`'s. Fuzzy
     /// matching is a subsequence test, so a longer pattern matches a subset; smart case only
     /// turns case-sensitive as letters are added, which also narrows.
+    /// Every word must match, so adding words or letters narrows too — except with fzf's
+    /// operators (`!not`, `^`, `$`, `'`) and quotes, which can widen as they are typed.
     pub fn narrows_to(&self, next: &Query) -> bool {
+        let plain = |q: &Query| {
+            !q.text.contains(['!', '^', '$', '\'', '"']) && q.phrases.iter().all(|t| !t.phrase)
+        };
         self.mode == Mode::Fuzzy
             && next.mode == Mode::Fuzzy
             && self.filters == next.filters
+            && plain(self)
+            && plain(next)
             && next.text.starts_with(&self.text)
     }
 }
@@ -83,6 +126,8 @@ struct Token {
     text: String,
     /// The token began with a quote, so a prefix in it is text.
     quoted_prefix: bool,
+    /// The token had quotes: a phrase.
+    quoted: bool,
 }
 
 /// Splits on unquoted whitespace; quotes group and are removed.
@@ -91,6 +136,7 @@ fn tokens(input: &str) -> Vec<Token> {
     let mut cur = String::new();
     let mut started = false;
     let mut quoted_prefix = false;
+    let mut quoted = false;
     let mut in_quote = false;
     let mut chars = input.chars();
     while let Some(c) = chars.next() {
@@ -100,6 +146,7 @@ fn tokens(input: &str) -> Vec<Token> {
                     quoted_prefix = true;
                 }
                 started = true;
+                quoted = true;
                 in_quote = !in_quote;
             }
             '\\' if in_quote => {
@@ -114,10 +161,12 @@ fn tokens(input: &str) -> Vec<Token> {
                     out.push(Token {
                         text: std::mem::take(&mut cur),
                         quoted_prefix,
+                        quoted,
                     });
                 }
                 started = false;
                 quoted_prefix = false;
+                quoted = false;
             }
             c => {
                 started = true;
@@ -129,6 +178,7 @@ fn tokens(input: &str) -> Vec<Token> {
         out.push(Token {
             text: cur,
             quoted_prefix,
+            quoted,
         });
     }
     out
@@ -227,6 +277,22 @@ mod tests {
         );
         assert_eq!(q.text, "id");
         assert_eq!(p(""), Query::default());
+        // Words and phrases are kept apart for matching.
+        let q = p(r#"cudnn "attention forward" cat:cpu_op"#);
+        assert_eq!(q.text, "cudnn attention forward");
+        let t = |text: &str, phrase| Term {
+            text: text.into(),
+            phrase,
+        };
+        assert_eq!(
+            q.terms(),
+            vec![t("cudnn", false), t("attention forward", true)]
+        );
+        let built = Query {
+            text: "a  b".into(),
+            ..Query::default()
+        };
+        assert_eq!(built.terms(), vec![t("a", false), t("b", false)]);
         assert_eq!(p("\"\"").text, "");
     }
 
@@ -238,6 +304,10 @@ mod tests {
         assert!(!a.narrows_to(&p("g cat:kernel")));
         assert!(!a.narrows_to(&p("gem")));
         assert!(p("").narrows_to(&p("x")));
+        // More words narrow (each must match); operators and phrases do not take the shortcut.
+        assert!(p("cudnn").narrows_to(&p("cudnn att")));
+        assert!(!p("mm !").narrows_to(&p("mm !a")));
+        assert!(!p("\"mm").narrows_to(&p("\"mm a")));
         let r = Query::parse("ge", Mode::Regex);
         assert!(!r.narrows_to(&Query::parse("gem", Mode::Regex)));
     }

@@ -3,7 +3,7 @@
 //! merge, without per-event allocation ([`Rows`]).
 
 use super::kind::{self, EventKind};
-use super::{StatRow, StatsOptions, StatsTable};
+use super::{StatRow, StatsOptions, StatsTable, tree};
 use crate::analysis::unified::{UnifiedKey, UnifiedKeys, ValKey, render};
 use crate::model::{Capture, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -60,6 +60,18 @@ impl GroupBy {
             Some(i) => GroupBy::ALL[(i + 1) % GroupBy::ALL.len()],
             None => GroupBy::Name,
         }
+    }
+}
+
+/// Device figures (self, total) of an event of `kind` from its tree figures: a device
+/// activity is its own device time (torch: `device_time_total` of a CUDA event is its
+/// duration); a device annotation spans device time it did not launch, so it only has a total.
+#[inline]
+pub(crate) fn device_figures(kind: EventKind, dur: Ps, self_dev: Ps, total_dev: Ps) -> (Ps, Ps) {
+    match kind {
+        EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => (dur, dur),
+        EventKind::GpuAnnotation => (0, dur),
+        _ => (self_dev, total_dev),
     }
 }
 
@@ -138,6 +150,8 @@ impl<'c> Rows<'c> {
             self_ps: 0,
             min_ps: None,
             max_ps: None,
+            self_dev_ps: 0,
+            dev_total_ps: 0,
         });
         self.by_name.entry(name.to_string()).or_default().push(r);
         r
@@ -304,15 +318,31 @@ impl<'c> Rows<'c> {
         }
     }
 
-    /// Counts one timed event of row `r`.
+    /// Adds one nested event, final ([`tree::Done`]); a merged (removed) event adds nothing.
     #[inline]
-    pub(crate) fn add_timed(&mut self, r: u32, dur: Ps) {
-        if let Some(row) = self.rows.get_mut(r as usize) {
+    pub(crate) fn add_done(&mut self, d: &tree::Done) {
+        if d.removed {
+            return;
+        }
+        if let Some(row) = self.rows.get_mut(d.row as usize) {
+            let (self_dev, total_dev) = device_figures(row.kind, d.dur, d.self_dev, d.total_dev);
+            let dur = d.dur;
             row.count += 1;
             row.total_ps += dur;
+            row.self_ps += d.self_ps;
+            row.self_dev_ps += self_dev;
+            row.dev_total_ps += total_dev;
             row.min_ps = Some(row.min_ps.map_or(dur, |m| m.min(dur)));
             row.max_ps = Some(row.max_ps.map_or(dur, |m| m.max(dur)));
         }
+    }
+
+    /// The kind of row `r`.
+    #[inline]
+    pub(crate) fn kind_of(&self, r: u32) -> EventKind {
+        self.rows
+            .get(r as usize)
+            .map_or(EventKind::Other, |x| x.kind)
     }
 
     /// Counts one instant event of row `r` (no duration: min / max stay unset).
@@ -323,7 +353,9 @@ impl<'c> Rows<'c> {
         }
     }
 
-    /// Adds `count` timed events (Σ duration, Σ self, min and max duration) to row `r`.
+    /// Adds `count` timed events (Σ duration, Σ self, min and max duration, Σ self and total
+    /// device time) to row `r`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn add_counted(
         &mut self,
         r: u32,
@@ -332,21 +364,16 @@ impl<'c> Rows<'c> {
         self_ps: Ps,
         min: Ps,
         max: Ps,
+        dev: (Ps, Ps),
     ) {
         if let Some(row) = self.rows.get_mut(r as usize) {
             row.count += count;
             row.total_ps += total;
             row.self_ps += self_ps;
+            row.self_dev_ps += dev.0;
+            row.dev_total_ps += dev.1;
             row.min_ps = Some(row.min_ps.map_or(min, |m| m.min(min)));
             row.max_ps = Some(row.max_ps.map_or(max, |m| m.max(max)));
-        }
-    }
-
-    /// Adds self time to row `r`.
-    #[inline]
-    pub(crate) fn add_self(&mut self, r: u32, self_ps: Ps) {
-        if let Some(row) = self.rows.get_mut(r as usize) {
-            row.self_ps += self_ps;
         }
     }
 
@@ -362,6 +389,8 @@ impl<'c> Rows<'c> {
                 row.count += o.count;
                 row.total_ps += o.total_ps;
                 row.self_ps += o.self_ps;
+                row.self_dev_ps += o.self_dev_ps;
+                row.dev_total_ps += o.dev_total_ps;
                 row.min_ps = match (row.min_ps, o.min_ps) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -393,6 +422,9 @@ impl<'c> Rows<'c> {
                 }
             }
         }
+        // A row whose only events merged into a parent outside the range has nothing.
+        self.rows
+            .retain(|r| r.count > 0 || r.self_ps != 0 || r.self_dev_ps != 0);
         let kinds = kind::totals(c, &self.rows, &self.masks);
         let rows = self.rows;
         let total_self_ps = rows.iter().map(|r| r.self_ps).sum();

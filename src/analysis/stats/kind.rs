@@ -115,6 +115,14 @@ impl EventKind {
         }
     }
 
+    /// True for device-side rows (kernels, copies, sets, device annotations).
+    pub fn is_device(self) -> bool {
+        matches!(
+            self,
+            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset | EventKind::GpuAnnotation
+        )
+    }
+
     /// Bit of this kind in a kind mask.
     #[inline]
     pub(crate) fn bit(self) -> u16 {

@@ -19,6 +19,7 @@ pub mod kind;
 pub mod sort;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tree;
 
 pub(crate) use filter::{CatFilter, is_device_process};
 pub use filter::{
@@ -32,6 +33,7 @@ pub use sort::{SortKey, sort_rows};
 use super::nesting::ContainmentStack;
 use crate::model::{Capture, Ps};
 use regex::Regex;
+use tree::{Done, LaunchCursor, Open};
 
 /// Which events a stats table covers and how they are named.
 #[derive(Clone, Debug, Default)]
@@ -80,6 +82,12 @@ pub struct StatRow {
     pub min_ps: Option<Ps>,
     /// Longest timed event, ps.
     pub max_ps: Option<Ps>,
+    /// Device time launched by the row's events themselves, ps (torch's Self CUDA; device
+    /// activities: their duration; device annotations: 0, see [`tree`]).
+    pub self_dev_ps: Ps,
+    /// Device time launched by the row's events or any event below them, ps (torch's CUDA
+    /// total; device activities and annotations: their duration).
+    pub dev_total_ps: Ps,
 }
 
 impl StatRow {
@@ -136,9 +144,9 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
     let mut cats = CatFilter::new(opts);
     let mut rows = Rows::new(c, opts);
     let s = &c.slices;
-    // Stack payload: (row or NONE for nesting-only events, self-time accumulator).
-    let mut stack: ContainmentStack<(u32, Ps)> = ContainmentStack::new();
-    let mut closed: Vec<(u32, Ps)> = Vec::new();
+    let launches = tree::launched_device_time(c);
+    let mut stack: ContainmentStack<Open> = ContainmentStack::new();
+    let mut done: Vec<Done> = Vec::new();
     for (t, tr) in c.tracks.iter().enumerate() {
         let t = t as u32;
         if !track_selected(c, t, opts) {
@@ -149,54 +157,60 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
             continue;
         }
         let device_track = is_device_process(c, t);
+        let same_name = |a: u32, b: u32| tree::same_name(c, a, b);
+        let same = tree::merges(c, t).then_some(&same_name);
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
-        // With a range: start at the first slice starting in it (slices are sorted by start
-        // within a track) and stop once past it and past the end of every counted slice.
-        let (first, mut until) = match opts.range {
-            Some((a, b)) => (lo + s.start[lo..hi].partition_point(|&st| st < a), b),
-            None => (lo, Ps::MAX),
-        };
-        for i in first..hi {
-            let (start, dur) = (s.start[i], s.dur[i]);
-            if start >= until {
-                break;
-            }
-            let in_range = opts.range.is_none_or(|(a, b)| start >= a && start < b);
-            let class = match cats.class(c, s.cat(i)) {
-                1 if !in_range => 2,
-                k => k,
-            };
-            if class == 1 && opts.range.is_some() {
-                until = until.max(start + dur);
-            }
-            let row = match class {
-                1 => rows.of_slice(i, device_track),
-                2 => NONE,
-                _ => continue,
-            };
-            if row != NONE {
-                rows.add_timed(row, dur);
-                rows.mark(t, row);
-            }
-            stack.push(
-                start,
-                start + dur,
-                (row, dur),
-                |d| closed.push(d),
-                |p| p.1 -= dur,
-            );
-            for (r, sp) in closed.drain(..) {
-                if r != NONE {
-                    rows.add_self(r, sp);
+        let mut dev = LaunchCursor::new(&launches, lo as u32);
+        // A kept event's figures are final when it and its parent have closed (merge).
+        let flush = |done: &mut Vec<Done>, rows: &mut Rows<'_>| {
+            for d in done.drain(..) {
+                if d.row != NONE {
+                    rows.add_done(&d);
                 }
             }
-        }
-        stack.drain(|d| closed.push(d));
-        for (r, sp) in closed.drain(..) {
-            if r != NONE {
-                rows.add_self(r, sp);
+        };
+        // With a range every slice of the track still nests (an event's merge depends on its
+        // parent and on all its siblings, wherever they start); only the counting is ranged.
+        for i in lo..hi {
+            let (start, dur) = (s.start[i], s.dur[i]);
+            let in_range = opts.range.is_none_or(|(a, b)| start >= a && start < b);
+            let launched = dev.get(i as u32);
+            let class = cats.class(c, s.cat(i));
+            let row = match class {
+                1 if in_range => rows.of_slice(i, device_track),
+                1 | 2 => NONE,
+                _ => {
+                    // Not in the table: its launches still belong to the event around it.
+                    if launched != 0
+                        && let Some(p) = stack.containing_mut(start, start + dur)
+                    {
+                        p.own_dev += launched;
+                    }
+                    continue;
+                }
+            };
+            if row != NONE {
+                rows.mark(t, row);
             }
+            stack.close_before(start, start + dur, |o, p| {
+                tree::close(o, p, same, &mut |d| done.push(d))
+            });
+            flush(&mut done, &mut rows);
+            let mut o = Open::new(i as u32, row, class == 1, dur);
+            if let Some(p) = stack.top_mut() {
+                p.self_ps -= dur;
+                if tree::launch_goes_up(s.kind(i)) {
+                    p.own_dev += launched;
+                } else {
+                    o.own_dev = launched;
+                }
+            } else if !tree::launch_goes_up(s.kind(i)) {
+                o.own_dev = launched;
+            }
+            stack.enter(start + dur, o);
         }
+        stack.drain_linked(|o, p| tree::close(o, p, same, &mut |d| done.push(d)));
+        flush(&mut done, &mut rows);
     }
     rows.finish(opts)
 }

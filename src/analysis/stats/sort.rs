@@ -16,6 +16,10 @@ pub enum SortKey {
     Avg,
     /// Name, ascending.
     Name,
+    /// Device time launched by the row's events themselves, largest first.
+    SelfDevice,
+    /// Device time launched by them or below them, largest first.
+    DeviceTotal,
 }
 
 /// Sorts rows by kind, then by `key`; ties by name.
@@ -27,6 +31,8 @@ pub fn sort_rows(rows: &mut [StatRow], key: SortKey) {
             SortKey::Count => b.count.cmp(&a.count),
             SortKey::Avg => b.avg_ps().total_cmp(&a.avg_ps()),
             SortKey::Name => std::cmp::Ordering::Equal,
+            SortKey::SelfDevice => b.self_dev_ps.cmp(&a.self_dev_ps),
+            SortKey::DeviceTotal => b.dev_total_ps.cmp(&a.dev_total_ps),
         };
         a.kind
             .cmp(&b.kind)

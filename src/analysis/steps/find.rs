@@ -132,8 +132,8 @@ fn step_num_marks(c: &Capture) -> Vec<(i64, Ps, Ps)> {
     out
 }
 
-/// Events of every track named `Steps` (XPlane, given or derived), numbered by their name (the
-/// group id) when it is a number.
+/// Events of every track named `Steps` (XPlane, given or derived), numbered by the number that
+/// ends their name (`train 3`, or the group id `3`).
 fn steps_line_marks(c: &Capture) -> Vec<(i64, Ps, Ps)> {
     let Some(steps_name) = c.strings.lookup("Steps") else {
         return Vec::new();
@@ -144,11 +144,14 @@ fn steps_line_marks(c: &Capture) -> Vec<(i64, Ps, Ps)> {
             continue;
         }
         for id in tr.slices.0 as usize..tr.slices.1 as usize {
+            // XProf names a step by its group (`train 3`), older files by the group id (`3`).
             let n = c
                 .strings
                 .get(c.slices.name[id])
                 .trim()
-                .parse()
+                .rsplit(' ')
+                .next()
+                .and_then(|x| x.parse().ok())
                 .unwrap_or(i64::MIN);
             out.push((n, c.slices.start[id], c.slices.end(id)));
         }

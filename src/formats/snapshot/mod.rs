@@ -12,8 +12,10 @@
 pub mod decode;
 pub mod pickle;
 pub mod types;
+pub mod user_frame;
 
 pub use types::{Block, Segment, SegmentTotals, Snapshot, folded_memory, frame_kept};
+pub use user_frame::user_frame;
 
 use crate::formats::{LoadError, LoadErrorKind};
 use std::path::Path;

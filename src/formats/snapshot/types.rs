@@ -84,23 +84,6 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Name of the place that made an allocation: its innermost frame that memory_viz keeps —
-    /// outside JAX's own modules when there is one (a pprof profile's stacks start deep inside
-    /// `jax/_src`; torch stacks never hold such frames).
-    pub fn call_site(&self, stack: u32) -> Option<String> {
-        let s = &self.model.stacks;
-        let kept = || {
-            s.get(stack)
-                .iter()
-                .filter_map(|&f| s.frames.get(f as usize))
-                .filter(|f| frame_kept(&f.name, &f.file))
-        };
-        kept()
-            .find(|f| !jax_internal(&f.file))
-            .or_else(|| kept().next())
-            .map(|f| f.short())
-    }
-
     /// The folded lines `python -m torch.cuda._memory_viz memory` writes (before flamegraph.pl):
     /// per block `stream_S;state;outer;…;inner bytes`, plus `<gaps>` lines for rounding.
     pub fn folded_memory(&self) -> Vec<String> {

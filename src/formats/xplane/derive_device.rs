@@ -1,113 +1,194 @@
-//! `Steps`, `XLA Modules`, `XLA Ops`, `Framework Name Scope`, `Framework Ops` and `Source code`
-//! derived from one GPU plane's events (TensorFlow's `DeriveEventsFromAnnotations`).
+//! The lines XProf derives on a GPU plane (`derived_timeline.cc`, XProf 2.24): `Steps` over the
+//! whole plane, and per stream line `XLA Modules`, `XLA Ops`, `Framework Name Scope`,
+//! `Framework Ops`, `Source code` and `Command Buffers`, named `<line> - from #<stream id>`.
+//! Rules: docs/xplane.md.
 
 use super::derived::{
-    DerivedEvent, DerivedKind, DerivedLine, DevEvent, LineBuilder, NO_GROUP, NameTable, parse_tf_op,
+    DerivedEvent, DerivedKind, DerivedLine, DevEvent, LineBuilder, NO_GROUP, NO_VALUE, NameTable,
 };
+use super::hlo_symbols::HloSymbols;
+use super::tf_op;
 use crate::model::{Ps, StrId};
 use rustc_hash::FxHashMap;
 
-/// Derives `Steps`, `XLA Modules`, `XLA Ops`, `Framework Name Scope`, `Framework Ops` and
-/// `Source code` from one GPU plane's events. Empty lines are left out. Steps carry no step
-/// name here: host planes may still be loading; the loader adds it as the `step_name` arg.
-pub fn derive_device_lines(
-    events: &mut [DevEvent],
-    strings: &mut impl NameTable,
-) -> Vec<DerivedLine> {
-    derive_device_runs(&mut [events], strings)
+/// One stream line of the plane (indexed by [`DevEvent::line`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stream {
+    /// XLine id (`from #<id>`).
+    pub id: i64,
+    /// Its name contains `Compute` (XProf derives compute streams first).
+    pub compute: bool,
 }
 
-/// [`derive_device_lines`] over the records of several lines, each in its own vector (no
-/// concatenation: the runs are sorted one by one and merged by start, longer first, then line
-/// index, which is the order one stable sort of the concatenation would give).
-pub fn derive_device_runs<R: AsMut<[DevEvent]>>(
-    runs: &mut [R],
+/// What the derivation reads besides the plane's events.
+#[derive(Clone, Copy)]
+pub struct DeriveCtx<'a> {
+    /// The HLO modules of the capture (framework ops and source of XLA ops).
+    pub symbols: &'a HloSymbols,
+    /// `/host:__ScopeRangeCallStack__`: scope range id → parent id.
+    pub scope_tree: &'a FxHashMap<i64, i64>,
+    /// Step (group) names, by group id.
+    pub group_names: &'a FxHashMap<i64, StrId>,
+}
+
+impl Default for DeriveCtx<'static> {
+    fn default() -> Self {
+        static EMPTY_SYMBOLS: std::sync::OnceLock<HloSymbols> = std::sync::OnceLock::new();
+        static EMPTY_TREE: std::sync::OnceLock<FxHashMap<i64, i64>> = std::sync::OnceLock::new();
+        static EMPTY_NAMES: std::sync::OnceLock<FxHashMap<i64, StrId>> = std::sync::OnceLock::new();
+        DeriveCtx {
+            symbols: EMPTY_SYMBOLS.get_or_init(HloSymbols::default),
+            scope_tree: EMPTY_TREE.get_or_init(FxHashMap::default),
+            group_names: EMPTY_NAMES.get_or_init(FxHashMap::default),
+        }
+    }
+}
+
+/// Derives a plane's lines from one record run per stream line (`runs[i]` holds the events of
+/// line `i`, described by `streams[i]`). Events without a group take the group of the latest
+/// grouped event before them on the plane (`ProcessUngroupedEvents`). Empty lines are left out.
+pub fn derive_plane(
+    runs: &mut [Vec<DevEvent>],
+    streams: &[Stream],
+    ctx: DeriveCtx<'_>,
     strings: &mut impl NameTable,
 ) -> Vec<DerivedLine> {
-    use std::cmp::Reverse;
-    type Key = (Ps, Reverse<Ps>, u16);
-    let key = |e: &DevEvent| -> Key { (e.start, Reverse(e.dur), e.line) };
+    type Key = (Ps, std::cmp::Reverse<Ps>, u16);
+    let key = |e: &DevEvent| -> Key { (e.start, std::cmp::Reverse(e.dur), e.line) };
     for r in runs.iter_mut() {
-        // Stable and adaptive: a line's records are usually in order already.
-        r.as_mut().sort_by_key(key);
+        r.sort_by_key(key);
     }
-    let runs: Vec<&[DevEvent]> = runs.iter_mut().map(|r| &*r.as_mut()).collect();
-    let mut d = Deriver::default();
-    if let [one] = runs[..] {
-        for e in one {
-            d.push(e, strings);
-        }
-    } else if runs.len() <= 8 {
-        // Few lines (GPU streams): pick the smallest head by a linear scan.
-        let mut pos = vec![0usize; runs.len()];
-        loop {
-            let mut best: Option<(usize, Key)> = None;
-            for (k, r) in runs.iter().enumerate() {
-                if let Some(e) = r.get(pos[k]) {
-                    let kk = key(e);
-                    if best.is_none_or(|(_, b)| kk < b) {
-                        best = Some((k, kk));
-                    }
+    // The plane's events in time order (start, longer first, line).
+    let mut order: Vec<(Key, u32, u32)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(k, r)| {
+            r.iter()
+                .enumerate()
+                .map(move |(i, e)| (key(e), k as u32, i as u32))
+        })
+        .collect();
+    order.sort_unstable();
+    let mut last: Option<i64> = None;
+    let mut steps = LineBuilder::new(DerivedKind::Steps, None);
+    let mut step_names: FxHashMap<i64, StrId> = FxHashMap::default();
+    for &(_, k, i) in &order {
+        let e = &mut runs[k as usize][i as usize];
+        match e.group() {
+            Some(g) => last = Some(g),
+            None => {
+                if let Some(g) = last {
+                    e.group_id = g;
+                    e.grouped = true;
                 }
             }
-            let Some((k, _)) = best else { break };
-            d.push(&runs[k][pos[k]], strings);
-            pos[k] += 1;
         }
-    } else {
-        let mut heap = std::collections::BinaryHeap::with_capacity(runs.len());
-        for (k, r) in runs.iter().enumerate() {
-            if let Some(e) = r.first() {
-                heap.push(Reverse((key(e), k, 0usize)));
-            }
-        }
-        while let Some(Reverse((_, k, i))) = heap.pop() {
-            let e = &runs[k][i];
-            d.push(e, strings);
-            if let Some(n) = runs[k].get(i + 1) {
-                heap.push(Reverse((key(n), k, i + 1)));
-            }
+        if let Some(g) = e.group() {
+            let name = *step_names.entry(g).or_insert_with(|| {
+                ctx.group_names
+                    .get(&g)
+                    .copied()
+                    .unwrap_or_else(|| strings.intern(&g.to_string()))
+            });
+            let ev = DerivedEvent {
+                start: e.start,
+                dur: e.dur,
+                name,
+                long_name: StrId::EMPTY,
+                group_id: g,
+            };
+            steps.expand_or_add(0, name, ev, NO_VALUE, NO_VALUE);
         }
     }
-    d.finish()
+    drop(order);
+    let mut out = vec![steps.finish()];
+    // Streams: compute streams first, then by event count (XProf's order of derivation).
+    let mut idx: Vec<usize> = (0..runs.len()).collect();
+    let info = |k: usize| {
+        let line = runs[k].first().map_or(usize::MAX, |e| usize::from(e.line));
+        streams.get(line).copied().unwrap_or_default()
+    };
+    idx.sort_by_key(|&k| (!info(k).compute, std::cmp::Reverse(runs[k].len()), k));
+    let mut cache = Caches::default();
+    for k in idx {
+        if runs[k].is_empty() {
+            continue;
+        }
+        let from = info(k).id;
+        let mut d = StreamDeriver::new(from);
+        for e in &runs[k] {
+            d.push(e, ctx, &mut cache, strings);
+        }
+        out.extend(d.finish());
+    }
+    out.retain(|l| !l.events.is_empty());
+    out
 }
 
-/// The state of one plane's derivation, fed its events in time order.
-struct Deriver {
-    steps: LineBuilder,
+/// An XLA op's levels (key with the module prefix, display name) and the last level's text.
+type OpLevels = (Vec<(StrId, StrId)>, String);
+
+/// Names built once per distinct input.
+#[derive(Default)]
+struct Caches {
+    /// (module, program id) → `module(program id)`.
+    modules: FxHashMap<(StrId, i64), StrId>,
+    /// (hlo_op, module, program id) → per level (key with the module prefix, display name),
+    /// and the last level's text (the instruction the symbol resolver looks up).
+    ops: FxHashMap<(StrId, StrId, i64), OpLevels>,
+    /// Framework op full name → (name scopes, display name).
+    tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)>,
+    /// (program id, instruction) → (framework op, source), interned.
+    symbols: FxHashMap<(i64, StrId), (StrId, StrId)>,
+    /// Command buffer graph id → `Command Buffer <id>`.
+    graphs: FxHashMap<u64, StrId>,
+    levels: Vec<(StrId, DerivedEvent)>,
+    scopes: Vec<i64>,
+}
+
+/// The per-stream lines of one stream (`DeriveEventsFromAnnotationsForLines`).
+struct StreamDeriver {
     modules: LineBuilder,
     ops: LineBuilder,
     scope: LineBuilder,
     fw: LineBuilder,
     source: LineBuilder,
-    group_names: FxHashMap<i64, StrId>,
-    levels: Vec<(StrId, DerivedEvent)>,
-    // Split names cached per interned op string (no per-event allocation).
-    op_levels: FxHashMap<StrId, Vec<StrId>>,
-    tf_ops: FxHashMap<StrId, (Vec<StrId>, StrId)>,
-    buf: String,
+    cmd: LineBuilder,
 }
 
-impl Default for Deriver {
-    fn default() -> Self {
-        Deriver {
-            steps: LineBuilder::new(DerivedKind::Steps),
-            modules: LineBuilder::new(DerivedKind::XlaModules),
-            ops: LineBuilder::new(DerivedKind::XlaOps),
-            scope: LineBuilder::new(DerivedKind::NameScope),
-            fw: LineBuilder::new(DerivedKind::FrameworkOps),
-            source: LineBuilder::new(DerivedKind::Source),
-            group_names: FxHashMap::default(),
-            levels: Vec::new(),
-            op_levels: FxHashMap::default(),
-            tf_ops: FxHashMap::default(),
-            buf: String::new(),
+impl StreamDeriver {
+    fn new(from: i64) -> Self {
+        let b = |k| LineBuilder::new(k, Some(from));
+        StreamDeriver {
+            modules: b(DerivedKind::XlaModules),
+            ops: b(DerivedKind::XlaOps),
+            scope: b(DerivedKind::NameScope),
+            fw: b(DerivedKind::FrameworkOps),
+            source: b(DerivedKind::Source),
+            cmd: b(DerivedKind::CommandBuffers),
         }
     }
-}
 
-impl Deriver {
-    fn push(&mut self, e: &DevEvent, strings: &mut impl NameTable) {
+    /// Modules → {Name Scope → Framework Ops, XLA Ops, Command Buffers}: a new module event
+    /// closes them (XProf 2.24 splits a command buffer event where the module changes).
+    fn reset_after_module(&mut self) {
+        self.scope.reset_from(0);
+        self.fw.reset_from(0);
+        self.ops.reset_from(0);
+        self.cmd.reset_from(0);
+    }
+
+    fn push(
+        &mut self,
+        e: &DevEvent,
+        ctx: DeriveCtx<'_>,
+        c: &mut Caches,
+        strings: &mut impl NameTable,
+    ) {
+        // Only kernels (and whole CUDA graph executions) feed these lines.
+        if !e.kernel && !e.graph_exec {
+            return;
+        }
         let base = DerivedEvent {
             start: e.start,
             dur: e.dur,
@@ -115,108 +196,146 @@ impl Deriver {
             long_name: StrId::EMPTY,
             group_id: e.group().unwrap_or(NO_GROUP),
         };
-        if let Some(g) = e.group() {
-            let buf = &mut self.buf;
-            let name = *self.group_names.entry(g).or_insert_with(|| {
-                use std::fmt::Write;
-                buf.clear();
-                let _ = write!(buf, "{g}");
-                strings.intern(buf)
-            });
-            let ev = DerivedEvent { name, ..base };
-            if self.steps.expand_or_add(0, name, ev, StrId::EMPTY, true) {
-                // Steps → XLA Modules → {Name Scope → Ops, XLA Ops}
-                for l in [
-                    &mut self.modules,
-                    &mut self.ops,
-                    &mut self.scope,
-                    &mut self.fw,
-                ] {
-                    l.reset_from(0);
+        // Scope range ids: the event's, then its ancestors' (the root is the module run's).
+        c.scopes.clear();
+        if e.scope != NO_VALUE && (e.hlo_module != StrId::EMPTY || e.hlo_op != StrId::EMPTY) {
+            c.scopes.push(e.scope);
+            let mut at = e.scope;
+            while let Some(&p) = ctx.scope_tree.get(&at) {
+                if c.scopes.contains(&p) {
+                    break;
                 }
+                c.scopes.push(p);
+                at = p;
             }
         }
-        if !e.kernel {
-            return;
-        }
         if e.hlo_module != StrId::EMPTY {
-            let ev = DerivedEvent {
-                name: e.hlo_module,
-                ..base
-            };
-            if self
+            let name = *c
                 .modules
-                .expand_or_add(0, e.hlo_module, ev, StrId::EMPTY, false)
-            {
-                for l in [&mut self.ops, &mut self.scope, &mut self.fw] {
-                    l.reset_from(0);
-                }
+                .entry((e.hlo_module, e.program_id))
+                .or_insert_with(|| {
+                    let m = strings.text(e.hlo_module);
+                    if e.program_id == NO_VALUE {
+                        strings.intern(&m)
+                    } else {
+                        strings.intern(&format!("{m}({})", e.program_id))
+                    }
+                });
+            let root = c.scopes.last().copied().unwrap_or(NO_VALUE);
+            let ev = DerivedEvent { name, ..base };
+            if self.modules.expand_or_add(0, name, ev, root, NO_VALUE) {
+                self.reset_after_module();
             }
         }
         if e.hlo_op != StrId::EMPTY {
-            let parts = self.op_levels.entry(e.hlo_op).or_insert_with(|| {
-                let full = strings.text(e.hlo_op);
-                full.split("::")
-                    .filter(|p| !p.is_empty())
-                    .map(|p| strings.intern(p))
-                    .collect()
-            });
-            self.levels.clear();
-            self.levels.extend(
-                parts
+            let (levels, last) = c
+                .ops
+                .entry((e.hlo_op, e.hlo_module, e.program_id))
+                .or_insert_with(|| {
+                    let full = strings.text(e.hlo_op);
+                    let prefix = if e.program_id == NO_VALUE {
+                        strings.text(e.hlo_module)
+                    } else {
+                        e.program_id.to_string()
+                    };
+                    let parts: Vec<&str> = full.split("::").collect();
+                    let levels = parts
+                        .iter()
+                        .map(|p| (strings.intern(&format!("{prefix}/{p}")), strings.intern(p)))
+                        .collect();
+                    (levels, parts.last().copied().unwrap_or("").to_string())
+                });
+            c.levels.clear();
+            c.levels.extend(
+                levels
                     .iter()
-                    .map(|&id| (id, DerivedEvent { name: id, ..base })),
+                    .map(|&(k, d)| (k, DerivedEvent { name: d, ..base })),
             );
-            self.ops
-                .expand_or_add_levels(&self.levels, StrId::EMPTY, true);
-        }
-        if e.tf_op != StrId::EMPTY {
-            let (scopes, ty) = self.tf_ops.entry(e.tf_op).or_insert_with(|| {
-                let full = strings.text(e.tf_op);
-                let (name, ty) = parse_tf_op(&full);
-                let mut parts: Vec<StrId> = name
-                    .split('/')
-                    .filter(|p| !p.is_empty())
-                    .map(|p| strings.intern(p))
-                    .collect();
-                parts.pop();
-                (parts, strings.intern(ty))
+            // Scope ids go with the levels only when there is one per level (root first).
+            let scopes: Vec<i64> = if c.scopes.len() == c.levels.len() {
+                c.scopes.iter().rev().copied().collect()
+            } else {
+                Vec::new()
+            };
+            self.ops.expand_or_add_levels(&c.levels, &scopes);
+            let instr = strings.intern(last);
+            let (tf, src) = *c.symbols.entry((e.program_id, instr)).or_insert_with(|| {
+                let pid = (e.program_id != NO_VALUE).then_some(e.program_id as u64);
+                match ctx.symbols.get(pid, last) {
+                    Some(s) => (strings.intern(&s.tf_op), strings.intern(&s.source)),
+                    None => (StrId::EMPTY, StrId::EMPTY),
+                }
             });
-            let ty = *ty;
-            self.levels.clear();
-            self.levels.extend(
+            if tf != StrId::EMPTY {
+                self.tf_op(tf, base, c, strings);
+            }
+            if src != StrId::EMPTY {
+                let ev = DerivedEvent { name: src, ..base };
+                self.source.expand_or_add(0, src, ev, NO_VALUE, NO_VALUE);
+            }
+        } else if e.tf_op != StrId::EMPTY {
+            self.tf_op(e.tf_op, base, c, strings);
+        }
+        if e.kernel && e.graph_id != 0 {
+            let name = *c
+                .graphs
+                .entry(e.graph_id)
+                .or_insert_with(|| strings.intern(&format!("Command Buffer {}", e.graph_id)));
+            let ev = DerivedEvent { name, ..base };
+            let root = c.scopes.last().copied().unwrap_or(e.scope);
+            self.cmd.expand_or_add(0, name, ev, root, e.corr);
+        }
+    }
+
+    /// `ProcessTfOpEvent`: name scopes (TensorFlow and JAX ops), then the op, shown by its type.
+    fn tf_op(
+        &mut self,
+        full: StrId,
+        base: DerivedEvent,
+        c: &mut Caches,
+        strings: &mut impl NameTable,
+    ) {
+        let (scopes, display) = c.tf_ops.entry(full).or_insert_with(|| {
+            let text = strings.text(full);
+            let op = tf_op::parse(&text);
+            let scopes = op.scopes().map(|p| strings.intern(p)).collect();
+            let name = op.event_name();
+            // An empty type (`:` of an instruction without metadata) shows the full name.
+            let display = if name.is_empty() {
+                full
+            } else {
+                strings.intern(&name)
+            };
+            (scopes, display)
+        });
+        let display = *display;
+        if !scopes.is_empty() {
+            c.levels.clear();
+            c.levels.extend(
                 scopes
                     .iter()
                     .map(|&id| (id, DerivedEvent { name: id, ..base })),
             );
-            if self.scope.expand_or_add_levels(&self.levels, e.name, true) {
+            if self.scope.expand_or_add_levels(&c.levels, &[]) {
                 self.fw.reset_from(0);
             }
-            let ev = DerivedEvent {
-                name: ty,
-                long_name: if ty == e.tf_op { StrId::EMPTY } else { e.tf_op },
-                ..base
-            };
-            self.fw.expand_or_add(0, e.tf_op, ev, e.name, true);
         }
-        if e.source != StrId::EMPTY {
-            let ev = DerivedEvent {
-                name: e.source,
-                ..base
-            };
-            self.source
-                .expand_or_add(0, e.source, ev, StrId::EMPTY, false);
-        }
+        let ev = DerivedEvent {
+            name: display,
+            long_name: if display == full { StrId::EMPTY } else { full },
+            ..base
+        };
+        self.fw.expand_or_add(0, full, ev, NO_VALUE, NO_VALUE);
     }
 
     fn finish(self) -> Vec<DerivedLine> {
         [
-            self.steps,
             self.modules,
             self.ops,
             self.scope,
             self.fw,
             self.source,
+            self.cmd,
         ]
         .into_iter()
         .map(LineBuilder::finish)
@@ -230,164 +349,181 @@ mod tests {
     use super::*;
     use crate::model::Interner;
 
-    fn ev(s: &mut Interner, start: Ps, dur: Ps, name: &str, group: Option<i64>) -> DevEvent {
+    fn kernel(s: &mut Interner, start: Ps, name: &str) -> DevEvent {
         DevEvent {
             start,
-            dur,
+            dur: 1000,
             name: s.intern(name),
-            group_id: group.unwrap_or(0),
-            grouped: group.is_some(),
             kernel: true,
             ..DevEvent::default()
         }
     }
 
-    fn names(s: &Interner, l: &DerivedLine) -> Vec<(String, Ps, Ps)> {
-        l.events
-            .iter()
-            .map(|e| (s.get(e.name).to_string(), e.start, e.dur))
+    type Events = Vec<(String, Ps, Ps)>;
+
+    fn lines(s: &Interner, out: &[DerivedLine]) -> Vec<(String, Events)> {
+        out.iter()
+            .map(|l| {
+                let name = match l.from {
+                    Some(id) => format!("{} - from #{id}", l.kind.name()),
+                    None => l.kind.name().to_string(),
+                };
+                let evs = l
+                    .events
+                    .iter()
+                    .map(|e| (s.get(e.name).to_string(), e.start, e.dur))
+                    .collect();
+                (name, evs)
+            })
             .collect()
     }
 
+    /// Two launches of one command buffer (one group each), then an ungrouped module run:
+    /// module runs split by scope range id, the command buffer line by launch, the ungrouped
+    /// run joins the last step.
     #[test]
-    fn merges_consecutive_ops_and_splits_levels() {
+    fn command_buffer_runs_split_by_launch_and_scope() {
         let mut s = Interner::new();
-        let (m, a, b) = (
+        let (m, op, other) = (
+            s.intern("jit_step"),
+            s.intern("command_buffer_1"),
             s.intern("jit_f"),
-            s.intern("fusion::inner"),
-            s.intern("dot"),
         );
-        let mut evs = vec![
-            DevEvent {
-                hlo_module: m,
-                hlo_op: a,
-                ..ev(&mut s, 0, 10, "k1", Some(1))
-            },
-            DevEvent {
-                hlo_module: m,
-                hlo_op: a,
-                ..ev(&mut s, 20, 10, "k2", Some(1))
-            },
-            DevEvent {
-                hlo_module: m,
-                hlo_op: b,
-                ..ev(&mut s, 40, 5, "k3", Some(1))
-            },
-            DevEvent {
-                hlo_module: m,
-                hlo_op: b,
-                ..ev(&mut s, 50, 5, "k3", Some(2))
-            },
-            // not a kernel: only the step line sees it
-            DevEvent {
-                hlo_module: m,
-                hlo_op: b,
-                kernel: false,
-                ..ev(&mut s, 60, 5, "memcpy", Some(2))
-            },
-        ];
-        let lines = derive_device_lines(&mut evs, &mut s);
-        let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
+        let f_op = s.intern("fusion.1");
+        let run = |s: &mut Interner, t0: Ps, corr: i64, scope: i64, g: i64| -> Vec<DevEvent> {
+            ["k1", "k2"]
+                .iter()
+                .enumerate()
+                .map(|(i, k)| DevEvent {
+                    hlo_module: m,
+                    hlo_op: op,
+                    program_id: 7,
+                    corr,
+                    scope,
+                    graph_id: 5,
+                    group_id: g,
+                    grouped: true,
+                    ..kernel(s, t0 + 2000 * i as Ps, k)
+                })
+                .collect()
+        };
+        let mut evs = run(&mut s, 0, 1, 100, 0);
+        evs.extend(run(&mut s, 10_000, 2, 200, 1));
+        evs.push(DevEvent {
+            hlo_module: other,
+            hlo_op: f_op,
+            program_id: 9,
+            ..kernel(&mut s, 20_000, "k3")
+        });
+        let mut runs = vec![evs];
+        let streams = [Stream {
+            id: 14,
+            compute: true,
+        }];
+        let out = derive_plane(&mut runs, &streams, DeriveCtx::default(), &mut s);
+        let got = lines(&s, &out);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
-            names(&s, get(DerivedKind::Steps)),
-            vec![("1".into(), 0, 45), ("2".into(), 50, 15)]
-        );
-        // new step breaks the module merge
-        assert_eq!(
-            names(&s, get(DerivedKind::XlaModules)),
-            vec![("jit_f".into(), 0, 45), ("jit_f".into(), 50, 5)]
-        );
-        assert_eq!(
-            names(&s, get(DerivedKind::XlaOps)),
+            names,
             vec![
-                ("fusion".into(), 0, 30),
-                ("inner".into(), 0, 30),
-                ("dot".into(), 40, 5),
-                ("dot".into(), 50, 5)
+                "Steps",
+                "XLA Modules - from #14",
+                "XLA Ops - from #14",
+                "Command Buffers - from #14"
             ]
         );
-        assert!(lines.iter().all(|l| l.kind != DerivedKind::FrameworkOps));
+        assert_eq!(
+            got[0].1,
+            vec![("0".into(), 0, 3000), ("1".into(), 10_000, 11_000)]
+        );
+        assert_eq!(
+            got[1].1,
+            vec![
+                ("jit_step(7)".into(), 0, 3000),
+                ("jit_step(7)".into(), 10_000, 3000),
+                ("jit_f(9)".into(), 20_000, 1000)
+            ]
+        );
+        assert_eq!(
+            got[3].1,
+            vec![
+                ("Command Buffer 5".into(), 0, 3000),
+                ("Command Buffer 5".into(), 10_000, 3000)
+            ]
+        );
     }
 
+    /// Framework ops from the HLO module (not the kernel's `tf_op`), name scopes for JAX ops,
+    /// `:` for an instruction without metadata; nested XLA op levels of equal span shortened by
+    /// 1 ns per level when closed.
     #[test]
-    fn framework_ops_split_on_repeated_kernel() {
+    fn framework_ops_from_hlo_symbols_and_level_shrink() {
         let mut s = Interner::new();
-        let op = s.intern("model/dense/MatMul:MatMul");
-        let mut evs = vec![
-            DevEvent {
-                tf_op: op,
-                ..ev(&mut s, 0, 10, "gemm", None)
-            },
-            DevEvent {
-                tf_op: op,
-                ..ev(&mut s, 10, 10, "bias", None)
-            },
-            DevEvent {
-                tf_op: op,
-                ..ev(&mut s, 20, 10, "gemm", None)
-            },
-        ];
-        let lines = derive_device_lines(&mut evs, &mut s);
-        let get = |k| lines.iter().find(|l| l.kind == k).unwrap();
-        assert_eq!(
-            names(&s, get(DerivedKind::FrameworkOps)),
-            vec![("MatMul".into(), 0, 20), ("MatMul".into(), 20, 10)]
+        let mut symbols = HloSymbols::default();
+        assert!(symbols.add(
+            3,
+            &super::super::hlo_symbols::tests::hlo_proto(&[
+                ("custom-call.1", "jit(f)/dot_general", "", "", 0),
+                ("softmax.2", "", "", "", 0),
+            ])
+        ));
+        let (m, cc, sm, nested) = (
+            s.intern("jit_f"),
+            s.intern("custom-call.1"),
+            s.intern("softmax.2"),
+            s.intern("outer::inner"),
         );
-        assert_eq!(get(DerivedKind::FrameworkOps).events[0].long_name, op);
+        let xla = s.intern("XlaModule:");
+        let ev = |s: &mut Interner, t: Ps, op: StrId| DevEvent {
+            hlo_module: m,
+            hlo_op: op,
+            tf_op: xla,
+            program_id: 3,
+            dur: 5000,
+            ..kernel(s, t, "k")
+        };
+        let mut runs = vec![vec![
+            ev(&mut s, 0, cc),
+            ev(&mut s, 10_000, sm),
+            ev(&mut s, 20_000, nested),
+            ev(&mut s, 30_000, cc),
+        ]];
+        let ctx = DeriveCtx {
+            symbols: &symbols,
+            ..DeriveCtx::default()
+        };
+        let out = derive_plane(
+            &mut runs,
+            &[Stream {
+                id: 1,
+                compute: false,
+            }],
+            ctx,
+            &mut s,
+        );
+        let got = lines(&s, &out);
+        let line = |n: &str| got.iter().find(|(x, _)| x == n).unwrap().1.clone();
         assert_eq!(
-            names(&s, get(DerivedKind::NameScope)),
+            line("Framework Ops - from #1"),
             vec![
-                ("model".into(), 0, 20),
-                ("dense".into(), 0, 20),
-                ("model".into(), 20, 10),
-                ("dense".into(), 20, 10)
+                ("dot_general".into(), 0, 5000),
+                (":".into(), 10_000, 5000),
+                ("dot_general".into(), 30_000, 5000)
             ]
         );
-        assert_eq!(parse_tf_op("a/b/c"), ("a/b/c", "c"));
-        assert_eq!(parse_tf_op("a/b:Conv[x]"), ("a/b", "Conv"));
-    }
-}
-
-#[cfg(test)]
-mod merge_props {
-    use super::*;
-    use crate::model::Interner;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Deriving from per-line runs (linear merge for few lines, heap for many) equals
-        /// deriving from the concatenation in line order.
-        #[test]
-        fn runs_equal_concatenation(
-            evs in prop::collection::vec((0i64..40, 0i64..15, 0u16..12, 0u8..4, 0i64..3, any::<bool>()), 0..120),
-        ) {
-            let mut s = Interner::new();
-            let ops = [s.intern("a::b"), s.intern("a::c"), s.intern("d"), StrId::EMPTY];
-            let module = s.intern("jit_m");
-            let mut runs: Vec<Vec<DevEvent>> = vec![Vec::new(); 12];
-            for &(start, dur, line, op, group, kernel) in &evs {
-                runs[usize::from(line)].push(DevEvent {
-                    start,
-                    dur,
-                    name: ops[usize::from(op) % 3],
-                    group_id: group,
-                    grouped: group > 0,
-                    hlo_op: ops[usize::from(op)],
-                    hlo_module: module,
-                    kernel,
-                    line,
-                    ..DevEvent::default()
-                });
-            }
-            let mut all: Vec<DevEvent> = runs.concat();
-            let want = derive_device_lines(&mut all, &mut s);
-            let mut few: Vec<Vec<DevEvent>> = runs.iter().take(5).cloned().collect();
-            let mut few_all: Vec<DevEvent> = few.concat();
-            prop_assert_eq!(
-                derive_device_runs(&mut few, &mut s),
-                derive_device_lines(&mut few_all, &mut s)
-            );
-            prop_assert_eq!(derive_device_runs(&mut runs, &mut s), want);
-        }
+        assert_eq!(
+            line("Framework Name Scope - from #1"),
+            // `:` has no scope: the open `jit(f)` event stays open and extends (GPU plane).
+            vec![("jit(f)".into(), 0, 35_000)]
+        );
+        // `outer` and `inner` have the same span: closing them cuts `inner` by 1 ns.
+        assert_eq!(
+            line("XLA Ops - from #1")[2..4],
+            [
+                ("outer".into(), 20_000, 5000),
+                ("inner".into(), 20_000, 4000)
+            ]
+        );
+        assert!(out.iter().all(|l| l.kind != DerivedKind::Steps));
     }
 }

@@ -24,11 +24,13 @@ pub const DERIVED_NAMES: &[&str] = &[
     "Launch Stats",
     "Source code",
     "Host Offload Ops",
+    "Command Buffers",
 ];
 
 /// True for a line that upstream derived (by id range or name).
 pub fn is_derived_line(id: i64, name: &str) -> bool {
-    (DERIVED_MIN..DERIVED_MIN + DERIVED_SPAN).contains(&id) || DERIVED_NAMES.contains(&name)
+    let base = name.split_once(" - from #").map_or(name, |(k, _)| k);
+    (DERIVED_MIN..DERIVED_MIN + DERIVED_SPAN).contains(&id) || DERIVED_NAMES.contains(&base)
 }
 
 /// Where derivation interns the names it builds (the capture's interner, or a handle shared by
@@ -50,7 +52,7 @@ impl NameTable for Interner {
 }
 
 /// One device event as the derivation needs it (effective stats: event first, then metadata).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DevEvent {
     /// Start, ps.
     pub start: Ps,
@@ -72,8 +74,44 @@ pub struct DevEvent {
     pub source: StrId,
     /// Has `kernel_details` (a kernel, not a memcpy/memset).
     pub kernel: bool,
+    /// Has `cuda_graph_exec_id` (a whole CUDA graph execution: treated as a kernel).
+    pub graph_exec: bool,
     /// Index of the line it was read from (orders equal-time events of different lines).
     pub line: u16,
+    /// `correlation_id`, [`NO_VALUE`] if absent (links it to its host launch).
+    pub corr: i64,
+    /// `scope_range_id`, [`NO_VALUE`] if absent (one per module execution).
+    pub scope: i64,
+    /// `program_id`, [`NO_VALUE`] if absent.
+    pub program_id: i64,
+    /// `cuda_graph_id` of a kernel run as a node of a CUDA graph (command buffer), 0 if none.
+    pub graph_id: u64,
+}
+
+/// An absent integer stat in a [`DevEvent`].
+pub const NO_VALUE: i64 = i64::MIN;
+
+impl Default for DevEvent {
+    fn default() -> Self {
+        DevEvent {
+            start: 0,
+            dur: 0,
+            name: StrId::EMPTY,
+            group_id: 0,
+            grouped: false,
+            hlo_op: StrId::EMPTY,
+            hlo_module: StrId::EMPTY,
+            tf_op: StrId::EMPTY,
+            source: StrId::EMPTY,
+            kernel: false,
+            graph_exec: false,
+            line: 0,
+            corr: NO_VALUE,
+            scope: NO_VALUE,
+            program_id: NO_VALUE,
+            graph_id: 0,
+        }
+    }
 }
 
 impl DevEvent {
@@ -101,6 +139,8 @@ pub enum DerivedKind {
     XlaOps,
     /// `Source code` (+7).
     Source,
+    /// `Command Buffers`: one event per execution of a CUDA graph (XProf 2.24).
+    CommandBuffers,
 }
 
 impl DerivedKind {
@@ -115,6 +155,7 @@ impl DerivedKind {
                 DerivedKind::XlaModules => 4,
                 DerivedKind::XlaOps => 5,
                 DerivedKind::Source => 7,
+                DerivedKind::CommandBuffers => 8,
             }
     }
 
@@ -128,6 +169,7 @@ impl DerivedKind {
             DerivedKind::XlaModules => "XLA Modules",
             DerivedKind::XlaOps => "XLA Ops",
             DerivedKind::Source => "Source code",
+            DerivedKind::CommandBuffers => "Command Buffers",
         }
     }
 
@@ -141,6 +183,7 @@ impl DerivedKind {
             DerivedKind::NameScope => 4,
             DerivedKind::FrameworkOps => 5,
             DerivedKind::Source => 6,
+            DerivedKind::CommandBuffers => 7,
         }
     }
 }
@@ -180,122 +223,157 @@ pub type LaunchValues = (u64, f64, f64);
 pub struct DerivedLine {
     /// Which line.
     pub kind: DerivedKind,
+    /// The stream line it was derived from (XLine id; XProf names the line
+    /// `<kind> - from #<id>`), `None` for plane-wide lines (Steps, Launch Stats).
+    pub from: Option<i64>,
     /// Its events.
     pub events: Vec<DerivedEvent>,
     /// For `Launch Stats` lines, the values of each event (parallel to `events`); else empty.
     pub launch: Vec<LaunchValues>,
 }
 
-#[derive(Clone, Debug)]
+/// The open event of one level: what a following event must match to extend it.
+#[derive(Clone, Copy, Debug)]
 struct Last {
     idx: usize,
     key: StrId,
-    group: Option<i64>,
-    low: Vec<StrId>,
+    group: i64,
+    scope: i64,
+    corr: i64,
 }
 
-/// Builds one derived line with per-level merging (`ExpandOrAddLevelEvent`).
+/// Builds one derived line like XProf's `DerivedXLineBuilder` on a GPU plane: an event extends
+/// the open event of its level when both have the same key and group, their scope range ids
+/// agree (or either has none) and, for command buffers, the same correlation id; otherwise it
+/// starts a new event, closing that level and the deeper ones. Closing levels whose events
+/// have equal spans shortens the deeper ones by 1 ns per level
+/// (`AdjustDurationForTraceViewer`).
 pub(super) struct LineBuilder {
     kind: DerivedKind,
+    from: Option<i64>,
     events: Vec<DerivedEvent>,
     last: Vec<Option<Last>>,
 }
 
 impl LineBuilder {
-    pub(super) fn new(kind: DerivedKind) -> Self {
+    pub(super) fn new(kind: DerivedKind, from: Option<i64>) -> Self {
         LineBuilder {
             kind,
+            from,
             events: Vec::new(),
             last: Vec::new(),
         }
     }
 
+    /// Closes the open events of `level` and deeper (`ResetLastEvents`; the caller resets
+    /// dependent lines when `level` is 0).
     pub(super) fn reset_from(&mut self, level: usize) {
+        self.adjust(level);
         for l in self.last.iter_mut().skip(level) {
             *l = None;
         }
     }
 
-    /// Merges `ev` into the previous event of `level` when it has the same key and group and
-    /// `low` is not yet recorded there; else starts a new event. Returns true when a new event
-    /// was added at level 0 (the caller then resets dependent lines).
+    /// `AdjustDurationForTraceViewer`: in the stack of open events from `level` down, each event
+    /// whose span equals the one above it is cut short by one more ns (at most the top's
+    /// duration in ns − 1).
+    fn adjust(&mut self, level: usize) {
+        if !matches!(self.last.get(level), Some(Some(_))) {
+            return;
+        }
+        let mut max = level;
+        while max < self.last.len() && self.last[max].is_some() {
+            max += 1;
+        }
+        max -= 1;
+        if max <= level {
+            return;
+        }
+        let Some(top) = self.last[max] else { return };
+        let max_shrink = self.events[top.idx].dur / 1000 - 1;
+        let mut shrink = 0i64;
+        let mut prev: Option<(Ps, Ps)> = None;
+        for i in level..=max {
+            let Some(l) = self.last[i] else { break };
+            let e = &mut self.events[l.idx];
+            let span = (e.start, e.dur);
+            if shrink < max_shrink && prev == Some(span) {
+                shrink += 1;
+            }
+            prev = Some(span);
+            if shrink > 0 {
+                e.dur = span.1 - 1000 * shrink;
+            }
+        }
+    }
+
+    /// Extends the open event of `level` with `ev` or starts a new one (see the type).
+    /// `scope` and `corr` are [`NO_VALUE`] when absent. Returns true when a new event was
+    /// started at level 0 (the caller then resets the dependent lines).
     pub(super) fn expand_or_add(
         &mut self,
         level: usize,
         key: StrId,
         ev: DerivedEvent,
-        low: StrId,
-        use_group: bool,
+        scope: i64,
+        corr: i64,
     ) -> bool {
         if self.last.len() <= level {
             self.last.resize(level + 1, None);
         }
-        let group = if use_group { ev.group() } else { None };
-        if let Some(last) = &mut self.last[level]
+        if let Some(last) = self.last[level]
             && last.key == key
-            && last.group == group
-            && (low == StrId::EMPTY || !last.low.contains(&low))
+            && last.group == ev.group_id
+            && (scope == NO_VALUE || last.scope == NO_VALUE || last.scope == scope)
+            && last.corr == corr
         {
             let e = &mut self.events[last.idx];
             let end = (ev.start + ev.dur).max(e.start + e.dur);
             e.dur = end - e.start;
-            if low != StrId::EMPTY {
-                last.low.push(low);
-            }
             return false;
         }
         self.reset_from(level);
-        let mut lows = Vec::new();
-        if low != StrId::EMPTY {
-            lows.push(low);
-        }
         self.last[level] = Some(Last {
             idx: self.events.len(),
             key,
-            group,
-            low: lows,
+            group: ev.group_id,
+            scope,
+            corr,
         });
         self.events.push(ev);
         level == 0
     }
 
-    /// The multi-level form: each level in turn, then levels deeper than `n` are reset.
-    /// Returns true when level 0 started a new event.
+    /// The multi-level form (`ExpandOrAddEvents`): each level in turn with its scope range id
+    /// (when `scopes` has one per level), then levels deeper than `levels` are closed. Returns
+    /// true when level 0 started a new event.
     pub(super) fn expand_or_add_levels(
         &mut self,
         levels: &[(StrId, DerivedEvent)],
-        low: StrId,
-        use_group: bool,
+        scopes: &[i64],
     ) -> bool {
+        if levels.is_empty() {
+            return false;
+        }
         let mut new0 = false;
         for (i, &(key, ev)) in levels.iter().enumerate() {
-            new0 |= self.expand_or_add(i, key, ev, low, use_group);
+            let scope = scopes.get(i).copied().unwrap_or(NO_VALUE);
+            new0 |= self.expand_or_add(i, key, ev, scope, NO_VALUE);
         }
         self.reset_from(levels.len());
         new0
     }
 
-    /// The line, events sorted by (start asc, duration desc): events of overlapping streams
-    /// start new events out of order.
+    /// The line, events sorted by (start asc, duration desc).
     pub(super) fn finish(mut self) -> DerivedLine {
         self.events
             .sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
         DerivedLine {
             kind: self.kind,
+            from: self.from,
             events: self.events,
             launch: Vec::new(),
         }
-    }
-}
-
-/// Splits a framework op `name:type` (or a JAX path without a type) into (name, type).
-pub fn parse_tf_op(full: &str) -> (&str, &str) {
-    match full.split_once(':') {
-        Some((name, ty)) => {
-            let ty = ty.split('[').next().unwrap_or(ty);
-            (name, ty)
-        }
-        None => (full, full.rsplit('/').next().unwrap_or(full)),
     }
 }
 
@@ -306,7 +384,7 @@ mod tests {
     #[test]
     fn dev_event_stays_compact() {
         // one record per GPU event of a plane is alive during derivation
-        assert!(std::mem::size_of::<DevEvent>() <= 48);
+        assert!(std::mem::size_of::<DevEvent>() <= 88);
         assert_eq!(std::mem::size_of::<DerivedEvent>(), 32);
     }
 }

@@ -76,6 +76,7 @@ pub fn derive_launch_stats(
                 dev,
                 DerivedLine {
                     kind: DerivedKind::LaunchStats,
+                    from: None,
                     events: vec![ev],
                     launch: vec![vals],
                 },

@@ -7,6 +7,8 @@
 pub mod dedup;
 pub mod derive_device;
 pub mod derived;
+pub mod group;
+pub mod hlo_symbols;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
 pub mod generated;
@@ -17,6 +19,7 @@ mod plane_derived;
 pub mod scan;
 pub mod stats;
 pub mod tables;
+pub mod tf_op;
 mod walk;
 pub mod wire;
 

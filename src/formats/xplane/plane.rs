@@ -10,13 +10,15 @@
 //! Results are merged in file order, so the capture does not depend on the thread count. The
 //! derived lines become tracks in `plane_derived.rs`; the id tables are in `tables.rs`.
 
-use super::derive_device::derive_device_runs;
-use super::derived::{self, DerivedLine, DevEvent};
+use super::derive_device::{DeriveCtx, Stream, derive_plane};
+use super::derived::{self, DerivedLine, DevEvent, NameTable};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
+use super::group::{self, CU, HostNodes, LAUNCH_PLANE, NONE};
+use super::hlo_symbols::HloSymbols;
 use super::launch_stats::Launch;
 use super::scan::{PlaneScan, SpaceScan};
 use super::stats::{self, IdTable, Role, StatTable};
-use super::tables::{EvMeta, PlanePrep, PlaneTables, plane_hidden, plane_kind};
+use super::tables::{EvMeta, PlanePrep, PlaneTables, SCOPE_TREE_PLANE, plane_hidden, plane_kind};
 use super::walk::{Cats, EXTRA, SharedNames, UnitOut, Walk};
 use super::wire::{LEN, Reader, WireError};
 use crate::formats::progress::Progress;
@@ -44,6 +46,10 @@ pub struct Decoder<'p> {
     pub(super) cat_flow: StrId,
     pub(super) k_long_name: StrId,
     pub(super) threads: usize,
+    /// HLO modules of `/host:metadata` (symbols of XLA ops).
+    pub(super) symbols: HloSymbols,
+    /// Scope range id → parent (`/host:__ScopeRangeCallStack__`).
+    pub(super) scope_tree: FxHashMap<i64, i64>,
 }
 
 fn perr(r: &Reader<'_>, what: &str, e: prost::DecodeError) -> Box<WireError> {
@@ -83,6 +89,8 @@ impl<'p> Decoder<'p> {
             cat_flow,
             k_long_name,
             threads: crate::threads::from_env("TRACETUI_XPLANE_THREADS"),
+            symbols: HloSymbols::default(),
+            scope_tree: FxHashMap::default(),
         }
     }
 
@@ -181,9 +189,15 @@ impl<'p> Decoder<'p> {
         }
         let table = self.stat_table(p)?;
 
-        // Plane stats → capture metadata.
+        // Plane stats → capture metadata (the scope range tree → its own map).
         for &sr in &p.stats {
             let st = XStat::decode(sr.data()).map_err(|x| perr(&sr, "XStat", x))?;
+            if name == SCOPE_TREE_PLANE {
+                if let Some(parent) = stats::raw_of(&st).as_int() {
+                    self.scope_tree.insert(st.metadata_id, parent);
+                }
+                continue;
+            }
             let (sname, _) = table.get(st.metadata_id);
             let v = stats::resolve(stats::raw_of(&st), &table, &mut self.b.strings);
             let key = if hidden {
@@ -224,10 +238,17 @@ impl<'p> Decoder<'p> {
                 ..EvMeta::default()
             };
             let mut program_id = None;
+            let mut hlo_proto: Option<&[u8]> = None;
             let mut entries = Vec::new();
             for st in &m.stats {
                 let (sname, role) = table.get(st.metadata_id);
                 let raw = stats::raw_of(st);
+                if is_metadata_plane
+                    && let stats::RawValue::Bytes(b) = raw
+                    && self.b.strings.get(sname) == "Hlo Proto"
+                {
+                    hlo_proto = Some(b);
+                }
                 let v = stats::resolve(raw, &table, &mut self.b.strings);
                 let s = stats::as_str_id(v).unwrap_or(StrId::EMPTY);
                 match role {
@@ -252,6 +273,11 @@ impl<'p> Decoder<'p> {
                     self.b.args.push(k, v);
                 }
                 em.args = self.b.args.finish();
+            }
+            em.program_id = program_id;
+            if let Some(b) = hlo_proto {
+                // XProf keys a module by its program_id stat, else the metadata id.
+                self.symbols.add(program_id.unwrap_or(key) as u64, b);
             }
             if is_metadata_plane && full != StrId::EMPTY {
                 let pid = program_id.unwrap_or(key);
@@ -296,6 +322,7 @@ impl<'p> Decoder<'p> {
             kind,
             proc_,
             collect_dev: kind == ProcessKind::Gpu && !has_derived,
+            launch_plane: name == "/host:CPU",
             tracks,
         };
         Ok((
@@ -328,11 +355,6 @@ impl<'p> Decoder<'p> {
             .iter()
             .map(|&(p, l)| usize::try_from(space.planes[p].lines[l].events).unwrap_or(usize::MAX))
             .collect();
-        let mut plane_left: Vec<AtomicUsize> =
-            (0..preps.len()).map(|_| AtomicUsize::new(0)).collect();
-        for &(p, _) in &units {
-            *plane_left[p].get_mut() += 1;
-        }
         let cats = {
             let mut c = |s: &str| {
                 let id = self.b.intern(s);
@@ -350,8 +372,6 @@ impl<'p> Decoder<'p> {
         let extra = Mutex::new(Interner::new());
         // Per GPU plane: each line's derivation records (merged by time when derived).
         let dev: Vec<Mutex<Vec<Vec<DevEvent>>>> =
-            preps.iter().map(|_| Mutex::new(Vec::new())).collect();
-        let derived: Vec<Mutex<Vec<DerivedLine>>> =
             preps.iter().map(|_| Mutex::new(Vec::new())).collect();
         let walk = Walk {
             preps,
@@ -419,16 +439,6 @@ impl<'p> Decoder<'p> {
                         .unwrap_or_else(|e| e.into_inner())
                         .push(local);
                 }
-                if plane_left[pi].fetch_sub(1, Ordering::AcqRel) == 1 && prep.collect_dev {
-                    // Last line of a GPU plane: derive its timelines now, on this thread.
-                    let mut runs =
-                        std::mem::take(&mut *dev[pi].lock().unwrap_or_else(|e| e.into_inner()));
-                    if !runs.is_empty() {
-                        let lines = derive_device_runs(&mut runs, &mut names);
-                        drop(runs);
-                        *derived[pi].lock().unwrap_or_else(|e| e.into_inner()) = lines;
-                    }
-                }
             }
         };
         let threads = self.threads.min(units.len()).max(1);
@@ -449,16 +459,101 @@ impl<'p> Decoder<'p> {
                 (run.finish(), out)
             })
             .collect();
-        self.b.strings = global;
         // The first real error in file order; a cancellation only when there is none.
         if let Some(e) = outs
             .iter()
             .filter_map(|(_, o)| o.err.as_ref())
             .min_by_key(|e| e.cancelled)
         {
+            self.b.strings = global;
             return Err(e.clone());
         }
-        let (filled, outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
+        let (filled, mut outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
+        // Step grouping over the host events (file order), then each GPU plane's lines.
+        let mut host = HostNodes::default();
+        for o in &mut outs {
+            host.append(&mut o.host);
+        }
+        let (derived, groups) = {
+            let names = SharedNames {
+                global: &global,
+                extra: &extra,
+            };
+            let groups = group::group(&host, &|id| names.text(id));
+            let planes: Vec<(usize, Vec<Vec<DevEvent>>)> = dev
+                .into_iter()
+                .enumerate()
+                .map(|(pi, d)| (pi, d.into_inner().unwrap_or_else(|e| e.into_inner())))
+                .filter(|(_, d)| !d.is_empty())
+                .collect();
+            let mut group_names: FxHashMap<i64, StrId> = FxHashMap::default();
+            let mut n2 = SharedNames {
+                global: &global,
+                extra: &extra,
+            };
+            for (&g, name) in &groups.names {
+                group_names.insert(g, n2.intern(name));
+            }
+            for o in &outs {
+                for &(g, s) in &o.step_names {
+                    group_names.entry(g).or_insert(s);
+                }
+            }
+            let ctx = DeriveCtx {
+                symbols: &self.symbols,
+                scope_tree: &self.scope_tree,
+                group_names: &group_names,
+            };
+            let by_corr = &groups.by_corr;
+            let derive_one = |pi: usize, mut runs: Vec<Vec<DevEvent>>| -> Vec<DerivedLine> {
+                let mut names = SharedNames {
+                    global: &global,
+                    extra: &extra,
+                };
+                for e in runs.iter_mut().flatten() {
+                    if !e.grouped
+                        && e.corr != derived::NO_VALUE
+                        && let Some(&g) = by_corr.get(&e.corr)
+                    {
+                        e.group_id = g;
+                        e.grouped = true;
+                    }
+                }
+                runs.sort_by_key(|r| r.first().map(|e| e.line));
+                let streams: Vec<Stream> = space.planes[pi]
+                    .lines
+                    .iter()
+                    .map(|l| Stream {
+                        id: l.id,
+                        compute: String::from_utf8_lossy(l.title()).contains("Compute"),
+                    })
+                    .collect();
+                derive_plane(&mut runs, &streams, ctx, &mut names)
+            };
+            let mut derived: Vec<Vec<DerivedLine>> = vec![Vec::new(); preps.len()];
+            let threads = self.threads.min(planes.len()).max(1);
+            if threads <= 1 {
+                for (pi, runs) in planes {
+                    derived[pi] = derive_one(pi, runs);
+                }
+            } else {
+                let results: Vec<(usize, Vec<DerivedLine>)> = std::thread::scope(|sc| {
+                    let hs: Vec<_> = planes
+                        .into_iter()
+                        .map(|(pi, runs)| {
+                            let f = &derive_one;
+                            sc.spawn(move || (pi, f(pi, runs)))
+                        })
+                        .collect();
+                    hs.into_iter().filter_map(|h| h.join().ok()).collect()
+                });
+                for (pi, lines) in results {
+                    derived[pi] = lines;
+                }
+            }
+            (derived, groups)
+        };
+        self.b.strings = global;
         let starts = self.b.compact_slots(first, &counts, filled);
 
         // Strings first seen during the walk join the capture's table, in first-seen order.
@@ -483,7 +578,6 @@ impl<'p> Decoder<'p> {
                     .iter()
                     .map(|&(id, ph, st, i)| (id, ph, st, base + i)),
             );
-            self.launches.extend_from_slice(&o.launches);
             for (g, s) in o.step_names {
                 self.step_names.entry(g).or_insert(fix(s));
             }
@@ -496,6 +590,29 @@ impl<'p> Decoder<'p> {
             clamped += o.clamped;
             negative += o.negative;
             far += o.far;
+        }
+        // Group names (steps) and the launches of Launch Stats: only groups this grouping made
+        // (XProf looks a launch's group up in its group metadata; groups a file carries
+        // already have none).
+        for (g, name) in &groups.names {
+            let id = self.b.intern(name);
+            self.step_names.insert(*g, id);
+        }
+        for (i, n) in host.nodes.iter().enumerate() {
+            let g = groups.of_node[i];
+            if n.flags & LAUNCH_PLANE != 0
+                && n.flags & CU == 0
+                && n.corr != NONE
+                && n.device != i32::MIN
+                && groups.names.contains_key(&g)
+            {
+                self.launches.push(Launch {
+                    device: i64::from(n.device),
+                    group: g,
+                    start: n.start,
+                    dur: n.dur,
+                });
+            }
         }
         self.b.warn_n(
             "time_out_of_range",
@@ -519,8 +636,7 @@ impl<'p> Decoder<'p> {
         );
         Ok(derived
             .into_iter()
-            .map(|d| {
-                let mut lines = d.into_inner().unwrap_or_else(|e| e.into_inner());
+            .map(|mut lines| {
                 for l in &mut lines {
                     for e in &mut l.events {
                         e.name = fix(e.name);

@@ -63,17 +63,28 @@ impl Decoder<'_> {
     /// appended to the capture's afterwards (derived args never inherit, so only their
     /// handles move).
     pub(super) fn push_derived(&mut self, jobs: Vec<(u32, DerivedLine)>) {
+        // Plane-wide lines (Steps, Launch Stats) first, then each stream's lines in the order
+        // they were derived (compute streams first), named `<line> - from #<stream id>`.
         let tracks: Vec<u32> = jobs
             .iter()
-            .map(|(proc_, line)| {
+            .enumerate()
+            .map(|(j, (proc_, line))| {
                 let (proc_, kind) = (*proc_, line.kind);
-                let t = self
-                    .b
-                    .track(proc_, Key::Int(kind.line_id()), TrackKind::Derived);
-                let name = self.b.intern(kind.name());
+                let (key, name, sort) = match line.from {
+                    None => (
+                        Key::Int(kind.line_id()),
+                        self.b.intern(kind.name()),
+                        -2000 + kind.order(),
+                    ),
+                    Some(id) => {
+                        let name = self.b.intern(&format!("{} - from #{id}", kind.name()));
+                        (Key::Str(name), name, -1990 + j as i64)
+                    }
+                };
+                let t = self.b.track(proc_, key, TrackKind::Derived);
                 let tr = self.b.track_mut(t);
                 tr.name = name;
-                tr.sort_index = -2000 + kind.order();
+                tr.sort_index = sort;
                 t
             })
             .collect();

@@ -40,6 +40,30 @@ pub enum Role {
     DeviceId,
     /// `program_id`.
     ProgramId,
+    /// `_r`: a root event of step grouping (its level).
+    IsRoot,
+    /// `step_num` (group names).
+    StepNum,
+    /// `iter_num` (group names).
+    IterNum,
+    /// `graph_type` (group names).
+    GraphType,
+    /// `_pt`: producer context type.
+    ProducerType,
+    /// `_p`: producer context id.
+    ProducerId,
+    /// `_ct`: consumer context type.
+    ConsumerType,
+    /// `_c`: consumer context id.
+    ConsumerId,
+    /// `_a`: async event (not nested in grouping).
+    IsAsync,
+    /// `scope_range_id`: one per module execution (splits module runs).
+    ScopeRangeId,
+    /// `cuda_graph_id`: the CUDA graph (command buffer) a kernel ran in.
+    CudaGraphId,
+    /// `cuda_graph_exec_id`: a whole CUDA graph execution.
+    CudaGraphExecId,
 }
 
 fn role_of(name: &str) -> Role {
@@ -57,6 +81,18 @@ fn role_of(name: &str) -> Role {
         "source" | "source_info" => Role::Source,
         "device_id" => Role::DeviceId,
         "program_id" => Role::ProgramId,
+        "_r" => Role::IsRoot,
+        "step_num" => Role::StepNum,
+        "iter_num" => Role::IterNum,
+        "graph_type" => Role::GraphType,
+        "_pt" => Role::ProducerType,
+        "_p" => Role::ProducerId,
+        "_ct" => Role::ConsumerType,
+        "_c" => Role::ConsumerId,
+        "_a" => Role::IsAsync,
+        "scope_range_id" => Role::ScopeRangeId,
+        "cuda_graph_id" => Role::CudaGraphId,
+        "cuda_graph_exec_id" => Role::CudaGraphExecId,
         _ => Role::None,
     }
 }

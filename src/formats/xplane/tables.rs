@@ -22,8 +22,11 @@ pub fn plane_kind(name: &str) -> ProcessKind {
 
 /// Planes whose facts go to the capture metadata and which are not drawn.
 pub fn plane_hidden(name: &str) -> bool {
-    name == "/host:metadata" || name == "Task Environment"
+    name == "/host:metadata" || name == "Task Environment" || name == SCOPE_TREE_PLANE
 }
+
+/// The plane whose stats map each scope range id to its parent (`kScopeRangeIdTreePlaneName`).
+pub const SCOPE_TREE_PLANE: &str = "/host:__ScopeRangeCallStack__";
 
 /// Per event-metadata facts.
 #[derive(Clone, Copy, Debug, Default)]
@@ -38,6 +41,8 @@ pub struct EvMeta {
     pub(super) hlo_module: StrId,
     pub(super) tf_op: StrId,
     pub(super) source: StrId,
+    /// `program_id` metadata stat.
+    pub(super) program_id: Option<i64>,
     pub(super) kernel: bool,
     pub(super) memcpy: bool,
     pub(super) memset: bool,
@@ -61,6 +66,8 @@ pub(super) struct PlanePrep {
     pub(super) proc_: u32,
     /// Collect derivation records (a GPU plane without derived lines of its own).
     pub(super) collect_dev: bool,
+    /// The `/host:CPU` plane: its events with a correlation id are kernel launches.
+    pub(super) launch_plane: bool,
     /// Track of each line.
     pub(super) tracks: Vec<u32>,
 }

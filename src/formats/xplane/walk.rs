@@ -3,8 +3,8 @@
 //! merge). Only the stats the loader interprets are resolved; string values are interned so that
 //! lazy reads of the event find them.
 
-use super::derived::{DevEvent, NameTable};
-use super::launch_stats::Launch;
+use super::derived::{DevEvent, NO_VALUE, NameTable};
+use super::group::{ASYNC, CU, HostNode, HostNodes, HostRare, LAUNCH_PLANE, NONE};
 use super::scan::LineHead;
 use super::stats::{self, RawValue, Role, StatTable};
 use super::tables::{PlanePrep, PlaneTables};
@@ -60,7 +60,8 @@ impl NameTable for SharedNames<'_> {
 pub(super) struct UnitOut {
     /// (flow id, phase, start, index in the unit's run).
     pub(super) flows: Vec<(u64, u8, Ps, u32)>,
-    pub(super) launches: Vec<Launch>,
+    /// Host events step grouping needs (this line's, in time order).
+    pub(super) host: HostNodes,
     pub(super) step_names: Vec<(i64, StrId)>,
     pub(super) aggregated: Vec<(StrId, u64, Ps)>,
     pub(super) clamped: u64,
@@ -104,6 +105,7 @@ fn intern_compressed(raw: RawValue<'_>, names: &mut SharedNames<'_>) -> StrId {
 #[derive(Default)]
 struct EvStats {
     corr: u64,
+    has_corr: bool,
     flow: Option<u64>,
     group: Option<i64>,
     device: Option<i64>,
@@ -112,6 +114,13 @@ struct EvStats {
     dev: DevEvent,
     memcpy: bool,
     memset: bool,
+    /// Grouping stats (roots, step numbers, producer/consumer contexts).
+    rare: HostRare,
+    prod_type: Option<i64>,
+    prod_id: Option<i64>,
+    cons_type: Option<i64>,
+    cons_id: Option<i64>,
+    is_async: bool,
     /// Stats seen.
     count: u32,
 }
@@ -137,7 +146,11 @@ impl EvStats {
         }
         let s = str_of(raw, table, names);
         match role {
-            Role::Correlation => self.corr = raw.as_int().unwrap_or(0) as u64,
+            Role::Correlation => {
+                self.corr = raw.as_int().unwrap_or(0) as u64;
+                self.has_corr = raw.as_int().is_some();
+                self.dev.corr = raw.as_int().unwrap_or(NO_VALUE);
+            }
             Role::Flow => self.flow = raw.as_int().map(|x| x as u64),
             Role::GroupId => self.group = raw.as_int(),
             Role::DeviceId => self.device = raw.as_int(),
@@ -149,7 +162,26 @@ impl EvStats {
             Role::KernelDetails => self.dev.kernel = true,
             Role::MemcpyDetails => self.memcpy = true,
             Role::MemsetDetails => self.memset = true,
-            Role::ProgramId | Role::None => {}
+            Role::ProgramId => self.dev.program_id = raw.as_int().unwrap_or(NO_VALUE),
+            Role::IsRoot => self.rare.root = raw.as_int().unwrap_or(0),
+            Role::StepNum => self.rare.step_num = raw.as_int().unwrap_or(NONE),
+            Role::IterNum => self.rare.iter_num = raw.as_int().unwrap_or(NONE),
+            Role::GraphType => self.rare.graph_type = s,
+            Role::ProducerType => self.prod_type = raw.as_int(),
+            Role::ProducerId => self.prod_id = raw.as_int(),
+            Role::ConsumerType => self.cons_type = raw.as_int(),
+            Role::ConsumerId => self.cons_id = raw.as_int(),
+            Role::IsAsync => self.is_async = raw.as_int().unwrap_or(0) != 0,
+            Role::ScopeRangeId => self.dev.scope = raw.as_int().unwrap_or(NO_VALUE),
+            // XProf reads it as an unsigned value only (`UintValue`).
+            Role::CudaGraphId => {
+                self.dev.graph_id = match raw {
+                    RawValue::U64(v) => v,
+                    _ => 0,
+                }
+            }
+            Role::CudaGraphExecId => self.dev.graph_exec = true,
+            Role::None => {}
         }
         Ok(())
     }
@@ -190,6 +222,7 @@ impl Walk<'_> {
         let gpu = prep.kind == ProcessKind::Gpu;
         let host = prep.kind == ProcessKind::Host;
         let line_tag = li.min(usize::from(u16::MAX)) as u16;
+        let line_uid = ((plane as u32) << 16) | (li as u32 & 0xffff);
         let mut since_report = 0u64;
         let mut r = lh.r;
         while !r.is_empty() {
@@ -241,6 +274,7 @@ impl Walk<'_> {
             }
             let EvStats {
                 corr,
+                has_corr,
                 flow,
                 group,
                 device,
@@ -248,6 +282,12 @@ impl Walk<'_> {
                 dev: d,
                 memcpy,
                 memset,
+                mut rare,
+                prod_type,
+                prod_id,
+                cons_type,
+                cons_id,
+                is_async,
                 count: nstats,
             } = st;
             let m = metas.get(mid).unwrap_or_default();
@@ -311,20 +351,30 @@ impl Walk<'_> {
             if let (Some(g), true) = (group, step_name != StrId::EMPTY) {
                 out.step_names.push((g, step_name));
             }
-            if host
-                && let (Some(g), Some(dv), true) = (group, device, corr != 0)
-                && !m.cu
-            {
-                out.launches.push(Launch {
-                    device: dv,
-                    group: g,
+            if host {
+                rare.group = group.unwrap_or(NONE);
+                if let (Some(t), Some(i)) = (prod_type, prod_id) {
+                    rare.prod = (t, i);
+                }
+                if let (Some(t), Some(i)) = (cons_type, cons_id) {
+                    rare.cons = (t, i);
+                }
+                let flags = if is_async { ASYNC } else { 0 }
+                    | if m.cu { CU } else { 0 }
+                    | if prep.launch_plane { LAUNCH_PLANE } else { 0 };
+                let node = HostNode {
                     start,
                     dur,
-                });
+                    corr: if has_corr { corr as i64 } else { NONE },
+                    line: line_uid,
+                    name: m.full,
+                    device: device.map_or(i32::MIN, |d| d.clamp(0, i64::from(i32::MAX)) as i32),
+                    rare: u32::MAX,
+                    flags,
+                };
+                out.host.push(node, rare);
             }
-            if let Some(dev) = dev.as_deref_mut()
-                && (kernel || group.is_some())
-            {
+            if let Some(dev) = dev.as_deref_mut() {
                 let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
                 dev.push(DevEvent {
                     start,
@@ -338,9 +388,16 @@ impl Walk<'_> {
                     source: pick(d.source, m.source),
                     kernel,
                     line: line_tag,
+                    program_id: if d.program_id != NO_VALUE {
+                        d.program_id
+                    } else {
+                        m.program_id.unwrap_or(NO_VALUE)
+                    },
+                    ..d
                 });
             }
         }
+        out.host.sort_line();
         self.done.fetch_add(since_report, Ordering::Relaxed);
         Ok(())
     }

@@ -16,6 +16,41 @@ impl App {
             .map_or(String::new(), |e| e.label())
     }
 
+    /// Labels of entries `ia` (A) and `ib` (B) in the diff table's title: `run / host`; when
+    /// those are equal (two captures of one worker), what tells them apart — the file name
+    /// (without its trace extension) and when the capture was taken.
+    fn diff_labels(&self, ia: usize, ib: usize) -> (String, String) {
+        let (a, b) = (self.entry_label(ia), self.entry_label(ib));
+        if a != b {
+            return (a, b);
+        }
+        let detail = |i: usize| {
+            let Some(e) = self.state.entries.get(i) else {
+                return String::new();
+            };
+            let name = e
+                .capture
+                .source
+                .path
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            let short = [
+                ".pt.trace.json.gz",
+                ".pt.trace.json",
+                ".json.gz",
+                ".json",
+                ".xplane.pb",
+            ]
+            .iter()
+            .find_map(|x| name.strip_suffix(x))
+            .unwrap_or(&name)
+            .to_string();
+            let when = crate::ui::views::picker::taken_label(e.taken, e.capture.modified, false);
+            crate::ui::text::sanitize(&format!("{short} ({when})")).into_owned()
+        };
+        (detail(ia), detail(ib))
+    }
+
     /// `b` in the picker: entry `i` becomes the baseline (A) of a diff, or stops being it.
     pub(super) fn set_baseline(&mut self, i: usize) {
         let label = self.entry_label(i);
@@ -91,7 +126,7 @@ impl App {
         }
         self.state.diff.pending = None;
         let cmds = self.open(ib);
-        let (a_name, b_name) = (self.entry_label(ia), self.entry_label(ib));
+        let (a_name, b_name) = self.diff_labels(ia, ib);
         let sides = {
             let e = &self.state.entries;
             let cap = |i: usize| {

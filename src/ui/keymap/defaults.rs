@@ -91,6 +91,19 @@ pub const DEFAULTS: &[Default] = &[
     d(V::Timeline, A::PrevTrack, &["BackTab"], "previous track"),
     d(
         V::Timeline,
+        A::NextProcess,
+        &["}"],
+        "next process (or the memory rows), shown from its header",
+    ),
+    d(V::Timeline, A::PrevProcess, &["{"], "previous process"),
+    d(
+        V::Timeline,
+        A::JumpDevice,
+        &["x"],
+        "to the GPU / accelerator rows (again: the next device)",
+    ),
+    d(
+        V::Timeline,
         A::PrevSlice,
         &["h"],
         "previous slice on the lane",

@@ -9,7 +9,7 @@
 
 use super::diff_align::DiffAlignView;
 use super::table::{Column, Key, Row, Source, TableView, Target};
-use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, StepRange, diff};
+use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, StepRange, diff, list_numbers};
 use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -132,7 +132,7 @@ impl Source for DiffSource {
     fn prompt(&self, action: Action) -> Option<(String, String)> {
         (action == Action::DiffSteps).then(|| {
             (
-                "compare steps (N, A..B, A..=B, A..; empty: all)".to_string(),
+                "steps (N, A..=B, A..; #N: by position; empty: all)".to_string(),
                 self.opts.steps.map_or(String::new(), |r| r.to_string()),
             )
         })
@@ -157,8 +157,8 @@ impl Source for DiffSource {
     }
 }
 
-/// Columns shown below 120 terminal columns: name, status, counts, total B, Δ total, Δ %.
-const NARROW: [usize; 7] = [0, 1, 2, 3, 5, 6, 7];
+/// Columns shown below 120 terminal columns: name, status, count B, total B, Δ total, Δ %.
+const NARROW: [usize; 6] = [0, 1, 3, 5, 6, 7];
 
 /// The table of a computed diff, sorted by |Δ total|; names resolve against B for `Enter`.
 pub fn table(
@@ -215,7 +215,17 @@ pub fn table(
         })
         .collect();
     let unit = if d.per_step { " per step" } else { "" };
+    let listed = |n: usize, numbers: &[i64]| match n {
+        0 => "no steps".to_string(),
+        _ => list_numbers(numbers),
+    };
     let scope = match (&d.scope, d.per_step) {
+        // Positions: which step numbers each side compared.
+        (Some(s), _) if s.by_position => format!(
+            "steps {s} (A {} · B {})",
+            listed(d.steps_a, &d.step_numbers_a),
+            listed(d.steps_b, &d.step_numbers_b)
+        ),
         (Some(s), _) => format!("steps {s} ({} vs {})", d.steps_a, d.steps_b),
         (None, true) => format!("all steps ({} vs {})", d.steps_a, d.steps_b),
         (None, false) => "whole captures".to_string(),
@@ -234,16 +244,28 @@ pub fn table(
         text::fit(&text::sanitize(b_name), 40),
         text::fit(&text::sanitize(a_name), 40),
     );
+    // Units in the heads: counts over the scope (`/all`), times per step (`/step`; `/all`
+    // when not normalised).
+    let (total_a, total_b, delta_total, delta_self) = if d.per_step {
+        (
+            "total A/step",
+            "total B/step",
+            "Δ total/step",
+            "Δ self/step",
+        )
+    } else {
+        ("total A/all", "total B/all", "Δ total/all", "Δ self/all")
+    };
     let mut columns = vec![
         col(opts.group.name(), 0, false),
         col("status", 8, false),
-        col("count A", 8, true),
-        col("count B", 8, true),
-        col("total A", 9, true),
-        col("total B", 9, true),
-        col("Δ total", 10, true),
+        col("count A/all", 11, true),
+        col("count B/all", 11, true),
+        col(total_a, 12, true),
+        col(total_b, 12, true),
+        col(delta_total, 13, true),
         col("Δ %", 8, true),
-        col("Δ self", 10, true),
+        col(delta_self, 11, true),
     ];
     if width < 120 {
         keep_narrow(&mut columns);
@@ -252,7 +274,7 @@ pub fn table(
             keep_narrow(&mut r.keys);
         }
     }
-    let delta_col = columns.iter().position(|c| c.name == "Δ total");
+    let delta_col = columns.iter().position(|c| c.name == delta_total);
     let mut t = TableView::new(ViewKind::Table, title, columns, rows);
     t.note = headline(d);
     t.hits_label = "diff".into();
@@ -271,7 +293,9 @@ fn keep_narrow<T>(v: &mut Vec<T>) {
     });
 }
 
-/// `step A 12.3 ms → B 14.1 ms (+14.6%) · explained 83% by: aten::mm +1.1 ms (61%), …`.
+/// `step A 12.3 ms → B 14.1 ms (+14.6%) · step thread Δ self: aten::mm +1.1 ms (61%), …, rest
+/// +0.2 ms (11%)` (the three largest and the rest add up to the change), or, when the steps are
+/// not host spans, `· 83% explained by …` (Δ self time over every track).
 pub fn headline(d: &Diff) -> String {
     let (a, b) = (d.step_time_a as f64, d.step_time_b as f64);
     let what = if d.per_step { "step" } else { "span" };
@@ -299,13 +323,30 @@ pub fn headline(d: &Diff) -> String {
                 )
             })
             .collect();
-        s.push_str(&format!(
-            " · {:.0}% explained by {}",
-            d.explained_pct,
-            top.join(", ")
-        ));
-        if d.contributors.len() > 3 {
-            s.push_str(&format!(" +{} more", d.contributors.len() - 3));
+        let more = d.contributors.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" +{more} more")
+        } else {
+            String::new()
+        };
+        match d.rest {
+            // From the step threads: the listed keys and the rest add up to the change.
+            Some(_) => {
+                let shown: f64 = d.contributors.iter().take(3).map(|c| c.delta_self).sum();
+                let change = b - a;
+                let rest = change - shown;
+                s.push_str(&format!(
+                    " · step thread Δ self: {}, rest {} ({:.0}%)",
+                    top.join(", "),
+                    signed(rest),
+                    rest * 100.0 / change
+                ));
+            }
+            None => s.push_str(&format!(
+                " · {:.0}% explained by {}{more}",
+                d.explained_pct,
+                top.join(", ")
+            )),
         }
     }
     s
@@ -318,11 +359,12 @@ mod tests {
     #[test]
     fn step_ranges_parse_as_on_the_command_line() {
         assert_eq!(parse_steps("  "), Ok(None));
+        assert_eq!(parse_steps("10..20"), Ok(Some(StepRange::numbers(10, 19))));
+        assert_eq!(parse_steps("7"), Ok(Some(StepRange::numbers(7, 7))));
         assert_eq!(
-            parse_steps("10..20"),
-            Ok(Some(StepRange { lo: 10, hi: 19 }))
+            parse_steps("#1..=3").map(|r| r.map(|r| (r.lo, r.hi, r.by_position))),
+            Ok(Some((1, 3, true)))
         );
-        assert_eq!(parse_steps("7"), Ok(Some(StepRange { lo: 7, hi: 7 })));
         let e = parse_steps("ten").unwrap_err();
         assert!(e.starts_with("steps: invalid step range `ten`"), "{e}");
         assert!(

@@ -1,6 +1,8 @@
 //! The GPU breakdown (`b`): one row per device stream with HTA's figures (see `docs/gpu.md`):
-//! busy split into compute / communication / memory / other, idle split into host wait /
-//! kernel wait / other, queue length and launch delay, with an inline busy bar. `Enter` moves
+//! the window (first start … last end), busy split into compute / communication / memory /
+//! other, idle (window − busy) split into host wait / kernel wait / other, queue length and
+//! launch delay, with an inline bar of busy over the window; the note gives the busy time of
+//! work launched before the trace. `Enter` moves
 //! the timeline cursor to the stream.
 
 use super::table::{Column, Key, Row, TableView, Target};
@@ -32,6 +34,7 @@ pub fn gpu_view(st: &State) -> Option<TableView> {
             Row {
                 cells: vec![
                     format!("{} · {}", s.info.device_name, s.info.stream_name),
+                    format_dur(w),
                     format_dur(b.busy),
                     pct(b.compute, b.busy),
                     pct(b.communication, b.busy),
@@ -48,6 +51,7 @@ pub fn gpu_view(st: &State) -> Option<TableView> {
                 ],
                 keys: vec![
                     Key::Text(format!("{:08}{:08}", s.info.device, s.info.stream)),
+                    Key::Num(w as f64),
                     Key::Num(b.busy as f64),
                     Key::Num(b.compute as f64),
                     Key::Num(b.communication as f64),
@@ -77,6 +81,7 @@ pub fn gpu_view(st: &State) -> Option<TableView> {
         ),
         vec![
             col("device · stream", 0, false),
+            col("window", 9, true),
             col("busy", 9, true),
             col("comp", 5, true),
             col("comm", 5, true),
@@ -89,14 +94,24 @@ pub fn gpu_view(st: &State) -> Option<TableView> {
             col("q avg", 5, true),
             col("dly p50", 9, true),
             col("dly p99", 9, true),
-            col("busy bar", 10, false),
+            col("busy % window", 13, false),
         ],
         rows,
     );
     t.note = if n == 0 {
         "no GPU activity in this capture".into()
     } else {
-        "busy % of the stream's window; idle split host wait / kernel wait (30 µs)".into()
+        "window = first start … last end of the stream's activities; comp/comm/mem/other % of \
+         busy; idle = window − busy, host/kern % of idle (host wait / kernel wait < 30 µs)"
+            .into()
     };
+    let unlinked: Ps = rep.devices.iter().map(|d| d.unlinked_busy).sum();
+    if unlinked > 0 {
+        t.note = format!(
+            "{} busy from device work launched before the trace (no launch in the file) · {}",
+            format_dur(unlinked),
+            t.note
+        );
+    }
     Some(t)
 }

@@ -6,7 +6,7 @@
 
 use super::View;
 use super::table::{Column, Key, Row, Source, TableView, Target};
-use crate::analysis::memory::summary::{largest_in, live_at, live_at_end};
+use crate::analysis::memory::summary::{largest_in, live_at, live_at_end, unlisted_live};
 use crate::index::Cell;
 use crate::model::memory::{EventSource, LIVE_AT_END, NO_OP, NO_STACK};
 use crate::model::{ArgValue, Capture, Ps};
@@ -176,6 +176,7 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
     let total: i64 = ids.iter().map(|&i| tr.allocs.bytes[i as usize]).sum();
     let end = cap.span.1;
     let a = &tr.allocs;
+    let (mut from_event, mut from_op) = (false, false);
     let rows: Vec<Row> = ids
         .iter()
         .map(|&id| {
@@ -191,14 +192,18 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
             let name = if op != NO_OP && (op as usize) < cap.slices.len() {
                 text::fold(cap.slice_name(op)).into_owned()
             } else if a.stack[i] != NO_STACK {
-                stack
-                    .split(" ← ")
-                    .next()
-                    .map_or(String::new(), str::to_string)
+                crate::formats::snapshot::user_frame(&m.model.stacks, a.stack[i])
+                    .unwrap_or_default()
             } else {
                 "(no enclosing op)".into()
             };
-            let detail = detail(cap, m.model.source, a.event[i]);
+            let mut detail = detail(cap, m.model.source, a.event[i]);
+            if detail.is_empty() && op != NO_OP {
+                detail = op_inputs(cap, op);
+                from_op |= !detail.is_empty();
+            } else {
+                from_event |= !detail.is_empty();
+            }
             Row {
                 cells: vec![
                     name.clone(),
@@ -225,10 +230,30 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
         .collect();
     let col = |name, width, right| Column { name, width, right };
     let n = rows.len();
+    // Live at a time: the allocator's counter also holds memory allocated before the capture
+    // began, which no event of the capture lists.
+    let gap = match scope {
+        Scope::LiveAt(t) => unlisted_live(tr, t, total),
+        _ => 0,
+    };
+    let gap_text = if gap > 0 {
+        format!(
+            " of {} allocated; {} allocated before the capture began (not listed)",
+            mem_bytes(total + gap),
+            mem_bytes(gap)
+        )
+    } else {
+        String::new()
+    };
+    let detail_name = match (from_event, from_op) {
+        (false, true) => "op inputs · dtype",
+        (true, true) => "shape · dtype / op inputs",
+        _ => "shape · dtype",
+    };
     let mut t = TableView::new(
         ViewKind::Table,
         format!(
-            "memory · {} · {what}: {n} allocations, {}",
+            "memory · {} · {what}: {n} allocations, {}{gap_text}",
             tr.label(),
             mem_bytes(total)
         ),
@@ -236,7 +261,7 @@ pub fn table(l: &Loaded, m: &Memory, track: usize, scope: Scope, st: &State) -> 
             col("op (allocating)", 0, false),
             col("bytes", 10, true),
             col(age_name, 10, true),
-            col("shape · dtype", 14, false),
+            col(detail_name, 14, false),
             col("call stack", (st.size.0 / 3).clamp(22, 70), false),
         ],
         rows,
@@ -290,6 +315,45 @@ fn detail(cap: &Capture, source: EventSource, event: u32) -> String {
         (false, true) => shape,
         _ => dtype,
     }
+}
+
+/// The tensor inputs of the allocating op `op` as the trace records them (`record_shapes`:
+/// Kineto `Input Dims` and `Input type`), `[16, 10] float, [16] long int`; "" without them.
+/// Scalars and non-tensor arguments are left out.
+pub fn op_inputs(cap: &Capture, op: u32) -> String {
+    let Some(&args) = cap.slices.args.get(op as usize) else {
+        return String::new();
+    };
+    let s = &cap.strings;
+    let (mut dims, mut types) = (None, None);
+    for (k, v) in cap.args.iter(args, s) {
+        if let ArgValue::Json(id) = v {
+            match s.get(k) {
+                "Input Dims" => {
+                    dims = serde_json::from_str::<Vec<serde_json::Value>>(s.get(id)).ok()
+                }
+                "Input type" => types = serde_json::from_str::<Vec<String>>(s.get(id)).ok(),
+                _ => {}
+            }
+        }
+    }
+    let (Some(dims), Some(types)) = (dims, types) else {
+        return String::new();
+    };
+    let parts: Vec<String> = dims
+        .iter()
+        .zip(&types)
+        .filter_map(|(d, ty)| {
+            let shape = d.as_array()?;
+            let tensor = !shape.is_empty() || !(ty.is_empty() || ty.starts_with("Scalar"));
+            if !tensor || ty.is_empty() {
+                return None;
+            }
+            let sizes: Vec<String> = shape.iter().map(ToString::to_string).collect();
+            Some(format!("[{}] {ty}", sizes.join(", ")))
+        })
+        .collect();
+    parts.join(", ")
 }
 
 /// A popup with one allocation's call stack, one frame per line (innermost first); any key
@@ -367,5 +431,37 @@ impl View for StackView {
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The H200 capture cut (tests/fixtures/gpu/PROVENANCE.md): `record_shapes` wrote each op's
+    /// `Input Dims` and `Input type`.
+    #[test]
+    fn op_inputs_from_record_shapes() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/gpu/h200_torch_cut.pt.trace.json.gz");
+        let c = crate::formats::load(
+            &p,
+            crate::model::SourceInfo::default(),
+            &crate::formats::Progress::default(),
+        )
+        .expect("load fixture");
+        let find = |name: &str| {
+            (0..c.slices.len() as u32)
+                .find(|&i| c.slice_name(i) == name)
+                .expect("op in the capture")
+        };
+        // Input Dims [[], [16, 10], [16], [], [], [], []], Input type [float, float, long int, "",
+        // Scalar, Scalar, float]: the two Scalars and the untyped argument are left out.
+        assert_eq!(
+            op_inputs(&c, find("aten::nll_loss_backward")),
+            "[] float, [16, 10] float, [16] long int, [] float"
+        );
+        // A step annotation has no inputs.
+        assert_eq!(op_inputs(&c, find("ProfilerStep#3")), "");
     }
 }

@@ -12,7 +12,7 @@ use super::flame::{FlameMode, FlameState, FlameWidget};
 use super::help::help_for;
 use crate::analysis::flame::{ROOT, Sandwich, sandwich};
 use crate::analysis::memory::stack_tree::{BytesTree, folded_tree, live_tree};
-use crate::analysis::memory::summary::live_at;
+use crate::analysis::memory::summary::{live_at, unlisted_live};
 use crate::formats::snapshot::{folded_memory, frame_kept};
 use crate::index::Cell;
 use crate::model::Ps;
@@ -21,6 +21,7 @@ use crate::ui::action::Action;
 use crate::ui::hits::HitList;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
+use crate::ui::memory::mem_bytes;
 use crate::ui::msg::Msg;
 use crate::ui::ruler::format_time_res;
 use crate::ui::state::{CaptureId, State};
@@ -91,7 +92,18 @@ fn build(l: &Loaded, track: usize, live: Live, res: Ps) -> Option<(BytesTree, St
     let tree = live_tree(&l.cap, &m.model, track, &ids, &|f| {
         frame_kept(&f.name, &f.file)
     });
-    let label = format!("{} · {what}", text::sanitize(&tr.label()));
+    let gap = unlisted_live(tr, t, tree.bytes);
+    let label = if gap > 0 {
+        format!(
+            "{} · {what} · {} listed of {} allocated; {} allocated before the capture began",
+            text::sanitize(&tr.label()),
+            mem_bytes(tree.bytes),
+            mem_bytes(tree.bytes + gap),
+            mem_bytes(gap)
+        )
+    } else {
+        format!("{} · {what}", text::sanitize(&tr.label()))
+    };
     Some((tree, label))
 }
 

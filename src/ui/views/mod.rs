@@ -26,6 +26,7 @@ pub mod search;
 pub mod segments;
 pub mod stats;
 pub mod table;
+pub mod table_layout;
 pub mod table_view;
 pub mod timeline;
 

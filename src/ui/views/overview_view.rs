@@ -10,7 +10,9 @@ use super::View;
 use super::aligned::{Align, AlignedRow, AlignedView};
 use super::help::help_for;
 use super::overview::{Move, Overview, TABLE_COLUMNS};
-use crate::analysis::ranks::{HTA_CANDIDATES, Metric, RankSummary, analyze_run, group_runs};
+use crate::analysis::ranks::{
+    HTA_CANDIDATES, Metric, RankSummary, analyze_run, group_runs, is_rank_format,
+};
 use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -85,7 +87,9 @@ impl OverviewView {
         let members: Vec<CaptureId> = st
             .entries
             .iter()
-            .filter(|e| e.capture.source.run == run && !e.writing)
+            .filter(|e| {
+                e.capture.source.run == run && !e.writing && is_rank_format(e.capture.format)
+            })
             .map(|e| e.id)
             .collect();
         let mut v = OverviewView {

@@ -1,4 +1,5 @@
-//! The statistics table (`t`): per group count, total, self, avg, min, max and % of the scope —
+//! The statistics table (`t`): per group count, total, self, avg, min, max and `% wall` (total
+//! as a share of the scope's wall-clock time) —
 //! the marked range when one is marked, else the whole capture — computed with
 //! `analysis::stats` (torch's `key_averages` rules). Range rule: an event counts when it
 //! *starts* inside the range; durations are not clipped and self times are those of the whole
@@ -128,6 +129,11 @@ impl StatsScope {
         let table = compute_with(cap, &self_times(l, &opts), &opts);
         let width: Ps = range.map_or(cap.span.1 - cap.span.0, |(a, b)| b - a).max(1);
         let by_name = self.group == GroupBy::Name;
+        // Device time columns (torch's Self CUDA / CUDA total) when the scope has any.
+        let with_dev = table
+            .rows
+            .iter()
+            .any(|r| r.self_dev_ps != 0 || r.dev_total_ps != 0);
         let rows = table
             .rows
             .iter()
@@ -145,29 +151,38 @@ impl StatsScope {
                         .map_or(Target::None, Target::Name),
                     false => Target::None,
                 };
+                let mut cells = vec![
+                    r.name.clone(),
+                    r.count.to_string(),
+                    d(r.total_ps),
+                    d(r.self_ps),
+                    d(avg as Ps),
+                    r.min_ps.map_or("-".into(), format_dur),
+                    r.max_ps.map_or("-".into(), format_dur),
+                    format!("{pct:.1}%"),
+                    r.kind.name().to_string(),
+                ];
+                let mut keys = vec![
+                    Key::Text(r.name.clone()),
+                    Key::Num(r.count as f64),
+                    Key::Num(r.total_ps as f64),
+                    Key::Num(r.self_ps as f64),
+                    Key::Num(avg),
+                    Key::Num(r.min_ps.unwrap_or(0) as f64),
+                    Key::Num(r.max_ps.unwrap_or(0) as f64),
+                    Key::Num(pct),
+                    Key::Num(-(r.kind as u8 as f64)),
+                ];
+                if with_dev {
+                    cells.extend([format_dur(r.self_dev_ps), format_dur(r.dev_total_ps)]);
+                    keys.extend([
+                        Key::Num(r.self_dev_ps as f64),
+                        Key::Num(r.dev_total_ps as f64),
+                    ]);
+                }
                 Row {
-                    cells: vec![
-                        r.name.clone(),
-                        r.count.to_string(),
-                        d(r.total_ps),
-                        d(r.self_ps),
-                        d(avg as Ps),
-                        r.min_ps.map_or("-".into(), format_dur),
-                        r.max_ps.map_or("-".into(), format_dur),
-                        format!("{pct:.1}%"),
-                        r.kind.name().to_string(),
-                    ],
-                    keys: vec![
-                        Key::Text(r.name.clone()),
-                        Key::Num(r.count as f64),
-                        Key::Num(r.total_ps as f64),
-                        Key::Num(r.self_ps as f64),
-                        Key::Num(avg),
-                        Key::Num(r.min_ps.unwrap_or(0) as f64),
-                        Key::Num(r.max_ps.unwrap_or(0) as f64),
-                        Key::Num(pct),
-                        Key::Num(-(r.kind as u8 as f64)),
-                    ],
+                    cells,
+                    keys,
                     target,
                     bar: None,
                 }
@@ -193,22 +208,21 @@ impl StatsScope {
         if let Some(t) = self.track {
             title.push_str(&format!(" · track {}", cap.track_name(t)));
         }
-        let mut t = TableView::new(
-            ViewKind::Table,
-            title,
-            vec![
-                col(self.group.name(), 0, false),
-                col("count", 9, true),
-                col("total", 9, true),
-                col("self", 9, true),
-                col("avg", 9, true),
-                col("min", 9, true),
-                col("max", 9, true),
-                col("% scope", 8, true),
-                col("kind", 10, false),
-            ],
-            rows,
-        );
+        let mut columns = vec![
+            col(self.group.name(), 0, false),
+            col("count", 9, true),
+            col("total", 9, true),
+            col("self", 9, true),
+            col("avg", 9, true),
+            col("min", 9, true),
+            col("max", 9, true),
+            col("% wall", 8, true),
+            col("kind", 10, false),
+        ];
+        if with_dev {
+            columns.extend([col("self dev", 9, true), col("dev total", 9, true)]);
+        }
+        let mut t = TableView::new(ViewKind::Table, title, columns, rows);
         let key = |a| {
             st.keymap
                 .keys(ViewKind::Table, a)

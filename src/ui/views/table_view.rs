@@ -144,42 +144,15 @@ impl View for TableView {
             hint(Action::SortNext),
             hint(Action::SortReverse),
             hint(Action::Search),
-            if self.note.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", self.note)
-            }
+            String::new()
         );
-        if self.prompt.is_none() {
-            buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
-        }
-        // Column widths: fixed ones, the first column takes the rest.
-        let fixed: u16 = self.columns.iter().skip(1).map(|c| c.width + 1).sum();
-        let first_w = inner.width.saturating_sub(fixed).max(8);
-        let widths: Vec<u16> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if i == 0 { first_w } else { c.width })
-            .collect();
-        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style| {
-            let mut x = inner.x;
-            for (i, c) in self.columns.iter().enumerate() {
-                let cw = widths[i] as usize;
-                if x >= inner.right() {
-                    break;
-                }
-                let room = (inner.right() - x) as usize;
-                let s = cells.get(i).map_or("", String::as_str);
-                let t = text::fit(&text::sanitize(s), cw).into_owned();
-                let pad = if c.right {
-                    format!("{t:>cw$}")
-                } else {
-                    format!("{t:<cw$}")
-                };
-                buf.set_stringn(x, y, &pad, room.min(cw), style);
-                x += widths[i] + 1;
-            }
+        // The note follows on the same line when it fits, else it is wrapped above the legend.
+        let note_apart =
+            !self.note.is_empty() && text::width(&line) + 3 + text::width(&self.note) > iw;
+        let line = if self.note.is_empty() || note_apart {
+            line
+        } else {
+            format!("{line} · {}", self.note)
         };
         let heads: Vec<String> = self
             .columns
@@ -190,13 +163,61 @@ impl View for TableView {
                 _ => c.name.to_string(),
             })
             .collect();
-        // The legend (wrapped), then the column heads.
-        let mut legend = if self.legend.is_empty() {
-            Vec::new()
-        } else {
-            super::full_details::wrap(&text::sanitize(&self.legend), iw)
+        // Column widths: names take the space first; numbers shrink, then columns hide.
+        let lay = super::table_layout::layout(
+            &self.columns,
+            &heads,
+            self.rows.iter().map(|r| r.cells.as_slice()),
+            iw,
+        );
+        let widths: Vec<u16> = lay.widths.iter().map(|w| w.unwrap_or(0)).collect();
+        if self.prompt.is_none() {
+            // Hidden columns are said first: the rest of the line may be cut.
+            let line = match lay.hidden() {
+                0 => line,
+                1 => format!("1 column hidden (narrow terminal) · {line}"),
+                h => format!("{h} columns hidden (narrow terminal) · {line}"),
+            };
+            buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
+        }
+        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style, head: bool| {
+            let mut x = inner.x;
+            for (i, c) in self.columns.iter().enumerate() {
+                if lay.widths[i].is_none() {
+                    continue;
+                }
+                let cw = widths[i] as usize;
+                if x >= inner.right() {
+                    break;
+                }
+                let room = (inner.right() - x) as usize;
+                let s = cells.get(i).map_or("", String::as_str);
+                let s = if lay.compact && i > 0 && !head {
+                    super::table_layout::compact(s)
+                } else {
+                    std::borrow::Cow::Borrowed(s)
+                };
+                let t = text::fit(&text::sanitize(&s), cw).into_owned();
+                let pad = if c.right {
+                    format!("{t:>cw$}")
+                } else {
+                    format!("{t:<cw$}")
+                };
+                buf.set_stringn(x, y, &pad, room.min(cw), style);
+                x += widths[i] + 1;
+            }
         };
-        legend.truncate(3.min(inner.height.saturating_sub(3) as usize));
+        // The legend (wrapped), then the column heads.
+        let mut legend = if note_apart {
+            super::full_details::wrap(&text::sanitize(&self.note), iw)
+        } else {
+            Vec::new()
+        };
+        let max_legend = if note_apart { 5 } else { 3 };
+        if !self.legend.is_empty() {
+            legend.extend(super::full_details::wrap(&text::sanitize(&self.legend), iw));
+        }
+        legend.truncate(max_legend.min(inner.height.saturating_sub(3) as usize));
         for (k, l) in legend.iter().enumerate() {
             buf.set_stringn(inner.x, inner.y + 1 + k as u16, l, iw, Style::default());
         }
@@ -205,7 +226,7 @@ impl View for TableView {
             height: inner.height.saturating_sub(legend.len() as u16),
             ..inner
         };
-        put_row(buf, inner.y + 1, &heads, bold);
+        put_row(buf, inner.y + 1, &heads, bold, true);
         let body = inner.height.saturating_sub(2) as usize;
         let top = self.selected.saturating_sub(body.saturating_sub(1));
         for (k, &ri) in self.order.iter().skip(top).take(body).enumerate() {
@@ -220,12 +241,26 @@ impl View for TableView {
             if sel {
                 buf.set_stringn(inner.x, y, " ".repeat(iw), iw, style);
             }
-            put_row(buf, y, &row.cells, style);
-            if let (Some(f), Some(&lw)) = (row.bar, widths.last()) {
-                // An inline bar in the last column.
-                let x = inner.right().saturating_sub(lw);
-                let n = ((f.clamp(0.0, 1.0) * f64::from(lw)).round() as usize).min(lw as usize);
-                buf.set_stringn(x, y, "█".repeat(n), n, style.add_modifier(Modifier::DIM));
+            put_row(buf, y, &row.cells, style, false);
+            if let (Some(f), Some(Some(lw))) = (row.bar, lay.widths.last()) {
+                // An inline bar in the last column, beside its text (`███▌  57%`), drawn where
+                // the column is (it may be cut at the right edge).
+                let x0 = inner.x
+                    + lay.widths[..lay.widths.len() - 1]
+                        .iter()
+                        .flatten()
+                        .map(|w| w + 1)
+                        .sum::<u16>();
+                let label = row.cells.last().map_or("", String::as_str);
+                let (bar, label) = bar_cell(f, &text::sanitize(label), *lw as usize);
+                if x0 < inner.right() {
+                    let room = (inner.right() - x0) as usize;
+                    let bw = text::width(&bar);
+                    buf.set_stringn(x0, y, &bar, room, style.add_modifier(Modifier::DIM));
+                    if bw < room {
+                        buf.set_stringn(x0 + bw as u16, y, &label, room - bw, style);
+                    }
+                }
             }
         }
     }
@@ -275,6 +310,24 @@ impl TableView {
         }
         Vec::new()
     }
+}
+
+/// The inline bar of a fraction `f` (0..=1) beside its `label`, in `width` cells: the bar in
+/// eighths of a cell (`███▌`), padded, then a space and the label right-aligned. Returns (bar
+/// with its padding, label with its leading space); the label alone when there is no room.
+pub fn bar_cell(f: f64, label: &str, width: usize) -> (String, String) {
+    let lw = text::width(label);
+    let room = width.saturating_sub(lw + 1);
+    if room == 0 {
+        return (String::new(), format!("{label:>width$}"));
+    }
+    let eighths = (f.clamp(0.0, 1.0) * room as f64 * 8.0).round() as usize;
+    let mut bar = "█".repeat(eighths / 8);
+    if let Some(part) = (eighths % 8).checked_sub(1) {
+        bar.push(['▏', '▎', '▍', '▌', '▋', '▊', '▉'][part]);
+    }
+    let pad = room.saturating_sub(text::width(&bar));
+    (format!("{bar}{}", " ".repeat(pad)), format!(" {label}"))
 }
 
 /// A key typed into one line of text (the filter, a prompt): `Backspace`, `Ctrl-U` (clear) and

@@ -177,7 +177,7 @@ fn header(st: &State, id: CaptureId, l: &Loaded, buf: &mut Buffer, area: Rect) {
     let entry = st.entries.entry(id);
     let span = entry
         .and_then(|e| e.capture.span)
-        .map_or(String::new(), |s| format!(" · span {s}"));
+        .map_or(String::new(), |s| format!(" · file id {s}"));
     // Times are shown relative to the first event; when the file gives an absolute origin, the
     // wall-clock time of that zero.
     let started = st

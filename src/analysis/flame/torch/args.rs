@@ -1,0 +1,261 @@
+//! `export_stacks` of captures whose ops carry their Python stack as a `Call stack` argument
+//! and whose python frames have no `CallFrom` (torch 2.11 with `with_stack` and the verbose
+//! experimental config; the H200 captures of gen_torch_capture.py). There torch's event list is
+//! the Kineto events, without the python tracer's frames:
+//!
+//! - Function events: the thread's `cpu_op`, `user_annotation`, `cuda_runtime`, `cuda_driver`;
+//!   `python_function` events are not in the list (no line, no child, no self time taken).
+//!   Children and `_remove_dup_nodes` over those, as in the CPU path.
+//! - Stack of an op: its `Call stack` (innermost frame first in the file, filtered by
+//!   `_filter_stack_entry`). A runtime or driver call has none in the file; torch gives it the
+//!   stack of the event it was recorded under: the innermost op or `python_function` around it
+//!   on its thread (an op's stack, or the python frame followed by that frame's own stack).
+//! - Backward: as in the CPU path, ops at or below a backward function take the stack of the
+//!   first forward event with the same sequence number on the forward thread.
+//! - Device metric: an op's own device time (lifted by the merge); and every device event
+//!   writes its own line too (torch's device `FunctionEvent`s have stacks): a kernel, copy or
+//!   set its duration with the stack its launching op (`External id`) has in the file (before
+//!   the backward rewrite); a `gpu_user_annotation` its span, with the stack of the first device
+//!   activity that starts inside it on its stream.
+
+use super::{Ev, Keys, Kind, TorchMetric, TorchStacks, arg_i64, effective_parent, keep_frame};
+use crate::analysis::flame::folded::sanitize_frame;
+use crate::analysis::flame::gpu::DeviceLinks;
+use crate::analysis::nesting::ContainmentStack;
+use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
+use rustc_hash::FxHashMap;
+
+/// The `Call stack` key when `c` takes these rules: its ops carry `Call stack` arguments and its
+/// `python_function` events do not carry `CallFrom`. torch 2.15 writes `CallFrom` and keeps the
+/// python frames in its event list (the CPU path, tests/fixtures/flame); torch 2.11 writes
+/// neither the argument nor the frames into the list. The JSON has no torch version: this is
+/// what tells the two writers apart on the captures at hand.
+pub(super) fn has_call_stacks(c: &Capture) -> Option<StrId> {
+    let key = c.strings.lookup("Call stack")?;
+    let s = &c.slices;
+    let op = (0..s.len()).find(|&i| s.kind(i) == Category::CpuOp && s.args[i].is_some())?;
+    c.args.get(s.args[op], key, &c.strings)?;
+    if let Some(from) = c.strings.lookup("CallFrom") {
+        let py = (0..s.len()).find(|&i| s.kind(i) == Category::PythonFunction);
+        if py.is_some_and(|i| c.args.get(s.args[i], from, &c.strings).is_some()) {
+            return None;
+        }
+    }
+    Some(key)
+}
+
+/// Appends the folded form of a `Call stack` value (innermost first, `;`-separated) to `out`:
+/// root first, filtered frames dropped, each frame sanitized; `leaf` (a python frame's own
+/// name) goes last.
+fn fold_call_stack(text: &str, leaf: Option<&str>, out: &mut String) {
+    let mut first = true;
+    let frames = text.split(';').filter(|f| !f.is_empty() && keep_frame(f));
+    let frames: Vec<&str> = leaf.into_iter().chain(frames).collect();
+    for f in frames.iter().rev() {
+        if !first {
+            out.push(';');
+        }
+        first = false;
+        sanitize_frame(f, out);
+    }
+}
+
+/// The `Call stack` text of slice `id`.
+fn call_stack(c: &Capture, key: StrId, id: u32) -> Option<&str> {
+    match c.args.get(c.slices.args[id as usize], key, &c.strings)? {
+        crate::model::ArgValue::Str(s) => Some(c.strings.get(s)),
+        _ => None,
+    }
+}
+
+/// torch's `export_stacks(metric)` of a capture with `Call stack` arguments.
+pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> TorchStacks {
+    let s = &c.slices;
+    let keys = Keys {
+        seq: c.strings.lookup("Sequence number"),
+        fwd: c.strings.lookup("Fwd thread id"),
+        ext: c.strings.lookup("External id"),
+    };
+    let mut out = TorchStacks::default();
+    let links = (metric == TorchMetric::SelfDevice).then(|| DeviceLinks::of(c));
+    let mut dev_by_ext: FxHashMap<i64, Ps> = FxHashMap::default();
+    if let Some(l) = &links {
+        for &a in l.pairs.iter().map(|p| &p.1).chain(&l.unlinked) {
+            if let Some(e) = arg_i64(c, a, keys.ext) {
+                *dev_by_ext.entry(e).or_insert(0) += s.dur[a as usize];
+            }
+        }
+    }
+    let fwd_track = super::forward_tracks(c, &keys);
+    // Per thread: the op events (containment parents, merge) and each one's stack as the file
+    // has it (`raw`, before the backward rewrite).
+    let mut per_track: Vec<(u32, Vec<Ev>, Vec<String>)> = Vec::new();
+    let mut raw_by_ext: FxHashMap<i64, String> = FxHashMap::default();
+    for (t, tr) in c.tracks.iter().enumerate() {
+        let mut evs: Vec<Ev> = Vec::new();
+        let mut raw: Vec<String> = Vec::new();
+        let mut ops: ContainmentStack<u32> = ContainmentStack::new();
+        // Innermost op (its index) or python frame (slice id | PY) around an event.
+        const PY: u32 = 1 << 31;
+        let mut around: ContainmentStack<u32> = ContainmentStack::new();
+        for id in tr.slices.0..tr.slices.1 {
+            let i = id as usize;
+            let (start, end) = (s.start[i], s.end(i));
+            match s.kind(i) {
+                Category::CpuOp
+                | Category::UserAnnotation
+                | Category::Runtime
+                | Category::Driver => {}
+                Category::PythonFunction => {
+                    out.python_events += 1;
+                    if id < PY {
+                        around.push(start, end, id | PY, |_| {}, |_| {});
+                    }
+                    continue;
+                }
+                _ => continue,
+            }
+            let k = evs.len() as u32;
+            let mut parent = NO_SLICE;
+            ops.push(start, end, k, |_| {}, |p| parent = *p);
+            let mut outer = NO_SLICE;
+            around.push(start, end, k, |_| {}, |p| outer = *p);
+            let mut st = String::new();
+            match call_stack(c, key, id) {
+                Some(text) => fold_call_stack(text, None, &mut st),
+                None if outer == NO_SLICE => {}
+                None if outer & PY != 0 => {
+                    let py = outer & !PY;
+                    if let Some(text) = call_stack(c, key, py) {
+                        fold_call_stack(text, Some(c.slice_name(py)), &mut st);
+                    }
+                }
+                None => st.clone_from(&raw[outer as usize]),
+            }
+            if let Some(e) = arg_i64(c, id, keys.ext)
+                && matches!(s.kind(i), Category::CpuOp | Category::UserAnnotation)
+            {
+                raw_by_ext.entry(e).or_insert_with(|| st.clone());
+            }
+            raw.push(st);
+            evs.push(Ev {
+                id,
+                kind: Kind::Op,
+                parent,
+                stack_parent: NO_SLICE,
+                removed: false,
+            });
+        }
+        if !evs.is_empty() {
+            super::remove_dup_nodes(c, &mut evs);
+            per_track.push((t as u32, evs, raw));
+        }
+    }
+    // Forward stacks by (sequence number, track): the first event outside any backward function.
+    let mut fwd_stacks: FxHashMap<(i64, u32), String> = FxHashMap::default();
+    let mut bw: Vec<u32> = Vec::new();
+    for (t, evs, raw) in &per_track {
+        super::backward_roots(c, &keys, evs, &mut bw);
+        for (k, e) in evs.iter().enumerate() {
+            if !e.removed && bw[k] == NO_SLICE {
+                let seq = arg_i64(c, e.id, keys.seq).unwrap_or(-1);
+                fwd_stacks
+                    .entry((seq, *t))
+                    .or_insert_with(|| raw[k].clone());
+            }
+        }
+    }
+    let mut lines: Vec<(String, u64)> = Vec::new();
+    for (t, evs, raw) in &per_track {
+        let mut child_dur: Vec<Ps> = vec![0; evs.len()];
+        for e in evs.iter().filter(|e| !e.removed) {
+            if let Some(p) = effective_parent(evs, e.parent) {
+                child_dur[p as usize] += s.dur[e.id as usize];
+            }
+        }
+        super::backward_roots(c, &keys, evs, &mut bw);
+        for (k, e) in evs.iter().enumerate() {
+            if e.removed {
+                continue;
+            }
+            let v: Ps = match metric {
+                TorchMetric::SelfCpu => s.dur[e.id as usize] - child_dur[k],
+                TorchMetric::SelfDevice => super::own_device(c, evs, k, &keys, &dev_by_ext),
+            };
+            let v = v / 1_000_000;
+            if v <= 0 {
+                continue;
+            }
+            let st = if bw[k] == NO_SLICE {
+                raw[k].clone()
+            } else {
+                super::forward_stack(
+                    c,
+                    &keys,
+                    evs[bw[k] as usize].id,
+                    *t,
+                    &fwd_track,
+                    &fwd_stacks,
+                )
+            };
+            if st.is_empty() {
+                continue;
+            }
+            out.instances += 1;
+            lines.push((st, v as u64));
+        }
+    }
+    if metric == TorchMetric::SelfDevice {
+        device_event_lines(c, &keys, &raw_by_ext, &mut out, &mut lines);
+    }
+    out.lines =
+        crate::analysis::flame::folded::sum_lines(lines.iter().map(|(s, v)| (s.as_str(), *v)));
+    out
+}
+
+/// The device events' own lines: activities with their launching op's stack, annotations with
+/// the stack of the first activity inside them on their stream.
+fn device_event_lines(
+    c: &Capture,
+    keys: &Keys,
+    raw_by_ext: &FxHashMap<i64, String>,
+    out: &mut TorchStacks,
+    lines: &mut Vec<(String, u64)>,
+) {
+    let s = &c.slices;
+    let act = |i: usize| {
+        matches!(
+            s.kind(i),
+            Category::Kernel | Category::Memcpy | Category::Memset
+        )
+    };
+    let stack_of = |i: u32| -> Option<&String> { raw_by_ext.get(&arg_i64(c, i, keys.ext)?) };
+    for tr in &c.tracks {
+        let ids = tr.slices.0..tr.slices.1;
+        for id in ids.clone() {
+            let i = id as usize;
+            let st = if act(i) {
+                stack_of(id)
+            } else if s.kind(i) == Category::GpuUserAnnotation {
+                // Slices of a track are in start order: the first activity starting inside.
+                let from = ids.start
+                    + s.start[ids.start as usize..ids.end as usize]
+                        .partition_point(|&x| x < s.start[i]) as u32;
+                (from..ids.end)
+                    .take_while(|&j| s.start[j as usize] < s.end(i))
+                    .find(|&j| act(j as usize))
+                    .and_then(stack_of)
+            } else {
+                continue;
+            };
+            let v = s.dur[i] / 1_000_000;
+            match st {
+                Some(st) if v > 0 && !st.is_empty() => {
+                    out.instances += 1;
+                    lines.push((st.clone(), v as u64));
+                }
+                _ => {}
+            }
+        }
+    }
+}
