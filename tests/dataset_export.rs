@@ -254,7 +254,7 @@ fn round_trip_every_column_of_every_fixture() {
         assert!(groups.iter().all(|&g| g <= 1000), "{groups:?}");
         assert_eq!(groups.iter().sum::<i64>() as usize, want.len());
         assert_eq!(w.row_groups, groups.len());
-        assert_eq!(cols.len(), 32);
+        assert_eq!(cols.len(), 33);
         let t = table(&batches);
         for (k, row) in want.iter().enumerate() {
             for (col, v) in row {
@@ -352,7 +352,7 @@ fn partitioned_files_leave_out_partition_columns_and_args_none_drops_args() {
             .iter()
             .any(|c| c == "run" || c == "rank" || c == "args")
     );
-    assert_eq!(cols.len(), 29);
+    assert_eq!(cols.len(), 30);
     // Exporting again replaces the same part file.
     let again = export_capture(&c, dir.path(), &opts).unwrap();
     assert_eq!(again.files, w.files);

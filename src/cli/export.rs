@@ -123,7 +123,7 @@ pub fn cmd_export(a: &ExportArgs) -> i32 {
         return super::fail(&format!("{}: cannot create: {e}", a.parquet.display()));
     }
     let out = a.parquet.clone();
-    super::report(
+    super::report::report(
         &a.path,
         a.json,
         |cap, loaded| {

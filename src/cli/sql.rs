@@ -131,7 +131,7 @@ pub fn cmd_sql(a: &SqlArgs) -> i32 {
         })
     };
     match out {
-        Ok(s) => match super::emit(&s) {
+        Ok(s) => match super::report::emit(&s) {
             Ok(()) => 0,
             Err(code) => code,
         },
@@ -155,7 +155,7 @@ impl Drop for TempDataset {
 #[cfg(feature = "sql")]
 fn export_temp(path: &std::path::Path) -> Result<TempDataset, i32> {
     use crate::dataset::{ExportOptions, export_capture};
-    let cat = super::catalog(path)?;
+    let cat = super::report::catalog(path)?;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
@@ -167,15 +167,15 @@ fn export_temp(path: &std::path::Path) -> Result<TempDataset, i32> {
         )));
     }
     let temp = TempDataset(dir);
-    let caps = super::captures(&cat);
+    let caps = super::report::captures(&cat);
     let opts = ExportOptions::default();
-    let errors = super::load::map_loaded(&caps, super::LOAD_THREADS, |cap, loaded| {
+    let errors = super::load::map_loaded(&caps, super::report::LOAD_THREADS, |cap, loaded| {
         let r = loaded
             .map_err(|e| e.to_string())
             .and_then(|c| export_capture(&c, &temp.0, &opts).map(|_| ()));
         (cap.path.display().to_string(), r.err())
     });
-    let code = super::finish(
+    let code = super::report::finish(
         errors.iter().map(|(p, e)| (p.as_str(), e.as_ref())),
         errors.len(),
     );
