@@ -2,7 +2,7 @@
 //! command buffers, `StepTraceAnnotation`, three autotuned functions after the loop): per
 //! derived line the event count, and per event name the count and total, equal XProf 2.24's own
 //! trace viewer conversion of the same file (`jax_gpu_attn.xprof_lines.json`,
-//! `jax_gpu_attn.xprof_line_names.json`, from `/work/shared/tools/xprof_lines.py`).
+//! `jax_gpu_attn.xprof_line_names.json`, from `tools/xprof_lines.py`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

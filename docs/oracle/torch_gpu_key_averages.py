@@ -2,7 +2,7 @@
 
 usage: torch_gpu_key_averages.py TRACETUI CAPTURE.pt.trace.json[.gz] [--nest-cat python_function]
 
-FILE.key_averages.json beside the capture is written by ../shared/tools/gen_torch_capture.py from
+FILE.key_averages.json beside the capture is written by tools/gen_torch_capture.py from
 the same profile: per torch row (name, device type) count, self_cpu_us, cpu_total_us,
 self_device_us and the memory columns. tracetui runs with torch's event set
 (`--cat cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,gpu_memset,

@@ -2,7 +2,7 @@
 
 usage: torch_gpu_stacks.py TRACETUI CAPTURE.pt.trace.json[.gz] [...]
 
-Beside each capture ../shared/tools/gen_torch_capture.py writes FILE.stacks.txt
+Beside each capture tools/gen_torch_capture.py writes FILE.stacks.txt
 (export_stacks(metric="self_cpu_time_total")) and, on a GPU, FILE.stacks_device.txt
 (metric="self_cuda_time_total"), one line per event instance. Both sides are summed per stack; a
 torch line is matched when tracetui has the same stack with a value within 1 µs. Prints, per

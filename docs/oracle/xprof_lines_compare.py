@@ -3,7 +3,7 @@
 usage: xprof_lines_compare.py FILE.xplane.pb [--tracetui BIN] [--xprof-lines J] [--xprof-names J]
 
 Per line ("process / line"): event count from `tracetui summary --json` (tracks) against XProf's
-count (`vm.xprof_lines.json`, or `/work/shared/tools/xprof_lines.py FILE`). Per derived line
+count (`vm.xprof_lines.json`, or `tools/xprof_lines.py FILE`). Per derived line
 (Steps, XLA Modules, XLA Ops, Framework Name Scope / Ops, Command Buffers, Launch Stats, Source
 code, and TF's TensorFlow Ops / Name Scope): per event name, count and total from
 `tracetui stats --plane P --line L --json` against `vm.xprof_line_names.json` (or
@@ -34,7 +34,7 @@ def xprof(path, names):
         side = given
     if os.path.exists(side):
         return json.load(open(side))
-    tool = os.environ.get("XPROF_LINES", "/work/shared/tools/xprof_lines.py")
+    tool = os.environ.get("XPROF_LINES", "xprof_lines.py")  # the team's tools/xprof_lines.py; set XPROF_LINES to its path
     out = subprocess.run([sys.executable, tool, path] + (["--names"] if names else []),
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)

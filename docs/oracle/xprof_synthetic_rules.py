@@ -40,7 +40,7 @@ def run(path, names=True):
     return json.loads(out)
 
 
-XPROF_LINES = os.environ.get("XPROF_LINES", "/work/shared/tools/xprof_lines.py")
+XPROF_LINES = os.environ.get("XPROF_LINES", "xprof_lines.py")  # the team's tools/xprof_lines.py; set XPROF_LINES to its path
 U64 = ("cuda_graph_id", "cuda_graph_node_id", "correlation_id", "cuda_graph_exec_id")
 
 
