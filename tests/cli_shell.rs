@@ -1,25 +1,13 @@
 //! The conventions of command-line tools: shell completions and the man page are generated from
 //! the clap definitions, and the lean default build names the opt-in feature a command needs.
 
-use std::ffi::OsStr;
+mod common;
 
-/// Runs tracetui; returns (exit code, stdout, stderr).
-fn run<I, S>(args: I) -> (i32, String, String)
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
-        .args(args)
-        .output()
-        .expect("run tracetui");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+/// Runs tracetui; returns (exit code, stdout, stderr). Never a panic.
+fn run<const N: usize>(args: [&str; N]) -> (i32, String, String) {
+    let (code, out, err) = common::run_cli(&args);
     assert!(!err.contains("panicked"), "tracetui panicked: {err}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        err,
-    )
+    (code, out, err)
 }
 
 #[test]

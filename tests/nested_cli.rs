@@ -6,18 +6,7 @@
 const FILE: &str = "tests/fixtures/xplane/vm.xplane.pb";
 
 fn run(args: &[&str]) -> serde_json::Value {
-    let out = assert_cmd::Command::cargo_bin("tracetui")
-        .unwrap()
-        .args(["nested", FILE, "--json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    run_on(FILE, args)
 }
 
 fn row<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {

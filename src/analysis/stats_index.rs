@@ -218,18 +218,14 @@ fn nest_tracks(
                 tree::close(o, p, same, &mut |d| done.push(d))
             });
             write(&mut done);
-            let mut o = Open::new(i as u32, id, class == 1, dur);
-            if let Some(p) = stack.top_mut() {
-                p.self_ps -= dur;
-                if tree::launch_goes_up(s.kind(i)) {
-                    p.own_dev += launched;
-                } else {
-                    o.own_dev = launched;
-                }
-            } else if !tree::launch_goes_up(s.kind(i)) {
-                o.own_dev = launched;
-            }
-            stack.enter(start + dur, o);
+            let o = Open::new(i as u32, id, class == 1, dur);
+            tree::enter(
+                &mut stack,
+                o,
+                start + dur,
+                tree::launch_goes_up(s.kind(i)),
+                launched,
+            );
         }
         stack.drain_linked(|o, p| tree::close(o, p, same, &mut |d| done.push(d)));
         write(&mut done);

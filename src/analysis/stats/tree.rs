@@ -98,6 +98,31 @@ pub(crate) fn same_name(c: &Capture, a: u32, b: u32) -> bool {
             == super::group_name(c.strings.get(s.name[b]))
 }
 
+/// Opens `o` (a slice that launched `launched` ps of device work) below the stack's top: the
+/// parent loses `o`'s duration from its self time, and a runtime launch call hands its device
+/// work up to the op around it ([`launch_goes_up`]) while any other slice keeps it.
+pub(crate) fn enter(
+    stack: &mut crate::analysis::nesting::ContainmentStack<Open>,
+    mut o: Open,
+    end: Ps,
+    goes_up: bool,
+    launched: Ps,
+) {
+    match stack.top_mut() {
+        Some(p) => {
+            p.self_ps -= o.dur;
+            if goes_up {
+                p.own_dev += launched;
+            } else {
+                o.own_dev = launched;
+            }
+        }
+        None if !goes_up => o.own_dev = launched,
+        None => {}
+    }
+    stack.enter(end, o);
+}
+
 /// Closes `o` (popped from the stack; `parent` is the event below it): settles its held-back
 /// first child, then hands `o` to its parent or, at the top, to `emit`. `same`: the merge's
 /// name test ([`same_name`]); `None` turns the merge off.
