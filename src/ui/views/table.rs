@@ -164,7 +164,14 @@ pub struct TableView {
     pub source: Option<Box<dyn Source>>,
     /// The source's text prompt while it is open.
     pub prompt: Option<Prompt>,
+    /// The last column layout and what it was computed for: it reads every row's cells, so it
+    /// is redone only when the width, the sort (the head's arrow) or the rows change.
+    pub(super) layout: std::cell::RefCell<Option<(LayoutKey, super::table_layout::Layout)>>,
 }
+
+/// What a cached column layout depends on: width, sort, and the rows (their buffer and count;
+/// `replace` and every source install a new `Vec`).
+pub(super) type LayoutKey = (usize, Option<(usize, bool)>, usize, usize);
 
 impl TableView {
     /// A table of `kind` (its key bindings) in computation order.
@@ -187,6 +194,7 @@ impl TableView {
             text_ranks: Vec::new(),
             source: None,
             prompt: None,
+            layout: std::cell::RefCell::new(None),
         }
     }
 

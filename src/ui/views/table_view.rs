@@ -164,12 +164,23 @@ impl View for TableView {
             })
             .collect();
         // Column widths: names take the space first; numbers shrink, then columns hide.
-        let lay = super::table_layout::layout(
-            &self.columns,
-            &heads,
-            self.rows.iter().map(|r| r.cells.as_slice()),
-            iw,
-        );
+        let key = (iw, self.sort, self.rows.len(), self.rows.as_ptr() as usize);
+        let lay = {
+            let mut cache = self.layout.borrow_mut();
+            match cache.as_ref() {
+                Some((k, l)) if *k == key => l.clone(),
+                _ => {
+                    let l = super::table_layout::layout(
+                        &self.columns,
+                        &heads,
+                        self.rows.iter().map(|r| r.cells.as_slice()),
+                        iw,
+                    );
+                    *cache = Some((key, l.clone()));
+                    l
+                }
+            }
+        };
         let widths: Vec<u16> = lay.widths.iter().map(|w| w.unwrap_or(0)).collect();
         if self.prompt.is_none() {
             // Hidden columns are said first: the rest of the line may be cut.
