@@ -75,22 +75,7 @@ fn read_profile(path: &Path) -> Result<Profile, LoadError> {
 /// Decodes profile bytes, gunzipping them first when they start with the gzip magic.
 pub fn decode(raw: &[u8], path: &Path) -> Result<Profile, LoadError> {
     let mut buf = Vec::new();
-    let bytes: &[u8] = if crate::formats::is_gzip(raw) {
-        flate2::read::MultiGzDecoder::new(raw)
-            .take(MAX_BYTES * 8)
-            .read_to_end(&mut buf)
-            .map_err(|e| {
-                LoadError::new(
-                    LoadErrorKind::Corrupt,
-                    path,
-                    None,
-                    format!("gzip: {e} (after {} uncompressed bytes)", buf.len()),
-                )
-            })?;
-        &buf
-    } else {
-        raw
-    };
+    let bytes = crate::formats::source::maybe_gunzip(raw, path, &mut buf, MAX_BYTES * 8)?;
     let p = Profile::decode(bytes).map_err(|e| {
         LoadError::new(
             LoadErrorKind::Corrupt,

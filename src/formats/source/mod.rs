@@ -23,6 +23,31 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0x1f, 0x8b])
 }
 
+/// Gunzips `bytes` into `buf` (at most `limit` inflated bytes) when they start with the gzip
+/// magic; else borrows them. A gzip error names the file and how far it got.
+pub fn maybe_gunzip<'a>(
+    bytes: &'a [u8],
+    path: &Path,
+    buf: &'a mut Vec<u8>,
+    limit: u64,
+) -> Result<&'a [u8], super::LoadError> {
+    if !is_gzip(bytes) {
+        return Ok(bytes);
+    }
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(limit)
+        .read_to_end(buf)
+        .map_err(|e| {
+            super::LoadError::new(
+                super::LoadErrorKind::Corrupt,
+                path,
+                None,
+                format!("gzip: {e} (after {} uncompressed bytes)", buf.len()),
+            )
+        })?;
+    Ok(buf)
+}
+
 /// The bytes of a capture file, kept alive as long as something reads them (the loader, and
 /// XPlane's lazy args after it).
 pub enum Source {

@@ -26,7 +26,7 @@ pub mod wire;
 use super::error::{LoadError, LoadErrorKind};
 use super::mapped::changed_error;
 use super::progress::{Progress, percent};
-use super::source::{Source, inflate as inflate_gz, is_gzip, open as open_file};
+use super::source::{Source, inflate as inflate_gz, is_gzip, maybe_gunzip, open as open_file};
 use crate::model::{Capture, Format, SourceInfo};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -85,29 +85,6 @@ pub fn load(
     loaded
 }
 
-/// Gunzips `bytes` when they start with the gzip magic; else borrows them.
-fn maybe_gunzip<'a>(
-    bytes: &'a [u8],
-    path: &Path,
-    buf: &'a mut Vec<u8>,
-) -> Result<&'a [u8], LoadError> {
-    if is_gzip(bytes) {
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_end(buf)
-            .map_err(|e| {
-                LoadError::new(
-                    LoadErrorKind::Corrupt,
-                    path,
-                    None,
-                    format!("gzip: {e} (after {} uncompressed bytes)", buf.len()),
-                )
-            })?;
-        Ok(buf)
-    } else {
-        Ok(bytes)
-    }
-}
-
 /// Decodes an XSpace (plain or gzipped) held in memory. `source.path` names it in errors. The
 /// capture keeps a copy of the (inflated) bytes for lazy stats.
 pub fn load_bytes(
@@ -123,7 +100,7 @@ pub fn load_bytes(
 fn owned_plain(bytes: &[u8], path: &Path) -> Result<Vec<u8>, LoadError> {
     if is_gzip(bytes) {
         let mut buf = Vec::new();
-        maybe_gunzip(bytes, path, &mut buf)?;
+        maybe_gunzip(bytes, path, &mut buf, u64::MAX)?;
         Ok(buf)
     } else {
         Ok(bytes.to_vec())
@@ -336,7 +313,7 @@ fn cap_lines(space: &mut scan::SpaceScan<'_>, cap: u64) -> Option<(u64, u64, u64
 pub fn line_event_counts(bytes: &[u8]) -> Result<Vec<(String, String, u64)>, LoadError> {
     let path = Path::new("<bytes>");
     let mut buf = Vec::new();
-    let bytes = maybe_gunzip(bytes, path, &mut buf)?;
+    let bytes = maybe_gunzip(bytes, path, &mut buf, u64::MAX)?;
     let space = scan::scan_space(bytes).map_err(|e| wire_error(path, &e))?;
     let mut out: Vec<(String, String, u64)> = Vec::new();
     for p in &space.planes {
