@@ -30,7 +30,7 @@ pub fn maybe_gunzip<'a>(
     path: &Path,
     buf: &'a mut Vec<u8>,
     limit: u64,
-) -> Result<&'a [u8], super::LoadError> {
+) -> Result<&'a [u8], super::error::LoadError> {
     if !is_gzip(bytes) {
         return Ok(bytes);
     }
@@ -38,8 +38,8 @@ pub fn maybe_gunzip<'a>(
         .take(limit)
         .read_to_end(buf)
         .map_err(|e| {
-            super::LoadError::new(
-                super::LoadErrorKind::Corrupt,
+            super::error::LoadError::new(
+                super::error::LoadErrorKind::Corrupt,
                 path,
                 None,
                 format!("gzip: {e} (after {} uncompressed bytes)", buf.len()),

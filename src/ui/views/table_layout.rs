@@ -3,7 +3,6 @@
 //! `12.3ms`) in columns sized to their longest short value, and when that is still not enough,
 //! columns are hidden from the right before a name is cut below [`MIN_NAME`] cells.
 
-use super::table::Column;
 use crate::ui::text;
 
 /// The fewest cells a name gets before columns are hidden (or all of its text, when shorter).
@@ -25,15 +24,16 @@ impl Layout {
     }
 }
 
-/// Lays out `columns` (headers `heads`, the sort arrow included) in `width` cells for the cells
-/// of `rows`. Column 0 is the name; the others keep their declared width while the names fit.
+/// Lays out columns of declared widths `declared` (headers `heads`, the sort arrow included) in
+/// `width` cells for the cells of `rows`. Column 0 is the name; the others keep their declared
+/// width while the names fit.
 pub fn layout<'a>(
-    columns: &[Column],
+    declared: &[u16],
     heads: &[String],
     rows: impl Iterator<Item = &'a [String]> + Clone,
     width: usize,
 ) -> Layout {
-    let n = columns.len();
+    let n = declared.len();
     let head_w = |i: usize| heads.get(i).map_or(0, |h| text::width(h));
     let name_need = rows
         .clone()
@@ -43,7 +43,7 @@ pub fn layout<'a>(
         .max(head_w(0));
     let min_name = name_need.min(MIN_NAME);
     let full: Vec<usize> = (1..n)
-        .map(|i| (columns[i].width as usize).max(head_w(i)))
+        .map(|i| (declared[i] as usize).max(head_w(i)))
         .collect();
     let used = |ws: &[usize], shown: usize| -> usize { ws.iter().take(shown).map(|w| w + 1).sum() };
     // 1. Declared widths, when the names keep their full length (or the floor).
@@ -118,15 +118,8 @@ pub fn compact(s: &str) -> std::borrow::Cow<'_, str> {
 mod tests {
     use super::*;
 
-    fn cols(ws: &[u16]) -> Vec<Column> {
-        ws.iter()
-            .enumerate()
-            .map(|(i, &w)| Column {
-                name: "c",
-                width: w,
-                right: i > 0,
-            })
-            .collect()
+    fn cols(ws: &[u16]) -> Vec<u16> {
+        ws.to_vec()
     }
 
     fn rows(names: &[&str], cells: &[&str]) -> Vec<Vec<String>> {

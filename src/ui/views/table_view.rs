@@ -170,8 +170,9 @@ impl View for TableView {
             match cache.as_ref() {
                 Some((k, l)) if *k == key => l.clone(),
                 _ => {
+                    let declared: Vec<u16> = self.columns.iter().map(|c| c.width).collect();
                     let l = super::table_layout::layout(
-                        &self.columns,
+                        &declared,
                         &heads,
                         self.rows.iter().map(|r| r.cells.as_slice()),
                         iw,
