@@ -354,6 +354,22 @@ fn snapshots_in_a_log_dir_are_offered_beside_the_traces() {
                 .into_owned()
         })
         .collect();
+    // The picker's format label tells a pprof profile from a torch pickle.
+    let labels: Vec<&str> = caps
+        .iter()
+        .filter(|c| c.format == Some(tracetui::model::Format::Snapshot))
+        .map(|c| tracetui::formats::pprof::format_label(c.format.unwrap(), &c.source.path))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "torch-snapshot",
+            "pprof",
+            "torch-snapshot",
+            "torch-snapshot",
+            "torch-snapshot"
+        ]
+    );
     assert_eq!(
         snaps,
         [

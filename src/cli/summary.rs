@@ -143,7 +143,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         path: cap.path.display().to_string(),
         run: cap.run.clone(),
         host: cap.host.clone(),
-        format: cap.format.name(),
+        format: crate::formats::pprof::format_label(cap.format, &cap.path),
         bytes: cap.bytes,
         rank: None,
         alternates: cap
@@ -180,7 +180,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
         }
     };
     if let Some(f) = c.format {
-        out.format = f.name();
+        out.format = crate::formats::pprof::format_label(f, &cap.path);
     }
     out.capped = c
         .warnings

@@ -33,6 +33,17 @@ pub fn named_like_pprof(name: &str) -> bool {
             || (name.ends_with(".pb.gz") && !name.ends_with(".xplane.pb.gz")))
 }
 
+/// The label of a capture's format (`summary`, the picker): a memory-only file read through the
+/// snapshot path is a torch pickle or a pprof profile, told apart by its name.
+pub fn format_label(format: crate::model::Format, path: &Path) -> &'static str {
+    let pprof = format == crate::model::Format::Snapshot
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(named_like_pprof);
+    if pprof { "pprof" } else { format.name() }
+}
+
 /// True when `path` is named like a pprof file and decodes as a profile with sample types.
 pub fn is_pprof_file(path: &Path) -> bool {
     let named = path

@@ -224,7 +224,12 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
             },
             crate::text::fit_middle(&text::sanitize(&src.run), run_w),
             host_label(&text::sanitize(&src.host), e.capture.span, host_w),
-            e.capture.format.map_or("?", |f| f.name()),
+            e.capture
+                .format
+                .map_or("?", |f| crate::formats::pprof::format_label(
+                    f,
+                    &e.capture.source.path
+                )),
             size(bytes(src.file_bytes)),
             taken_label(e.taken, e.capture.modified, wide),
             status
