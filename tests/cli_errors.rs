@@ -75,6 +75,18 @@ fn directory_without_captures_exits_1() {
     }
 }
 
+/// A memory snapshot given to a trace command is named as one, with the command that reads it.
+#[test]
+fn memory_file_given_to_summary_points_to_the_memory_command() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/memory/snap_small.pickle");
+    let (code, _, err) = run([OsStr::new("summary"), f.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("snap_small.pickle"), "{err}");
+    assert!(err.contains("a memory file"), "{err}");
+    assert!(err.contains("tracetui memory FILE"), "{err}");
+}
+
 #[test]
 fn file_that_is_not_a_trace_exits_1_naming_it() {
     let d = tempfile::tempdir().expect("tempdir");

@@ -155,6 +155,15 @@ pub(super) fn discover_file(path: &Path, meta: &Metadata) -> Catalog {
         }
         NameKind::Ignored => match sniff(path) {
             Ok(Some(f)) => (name.clone(), f, None),
+            Ok(None) if super::is_snapshot_file(path) => {
+                cat.problems.push((
+                    path.to_path_buf(),
+                    "a memory file (torch allocator snapshot or pprof profile), not a trace: \
+                     open it with `tracetui memory FILE` or the explorer"
+                        .into(),
+                ));
+                return cat;
+            }
             Ok(None) => {
                 cat.problems.push((
                     path.to_path_buf(),
