@@ -19,6 +19,8 @@ pub mod peaks;
 pub mod row;
 pub mod sdpa;
 pub mod shapes;
+#[cfg(test)]
+mod torch_counter;
 
 pub use cost::{Cost, Family};
 pub use device::Device;
