@@ -203,3 +203,31 @@ fn time_is_accounted_for_and_rows_sort_by_time_saved() {
     );
     assert!(text.contains("device NVIDIA H200"));
 }
+
+#[test]
+fn xplane_device_from_its_stats_and_no_costs_said_so() {
+    // The H200 JAX capture: its GPU plane names the device; its HLO ops carry no cost stats.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/xplane/h200_jax_gpu_attn.xplane.pb.gz");
+    let v: Value = serde_json::from_str(&tracetui(&["roofline", &p.to_string_lossy(), "--json"]))
+        .expect("json");
+    let r = &v["captures"][0];
+    assert_eq!(r["device"]["name"], "NVIDIA H200");
+    assert_eq!(r["device"]["source"], "xplane");
+    assert_eq!(
+        (
+            r["device"]["sms"].as_i64(),
+            r["device"]["compute_capability"].as_str()
+        ),
+        (Some(132), Some("9.0"))
+    );
+    assert_eq!(r["rows"].as_array().map(Vec::len), Some(0));
+    assert_eq!(r["unmodelled_pct"], 100.0);
+    assert!(r["total_device_ns"].as_i64().unwrap() > 0);
+    assert!(
+        r["note"]
+            .as_str()
+            .unwrap()
+            .contains("no flops / bytes_accessed")
+    );
+}

@@ -155,6 +155,9 @@ pub struct CaptureRoofline {
     pub no_device_calls: u64,
     /// Modelled op calls inside another modelled op (counted there).
     pub nested_calls: u64,
+    /// Why nothing could be modelled, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub rows: Vec<RowJson>,
 }
 
@@ -200,6 +203,7 @@ pub fn of_roofline(r: &Roofline) -> CaptureRoofline {
             .collect(),
         no_device_calls: r.no_device_calls,
         nested_calls: r.nested_calls,
+        note: r.note.map(str::to_string),
         rows: r.rows.iter().map(RowJson::new).collect(),
         ..CaptureRoofline::default()
     }
@@ -244,6 +248,9 @@ pub fn render_text(s: &CaptureRoofline) -> String {
         Err(failed) => return failed,
     };
     let d = |v: i64| text::dur(v as f64 * 1000.0);
+    if let Some(n) = &s.note {
+        o.push_str(&format!("   {n}\n"));
+    }
     let mut rows: Vec<Vec<String>> = s
         .rows
         .iter()

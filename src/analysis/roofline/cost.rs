@@ -33,6 +33,8 @@ pub enum Family {
     Norm,
     /// Softmax ([`super::memops`]).
     Softmax,
+    /// An XLA HLO op with XLA's own FLOPs and bytes ([`super::xla`]).
+    Hlo,
 }
 
 impl Family {
@@ -46,6 +48,7 @@ impl Family {
             Family::Reduce => "reduce",
             Family::Norm => "norm",
             Family::Softmax => "softmax",
+            Family::Hlo => "hlo",
         }
     }
 }

@@ -52,19 +52,48 @@ fn kineto(c: &Capture) -> Option<Device> {
     })
 }
 
+/// XPlane device stats, kept as capture metadata `"<plane>: <stat>"`: `gpu_device_name`
+/// (GPU), `device_type_string` / `device_name` (TPU), `compute_cap_major` / `_minor`,
+/// `core_count`; else a device plane's label.
 fn xplane(c: &Capture) -> Option<Device> {
-    let p = c.processes.iter().find(|p| {
-        matches!(
-            p.kind,
-            ProcessKind::Gpu | ProcessKind::Tpu | ProcessKind::Device
-        ) && !c.strings.get(p.label).is_empty()
+    let mut name = None;
+    let (mut major, mut minor, mut cores) = (None, None, None);
+    for (k, v) in c.args.iter(c.metadata, &c.strings) {
+        let k = c.strings.get(k);
+        let Some((plane, stat)) = k.split_once(": ") else {
+            continue;
+        };
+        if !plane.starts_with("/device:") {
+            continue;
+        }
+        match stat {
+            "gpu_device_name" | "device_type_string" | "device_name" if name.is_none() => {
+                if let ArgValue::Str(s) = v {
+                    name = Some(c.strings.get(s).to_string());
+                }
+            }
+            "compute_cap_major" if major.is_none() => major = v.as_i64(&c.strings),
+            "compute_cap_minor" if minor.is_none() => minor = v.as_i64(&c.strings),
+            "core_count" if cores.is_none() => cores = v.as_i64(&c.strings),
+            _ => {}
+        }
+    }
+    let name = name.or_else(|| {
+        c.processes
+            .iter()
+            .find(|p| {
+                matches!(
+                    p.kind,
+                    ProcessKind::Gpu | ProcessKind::Tpu | ProcessKind::Device
+                ) && !c.strings.get(p.label).is_empty()
+            })
+            .map(|p| c.strings.get(p.label).to_string())
     })?;
-    let name = c.strings.get(p.label).to_string();
     Some(Device {
         peaks: peaks::lookup(&name),
         name,
         source: "xplane",
-        compute_capability: None,
-        sms: None,
+        compute_capability: major.map(|m| format!("{m}.{}", minor.unwrap_or(0))),
+        sms: cores,
     })
 }

@@ -21,6 +21,7 @@ pub mod sdpa;
 pub mod shapes;
 #[cfg(test)]
 mod torch_counter;
+pub mod xla;
 
 pub use cost::{Cost, Family};
 pub use device::Device;
@@ -57,7 +58,14 @@ pub struct Roofline {
     pub no_device_calls: u64,
     /// Calls of modelled ops left to an enclosing modelled op (its time includes theirs).
     pub nested_calls: u64,
+    /// Why nothing could be modelled, when that is known.
+    pub note: Option<&'static str>,
 }
+
+/// The note of an XPlane capture without cost stats.
+pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats (XProf derives them from the HLO protos, which this capture does not hold)";
+/// The note of a PyTorch capture without shapes.
+pub const NOTE_NO_SHAPES: &str = "no op records its input shapes: profile with record_shapes=True";
 
 impl Roofline {
     /// Σ device time of the rows, ps.
@@ -68,6 +76,21 @@ impl Roofline {
     pub fn unmodelled_ps(&self) -> Ps {
         self.unmodelled.iter().map(|u| u.device_ps).sum()
     }
+}
+
+/// Sets the device's peaks on the rows and sorts them by the time saved at the roof.
+fn finish_rows(out: &mut Roofline) {
+    let peaks = out.device.as_ref().and_then(|d| d.peaks);
+    for r in &mut out.rows {
+        r.set_peaks(peaks);
+    }
+    out.rows.sort_by(|a, b| {
+        b.saved_ps()
+            .total_cmp(&a.saved_ps())
+            .then(b.device_ps.cmp(&a.device_ps))
+            .then(a.name.cmp(&b.name))
+            .then(a.input_dims.cmp(&b.input_dims))
+    });
 }
 
 struct ArgKeys {
@@ -83,9 +106,27 @@ fn text(v: ArgValue) -> Option<StrId> {
     }
 }
 
-/// Computes the roofline of a PyTorch (Kineto) capture; an XPlane capture's comes from
-/// [`xla`] (not here yet) and gives no rows.
+/// Computes the roofline of a capture: PyTorch ops from their recorded shapes, or XPlane HLO
+/// ops from XLA's own cost stats ([`xla`]).
 pub fn compute(c: &Capture) -> Roofline {
+    if let Some((rows, _, other, total)) = xla::collect(c) {
+        let mut out = Roofline {
+            device: device::detect(c),
+            rows,
+            total_device_ps: total,
+            ..Roofline::default()
+        };
+        finish_rows(&mut out);
+        out.unmodelled = other
+            .into_iter()
+            .map(|(n, d, k)| Unmodelled {
+                name: c.strings.get(n).to_string(),
+                device_ps: d,
+                count: k,
+            })
+            .collect();
+        return out;
+    }
     let s = &c.slices;
     let keys = ArgKeys {
         dims: c.strings.lookup("Input Dims"),
@@ -126,6 +167,11 @@ pub fn compute(c: &Capture) -> Roofline {
         }
     }
     let mut out = Roofline::default();
+    if c.format == Some(crate::model::Format::XPlane) {
+        out.note = Some(NOTE_NO_XLA_COSTS);
+    } else if !cand.is_empty() && keys.dims.is_none() {
+        out.note = Some(NOTE_NO_SHAPES);
+    }
     let selected: Vec<u32> = cand
         .iter()
         .enumerate()
@@ -202,17 +248,7 @@ pub fn compute(c: &Capture) -> Roofline {
         out.rows[r].slices.push(id);
     }
     out.device = device::detect(c);
-    let peaks = out.device.as_ref().and_then(|d| d.peaks);
-    for r in &mut out.rows {
-        r.set_peaks(peaks);
-    }
-    out.rows.sort_by(|a, b| {
-        b.saved_ps()
-            .total_cmp(&a.saved_ps())
-            .then(b.device_ps.cmp(&a.device_ps))
-            .then(a.name.cmp(&b.name))
-            .then(a.input_dims.cmp(&b.input_dims))
-    });
+    finish_rows(&mut out);
     let mut sel_rows: Vec<u32> = out
         .rows
         .iter()
