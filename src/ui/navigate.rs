@@ -386,6 +386,7 @@ impl State {
             | Action::OpenStats
             | Action::OpenRank
             | Action::OpenGpu
+            | Action::OpenRoofline
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::OpenDetails

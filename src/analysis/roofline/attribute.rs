@@ -106,3 +106,32 @@ pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
     v.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     (v, total)
 }
+
+/// The device activities launched by the calls `calls` (sorted) or below them, in id order.
+pub fn activities_of(c: &Capture, calls: &[u32]) -> Vec<u32> {
+    let s = &c.slices;
+    let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
+    for i in 0..s.len() {
+        let k = s.kind(i);
+        if !k.is_device() && k != Category::GpuUserAnnotation && s.corr(i) != 0 {
+            by_corr.entry(s.corr(i)).or_insert(i as u32);
+        }
+    }
+    (0..s.len())
+        .filter(|&i| is_activity(s.kind(i)))
+        .filter(|&i| {
+            let Some(&l) = by_corr.get(&s.corr(i)).filter(|_| s.corr(i) != 0) else {
+                return false;
+            };
+            let mut p = l;
+            while p != NO_SLICE {
+                if calls.binary_search(&p).is_ok() {
+                    return true;
+                }
+                p = s.parent[p as usize];
+            }
+            false
+        })
+        .map(|i| i as u32)
+        .collect()
+}

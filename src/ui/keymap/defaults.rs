@@ -205,6 +205,12 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(
         V::Timeline,
+        A::OpenRoofline,
+        &["L"],
+        "roofline: FLOP/s per op against the device's peak",
+    ),
+    d(
+        V::Timeline,
         A::OpenFlame,
         &["F"],
         "flame graph: marked range, else all; memory row: live bytes",
