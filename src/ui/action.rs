@@ -96,6 +96,8 @@ pub enum Action {
     OpenGpu,
     /// Open the roofline chart (FLOP/s per op against the device's peak).
     OpenRoofline,
+    /// Statistics table: show / hide the achieved FLOP/s, bytes/s and % of peak columns.
+    ToggleAchieved,
     /// Open the newest capture (live watching).
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
@@ -188,6 +190,7 @@ impl Action {
         Action::OpenRank,
         Action::OpenGpu,
         Action::OpenRoofline,
+        Action::ToggleAchieved,
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenCapture,
@@ -259,6 +262,7 @@ impl Action {
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",
             Action::OpenRoofline => "open_roofline",
+            Action::ToggleAchieved => "toggle_achieved",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenCapture => "open_capture",

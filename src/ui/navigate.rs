@@ -387,6 +387,7 @@ impl State {
             | Action::OpenRank
             | Action::OpenGpu
             | Action::OpenRoofline
+            | Action::ToggleAchieved
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::OpenDetails

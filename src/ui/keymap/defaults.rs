@@ -342,6 +342,12 @@ pub const DEFAULTS: &[Default] = &[
         &["F"],
         "memory: live bytes at the peak by call stack (flame)",
     ),
+    d(
+        V::Table,
+        A::ToggleAchieved,
+        &["A"],
+        "statistics: achieved TFLOP/s, TB/s, % of peak (roofline)",
+    ),
     d(V::Table, A::Back, &["Esc"], "close"),
     d(
         V::Flame,
