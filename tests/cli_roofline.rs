@@ -55,10 +55,10 @@ fn brute_force(names: &[&str]) -> HashMap<(String, String), i64> {
     let ev = v["traceEvents"].as_array().expect("events");
     let mut launch: HashMap<i64, (i64, i64)> = HashMap::new(); // corr → (tid, ts ns)
     for e in ev {
-        if e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver" {
-            if let Some(c) = e["args"]["correlation"].as_i64() {
-                launch.insert(c, (e["tid"].as_i64().unwrap_or(-1), ns(&e["ts"])));
-            }
+        if (e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver")
+            && let Some(c) = e["args"]["correlation"].as_i64()
+        {
+            launch.insert(c, (e["tid"].as_i64().unwrap_or(-1), ns(&e["ts"])));
         }
     }
     let kernels: Vec<(i64, i64, i64)> = ev

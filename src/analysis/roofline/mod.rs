@@ -109,7 +109,10 @@ fn text(v: ArgValue) -> Option<StrId> {
 /// Computes the roofline of a capture: PyTorch ops from their recorded shapes, or XPlane HLO
 /// ops from XLA's own cost stats ([`xla`]).
 pub fn compute(c: &Capture) -> Roofline {
-    if let Some((rows, _, other, total)) = xla::collect(c) {
+    if let Some(xla::Collected {
+        rows, other, total, ..
+    }) = xla::collect(c)
+    {
         let mut out = Roofline {
             device: device::detect(c),
             rows,
@@ -175,7 +178,7 @@ pub fn compute(c: &Capture) -> Roofline {
     let selected: Vec<u32> = cand
         .iter()
         .enumerate()
-        .filter(|&(k, _)| !covered[k] && !(model_of[k].composite && has_inner[k]))
+        .filter(|&(k, _)| !(covered[k] || model_of[k].composite && has_inner[k]))
         .map(|(_, &id)| id)
         .collect();
     out.nested_calls = (cand.len() - selected.len()) as u64;

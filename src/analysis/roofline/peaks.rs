@@ -43,6 +43,7 @@ impl Peaks {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn gpu(
     name: &'static str,
     fp64: Option<f64>,

@@ -14,9 +14,22 @@ use crate::analysis::stats::is_device_process;
 use crate::model::{Capture, Ps, StrId};
 use rustc_hash::FxHashMap;
 
-/// Rows from the HLO ops with cost stats, the ids of those ops, and per HLO op name without
-/// them (name, ps, count); `None` when no device event records any.
-pub fn collect(c: &Capture) -> Option<(Vec<Row>, Vec<u32>, Vec<(StrId, Ps, u64)>, Ps)> {
+/// What [`collect`] finds.
+#[derive(Debug)]
+pub struct Collected {
+    /// One row per HLO op name with cost stats.
+    pub rows: Vec<Row>,
+    /// The ids of those events, sorted.
+    pub ids: Vec<u32>,
+    /// Per HLO op name without cost stats: (name, ps, count), most time first.
+    pub other: Vec<(StrId, Ps, u64)>,
+    /// Σ durations of the lines read, ps.
+    pub total: Ps,
+}
+
+/// Rows from the HLO ops with cost stats and what the rest of their lines holds; `None` when
+/// no device event records any.
+pub fn collect(c: &Capture) -> Option<Collected> {
     let key = |s: &str| c.strings.lookup(s);
     let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
     if kf.is_none() && km.is_none() && kb.is_none() {
@@ -106,7 +119,12 @@ pub fn collect(c: &Capture) -> Option<(Vec<Row>, Vec<u32>, Vec<(StrId, Ps, u64)>
     ids.sort_unstable();
     let mut other: Vec<(StrId, Ps, u64)> = other.into_iter().map(|(k, (d, n))| (k, d, n)).collect();
     other.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.0.cmp(&b.0.0)));
-    (!rows.is_empty()).then_some((rows, ids, other, total))
+    (!rows.is_empty()).then_some(Collected {
+        rows,
+        ids,
+        other,
+        total,
+    })
 }
 
 #[cfg(test)]
@@ -140,7 +158,12 @@ mod tests {
         add(&mut b, 2_000_000, "fusion.1", Some(2_000_000), 4_000);
         add(&mut b, 4_000_000, "copy.2", None, 0);
         let c = b.finish(SourceInfo::default(), Format::XPlane);
-        let (rows, ids, other, total) = collect(&c).expect("rows");
+        let Collected {
+            rows,
+            ids,
+            other,
+            total,
+        } = collect(&c).expect("rows");
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].count, rows[0].device_ps), (2, 2_000_000));
         assert_eq!((rows[0].cost.flops, rows[0].cost.bytes), (2e6, Some(4e3)));

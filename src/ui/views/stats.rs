@@ -285,11 +285,16 @@ impl StatsScope {
     }
 }
 
+/// Achieved TFLOP/s, TB/s and % of peak of one name.
+type Achieved = (Option<f64>, Option<f64>, Option<f64>);
+
 /// Per op name, the roofline's (TFLOP/s, TB/s, % of peak) over all its rows: Σ FLOPs and
 /// bytes over Σ device time; % = Σ time at the roof / Σ device time.
-fn achieved_by_name(cap: &Capture) -> HashMap<String, (Option<f64>, Option<f64>, Option<f64>)> {
+fn achieved_by_name(cap: &Capture) -> HashMap<String, Achieved> {
     let roof = crate::analysis::roofline::compute(cap);
-    let mut sums: HashMap<&str, (f64, Option<f64>, Ps, Option<f64>)> = HashMap::new();
+    // Σ FLOPs, Σ bytes, Σ device ps, Σ time at the roof.
+    type Sums = (f64, Option<f64>, Ps, Option<f64>);
+    let mut sums: HashMap<&str, Sums> = HashMap::new();
     for r in &roof.rows {
         let n = r.count as f64;
         let e = sums
