@@ -12,6 +12,7 @@ pub mod platform;
 pub mod range;
 pub mod rank;
 pub mod ranks;
+pub mod roofline;
 pub mod search;
 pub mod stats;
 pub mod stats_index;

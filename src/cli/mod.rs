@@ -17,6 +17,7 @@ pub mod rank;
 pub mod ranks;
 pub mod remote;
 mod report;
+pub mod roofline;
 pub mod search;
 pub mod shell;
 pub mod sql;
@@ -142,6 +143,9 @@ pub enum Command {
     /// Group captures into runs of ranks: step times, collectives across ranks, skew, stragglers
     #[command(after_help = ranks::RANKS_AFTER)]
     Ranks(ranks::RanksArgs),
+    /// FLOP/s and bytes/s per op against the device's peaks (roofline, TraceLens's perf model)
+    #[command(after_help = roofline::ROOFLINE_AFTER)]
+    Roofline(roofline::RooflineArgs),
     /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
     #[command(after_help = capture::CAPTURE_AFTER)]
     Capture(capture::CaptureArgs),
@@ -197,6 +201,7 @@ where
         Some(Command::Memory(a)) => memory::cmd_memory(&a),
         Some(Command::Steps(a)) => steps::cmd_steps(&a),
         Some(Command::Ranks(a)) => ranks::cmd_ranks(&a),
+        Some(Command::Roofline(a)) => roofline::cmd_roofline(&a),
         Some(Command::Capture(a)) => capture::cmd_capture(&a),
         Some(Command::Completions(a)) => shell::cmd_completions(&a),
         Some(Command::Man) => shell::cmd_man(),

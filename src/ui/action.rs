@@ -94,6 +94,10 @@ pub enum Action {
     OpenRank,
     /// Open the GPU breakdown.
     OpenGpu,
+    /// Open the roofline chart (FLOP/s per op against the device's peak).
+    OpenRoofline,
+    /// Statistics table: show / hide the achieved FLOP/s, bytes/s and % of peak columns.
+    ToggleAchieved,
     /// Open the newest capture (live watching).
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
@@ -185,6 +189,8 @@ impl Action {
         Action::OpenStats,
         Action::OpenRank,
         Action::OpenGpu,
+        Action::OpenRoofline,
+        Action::ToggleAchieved,
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenCapture,
@@ -255,6 +261,8 @@ impl Action {
             Action::OpenStats => "open_stats",
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",
+            Action::OpenRoofline => "open_roofline",
+            Action::ToggleAchieved => "toggle_achieved",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenCapture => "open_capture",

@@ -386,6 +386,8 @@ impl State {
             | Action::OpenStats
             | Action::OpenRank
             | Action::OpenGpu
+            | Action::OpenRoofline
+            | Action::ToggleAchieved
             | Action::OpenNewest
             | Action::OpenFlame
             | Action::OpenDetails

@@ -205,6 +205,12 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(
         V::Timeline,
+        A::OpenRoofline,
+        &["L"],
+        "roofline: FLOP/s per op against the device's peak",
+    ),
+    d(
+        V::Timeline,
         A::OpenFlame,
         &["F"],
         "flame graph: marked range, else all; memory row: live bytes",
@@ -335,6 +341,12 @@ pub const DEFAULTS: &[Default] = &[
         A::OpenFlame,
         &["F"],
         "memory: live bytes at the peak by call stack (flame)",
+    ),
+    d(
+        V::Table,
+        A::ToggleAchieved,
+        &["A"],
+        "statistics: achieved TFLOP/s, TB/s, % of peak (roofline)",
     ),
     d(V::Table, A::Back, &["Esc"], "close"),
     d(

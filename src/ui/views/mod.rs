@@ -22,6 +22,7 @@ pub mod overview;
 pub mod overview_view;
 pub mod picker;
 pub mod rank;
+pub mod roofline;
 pub mod search;
 pub mod segments;
 pub mod stats;

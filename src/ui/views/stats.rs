@@ -22,6 +22,7 @@ use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
 use crate::ui::ruler::format_dur;
 use crate::ui::state::State;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Self times of `l` for `opts` (kept by the capture for the next table with that filter).
@@ -40,6 +41,8 @@ pub struct StatsScope {
     pub track: Option<u32>,
     /// Only this process.
     pub process: Option<u32>,
+    /// Achieved FLOP/s, bytes/s and % of peak columns (the roofline's, per op name).
+    pub achieved: bool,
 }
 
 /// Tracks with slices, in track order (counters have none).
@@ -68,6 +71,7 @@ impl StatsScope {
         let cursor = st.rows.cursor_lane().map(|(t, _)| t);
         match action {
             Action::GroupNext => self.group = self.group.next(),
+            Action::ToggleAchieved => self.achieved = !self.achieved,
             Action::FilterCategory => {
                 // The categories that have events, most events first: the first press never
                 // gives an empty table.
@@ -134,6 +138,7 @@ impl StatsScope {
             .rows
             .iter()
             .any(|r| r.self_dev_ps != 0 || r.dev_total_ps != 0);
+        let achieved = (self.achieved && by_name).then(|| achieved_by_name(cap));
         let rows = table
             .rows
             .iter()
@@ -180,6 +185,21 @@ impl StatsScope {
                         Key::Num(r.dev_total_ps as f64),
                     ]);
                 }
+                if let Some(a) = &achieved {
+                    let x = a.get(r.name.as_str());
+                    let f = |v: Option<f64>, p: usize| v.map_or("-".into(), |v| format!("{v:.p$}"));
+                    let (tf, tb, pct) = (
+                        x.and_then(|x| x.0),
+                        x.and_then(|x| x.1),
+                        x.and_then(|x| x.2),
+                    );
+                    cells.extend([
+                        f(tf, 2),
+                        f(tb, 3),
+                        pct.map_or("-".into(), |p| format!("{p:.1}%")),
+                    ]);
+                    keys.extend([tf, tb, pct].map(|v| Key::Num(v.unwrap_or(-1.0))));
+                }
                 Row {
                     cells,
                     keys,
@@ -222,6 +242,14 @@ impl StatsScope {
         if with_dev {
             columns.extend([col("self dev", 9, true), col("dev total", 9, true)]);
         }
+        if achieved.is_some() {
+            columns.extend([
+                col("TFLOP/s", 9, true),
+                col("TB/s", 8, true),
+                col("% peak", 7, true),
+            ]);
+            title.push_str(" · achieved: whole capture, modelled ops");
+        }
         let mut t = TableView::new(ViewKind::Table, title, columns, rows);
         let key = |a| {
             st.keymap
@@ -240,7 +268,7 @@ impl StatsScope {
             .collect();
         t.note = format!(
             "{}totals: Σ per thread/stream ({}) · events starting in the scope · {} group · {} \
-             category · {} track · {} process",
+             category · {} track · {} process · {} achieved",
             if profiler {
                 "profiler's own spans left out · "
             } else {
@@ -250,10 +278,47 @@ impl StatsScope {
             key(Action::GroupNext),
             key(Action::FilterCategory),
             key(Action::FilterTrack),
-            key(Action::FilterProcess)
+            key(Action::FilterProcess),
+            key(Action::ToggleAchieved)
         );
         Some(t)
     }
+}
+
+/// Achieved TFLOP/s, TB/s and % of peak of one name.
+type Achieved = (Option<f64>, Option<f64>, Option<f64>);
+
+/// Per op name, the roofline's (TFLOP/s, TB/s, % of peak) over all its rows: Σ FLOPs and
+/// bytes over Σ device time; % = Σ time at the roof / Σ device time.
+fn achieved_by_name(cap: &Capture) -> HashMap<String, Achieved> {
+    let roof = crate::analysis::roofline::compute(cap);
+    // Σ FLOPs, Σ bytes, Σ device ps, Σ time at the roof.
+    type Sums = (f64, Option<f64>, Ps, Option<f64>);
+    let mut sums: HashMap<&str, Sums> = HashMap::new();
+    for r in &roof.rows {
+        let n = r.count as f64;
+        let e = sums
+            .entry(r.name.as_str())
+            .or_insert((0.0, Some(0.0), 0, Some(0.0)));
+        e.0 += r.cost.flops * n;
+        e.1 = e.1.zip(r.cost.bytes).map(|(a, b)| a + b * n);
+        e.2 += r.device_ps;
+        e.3 = e.3.zip(r.time_at_peak_ps()).map(|(a, b)| a + b);
+    }
+    sums.into_iter()
+        .filter(|(_, v)| v.2 > 0)
+        .map(|(k, (f, b, d, t))| {
+            let secs = d as f64 * 1e-12;
+            (
+                k.to_string(),
+                (
+                    Some(f / secs / 1e12),
+                    b.map(|b| b / secs / 1e12),
+                    t.map(|t| 100.0 * t / d as f64),
+                ),
+            )
+        })
+        .collect()
 }
 
 impl Source for StatsScope {

@@ -78,6 +78,10 @@ impl View for TimelineView {
                     .into_iter()
                     .collect(),
             },
+            Some(Action::OpenRoofline) => vec![match super::roofline::RooflineView::open(st) {
+                Ok(v) => Msg::Push(Box::new(v)),
+                Err(why) => Msg::Notice(why),
+            }],
             Some(Action::OpenMemory) => vec![match memory_view(st) {
                 Ok(t) => Msg::Push(Box::new(t)),
                 Err(why) => Msg::Notice(why),

@@ -1,0 +1,175 @@
+//! XPlane (JAX / TensorFlow on GPU and TPU): the FLOPs and bytes XLA records per HLO op, as
+//! XProf's roofline reads them — the `flops` (else `model_flops`) and `bytes_accessed` stats
+//! of the events on a device's `XLA Ops` line (any device line when none is named so). XProf
+//! has one peak per device; here the device's BF16 matrix peak is the compute roof.
+//!
+//! A capture whose HLO ops carry no such stats (XProf then derives them from the HLO protos,
+//! e.g. the JAX 0.11 H200 capture holds neither) gives no rows: all its device time is counted
+//! as not modelled.
+
+use super::cost::{Cost, Family};
+use super::dtype::Precision;
+use super::row::Row;
+use crate::analysis::stats::is_device_process;
+use crate::model::{Capture, Ps, StrId};
+use rustc_hash::FxHashMap;
+
+/// What [`collect`] finds.
+#[derive(Debug)]
+pub struct Collected {
+    /// One row per HLO op name with cost stats.
+    pub rows: Vec<Row>,
+    /// The ids of those events, sorted.
+    pub ids: Vec<u32>,
+    /// Per HLO op name without cost stats: (name, ps, count), most time first.
+    pub other: Vec<(StrId, Ps, u64)>,
+    /// Σ durations of the lines read, ps.
+    pub total: Ps,
+}
+
+/// Rows from the HLO ops with cost stats and what the rest of their lines holds; `None` when
+/// no device event records any.
+pub fn collect(c: &Capture) -> Option<Collected> {
+    let key = |s: &str| c.strings.lookup(s);
+    let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
+    if kf.is_none() && km.is_none() && kb.is_none() {
+        return None;
+    }
+    let s = &c.slices;
+    let device_tracks: Vec<u32> = (0..c.tracks.len() as u32)
+        .filter(|&t| is_device_process(c, t))
+        .collect();
+    let named: Vec<u32> = device_tracks
+        .iter()
+        .copied()
+        .filter(|&t| c.track_name(t).starts_with("XLA Ops"))
+        .collect();
+    let tracks = if named.is_empty() {
+        device_tracks
+    } else {
+        named
+    };
+    let mut rows: Vec<Row> = Vec::new();
+    let mut by_name: FxHashMap<StrId, usize> = FxHashMap::default();
+    let mut sums: Vec<(f64, f64, bool)> = Vec::new();
+    let mut ids = Vec::new();
+    let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
+    let mut total: Ps = 0;
+    for t in tracks {
+        let tr = &c.tracks[t as usize];
+        for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+            total += s.dur[i];
+            let (mut f, mut mf, mut b) = (None, None, None);
+            c.args.for_each(s.args[i], &c.strings, |k, v| {
+                let k = Some(k);
+                let x = v.as_i64(&c.strings).map(|x| x as f64).or(match v {
+                    crate::model::ArgValue::F64(x) => Some(x),
+                    _ => None,
+                });
+                if k == kf {
+                    f = x;
+                } else if k == km {
+                    mf = x;
+                } else if k == kb {
+                    b = x;
+                }
+            });
+            let flops = f.or(mf);
+            if flops.is_none() && b.is_none() {
+                let e = other.entry(s.name[i]).or_default();
+                e.0 += s.dur[i];
+                e.1 += 1;
+                continue;
+            }
+            let r = *by_name.entry(s.name[i]).or_insert_with(|| {
+                let cost = Cost {
+                    flops: 0.0,
+                    bytes: None,
+                    precision: Some(Precision::Bf16),
+                    matrix: true,
+                };
+                rows.push(Row::new(
+                    c.strings.get(s.name[i]),
+                    "",
+                    "",
+                    "",
+                    Family::Hlo,
+                    cost,
+                ));
+                sums.push((0.0, 0.0, false));
+                rows.len() - 1
+            });
+            rows[r].count += 1;
+            rows[r].device_ps += s.dur[i];
+            rows[r].slices.push(i as u32);
+            sums[r].0 += flops.unwrap_or(0.0);
+            if let Some(b) = b {
+                sums[r].1 += b;
+                sums[r].2 = true;
+            }
+            ids.push(i as u32);
+        }
+    }
+    // Per call: the mean over the calls (XLA records one figure per op; equal across calls).
+    for (r, (f, b, has_b)) in rows.iter_mut().zip(sums) {
+        let n = r.count.max(1) as f64;
+        r.cost.flops = f / n;
+        r.cost.bytes = has_b.then_some(b / n);
+    }
+    ids.sort_unstable();
+    let mut other: Vec<(StrId, Ps, u64)> = other.into_iter().map(|(k, (d, n))| (k, d, n)).collect();
+    other.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.0.cmp(&b.0.0)));
+    (!rows.is_empty()).then_some(Collected {
+        rows,
+        ids,
+        other,
+        total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    #[test]
+    fn hlo_ops_with_cost_stats_become_rows() {
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:TPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Tpu;
+        let t = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ln = b.intern("XLA Ops");
+        b.track_mut(t).name = ln;
+        let (kf, kb) = (b.intern("flops"), b.intern("bytes_accessed"));
+        let cat = b.intern("");
+        let add = |b: &mut CaptureBuilder, start: Ps, name: &str, f: Option<i64>, by: i64| {
+            b.args.begin();
+            if let Some(f) = f {
+                b.args.push(kf, ArgValue::I64(f));
+                b.args.push(kb, ArgValue::I64(by));
+            }
+            let a = b.args.finish();
+            let n = b.intern(name);
+            b.add_slice(t, start, 1_000_000, n, cat, a, 0);
+        };
+        add(&mut b, 0, "fusion.1", Some(2_000_000), 4_000);
+        add(&mut b, 2_000_000, "fusion.1", Some(2_000_000), 4_000);
+        add(&mut b, 4_000_000, "copy.2", None, 0);
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let Collected {
+            rows,
+            ids,
+            other,
+            total,
+        } = collect(&c).expect("rows");
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].count, rows[0].device_ps), (2, 2_000_000));
+        assert_eq!((rows[0].cost.flops, rows[0].cost.bytes), (2e6, Some(4e3)));
+        assert_eq!(ids.len(), 2);
+        assert_eq!((other.len(), other[0].1, total), (1, 1_000_000, 3_000_000));
+        // 2 MFLOP per µs = 2 TFLOP/s.
+        assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
+    }
+}
