@@ -129,8 +129,11 @@ impl HostNodes {
 
     /// Sorts the nodes of one line (all of `self`) by start, longer first.
     pub fn sort_line(&mut self) {
-        self.nodes
-            .sort_by_key(|n| (n.start, std::cmp::Reverse(n.dur)));
+        let key = |n: &HostNode| (n.start, std::cmp::Reverse(n.dur));
+        // Profilers write lines in time order: no sort (and no scratch copy) then.
+        if !self.nodes.is_sorted_by_key(key) {
+            self.nodes.sort_by_key(key);
+        }
     }
 
     fn rare_of(&self, i: u32) -> HostRare {
@@ -181,7 +184,9 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
     let mut out = Groups::default();
     if roots.is_empty() {
         // No root, no group to make: events keep the groups the file gave them.
-        by_corr(nodes, &of_node, &mut out.by_corr);
+        if of_node.iter().any(|&g| g != NONE) {
+            by_corr(nodes, &of_node, &mut out.by_corr);
+        }
         out.of_node = of_node;
         return out;
     }
