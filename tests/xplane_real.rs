@@ -294,15 +294,18 @@ fn decode_with(bytes: &[u8], threads: usize) -> Capture {
 
 #[test]
 fn thread_count_does_not_change_the_capture() {
-    // Real TF capture (8 GPU planes) and a synthetic one with derived lines on 2 GPUs.
+    // Real TF capture (8 GPU planes), a real JAX GPU capture whose lines are derived (step
+    // roots, launches, ungrouped autotune runs: grouping and each plane's derivation run on
+    // whichever thread completes their inputs) and a synthetic one with derived lines on 2 GPUs.
     let tf_plain = std::fs::read(fixture("tf_bert_gpu.xplane.pb.gz")).expect("fixture");
+    let jax_gpu = std::fs::read(fixture("jax_gpu_attn.xplane.pb.gz")).expect("fixture");
     let cfg = tracetui::synth::xplane::XPlaneSynth {
         events_per_line: 3000,
         ..Default::default()
     };
     let mut synth = Vec::new();
     tracetui::synth::xplane::write_xspace(&cfg, &mut synth).expect("synth");
-    for bytes in [&tf_plain, &synth] {
+    for bytes in [&tf_plain, &jax_gpu, &synth] {
         let one = fingerprint(&decode_with(bytes, 1));
         assert!(one.contains("correlation_id="), "lazy args are read");
         for n in [2, 3, 8] {

@@ -3,8 +3,11 @@
 //! `Framework Ops`, `Source code` and `Command Buffers`, named `<line> - from #<stream id>`.
 //! Rules: docs/xplane.md.
 
+#[cfg(test)]
+use super::derived::DevEvent;
 use super::derived::{
-    DerivedEvent, DerivedKind, DerivedLine, DevEvent, LineBuilder, NO_GROUP, NO_VALUE, NameTable,
+    DerivedEvent, DerivedKind, DerivedLine, DevAttr, DevRec, DevRun, LineBuilder, NO_GROUP,
+    NO_VALUE, NameTable,
 };
 use super::hlo_symbols::HloSymbols;
 use super::tf_op;
@@ -27,53 +30,63 @@ pub struct DeriveCtx<'a> {
     pub symbols: &'a HloSymbols,
     /// `/host:__ScopeRangeCallStack__`: scope range id → parent id.
     pub scope_tree: &'a FxHashMap<i64, i64>,
-    /// Step (group) names, by group id.
-    pub group_names: &'a FxHashMap<i64, StrId>,
 }
 
 impl Default for DeriveCtx<'static> {
     fn default() -> Self {
         static EMPTY_SYMBOLS: std::sync::OnceLock<HloSymbols> = std::sync::OnceLock::new();
         static EMPTY_TREE: std::sync::OnceLock<FxHashMap<i64, i64>> = std::sync::OnceLock::new();
-        static EMPTY_NAMES: std::sync::OnceLock<FxHashMap<i64, StrId>> = std::sync::OnceLock::new();
         DeriveCtx {
             symbols: EMPTY_SYMBOLS.get_or_init(HloSymbols::default),
             scope_tree: EMPTY_TREE.get_or_init(FxHashMap::default),
-            group_names: EMPTY_NAMES.get_or_init(FxHashMap::default),
         }
     }
 }
 
-/// Derives a plane's lines from one record run per stream line (`runs[i]` holds the events of
-/// line `i`, described by `streams[i]`). Events without a group take the group of the latest
-/// grouped event before them on the plane (`ProcessUngroupedEvents`). Empty lines are left out.
+/// Derives a plane's lines from one record run per stream line (`runs` in line order; each
+/// run's line is described by `streams[run.line]`). Events without a group take the group of
+/// the latest grouped event before them on the plane (`ProcessUngroupedEvents`). Empty lines
+/// are left out. `Steps` events are named by their group id here; [`name_steps`] names them.
 pub fn derive_plane(
-    runs: &mut [Vec<DevEvent>],
+    runs: &mut [DevRun],
     streams: &[Stream],
     ctx: DeriveCtx<'_>,
     strings: &mut impl NameTable,
 ) -> Vec<DerivedLine> {
     type Key = (Ps, std::cmp::Reverse<Ps>, u16);
-    let key = |e: &DevEvent| -> Key { (e.start, std::cmp::Reverse(e.dur), e.line) };
     for r in runs.iter_mut() {
-        r.sort_by_key(key);
+        // Stable: equal keys keep file order. Lines come sorted from profilers: no copy then.
+        let key = |e: &DevRec| (e.start, std::cmp::Reverse(e.dur));
+        if !r.recs.is_sorted_by_key(key) {
+            r.recs.sort_by_key(key);
+        }
     }
-    // The plane's events in time order (start, longer first, line).
-    let mut order: Vec<(Key, u32, u32)> = runs
+    // The plane's events in time order (start, longer first, line, then run and index): a
+    // k-way merge of the sorted runs.
+    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(Key, u32)>> = runs
         .iter()
         .enumerate()
-        .flat_map(|(k, r)| {
-            r.iter()
-                .enumerate()
-                .map(move |(i, e)| (key(e), k as u32, i as u32))
+        .filter_map(|(k, r)| {
+            r.recs
+                .first()
+                .map(|e| std::cmp::Reverse(((e.start, std::cmp::Reverse(e.dur), r.line), k as u32)))
         })
         .collect();
-    order.sort_unstable();
+    let mut at: Vec<usize> = vec![0; runs.len()];
     let mut last: Option<i64> = None;
     let mut steps = LineBuilder::new(DerivedKind::Steps, None);
-    let mut step_names: FxHashMap<i64, StrId> = FxHashMap::default();
-    for &(_, k, i) in &order {
-        let e = &mut runs[k as usize][i as usize];
+    while let Some(std::cmp::Reverse((_, k))) = heap.pop() {
+        let k = k as usize;
+        let run = &mut runs[k];
+        let i = at[k];
+        at[k] += 1;
+        if let Some(n) = run.recs.get(at[k]) {
+            heap.push(std::cmp::Reverse((
+                (n.start, std::cmp::Reverse(n.dur), run.line),
+                k as u32,
+            )));
+        }
+        let e = &mut run.recs[i];
         match e.group() {
             Some(g) => last = Some(g),
             None => {
@@ -84,40 +97,49 @@ pub fn derive_plane(
             }
         }
         if let Some(g) = e.group() {
-            let name = *step_names.entry(g).or_insert_with(|| {
-                ctx.group_names
-                    .get(&g)
-                    .copied()
-                    .unwrap_or_else(|| strings.intern(&g.to_string()))
-            });
+            // Keyed by the group alone (the name is a function of it), named afterwards.
             let ev = DerivedEvent {
                 start: e.start,
                 dur: e.dur,
-                name,
+                name: StrId::EMPTY,
                 long_name: StrId::EMPTY,
                 group_id: g,
             };
-            steps.expand_or_add(0, name, ev, NO_VALUE, NO_VALUE);
+            steps.expand_or_add(0, StrId::EMPTY, ev, NO_VALUE, NO_VALUE);
         }
     }
-    drop(order);
+    drop(at);
     let mut out = vec![steps.finish()];
     // Streams: compute streams first, then by event count (XProf's order of derivation).
     let mut idx: Vec<usize> = (0..runs.len()).collect();
     let info = |k: usize| {
-        let line = runs[k].first().map_or(usize::MAX, |e| usize::from(e.line));
-        streams.get(line).copied().unwrap_or_default()
+        streams
+            .get(usize::from(runs[k].line))
+            .copied()
+            .unwrap_or_default()
     };
-    idx.sort_by_key(|&k| (!info(k).compute, std::cmp::Reverse(runs[k].len()), k));
+    idx.sort_by_key(|&k| (!info(k).compute, std::cmp::Reverse(runs[k].recs.len()), k));
     let mut cache = Caches::default();
     for k in idx {
-        if runs[k].is_empty() {
+        let run = &runs[k];
+        if run.recs.is_empty() {
             continue;
         }
-        let from = info(k).id;
-        let mut d = StreamDeriver::new(from);
-        for e in &runs[k] {
-            d.push(e, ctx, &mut cache, strings);
+        // What each distinct attribute set resolves to, once per run.
+        let resolved: Vec<Resolved> = run
+            .attrs
+            .iter()
+            .map(|a| cache.resolve(a, ctx, strings))
+            .collect();
+        let mut d = StreamDeriver::new(info(k).id);
+        for e in &run.recs {
+            d.push(
+                e,
+                &run.attrs[e.attr as usize],
+                &resolved[e.attr as usize],
+                ctx,
+                &mut cache,
+            );
         }
         out.extend(d.finish());
     }
@@ -125,8 +147,44 @@ pub fn derive_plane(
     out
 }
 
+/// Names the events of a plane's `Steps` line: the group's name from `names`, else its id.
+pub fn name_steps(
+    lines: &mut [DerivedLine],
+    names: &FxHashMap<i64, StrId>,
+    strings: &mut impl NameTable,
+) {
+    let mut made: FxHashMap<i64, StrId> = FxHashMap::default();
+    for l in lines.iter_mut().filter(|l| l.kind == DerivedKind::Steps) {
+        for e in &mut l.events {
+            let Some(g) = e.group() else { continue };
+            e.name = *made.entry(g).or_insert_with(|| {
+                names
+                    .get(&g)
+                    .copied()
+                    .unwrap_or_else(|| strings.intern(&g.to_string()))
+            });
+        }
+    }
+}
+
 /// An XLA op's levels (key with the module prefix, display name) and the last level's text.
 type OpLevels = (Vec<(StrId, StrId)>, String);
+
+/// What one [`DevAttr`] resolves to (names built and looked up once per distinct attribute
+/// set, not per event).
+#[derive(Clone, Debug, Default)]
+struct Resolved {
+    /// `module(program id)`, empty without a module.
+    module: StrId,
+    /// XLA op levels (key, display name); empty without an op.
+    levels: Vec<(StrId, StrId)>,
+    /// Framework op (full name) from the HLO symbols, or the `tf_op` stat without an op.
+    tf: StrId,
+    /// Source from the HLO symbols.
+    src: StrId,
+    /// `Command Buffer <id>` of a kernel with a graph id, else empty.
+    cmd: StrId,
+}
 
 /// Names built once per distinct input.
 #[derive(Default)]
@@ -144,6 +202,94 @@ struct Caches {
     graphs: FxHashMap<u64, StrId>,
     levels: Vec<(StrId, DerivedEvent)>,
     scopes: Vec<i64>,
+    op_scopes: Vec<i64>,
+}
+
+impl Caches {
+    /// Resolves one attribute set (module name, op levels, framework op and source, command
+    /// buffer name).
+    fn resolve(
+        &mut self,
+        a: &DevAttr,
+        ctx: DeriveCtx<'_>,
+        strings: &mut impl NameTable,
+    ) -> Resolved {
+        let mut r = Resolved::default();
+        if !a.kernel && !a.graph_exec {
+            return r;
+        }
+        if a.hlo_module != StrId::EMPTY {
+            r.module = *self
+                .modules
+                .entry((a.hlo_module, a.program_id))
+                .or_insert_with(|| {
+                    let m = strings.text(a.hlo_module);
+                    if a.program_id == NO_VALUE {
+                        strings.intern(&m)
+                    } else {
+                        strings.intern(&format!("{m}({})", a.program_id))
+                    }
+                });
+        }
+        if a.hlo_op != StrId::EMPTY {
+            let (levels, last) = self
+                .ops
+                .entry((a.hlo_op, a.hlo_module, a.program_id))
+                .or_insert_with(|| {
+                    let full = strings.text(a.hlo_op);
+                    let prefix = if a.program_id == NO_VALUE {
+                        strings.text(a.hlo_module)
+                    } else {
+                        a.program_id.to_string()
+                    };
+                    let parts: Vec<&str> = full.split("::").collect();
+                    let levels = parts
+                        .iter()
+                        .map(|p| (strings.intern(&format!("{prefix}/{p}")), strings.intern(p)))
+                        .collect();
+                    (levels, parts.last().copied().unwrap_or("").to_string())
+                });
+            r.levels = levels.clone();
+            let instr = strings.intern(last);
+            let (tf, src) = *self
+                .symbols
+                .entry((a.program_id, instr))
+                .or_insert_with(|| {
+                    let pid = (a.program_id != NO_VALUE).then_some(a.program_id as u64);
+                    match ctx.symbols.get(pid, last) {
+                        Some(s) => (strings.intern(&s.tf_op), strings.intern(&s.source)),
+                        None => (StrId::EMPTY, StrId::EMPTY),
+                    }
+                });
+            r.tf = tf;
+            r.src = src;
+        } else {
+            r.tf = a.tf_op;
+        }
+        if r.tf != StrId::EMPTY {
+            let full = r.tf;
+            self.tf_ops.entry(full).or_insert_with(|| {
+                let text = strings.text(full);
+                let op = tf_op::parse(&text);
+                let scopes = op.scopes().map(|p| strings.intern(p)).collect();
+                let name = op.event_name();
+                // An empty type (`:` of an instruction without metadata) shows the full name.
+                let display = if name.is_empty() {
+                    full
+                } else {
+                    strings.intern(&name)
+                };
+                (scopes, display)
+            });
+        }
+        if a.kernel && a.graph_id != 0 {
+            r.cmd = *self
+                .graphs
+                .entry(a.graph_id)
+                .or_insert_with(|| strings.intern(&format!("Command Buffer {}", a.graph_id)));
+        }
+        r
+    }
 }
 
 /// The per-stream lines of one stream (`DeriveEventsFromAnnotationsForLines`).
@@ -178,15 +324,9 @@ impl StreamDeriver {
         self.cmd.reset_from(0);
     }
 
-    fn push(
-        &mut self,
-        e: &DevEvent,
-        ctx: DeriveCtx<'_>,
-        c: &mut Caches,
-        strings: &mut impl NameTable,
-    ) {
+    fn push(&mut self, e: &DevRec, a: &DevAttr, r: &Resolved, ctx: DeriveCtx<'_>, c: &mut Caches) {
         // Only kernels (and whole CUDA graph executions) feed these lines.
-        if !e.kernel && !e.graph_exec {
+        if !a.kernel && !a.graph_exec {
             return;
         }
         let base = DerivedEvent {
@@ -198,7 +338,7 @@ impl StreamDeriver {
         };
         // Scope range ids: the event's, then its ancestors' (the root is the module run's).
         c.scopes.clear();
-        if e.scope != NO_VALUE && (e.hlo_module != StrId::EMPTY || e.hlo_op != StrId::EMPTY) {
+        if e.scope != NO_VALUE && (a.hlo_module != StrId::EMPTY || a.hlo_op != StrId::EMPTY) {
             c.scopes.push(e.scope);
             let mut at = e.scope;
             while let Some(&p) = ctx.scope_tree.get(&at) {
@@ -209,105 +349,54 @@ impl StreamDeriver {
                 at = p;
             }
         }
-        if e.hlo_module != StrId::EMPTY {
-            let name = *c
-                .modules
-                .entry((e.hlo_module, e.program_id))
-                .or_insert_with(|| {
-                    let m = strings.text(e.hlo_module);
-                    if e.program_id == NO_VALUE {
-                        strings.intern(&m)
-                    } else {
-                        strings.intern(&format!("{m}({})", e.program_id))
-                    }
-                });
+        if a.hlo_module != StrId::EMPTY {
+            let name = r.module;
             let root = c.scopes.last().copied().unwrap_or(NO_VALUE);
             let ev = DerivedEvent { name, ..base };
             if self.modules.expand_or_add(0, name, ev, root, NO_VALUE) {
                 self.reset_after_module();
             }
         }
-        if e.hlo_op != StrId::EMPTY {
-            let (levels, last) = c
-                .ops
-                .entry((e.hlo_op, e.hlo_module, e.program_id))
-                .or_insert_with(|| {
-                    let full = strings.text(e.hlo_op);
-                    let prefix = if e.program_id == NO_VALUE {
-                        strings.text(e.hlo_module)
-                    } else {
-                        e.program_id.to_string()
-                    };
-                    let parts: Vec<&str> = full.split("::").collect();
-                    let levels = parts
-                        .iter()
-                        .map(|p| (strings.intern(&format!("{prefix}/{p}")), strings.intern(p)))
-                        .collect();
-                    (levels, parts.last().copied().unwrap_or("").to_string())
-                });
+        if a.hlo_op != StrId::EMPTY {
             c.levels.clear();
             c.levels.extend(
-                levels
+                r.levels
                     .iter()
                     .map(|&(k, d)| (k, DerivedEvent { name: d, ..base })),
             );
             // Scope ids go with the levels only when there is one per level (root first).
-            let scopes: Vec<i64> = if c.scopes.len() == c.levels.len() {
-                c.scopes.iter().rev().copied().collect()
-            } else {
-                Vec::new()
-            };
-            self.ops.expand_or_add_levels(&c.levels, &scopes);
-            let instr = strings.intern(last);
-            let (tf, src) = *c.symbols.entry((e.program_id, instr)).or_insert_with(|| {
-                let pid = (e.program_id != NO_VALUE).then_some(e.program_id as u64);
-                match ctx.symbols.get(pid, last) {
-                    Some(s) => (strings.intern(&s.tf_op), strings.intern(&s.source)),
-                    None => (StrId::EMPTY, StrId::EMPTY),
-                }
-            });
-            if tf != StrId::EMPTY {
-                self.tf_op(tf, base, c, strings);
+            c.op_scopes.clear();
+            if c.scopes.len() == c.levels.len() {
+                c.op_scopes.extend(c.scopes.iter().rev());
             }
-            if src != StrId::EMPTY {
-                let ev = DerivedEvent { name: src, ..base };
-                self.source.expand_or_add(0, src, ev, NO_VALUE, NO_VALUE);
+            self.ops.expand_or_add_levels(&c.levels, &c.op_scopes);
+            if r.tf != StrId::EMPTY {
+                self.tf_op(r.tf, base, c);
             }
-        } else if e.tf_op != StrId::EMPTY {
-            self.tf_op(e.tf_op, base, c, strings);
+            if r.src != StrId::EMPTY {
+                let ev = DerivedEvent {
+                    name: r.src,
+                    ..base
+                };
+                self.source.expand_or_add(0, r.src, ev, NO_VALUE, NO_VALUE);
+            }
+        } else if r.tf != StrId::EMPTY {
+            self.tf_op(r.tf, base, c);
         }
-        if e.kernel && e.graph_id != 0 {
-            let name = *c
-                .graphs
-                .entry(e.graph_id)
-                .or_insert_with(|| strings.intern(&format!("Command Buffer {}", e.graph_id)));
+        if r.cmd != StrId::EMPTY {
+            let name = r.cmd;
             let ev = DerivedEvent { name, ..base };
             let root = c.scopes.last().copied().unwrap_or(e.scope);
             self.cmd.expand_or_add(0, name, ev, root, e.corr);
         }
     }
 
-    /// `ProcessTfOpEvent`: name scopes (TensorFlow and JAX ops), then the op, shown by its type.
-    fn tf_op(
-        &mut self,
-        full: StrId,
-        base: DerivedEvent,
-        c: &mut Caches,
-        strings: &mut impl NameTable,
-    ) {
-        let (scopes, display) = c.tf_ops.entry(full).or_insert_with(|| {
-            let text = strings.text(full);
-            let op = tf_op::parse(&text);
-            let scopes = op.scopes().map(|p| strings.intern(p)).collect();
-            let name = op.event_name();
-            // An empty type (`:` of an instruction without metadata) shows the full name.
-            let display = if name.is_empty() {
-                full
-            } else {
-                strings.intern(&name)
-            };
-            (scopes, display)
-        });
+    /// `ProcessTfOpEvent`: name scopes (TensorFlow and JAX ops), then the op, shown by its type
+    /// (`full` was resolved by [`Caches::resolve`]).
+    fn tf_op(&mut self, full: StrId, base: DerivedEvent, c: &mut Caches) {
+        let Some((scopes, display)) = c.tf_ops.get(&full) else {
+            return;
+        };
         let display = *display;
         if !scopes.is_empty() {
             c.levels.clear();
@@ -415,12 +504,13 @@ mod tests {
             program_id: 9,
             ..kernel(&mut s, 20_000, "k3")
         });
-        let mut runs = vec![evs];
+        let mut runs = vec![DevRun::from_events(0, &evs)];
         let streams = [Stream {
             id: 14,
             compute: true,
         }];
-        let out = derive_plane(&mut runs, &streams, DeriveCtx::default(), &mut s);
+        let mut out = derive_plane(&mut runs, &streams, DeriveCtx::default(), &mut s);
+        name_steps(&mut out, &FxHashMap::default(), &mut s);
         let got = lines(&s, &out);
         let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
@@ -482,12 +572,13 @@ mod tests {
             dur: 5000,
             ..kernel(s, t, "k")
         };
-        let mut runs = vec![vec![
+        let evs = [
             ev(&mut s, 0, cc),
             ev(&mut s, 10_000, sm),
             ev(&mut s, 20_000, nested),
             ev(&mut s, 30_000, cc),
-        ]];
+        ];
+        let mut runs = vec![DevRun::from_events(0, &evs)];
         let ctx = DeriveCtx {
             symbols: &symbols,
             ..DeriveCtx::default()

@@ -76,8 +76,6 @@ pub struct DevEvent {
     pub kernel: bool,
     /// Has `cuda_graph_exec_id` (a whole CUDA graph execution: treated as a kernel).
     pub graph_exec: bool,
-    /// Index of the line it was read from (orders equal-time events of different lines).
-    pub line: u16,
     /// `correlation_id`, [`NO_VALUE`] if absent (links it to its host launch).
     pub corr: i64,
     /// `scope_range_id`, [`NO_VALUE`] if absent (one per module execution).
@@ -105,7 +103,6 @@ impl Default for DevEvent {
             source: StrId::EMPTY,
             kernel: false,
             graph_exec: false,
-            line: 0,
             corr: NO_VALUE,
             scope: NO_VALUE,
             program_id: NO_VALUE,
@@ -119,6 +116,137 @@ impl DevEvent {
     #[inline]
     pub fn group(&self) -> Option<i64> {
         self.grouped.then_some(self.group_id)
+    }
+}
+
+/// What the derivation reads of a device event besides its times, group, correlation and scope
+/// range id: few distinct values per line, so each line keeps a table of them ([`DevRun`]) and
+/// each record an index into it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DevAttr {
+    /// `hlo_op` stat (may hold `a::b` levels).
+    pub hlo_op: StrId,
+    /// `hlo_module` stat.
+    pub hlo_module: StrId,
+    /// `tf_op` stat.
+    pub tf_op: StrId,
+    /// `program_id`, [`NO_VALUE`] if absent.
+    pub program_id: i64,
+    /// `cuda_graph_id`, 0 if none.
+    pub graph_id: u64,
+    /// Has `kernel_details`.
+    pub kernel: bool,
+    /// Has `cuda_graph_exec_id`.
+    pub graph_exec: bool,
+}
+
+impl DevAttr {
+    /// The attributes of `e`.
+    pub fn of(e: &DevEvent) -> Self {
+        DevAttr {
+            hlo_op: e.hlo_op,
+            hlo_module: e.hlo_module,
+            tf_op: e.tf_op,
+            program_id: e.program_id,
+            graph_id: e.graph_id,
+            kernel: e.kernel,
+            graph_exec: e.graph_exec,
+        }
+    }
+}
+
+/// One device event of a [`DevRun`] (48 bytes: the per-event values, the rest by index).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DevRec {
+    /// Start, ps.
+    pub start: Ps,
+    /// Duration, ps.
+    pub dur: Ps,
+    /// Group when [`DevRec::grouped`].
+    pub group_id: i64,
+    /// `correlation_id`, [`NO_VALUE`] if absent.
+    pub corr: i64,
+    /// `scope_range_id`, [`NO_VALUE`] if absent.
+    pub scope: i64,
+    /// Index of its [`DevAttr`] in the run's table.
+    pub attr: u32,
+    /// Has a group.
+    pub grouped: bool,
+}
+
+impl DevRec {
+    /// The group, if any.
+    #[inline]
+    pub fn group(&self) -> Option<i64> {
+        self.grouped.then_some(self.group_id)
+    }
+}
+
+/// The derivation records of one stream line: its events and their distinct attributes.
+#[derive(Clone, Debug, Default)]
+pub struct DevRun {
+    /// Index of the line in its plane (orders equal-time events of different lines).
+    pub line: u16,
+    /// The events, in file order until derivation sorts them.
+    pub recs: Vec<DevRec>,
+    /// Distinct attributes, indexed by [`DevRec::attr`].
+    pub attrs: Vec<DevAttr>,
+    index: rustc_hash::FxHashMap<DevAttr, u32>,
+    last: Option<(DevAttr, u32)>,
+}
+
+impl DevRun {
+    /// An empty run of line `line` with room for `n` events.
+    pub fn with_capacity(line: u16, n: usize) -> Self {
+        DevRun {
+            line,
+            recs: Vec::with_capacity(n),
+            ..DevRun::default()
+        }
+    }
+
+    /// Appends `e` (its attributes interned: one hash lookup only when they differ from the
+    /// previous event's).
+    #[inline]
+    pub fn push(&mut self, e: &DevEvent) {
+        let a = DevAttr::of(e);
+        let attr = match self.last {
+            Some((l, i)) if l == a => i,
+            _ => {
+                let next = self.attrs.len() as u32;
+                let i = *self.index.entry(a).or_insert(next);
+                if i == next {
+                    self.attrs.push(a);
+                }
+                self.last = Some((a, i));
+                i
+            }
+        };
+        self.recs.push(DevRec {
+            start: e.start,
+            dur: e.dur,
+            group_id: e.group_id,
+            corr: e.corr,
+            scope: e.scope,
+            attr,
+            grouped: e.grouped,
+        });
+    }
+
+    /// Frees the interning index (no more pushes).
+    pub fn seal(&mut self) {
+        self.index = rustc_hash::FxHashMap::default();
+        self.last = None;
+    }
+
+    /// A run of `events` (tests and small inputs).
+    pub fn from_events(line: u16, events: &[DevEvent]) -> Self {
+        let mut r = DevRun::with_capacity(line, events.len());
+        for e in events {
+            r.push(e);
+        }
+        r.seal();
+        r
     }
 }
 
@@ -385,6 +513,7 @@ mod tests {
     fn dev_event_stays_compact() {
         // one record per GPU event of a plane is alive during derivation
         assert!(std::mem::size_of::<DevEvent>() <= 88);
+        assert_eq!(std::mem::size_of::<DevRec>(), 48);
         assert_eq!(std::mem::size_of::<DerivedEvent>(), 32);
     }
 }

@@ -13,7 +13,8 @@ use std::collections::VecDeque;
 /// No value in an `i64` field.
 pub const NONE: i64 = i64::MIN;
 
-/// One host event as grouping needs it (48 bytes; the rarely set stats live in [`HostRare`]).
+/// One host event as grouping needs it (40 bytes; the rarely set stats and the name live in
+/// [`HostRare`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HostNode {
     /// Start, ps.
@@ -24,8 +25,6 @@ pub struct HostNode {
     pub corr: i64,
     /// Which line (unique across the space).
     pub line: u32,
-    /// Event name (display name).
-    pub name: StrId,
     /// `device_id`, `i32::MIN` if absent.
     pub device: i32,
     /// Index of its [`HostRare`], `u32::MAX` for none.
@@ -41,9 +40,12 @@ pub const CU: u8 = 2;
 /// On the `/host:CPU` plane (its events with a correlation id are kernel launches).
 pub const LAUNCH_PLANE: u8 = 4;
 
-/// The stats of a host event that few events have.
+/// The stats of a host event that few events have (and its name, which only a root's group
+/// name reads).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HostRare {
+    /// Event name (full name); not a reason to keep the record by itself.
+    pub name: StrId,
     /// Root level (`_r`), 0 for none.
     pub root: i64,
     /// `step_num`, [`NONE`] if absent.
@@ -63,6 +65,7 @@ pub struct HostRare {
 impl Default for HostRare {
     fn default() -> Self {
         HostRare {
+            name: StrId::EMPTY,
             root: 0,
             step_num: NONE,
             iter_num: NONE,
@@ -75,9 +78,12 @@ impl Default for HostRare {
 }
 
 impl HostRare {
-    /// True when any field is set.
+    /// True when any stat is set (the name does not count).
     pub fn any(&self) -> bool {
-        *self != HostRare::default()
+        HostRare {
+            name: StrId::EMPTY,
+            ..*self
+        } != HostRare::default()
     }
 }
 
@@ -108,8 +114,9 @@ impl HostNodes {
         self.nodes.push(n);
     }
 
-    /// Appends `other` (a later line).
+    /// Appends `other` (a later line), leaving it empty and freed.
     pub fn append(&mut self, other: &mut HostNodes) {
+        let other = &mut std::mem::take(other);
         let base = self.rare.len() as u32;
         self.rare.append(&mut other.rare);
         self.nodes.extend(other.nodes.drain(..).map(|mut n| {
@@ -122,8 +129,11 @@ impl HostNodes {
 
     /// Sorts the nodes of one line (all of `self`) by start, longer first.
     pub fn sort_line(&mut self) {
-        self.nodes
-            .sort_by_key(|n| (n.start, std::cmp::Reverse(n.dur)));
+        let key = |n: &HostNode| (n.start, std::cmp::Reverse(n.dur));
+        // Profilers write lines in time order: no sort (and no scratch copy) then.
+        if !self.nodes.is_sorted_by_key(key) {
+            self.nodes.sort_by_key(key);
+        }
     }
 
     fn rare_of(&self, i: u32) -> HostRare {
@@ -159,6 +169,27 @@ pub struct Groups {
 pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
     let nodes = &hn.nodes;
     let n = nodes.len();
+    let mut roots: Vec<(i64, Ps, u32)> = Vec::new();
+    let mut of_node: Vec<i64> = vec![NONE; n];
+    for (i, e) in nodes.iter().enumerate() {
+        if e.rare == u32::MAX {
+            continue;
+        }
+        let r = hn.rare[e.rare as usize];
+        if r.root > 0 {
+            roots.push((r.root, e.start, i as u32));
+        }
+        of_node[i] = r.group;
+    }
+    let mut out = Groups::default();
+    if roots.is_empty() {
+        // No root, no group to make: events keep the groups the file gave them.
+        if of_node.iter().any(|&g| g != NONE) {
+            by_corr(nodes, &of_node, &mut out.by_corr);
+        }
+        out.of_node = of_node;
+        return out;
+    }
     let mut edges: Vec<(u32, u32)> = Vec::new();
     // Nesting within each line (async events take no part).
     let mut stack: Vec<u32> = Vec::new();
@@ -183,8 +214,6 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
     }
     // Producers → consumers of the same context (skipped when both sides are large, as XProf).
     let mut ctx: FxHashMap<(i64, i64), (Vec<u32>, Vec<u32>)> = FxHashMap::default();
-    let mut roots: Vec<(i64, Ps, u32)> = Vec::new();
-    let mut of_node: Vec<i64> = vec![NONE; n];
     for (i, e) in nodes.iter().enumerate() {
         if e.rare == u32::MAX {
             continue;
@@ -196,10 +225,6 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
         if r.cons.0 != NONE {
             ctx.entry(r.cons).or_default().1.push(i as u32);
         }
-        if r.root > 0 {
-            roots.push((r.root, e.start, i as u32));
-        }
-        of_node[i] = r.group;
     }
     let mut keys: Vec<&(i64, i64)> = ctx.keys().collect();
     keys.sort_unstable();
@@ -219,7 +244,6 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
 
     // Higher root levels first, then by start.
     roots.sort_by_key(|&(level, start, i)| (std::cmp::Reverse(level), start, i));
-    let mut out = Groups::default();
     let mut next = 0i64;
     let mut seen = vec![false; n];
     let mut queue = VecDeque::new();
@@ -253,19 +277,24 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
         out.names
             .insert(gid, group_name(hn, &parents, r, gid, text));
     }
-    // The last launch with a correlation id is the one its device events hang from.
-    for (i, e) in nodes.iter().enumerate() {
+    by_corr(nodes, &of_node, &mut out.by_corr);
+    out.of_node = of_node;
+    out
+}
+
+/// The group of each launch's correlation id: the last launch with an id is the one its device
+/// events hang from.
+fn by_corr(nodes: &[HostNode], of_node: &[i64], out: &mut FxHashMap<i64, i64>) {
+    for (e, &g) in nodes.iter().zip(of_node) {
         if e.flags & LAUNCH_PLANE == 0 || e.corr == NONE {
             continue;
         }
-        if of_node[i] != NONE {
-            out.by_corr.insert(e.corr, of_node[i]);
-        } else {
-            out.by_corr.remove(&e.corr);
+        if g != NONE {
+            out.insert(e.corr, g);
+        } else if !out.is_empty() {
+            out.remove(&e.corr);
         }
     }
-    out.of_node = of_node;
-    out
 }
 
 /// Adjacency lists in one buffer.
@@ -342,7 +371,7 @@ fn group_name(
         name.push_str(&text(x.graph_type));
         name.push(' ');
     } else {
-        let own = text(hn.nodes[r as usize].name);
+        let own = text(hn.rare_of(r).name);
         if !IMPLICIT_ROOTS.contains(&own.as_str()) {
             name.push_str(&own);
             name.push(' ');
@@ -370,17 +399,15 @@ mod tests {
             dur,
             corr: NONE,
             line,
-            name: StrId::EMPTY,
             device: i32::MIN,
             rare: u32::MAX,
             flags: 0,
         }
     }
 
-    fn launch(line: u32, start: Ps, corr: i64, name: StrId) -> HostNode {
+    fn launch(line: u32, start: Ps, corr: i64) -> HostNode {
         HostNode {
             corr,
-            name,
             flags: LAUNCH_PLANE,
             ..node(line, start, 5)
         }
@@ -390,23 +417,17 @@ mod tests {
     fn roots_group_nested_launches_and_consumers() {
         let mut s = Interner::new();
         let train = s.intern("train");
-        let cu = s.intern("cuLaunchKernel");
         let exec = s.intern("Execute");
         let root = |step| HostRare {
+            name: train,
             root: 1,
             step_num: step,
             ..HostRare::default()
         };
         let mut h = HostNodes::default();
         // line 0: two steps, each with a launch; a producer in the first
-        h.push(
-            HostNode {
-                name: train,
-                ..node(0, 0, 100)
-            },
-            root(5),
-        );
-        h.push(launch(0, 10, 1, cu), HostRare::default());
+        h.push(node(0, 0, 100), root(5));
+        h.push(launch(0, 10, 1), HostRare::default());
         h.push(
             node(0, 20, 5),
             HostRare {
@@ -414,32 +435,25 @@ mod tests {
                 ..HostRare::default()
             },
         );
-        h.push(
-            HostNode {
-                name: train,
-                ..node(0, 200, 100)
-            },
-            root(6),
-        );
-        h.push(launch(0, 210, 2, cu), HostRare::default());
+        h.push(node(0, 200, 100), root(6));
+        h.push(launch(0, 210, 2), HostRare::default());
         // after the steps: an ungrouped launch; an event grouping does not need
-        h.push(launch(0, 400, 3, cu), HostRare::default());
+        h.push(launch(0, 400, 3), HostRare::default());
         h.push(node(0, 450, 5), HostRare::default());
         // line 1: the consumer of the first step's producer, with a launch nested in it
         let mut l1 = HostNodes::default();
         l1.push(
-            HostNode {
-                name: exec,
-                ..node(1, 500, 50)
-            },
+            node(1, 500, 50),
             HostRare {
+                name: exec,
                 cons: (14, 7),
                 ..HostRare::default()
             },
         );
-        l1.push(launch(1, 510, 4, cu), HostRare::default());
+        l1.push(launch(1, 510, 4), HostRare::default());
         h.append(&mut l1);
         assert_eq!(h.nodes.len(), 8);
+        assert_eq!(l1.nodes.capacity(), 0);
         let g = group(&h, &|id| s.get(id).to_string());
         assert_eq!(g.of_node, vec![0, 0, 0, 1, 1, NONE, 0, 0]);
         assert_eq!(g.names[&0], "train 5");
@@ -459,13 +473,7 @@ mod tests {
             ..HostRare::default()
         };
         let mut h = HostNodes::default();
-        h.push(
-            HostNode {
-                name: outer,
-                ..node(0, 0, 100)
-            },
-            r1,
-        );
+        h.push(node(0, 0, 100), HostRare { name: outer, ..r1 });
         h.push(node(0, 10, 20), r1);
         h.push(
             node(0, 40, 10),
@@ -474,7 +482,7 @@ mod tests {
                 ..HostRare::default()
             },
         );
-        h.push(launch(0, 41, 9, StrId::EMPTY), HostRare::default());
+        h.push(launch(0, 41, 9), HostRare::default());
         let g = group(&h, &|id| s.get(id).to_string());
         // Propagation stops at an event grouped already: what it nests keeps no group.
         assert_eq!(g.of_node, vec![0, 0, 42, NONE]);
@@ -482,5 +490,34 @@ mod tests {
         assert_eq!(g.names[&0], "0");
         assert_eq!(g.names.len(), 1);
         assert!(g.by_corr.is_empty());
+    }
+
+    /// Without a root no group is made: launches keep the groups the file gave them, a name
+    /// alone does not keep an event.
+    #[test]
+    fn without_roots_file_groups_reach_launches() {
+        let mut s = Interner::new();
+        let mut h = HostNodes::default();
+        h.push(
+            launch(0, 0, 7),
+            HostRare {
+                group: 3,
+                ..HostRare::default()
+            },
+        );
+        h.push(launch(0, 10, 8), HostRare::default());
+        h.push(
+            node(0, 20, 5),
+            HostRare {
+                name: s.intern("x"),
+                ..HostRare::default()
+            },
+        );
+        let g = group(&h, &|id| s.get(id).to_string());
+        assert_eq!(h.nodes.len(), 2);
+        assert_eq!(g.of_node, vec![3, NONE]);
+        assert!(g.names.is_empty());
+        assert_eq!(g.by_corr.get(&7), Some(&3));
+        assert_eq!(g.by_corr.get(&8), None);
     }
 }

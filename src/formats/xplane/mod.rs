@@ -6,6 +6,7 @@
 
 pub mod dedup;
 pub mod derive_device;
+mod derive_sched;
 pub mod derived;
 pub mod group;
 pub mod hlo_symbols;

@@ -10,10 +10,11 @@
 //! Results are merged in file order, so the capture does not depend on the thread count. The
 //! derived lines become tracks in `plane_derived.rs`; the id tables are in `tables.rs`.
 
-use super::derive_device::{DeriveCtx, Stream, derive_plane};
-use super::derived::{self, DerivedLine, DevEvent, NameTable};
+use super::derive_device::{DeriveCtx, name_steps};
+use super::derive_sched::Sched;
+use super::derived::{self, DerivedLine, DevRun, NameTable};
 use super::generated::{XEventMetadata, XStat, XStatMetadata};
-use super::group::{self, CU, HostNodes, LAUNCH_PLANE, NONE};
+use super::group::HostNodes;
 use super::hlo_symbols::HloSymbols;
 use super::launch_stats::Launch;
 use super::scan::{PlaneScan, SpaceScan};
@@ -370,9 +371,6 @@ impl<'p> Decoder<'p> {
         let done = AtomicU64::new(0);
         let global = std::mem::take(&mut self.b.strings);
         let extra = Mutex::new(Interner::new());
-        // Per GPU plane: each line's derivation records (merged by time when derived).
-        let dev: Vec<Mutex<Vec<Vec<DevEvent>>>> =
-            preps.iter().map(|_| Mutex::new(Vec::new())).collect();
         let walk = Walk {
             preps,
             tables,
@@ -393,8 +391,13 @@ impl<'p> Decoder<'p> {
             .into_iter()
             .map(|r| Mutex::new((r, UnitOut::default())))
             .collect();
-        // Largest units (in bytes) first, so the last ones to finish are short; lines of GPU
+        // Host lines first (step grouping waits for all of them, then their records go), then
+        // largest units (in bytes) first, so the last ones to finish are short; lines of GPU
         // planes that get derived timelines count double (their plane's derivation follows).
+        let is_host: Vec<bool> = units
+            .iter()
+            .map(|&(pi, _)| preps[pi].kind == ProcessKind::Host)
+            .collect();
         let cost = |u: usize| {
             let (pi, li) = units[u];
             let bytes = space.planes[pi].lines[li].r.data().len();
@@ -405,7 +408,39 @@ impl<'p> Decoder<'p> {
             }
         };
         let mut order: Vec<usize> = (0..units.len()).collect();
-        order.sort_by_key(|&u| (std::cmp::Reverse(cost(u)), u));
+        order.sort_by_key(|&u| (!is_host[u], std::cmp::Reverse(cost(u)), u));
+        let ctx = DeriveCtx {
+            symbols: &self.symbols,
+            scope_tree: &self.scope_tree,
+        };
+        let sched = Sched::new(
+            space,
+            ctx,
+            &units,
+            &is_host,
+            preps.iter().map(|p| p.collect_dev).collect(),
+        );
+        if sched.no_host() {
+            let mut names = SharedNames {
+                global: &global,
+                extra: &extra,
+            };
+            sched.group(HostNodes::default(), &mut names);
+        }
+        // Grouping reads every host unit's records, in file order, once all are walked.
+        let take_host = || {
+            let n: usize = units.len();
+            let mut host = HostNodes::default();
+            let total: usize = (0..n)
+                .filter(|&u| is_host[u])
+                .map(|u| lock(&cells[u]).1.host.nodes.len())
+                .sum();
+            host.nodes.reserve_exact(total);
+            for u in (0..n).filter(|&u| is_host[u]) {
+                host.append(&mut lock(&cells[u]).1.host);
+            }
+            host
+        };
         let next = AtomicUsize::new(0);
         let work = || {
             let mut names = SharedNames {
@@ -417,28 +452,23 @@ impl<'p> Decoder<'p> {
                 let Some(&u) = order.get(k) else { break };
                 let (pi, li) = units[u];
                 let prep = &preps[pi];
-                let mut cell = cells[u].lock().unwrap_or_else(|e| e.into_inner());
+                let mut cell = lock(&cells[u]);
                 let (run, out) = &mut *cell;
-                let mut local = Vec::new();
-                if prep.collect_dev {
-                    local.reserve(counts[u]);
-                }
+                let mut local = prep.collect_dev.then(|| {
+                    DevRun::with_capacity(li.min(usize::from(u16::MAX)) as u16, counts[u])
+                });
                 let lh = &space.planes[pi].lines[li];
-                let dev_out = prep.collect_dev.then_some(&mut local);
-                if let Err(e) = walk.line(pi, li, lh, run, out, &mut names, dev_out) {
+                if let Err(e) = walk.line(pi, li, lh, run, out, &mut names, local.as_mut()) {
                     out.err = Some(e);
                     // Stop the others early: the load fails anyway.
                     next.store(order.len(), Ordering::Relaxed);
                     break;
                 }
                 drop(cell);
-                if prep.collect_dev && !local.is_empty() {
-                    local.shrink_to_fit();
-                    dev[pi]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(local);
+                if let Some(l) = local.as_mut() {
+                    l.seal();
                 }
+                sched.unit_done(pi, local, is_host[u], take_host, &mut names);
             }
         };
         let threads = self.threads.min(units.len()).max(1);
@@ -468,91 +498,28 @@ impl<'p> Decoder<'p> {
             self.b.strings = global;
             return Err(e.clone());
         }
-        let (filled, mut outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
-        // Step grouping over the host events (file order), then each GPU plane's lines.
-        let mut host = HostNodes::default();
-        for o in &mut outs {
-            host.append(&mut o.host);
-        }
-        let (derived, groups) = {
-            let names = SharedNames {
+        let (filled, outs): (Vec<FilledRun>, Vec<UnitOut>) = outs.into_iter().unzip();
+        let (groups, mut derived) = sched.finish();
+        {
+            // Steps are named by their group: grouping's names, else a step name the file
+            // gives (first in file order), else the group id.
+            let mut names = SharedNames {
                 global: &global,
                 extra: &extra,
             };
-            let groups = group::group(&host, &|id| names.text(id));
-            let planes: Vec<(usize, Vec<Vec<DevEvent>>)> = dev
-                .into_iter()
-                .enumerate()
-                .map(|(pi, d)| (pi, d.into_inner().unwrap_or_else(|e| e.into_inner())))
-                .filter(|(_, d)| !d.is_empty())
-                .collect();
             let mut group_names: FxHashMap<i64, StrId> = FxHashMap::default();
-            let mut n2 = SharedNames {
-                global: &global,
-                extra: &extra,
-            };
             for (&g, name) in &groups.names {
-                group_names.insert(g, n2.intern(name));
+                group_names.insert(g, names.intern(name));
             }
             for o in &outs {
                 for &(g, s) in &o.step_names {
                     group_names.entry(g).or_insert(s);
                 }
             }
-            let ctx = DeriveCtx {
-                symbols: &self.symbols,
-                scope_tree: &self.scope_tree,
-                group_names: &group_names,
-            };
-            let by_corr = &groups.by_corr;
-            let derive_one = |pi: usize, mut runs: Vec<Vec<DevEvent>>| -> Vec<DerivedLine> {
-                let mut names = SharedNames {
-                    global: &global,
-                    extra: &extra,
-                };
-                for e in runs.iter_mut().flatten() {
-                    if !e.grouped
-                        && e.corr != derived::NO_VALUE
-                        && let Some(&g) = by_corr.get(&e.corr)
-                    {
-                        e.group_id = g;
-                        e.grouped = true;
-                    }
-                }
-                runs.sort_by_key(|r| r.first().map(|e| e.line));
-                let streams: Vec<Stream> = space.planes[pi]
-                    .lines
-                    .iter()
-                    .map(|l| Stream {
-                        id: l.id,
-                        compute: String::from_utf8_lossy(l.title()).contains("Compute"),
-                    })
-                    .collect();
-                derive_plane(&mut runs, &streams, ctx, &mut names)
-            };
-            let mut derived: Vec<Vec<DerivedLine>> = vec![Vec::new(); preps.len()];
-            let threads = self.threads.min(planes.len()).max(1);
-            if threads <= 1 {
-                for (pi, runs) in planes {
-                    derived[pi] = derive_one(pi, runs);
-                }
-            } else {
-                let results: Vec<(usize, Vec<DerivedLine>)> = std::thread::scope(|sc| {
-                    let hs: Vec<_> = planes
-                        .into_iter()
-                        .map(|(pi, runs)| {
-                            let f = &derive_one;
-                            sc.spawn(move || (pi, f(pi, runs)))
-                        })
-                        .collect();
-                    hs.into_iter().filter_map(|h| h.join().ok()).collect()
-                });
-                for (pi, lines) in results {
-                    derived[pi] = lines;
-                }
+            for lines in &mut derived {
+                name_steps(lines, &group_names, &mut names);
             }
-            (derived, groups)
-        };
+        }
         self.b.strings = global;
         let starts = self.b.compact_slots(first, &counts, filled);
 
@@ -598,22 +565,7 @@ impl<'p> Decoder<'p> {
             let id = self.b.intern(name);
             self.step_names.insert(*g, id);
         }
-        for (i, n) in host.nodes.iter().enumerate() {
-            let g = groups.of_node[i];
-            if n.flags & LAUNCH_PLANE != 0
-                && n.flags & CU == 0
-                && n.corr != NONE
-                && n.device != i32::MIN
-                && groups.names.contains_key(&g)
-            {
-                self.launches.push(Launch {
-                    device: i64::from(n.device),
-                    group: g,
-                    start: n.start,
-                    dur: n.dur,
-                });
-            }
-        }
+        self.launches.extend(groups.launches);
         self.b.warn_n(
             "time_out_of_range",
             format!("event time beyond ±2^61 ps clamped (first near byte {clamp_at})"),
@@ -660,4 +612,8 @@ impl<'p> Decoder<'p> {
             self.b.flow_slice(phase, id, self.cat_flow, raw);
         }
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -3,7 +3,7 @@
 //! merge). Only the stats the loader interprets are resolved; string values are interned so that
 //! lazy reads of the event find them.
 
-use super::derived::{DevEvent, NO_VALUE, NameTable};
+use super::derived::{DevEvent, DevRun, NO_VALUE, NameTable};
 use super::group::{ASYNC, CU, HostNode, HostNodes, HostRare, LAUNCH_PLANE, NONE};
 use super::scan::LineHead;
 use super::stats::{self, RawValue, Role, StatTable};
@@ -210,7 +210,7 @@ impl Walk<'_> {
         run: &mut SliceSlots<'_>,
         out: &mut UnitOut,
         names: &mut SharedNames<'_>,
-        mut dev: Option<&mut Vec<DevEvent>>,
+        mut dev: Option<&mut DevRun>,
     ) -> Result<(), Box<WireError>> {
         let prep = &self.preps[plane];
         let tables = &self.tables[plane];
@@ -221,7 +221,6 @@ impl Walk<'_> {
             .saturating_mul(1000);
         let gpu = prep.kind == ProcessKind::Gpu;
         let host = prep.kind == ProcessKind::Host;
-        let line_tag = li.min(usize::from(u16::MAX)) as u16;
         let line_uid = ((plane as u32) << 16) | (li as u32 & 0xffff);
         let mut since_report = 0u64;
         let mut r = lh.r;
@@ -362,12 +361,12 @@ impl Walk<'_> {
                 let flags = if is_async { ASYNC } else { 0 }
                     | if m.cu { CU } else { 0 }
                     | if prep.launch_plane { LAUNCH_PLANE } else { 0 };
+                rare.name = m.full;
                 let node = HostNode {
                     start,
                     dur,
                     corr: if has_corr { corr as i64 } else { NONE },
                     line: line_uid,
-                    name: m.full,
                     device: device.map_or(i32::MIN, |d| d.clamp(0, i64::from(i32::MAX)) as i32),
                     rare: u32::MAX,
                     flags,
@@ -376,7 +375,7 @@ impl Walk<'_> {
             }
             if let Some(dev) = dev.as_deref_mut() {
                 let pick = |a: StrId, b: StrId| if a != StrId::EMPTY { a } else { b };
-                dev.push(DevEvent {
+                dev.push(&DevEvent {
                     start,
                     dur,
                     name: m.full,
@@ -387,7 +386,6 @@ impl Walk<'_> {
                     tf_op: pick(d.tf_op, m.tf_op),
                     source: pick(d.source, m.source),
                     kernel,
-                    line: line_tag,
                     program_id: if d.program_id != NO_VALUE {
                         d.program_id
                     } else {
