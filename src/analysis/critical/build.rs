@@ -1,0 +1,446 @@
+//! Builds one step's graph: selects the step's host operators and device activities, gives each
+//! two nodes, then adds the host edges (call stacks per thread, thread waits, the runtime lock)
+//! and the device edges (`device.rs`). Rules: docs/critical-path.md.
+
+use super::graph::{Graph, Kind};
+use super::roles::{self, AUTOGRAD, FORWARD, LOCK, Roles, THREAD_WAIT, host_kind};
+use super::{Mode, Options};
+use crate::model::{Capture, Category, NO_SLICE, Ps};
+
+/// Per-capture scratch reused by every step: the graph, the selected events and the slice →
+/// node map. Nothing here is allocated per event.
+pub struct Builder<'a> {
+    pub(super) c: &'a Capture,
+    pub(super) roles: &'a Roles,
+    pub(super) opts: Options,
+    /// The graph of the current step.
+    pub g: Graph,
+    /// Slice id → its start node (end node = start + 1), or `NO_SLICE`.
+    pub(super) node_of: Vec<u32>,
+    /// Node → its event.
+    pub node_ev: Vec<u32>,
+    /// Selected host operators, grouped by thread (`host_off`).
+    pub(super) host: Vec<u32>,
+    pub(super) host_off: Vec<u32>,
+    /// Thread-wait slices (`run_backward`) of the step: (thread index, slice).
+    pub(super) waits: Vec<(u32, u32)>,
+    /// Selected device activities, grouped by stream (`act_off`).
+    pub(super) acts: Vec<u32>,
+    pub(super) act_off: Vec<u32>,
+    /// Top-level operators per thread, in time order: (start node, end node), grouped by
+    /// thread (`top_off`).
+    pub(super) tops: Vec<(u32, u32)>,
+    pub(super) top_off: Vec<u32>,
+    /// Gap edges (default mode) before thread waits drop some: (src, dst, event, thread).
+    pub(super) gaps: Vec<(u32, u32, u32, u32)>,
+    /// Blocking calls that waited on the device (their start nodes): their own time is not
+    /// added, the wait edge carries it.
+    pub(super) waited: Vec<bool>,
+    /// Per thread: `FORWARD` / `AUTOGRAD` seen in the window (HTA's thread merge).
+    thread_flags: Vec<u8>,
+    stack: Vec<u32>,
+    merged: Vec<u32>,
+    pub(super) lock: Vec<(Ps, u32, u32)>,
+    /// HTA sync markers (`cuda_sync` on a stream) of the step: (slice, stream index).
+    pub(super) syncs: Vec<(u32, u32)>,
+    /// Activities launched by a blocking call: (call, activity).
+    pub(super) blocking_acts: Vec<(u32, u32)>,
+    /// Device scratch: per stream its last end node; activities by end; HTA's order.
+    pub(super) last: Vec<u32>,
+    pub(super) ends: Vec<(Ps, u32, Ps)>,
+    pub(super) order: Vec<(Ps, u32, u32)>,
+    /// HTA's queue lengths per activity (HTA mode only).
+    pub(super) queue: Vec<(i32, i32)>,
+    /// Counts of what the rules could not join (shown, never dropped silently).
+    pub skipped: Skipped,
+}
+
+/// What a step's graph could not join, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// Device activities whose launch was not found on a host thread.
+    pub unlaunched: u64,
+    /// Device activities (HTA mode) joined by neither a launch nor a previous kernel.
+    pub unlinked_kernels: u64,
+    /// `Event Sync` / `Stream Wait Event` markers (HTA mode; not modelled).
+    pub event_syncs: u64,
+    /// Edges whose negative weight was raised to 0.
+    pub negative_edges: u64,
+    /// Nodes on cycles (left out of the path).
+    pub cyclic_nodes: u64,
+}
+
+impl<'a> Builder<'a> {
+    /// A builder for `c`.
+    pub fn new(c: &'a Capture, roles: &'a Roles, opts: Options) -> Builder<'a> {
+        Builder {
+            c,
+            roles,
+            opts,
+            g: Graph::default(),
+            node_of: vec![NO_SLICE; c.slices.len()],
+            node_ev: Vec::new(),
+            host: Vec::new(),
+            host_off: Vec::new(),
+            waits: Vec::new(),
+            acts: Vec::new(),
+            act_off: Vec::new(),
+            tops: Vec::new(),
+            top_off: Vec::new(),
+            gaps: Vec::new(),
+            waited: Vec::new(),
+            thread_flags: Vec::new(),
+            stack: Vec::new(),
+            merged: Vec::new(),
+            lock: Vec::new(),
+            syncs: Vec::new(),
+            blocking_acts: Vec::new(),
+            last: Vec::new(),
+            ends: Vec::new(),
+            order: Vec::new(),
+            queue: if opts.mode == Mode::Hta {
+                super::device::hta_queue(c, roles)
+            } else {
+                Vec::new()
+            },
+            skipped: Skipped::default(),
+        }
+    }
+
+    #[inline]
+    pub(super) fn start(&self, id: u32) -> Ps {
+        self.c.slices.start[id as usize]
+    }
+
+    #[inline]
+    pub(super) fn end(&self, id: u32) -> Ps {
+        self.c.slices.end(id as usize)
+    }
+
+    /// Gives `id` its two nodes.
+    fn add_nodes(&mut self, id: u32) {
+        let s = self.g.node(self.start(id));
+        self.g.node(self.end(id));
+        self.node_ev.push(id);
+        self.node_ev.push(id);
+        self.waited.push(false);
+        self.waited.push(false);
+        self.node_of[id as usize] = s;
+    }
+
+    /// Builds the graph of the window `[lo, hi]`.
+    pub fn build(&mut self, lo: Ps, hi: Ps) {
+        self.reset();
+        self.select_host(lo, hi);
+        self.select_device(lo, hi);
+        if self.opts.mode == Mode::Full {
+            self.gpu_waits();
+        }
+        self.walk_threads();
+        match self.opts.mode {
+            Mode::Full => self.thread_waits(),
+            Mode::Hta => self.runtime_lock(),
+        }
+        self.device_edges();
+    }
+
+    fn reset(&mut self) {
+        for &id in self.host.iter().chain(&self.acts) {
+            self.node_of[id as usize] = NO_SLICE;
+        }
+        self.g.clear();
+        self.node_ev.clear();
+        self.waited.clear();
+        self.host.clear();
+        self.host_off.clear();
+        self.waits.clear();
+        self.acts.clear();
+        self.act_off.clear();
+        self.tops.clear();
+        self.top_off.clear();
+        self.gaps.clear();
+        self.lock.clear();
+        self.syncs.clear();
+        self.blocking_acts.clear();
+        self.skipped = Skipped::default();
+    }
+
+    /// Host operators starting in the window with a duration (HTA's clipping), per thread.
+    fn select_host(&mut self, lo: Ps, hi: Ps) {
+        let (c, roles) = (self.c, self.roles);
+        self.thread_flags.clear();
+        self.thread_flags.resize(roles.threads.len(), 0);
+        for (ti, &t) in roles.threads.iter().enumerate() {
+            self.host_off.push(self.host.len() as u32);
+            let tr = &c.tracks[t as usize];
+            let (a, b) = (tr.slices.0 as usize, tr.slices.1 as usize);
+            let first = a + c.slices.start[a..b].partition_point(|&s| s < lo);
+            for id in first as u32..b as u32 {
+                let i = id as usize;
+                if c.slices.start[i] > hi {
+                    break;
+                }
+                if c.slices.dur[i] <= 0 {
+                    continue;
+                }
+                let fl = roles.flags(c, id);
+                if fl & THREAD_WAIT != 0 {
+                    self.waits.push((ti as u32, id));
+                }
+                if matches!(c.slices.kind(i), Category::CpuOp | Category::UserAnnotation) {
+                    self.thread_flags[ti] |= fl & (FORWARD | AUTOGRAD);
+                }
+                if host_kind(c, id, roles.xplane).is_some() {
+                    self.host.push(id);
+                }
+            }
+            let from = self.host_off[ti] as usize;
+            for k in from..self.host.len() {
+                let id = self.host[k];
+                self.add_nodes(id);
+            }
+        }
+        self.host_off.push(self.host.len() as u32);
+    }
+
+    /// Device activities whose launch starts in the window (with a duration), per stream.
+    fn select_device(&mut self, lo: Ps, hi: Ps) {
+        let (c, roles) = (self.c, self.roles);
+        for (k, &t) in roles.streams.iter().enumerate() {
+            self.act_off.push(self.acts.len() as u32);
+            let tr = &c.tracks[t as usize];
+            let (a, b) = (tr.slices.0 as usize, tr.slices.1 as usize);
+            let first = a + c.slices.start[a..b].partition_point(|&s| s < lo);
+            let limit = hi.saturating_add(roles.max_delay);
+            for id in first as u32..b as u32 {
+                let i = id as usize;
+                if c.slices.start[i] > limit {
+                    break;
+                }
+                let sync = c.slices.kind(i) == Category::Sync;
+                if !sync && roles::activity_kind(c, id, roles.xplane).is_none() {
+                    continue;
+                }
+                let l = roles.launch_of(c, k, id);
+                if sync {
+                    if l != NO_SLICE && self.node_of[l as usize] != NO_SLICE {
+                        self.syncs.push((id, k as u32));
+                    }
+                    continue;
+                }
+                if l == NO_SLICE {
+                    self.skipped.unlaunched += 1;
+                    continue;
+                }
+                let ls = c.slices.start[l as usize];
+                if ls < lo || ls > hi || c.slices.dur[l as usize] <= 0 {
+                    continue;
+                }
+                self.acts.push(id);
+                if roles.flags(c, l) & roles::BLOCKING != 0 {
+                    self.blocking_acts.push((l, id));
+                }
+            }
+            let from = self.act_off[k] as usize;
+            for j in from..self.acts.len() {
+                let id = self.acts[j];
+                self.add_nodes(id);
+            }
+        }
+        self.act_off.push(self.acts.len() as u32);
+    }
+
+    /// HTA: the one forward thread and one backward thread (operators or annotations named
+    /// with "forward" / "autograd"), merged into one call stack.
+    fn hta_merged_pair(&self) -> Option<(usize, usize)> {
+        let find = |flag: u8| {
+            let mut it = (0..self.thread_flags.len()).filter(|&t| self.thread_flags[t] & flag != 0);
+            let first = it.next()?;
+            it.next().is_none().then_some(first)
+        };
+        match (find(FORWARD), find(AUTOGRAD)) {
+            (Some(f), Some(b)) if f != b => Some((f, b)),
+            _ => None,
+        }
+    }
+
+    /// Walks every thread's call stack (HTA: with the backward thread merged into the
+    /// forward one).
+    fn walk_threads(&mut self) {
+        let n = self.roles.threads.len();
+        let pair = if self.opts.mode == Mode::Hta {
+            self.hta_merged_pair()
+        } else {
+            None
+        };
+        let mut list = std::mem::take(&mut self.merged);
+        for ti in 0..n {
+            self.top_off.push(self.tops.len() as u32);
+            if pair.is_some_and(|(_, b)| b == ti) {
+                continue;
+            }
+            list.clear();
+            let (a, b) = (self.host_off[ti] as usize, self.host_off[ti + 1] as usize);
+            match pair {
+                Some((f, bw)) if f == ti => {
+                    let (x, y) = (self.host_off[bw] as usize, self.host_off[bw + 1] as usize);
+                    merge_by_start(self.c, &self.host[a..b], &self.host[x..y], &mut list);
+                }
+                _ => list.extend_from_slice(&self.host[a..b]),
+            }
+            self.walk(ti as u32, &list);
+        }
+        self.top_off.push(self.tops.len() as u32);
+        self.merged = list;
+    }
+
+    /// One call stack (HTA `_construct_graph_from_call_stack`): the nodes of operators in
+    /// (start, longest first) order, each joined to the previous node of the thread.
+    fn walk(&mut self, thread: u32, list: &[u32]) {
+        let hta = self.opts.mode == Mode::Hta;
+        self.stack.clear();
+        let mut last: Option<u32> = None; // node
+        let mut top_start = NO_SLICE;
+        for &id in list {
+            let s = self.start(id);
+            while let Some(&top) = self.stack.last() {
+                if self.end(top) <= s {
+                    self.exit(top, &mut last, thread, &mut top_start, hta);
+                } else {
+                    break;
+                }
+            }
+            self.enter(id, &mut last, thread, &mut top_start, hta);
+        }
+        while let Some(&top) = self.stack.last() {
+            self.exit(top, &mut last, thread, &mut top_start, hta);
+        }
+    }
+
+    fn shares_lock(&self, a: u32, b: u32) -> bool {
+        let (ea, eb) = (self.node_ev[a as usize], self.node_ev[b as usize]);
+        let lock = |e: u32| self.roles.flags(self.c, e) & LOCK != 0;
+        lock(ea) && lock(eb) && (a % 2 == 0 || b % 2 == 1)
+    }
+
+    /// The event an edge src → dst inside a call stack is attributed to (HTA's four cases),
+    /// with its kind.
+    fn attribute(&self, src: u32, dst: u32, parent: u32) -> (Kind, u32) {
+        let ev = if src.is_multiple_of(2) {
+            self.node_ev[src as usize]
+        } else if dst % 2 == 1 {
+            self.node_ev[dst as usize]
+        } else {
+            parent
+        };
+        if ev == NO_SLICE {
+            return (Kind::Gap, NO_SLICE);
+        }
+        let k = host_kind(self.c, ev, self.roles.xplane).unwrap_or(Kind::CpuOp);
+        (k, ev)
+    }
+
+    fn enter(&mut self, id: u32, last: &mut Option<u32>, thread: u32, top: &mut u32, hta: bool) {
+        let sn = self.node_of[id as usize];
+        let parent = self.stack.last().copied().unwrap_or(NO_SLICE);
+        if let Some(l) = *last
+            && !(hta && self.shares_lock(l, sn))
+        {
+            if self.stack.is_empty() {
+                if hta {
+                    self.g.edge(l, sn, Kind::Dependency, NO_SLICE);
+                } else {
+                    // Time between top-level operators: attributed to the innermost slice
+                    // around the next one (a Python frame, the step annotation).
+                    let p = self.c.slices.parent[id as usize];
+                    self.gaps.push((l, sn, p, thread));
+                }
+            } else {
+                let (k, ev) = self.attribute(l, sn, parent);
+                self.g.edge(l, sn, k, ev);
+            }
+        }
+        if self.stack.is_empty() {
+            *top = sn;
+        }
+        *last = Some(sn);
+        self.stack.push(id);
+    }
+
+    fn exit(&mut self, id: u32, last: &mut Option<u32>, _thread: u32, top: &mut u32, hta: bool) {
+        self.stack.pop();
+        let en = self.node_of[id as usize] + 1;
+        let parent = self.stack.last().copied().unwrap_or(NO_SLICE);
+        if let Some(l) = *last
+            && !(hta && self.shares_lock(l, en))
+        {
+            let (k, ev) = self.attribute(l, en, parent);
+            let blocking = self.roles.flags(self.c, id) & roles::BLOCKING != 0;
+            if hta && blocking {
+                self.g.edge_w(l, en, 0, k, ev);
+            } else if !(self.waited[en as usize - 1]) {
+                self.g.edge(l, en, k, ev);
+            }
+        }
+        if self.stack.is_empty() {
+            self.tops.push((*top, en));
+        }
+        *last = Some(en);
+    }
+
+    /// HTA `_construct_graph_from_cuda_runtime_events`: calls taking the CUDA runtime lock,
+    /// on any thread, are ordered by their ends; every call's start joins the end of the call
+    /// that released the lock next.
+    fn runtime_lock(&mut self) {
+        let mut lock = std::mem::take(&mut self.lock);
+        lock.clear();
+        for &id in &self.host {
+            if self.roles.flags(self.c, id) & LOCK != 0 {
+                let s = self.node_of[id as usize];
+                lock.push((self.start(id), id, s));
+                lock.push((self.end(id), id, s + 1));
+            }
+        }
+        lock.sort_unstable_by_key(|&(ts, id, n)| (ts, id, n));
+        self.stack.clear();
+        let mut last: Option<u32> = None;
+        for &(_, id, n) in &lock {
+            if n % 2 == 0 {
+                self.stack.push(n);
+            } else {
+                while let Some(p) = self.stack.pop() {
+                    if self.node_ev[p as usize] == id {
+                        let k = host_kind(self.c, id, self.roles.xplane).unwrap_or(Kind::Runtime);
+                        self.g.edge(p, n, k, id);
+                    } else {
+                        self.g.edge(p, n, Kind::Dependency, NO_SLICE);
+                    }
+                }
+                if let Some(l) = last
+                    && l % 2 == 1
+                {
+                    self.g.edge(l, n, Kind::Dependency, NO_SLICE);
+                }
+            }
+            last = Some(n);
+        }
+        self.lock = lock;
+    }
+}
+
+/// Merges two (start asc, duration desc)-sorted id lists.
+fn merge_by_start(c: &Capture, a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    let key = |id: u32| (c.slices.start[id as usize], -c.slices.dur[id as usize]);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if key(a[i]) <= key(b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+}
