@@ -5,7 +5,7 @@ use super::report::report;
 use super::stats::ns;
 use super::text::{self, Align};
 use crate::analysis::critical::{self, Kind, Mode, Options, StepPath, bounds_sentence};
-use crate::analysis::steps::{self, StepOptions};
+use crate::analysis::steps::{self as step_finder, StepOptions};
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::{Capture, NO_SLICE};
@@ -38,6 +38,9 @@ pub struct CriticalArgs {
     /// HTA's rules (CriticalPathAnalysis), to compare with HTA
     #[arg(long)]
     pub hta: bool,
+    /// Host events whose name matches are the steps (first capture group = step number)
+    #[arg(long, value_name = "REGEX", value_parser = super::parse::parse_regex)]
+    pub step_regex: Option<regex::Regex>,
     /// Events listed per step
     #[arg(long, value_name = "N", default_value = "10")]
     pub top: usize,
@@ -53,10 +56,14 @@ pub fn cmd_critical(a: &CriticalArgs) -> i32 {
         top: a.top,
     };
     let only = a.step;
+    let steps = StepOptions {
+        regex: a.step_regex.clone(),
+        ..StepOptions::default()
+    };
     report(
         &a.path,
         a.json,
-        |cap, loaded| capture_critical(cap, loaded, &opts, only),
+        |cap, loaded| capture_critical(cap, loaded, &opts, &steps, only),
         render_text,
         |s| (s.path.as_str(), s.error.as_ref()),
     )
@@ -204,6 +211,7 @@ pub fn capture_critical(
     cap: &CaptureFile,
     loaded: Result<Capture, LoadError>,
     opts: &Options,
+    steps: &StepOptions,
     only: Option<i64>,
 ) -> CaptureCritical {
     let mut out = CaptureCritical {
@@ -217,7 +225,7 @@ pub fn capture_critical(
     };
     match loaded {
         Ok(c) => {
-            let found = steps::find(&c, &StepOptions::default());
+            let found = step_finder::find(&c, steps);
             out.source = found.source.name().to_string();
             out.steps = critical::analyze(&c, &found, opts, only)
                 .iter()

@@ -94,6 +94,8 @@ pub enum Action {
     OpenRank,
     /// Open the GPU breakdown.
     OpenGpu,
+    /// Open the critical path of the step under the cursor.
+    OpenCritical,
     /// Open the newest capture (live watching).
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
@@ -185,6 +187,7 @@ impl Action {
         Action::OpenStats,
         Action::OpenRank,
         Action::OpenGpu,
+        Action::OpenCritical,
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenCapture,
@@ -255,6 +258,7 @@ impl Action {
             Action::OpenStats => "open_stats",
             Action::OpenRank => "open_rank",
             Action::OpenGpu => "open_gpu",
+            Action::OpenCritical => "open_critical",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenCapture => "open_capture",

@@ -1,9 +1,9 @@
 //! Builds one step's graph: selects the step's host operators and device activities, gives each
-//! two nodes, then adds the host edges (call stacks per thread, thread waits, the runtime lock)
-//! and the device edges (`device.rs`). Rules: docs/critical-path.md.
+//! two nodes, then adds the host edges (call stacks per thread, thread waits) and the device
+//! edges (`device.rs`). Rules: docs/critical-path.md.
 
 use super::graph::{Graph, Kind};
-use super::roles::{self, AUTOGRAD, FORWARD, LOCK, Roles, THREAD_WAIT, host_kind};
+use super::roles::{self, Roles, THREAD_WAIT, host_kind};
 use super::{Mode, Options};
 use crate::model::{Capture, Category, NO_SLICE, Ps};
 
@@ -36,11 +36,8 @@ pub struct Builder<'a> {
     /// Blocking calls that waited on the device (their start nodes): their own time is not
     /// added, the wait edge carries it.
     pub(super) waited: Vec<bool>,
-    /// Per thread: `FORWARD` / `AUTOGRAD` seen in the window (HTA's thread merge).
-    thread_flags: Vec<u8>,
     stack: Vec<u32>,
     merged: Vec<u32>,
-    pub(super) lock: Vec<(Ps, u32, u32)>,
     /// HTA sync markers (`cuda_sync` on a stream) of the step: (slice, stream index).
     pub(super) syncs: Vec<(u32, u32)>,
     /// Activities launched by a blocking call: (call, activity).
@@ -49,6 +46,10 @@ pub struct Builder<'a> {
     pub(super) last: Vec<u32>,
     pub(super) ends: Vec<(Ps, u32, Ps)>,
     pub(super) order: Vec<(Ps, u32, u32)>,
+    /// The file clock's offset, ns (HTA rounding).
+    shift_ns: i64,
+    /// XPlane: HTA does not read it; times are not rounded.
+    hta_no_rounding: bool,
     /// HTA's queue lengths per activity (HTA mode only).
     pub(super) queue: Vec<(i32, i32)>,
     /// Counts of what the rules could not join (shown, never dropped silently).
@@ -89,15 +90,15 @@ impl<'a> Builder<'a> {
             top_off: Vec::new(),
             gaps: Vec::new(),
             waited: Vec::new(),
-            thread_flags: Vec::new(),
             stack: Vec::new(),
             merged: Vec::new(),
-            lock: Vec::new(),
             syncs: Vec::new(),
             blocking_acts: Vec::new(),
             last: Vec::new(),
             ends: Vec::new(),
             order: Vec::new(),
+            shift_ns: c.file_clock0_ns(),
+            hta_no_rounding: roles.xplane,
             queue: if opts.mode == Mode::Hta {
                 super::device::hta_queue(c, roles)
             } else {
@@ -107,14 +108,33 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Start and end of slice `id`; in HTA mode rounded inward to whole µs of the file's clock
+    /// as HTA's loader does (`ceil(ts)`, `floor(ts + dur)` in f64 µs).
+    #[inline]
+    pub(super) fn span(&self, id: u32) -> (Ps, Ps) {
+        self.round(self.c.slices.start[id as usize], self.c.slices.end(id as usize))
+    }
+
+    /// HTA's rounding of a span (identity outside HTA mode).
+    #[inline]
+    fn round(&self, s: Ps, e: Ps) -> (Ps, Ps) {
+        if self.opts.mode != Mode::Hta || self.hta_no_rounding {
+            return (s, e);
+        }
+        let ts = (s.div_euclid(1000) + self.shift_ns) as f64 / 1000.0;
+        let dur = (e - s).div_euclid(1000) as f64 / 1000.0;
+        let back = |us: f64| (us as i64 * 1000 - self.shift_ns) * 1000;
+        (back(ts.ceil()), back((ts + dur).floor()))
+    }
+
     #[inline]
     pub(super) fn start(&self, id: u32) -> Ps {
-        self.c.slices.start[id as usize]
+        self.span(id).0
     }
 
     #[inline]
     pub(super) fn end(&self, id: u32) -> Ps {
-        self.c.slices.end(id as usize)
+        self.span(id).1
     }
 
     /// Gives `id` its two nodes.
@@ -128,18 +148,18 @@ impl<'a> Builder<'a> {
         self.node_of[id as usize] = s;
     }
 
-    /// Builds the graph of the window `[lo, hi]`.
+    /// Builds the graph of the step `[lo, hi]` (rounded like HTA in HTA mode).
     pub fn build(&mut self, lo: Ps, hi: Ps) {
         self.reset();
+        let (lo, hi) = self.round(lo, hi);
         self.select_host(lo, hi);
         self.select_device(lo, hi);
         if self.opts.mode == Mode::Full {
             self.gpu_waits();
         }
         self.walk_threads();
-        match self.opts.mode {
-            Mode::Full => self.thread_waits(),
-            Mode::Hta => self.runtime_lock(),
+        if self.opts.mode == Mode::Full {
+            self.thread_waits();
         }
         self.device_edges();
     }
@@ -159,7 +179,6 @@ impl<'a> Builder<'a> {
         self.tops.clear();
         self.top_off.clear();
         self.gaps.clear();
-        self.lock.clear();
         self.syncs.clear();
         self.blocking_acts.clear();
         self.skipped = Skipped::default();
@@ -168,27 +187,24 @@ impl<'a> Builder<'a> {
     /// Host operators starting in the window with a duration (HTA's clipping), per thread.
     fn select_host(&mut self, lo: Ps, hi: Ps) {
         let (c, roles) = (self.c, self.roles);
-        self.thread_flags.clear();
-        self.thread_flags.resize(roles.threads.len(), 0);
         for (ti, &t) in roles.threads.iter().enumerate() {
             self.host_off.push(self.host.len() as u32);
             let tr = &c.tracks[t as usize];
             let (a, b) = (tr.slices.0 as usize, tr.slices.1 as usize);
-            let first = a + c.slices.start[a..b].partition_point(|&s| s < lo);
+            // Rounding moves a start by under 1 µs.
+            let first = a + c.slices.start[a..b].partition_point(|&s| s < lo - 1_000_000);
             for id in first as u32..b as u32 {
                 let i = id as usize;
-                if c.slices.start[i] > hi {
+                if c.slices.start[i] > hi + 1_000_000 {
                     break;
                 }
-                if c.slices.dur[i] <= 0 {
+                let (s, e) = self.span(id);
+                if e <= s || s < lo || s > hi {
                     continue;
                 }
                 let fl = roles.flags(c, id);
                 if fl & THREAD_WAIT != 0 {
                     self.waits.push((ti as u32, id));
-                }
-                if matches!(c.slices.kind(i), Category::CpuOp | Category::UserAnnotation) {
-                    self.thread_flags[ti] |= fl & (FORWARD | AUTOGRAD);
                 }
                 if host_kind(c, id, roles.xplane).is_some() {
                     self.host.push(id);
@@ -232,8 +248,8 @@ impl<'a> Builder<'a> {
                     self.skipped.unlaunched += 1;
                     continue;
                 }
-                let ls = c.slices.start[l as usize];
-                if ls < lo || ls > hi || c.slices.dur[l as usize] <= 0 {
+                let (ls, le) = self.span(l);
+                if ls < lo || ls > hi || le <= ls {
                     continue;
                 }
                 self.acts.push(id);
@@ -250,44 +266,14 @@ impl<'a> Builder<'a> {
         self.act_off.push(self.acts.len() as u32);
     }
 
-    /// HTA: the one forward thread and one backward thread (operators or annotations named
-    /// with "forward" / "autograd"), merged into one call stack.
-    fn hta_merged_pair(&self) -> Option<(usize, usize)> {
-        let find = |flag: u8| {
-            let mut it = (0..self.thread_flags.len()).filter(|&t| self.thread_flags[t] & flag != 0);
-            let first = it.next()?;
-            it.next().is_none().then_some(first)
-        };
-        match (find(FORWARD), find(AUTOGRAD)) {
-            (Some(f), Some(b)) if f != b => Some((f, b)),
-            _ => None,
-        }
-    }
-
-    /// Walks every thread's call stack (HTA: with the backward thread merged into the
-    /// forward one).
+    /// Walks every thread's call stack.
     fn walk_threads(&mut self) {
-        let n = self.roles.threads.len();
-        let pair = if self.opts.mode == Mode::Hta {
-            self.hta_merged_pair()
-        } else {
-            None
-        };
         let mut list = std::mem::take(&mut self.merged);
-        for ti in 0..n {
+        for ti in 0..self.roles.threads.len() {
             self.top_off.push(self.tops.len() as u32);
-            if pair.is_some_and(|(_, b)| b == ti) {
-                continue;
-            }
             list.clear();
             let (a, b) = (self.host_off[ti] as usize, self.host_off[ti + 1] as usize);
-            match pair {
-                Some((f, bw)) if f == ti => {
-                    let (x, y) = (self.host_off[bw] as usize, self.host_off[bw + 1] as usize);
-                    merge_by_start(self.c, &self.host[a..b], &self.host[x..y], &mut list);
-                }
-                _ => list.extend_from_slice(&self.host[a..b]),
-            }
+            list.extend_from_slice(&self.host[a..b]);
             self.walk(ti as u32, &list);
         }
         self.top_off.push(self.tops.len() as u32);
@@ -317,12 +303,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn shares_lock(&self, a: u32, b: u32) -> bool {
-        let (ea, eb) = (self.node_ev[a as usize], self.node_ev[b as usize]);
-        let lock = |e: u32| self.roles.flags(self.c, e) & LOCK != 0;
-        lock(ea) && lock(eb) && (a % 2 == 0 || b % 2 == 1)
-    }
-
     /// The event an edge src → dst inside a call stack is attributed to (HTA's four cases),
     /// with its kind.
     fn attribute(&self, src: u32, dst: u32, parent: u32) -> (Kind, u32) {
@@ -343,9 +323,7 @@ impl<'a> Builder<'a> {
     fn enter(&mut self, id: u32, last: &mut Option<u32>, thread: u32, top: &mut u32, hta: bool) {
         let sn = self.node_of[id as usize];
         let parent = self.stack.last().copied().unwrap_or(NO_SLICE);
-        if let Some(l) = *last
-            && !(hta && self.shares_lock(l, sn))
-        {
+        if let Some(l) = *last {
             if self.stack.is_empty() {
                 if hta {
                     self.g.edge(l, sn, Kind::Dependency, NO_SLICE);
@@ -371,9 +349,7 @@ impl<'a> Builder<'a> {
         self.stack.pop();
         let en = self.node_of[id as usize] + 1;
         let parent = self.stack.last().copied().unwrap_or(NO_SLICE);
-        if let Some(l) = *last
-            && !(hta && self.shares_lock(l, en))
-        {
+        if let Some(l) = *last {
             let (k, ev) = self.attribute(l, en, parent);
             let blocking = self.roles.flags(self.c, id) & roles::BLOCKING != 0;
             if hta && blocking {
@@ -388,59 +364,4 @@ impl<'a> Builder<'a> {
         *last = Some(en);
     }
 
-    /// HTA `_construct_graph_from_cuda_runtime_events`: calls taking the CUDA runtime lock,
-    /// on any thread, are ordered by their ends; every call's start joins the end of the call
-    /// that released the lock next.
-    fn runtime_lock(&mut self) {
-        let mut lock = std::mem::take(&mut self.lock);
-        lock.clear();
-        for &id in &self.host {
-            if self.roles.flags(self.c, id) & LOCK != 0 {
-                let s = self.node_of[id as usize];
-                lock.push((self.start(id), id, s));
-                lock.push((self.end(id), id, s + 1));
-            }
-        }
-        lock.sort_unstable_by_key(|&(ts, id, n)| (ts, id, n));
-        self.stack.clear();
-        let mut last: Option<u32> = None;
-        for &(_, id, n) in &lock {
-            if n % 2 == 0 {
-                self.stack.push(n);
-            } else {
-                while let Some(p) = self.stack.pop() {
-                    if self.node_ev[p as usize] == id {
-                        let k = host_kind(self.c, id, self.roles.xplane).unwrap_or(Kind::Runtime);
-                        self.g.edge(p, n, k, id);
-                    } else {
-                        self.g.edge(p, n, Kind::Dependency, NO_SLICE);
-                    }
-                }
-                if let Some(l) = last
-                    && l % 2 == 1
-                {
-                    self.g.edge(l, n, Kind::Dependency, NO_SLICE);
-                }
-            }
-            last = Some(n);
-        }
-        self.lock = lock;
-    }
-}
-
-/// Merges two (start asc, duration desc)-sorted id lists.
-fn merge_by_start(c: &Capture, a: &[u32], b: &[u32], out: &mut Vec<u32>) {
-    let key = |id: u32| (c.slices.start[id as usize], -c.slices.dur[id as usize]);
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if key(a[i]) <= key(b[j]) {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
 }

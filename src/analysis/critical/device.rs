@@ -8,10 +8,6 @@ use super::graph::Kind;
 use super::roles::{self, LAUNCH, Roles, SYNC_CALL, activity_kind};
 use crate::model::{Capture, NO_SLICE, Ps};
 
-/// HTA's `KERNEL_KERNEL_DELAY_THRESHOLD_US`: a longer gap between two kernels of a stream is
-/// not a kernel → kernel edge (1.5 ms), ps.
-pub const HTA_KERNEL_GAP_LIMIT: Ps = 1_500_000_000;
-
 /// HTA's queue lengths (`TraceCounters._get_queue_length_time_series_for_rank`) per activity of
 /// `roles` (parallel to its launches): the stream's queue just after the activity's launch and
 /// just after it started; `(-1, -1)` for an activity whose launch is not a launch call.
@@ -165,7 +161,7 @@ impl Builder<'_> {
     }
 
     /// Activity edges: its own time; how it was joined (HTA: launch delay when the stream's
-    /// queue was empty, else kernel → kernel under 1.5 ms; full: both, the later-satisfied
+    /// queue was empty, else kernel → kernel; full: both, the later-satisfied
     /// one binds); HTA's device → host syncs from `cuda_sync` markers.
     pub(super) fn device_edges(&mut self) {
         let c = self.c;
@@ -228,7 +224,7 @@ impl Builder<'_> {
         if q == (1, 0) && ln != NO_SLICE && (prev == NO_SLICE || self.g.ts[prev as usize] < ls) {
             self.g.edge(ln, sn, Kind::LaunchDelay, NO_SLICE);
             launched = true;
-        } else if prev != NO_SLICE && self.start(id) - self.g.ts[prev as usize] < HTA_KERNEL_GAP_LIMIT {
+        } else if prev != NO_SLICE {
             self.g.edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
         } else {
             self.skipped.unlinked_kernels += 1;

@@ -8,9 +8,9 @@
 //! one thread waited for another. Its longest path is what bounded the step; [`classify`] sums
 //! the path's time by kind, track and event and says in one sentence what bounds the step.
 //!
-//! [`Mode::Hta`] applies HTA's `CriticalPathAnalysis` rules instead (one merged forward /
-//! backward call stack, zero-weight gaps between top-level operators, sync edges only from
-//! `cuda_sync` markers, the runtime lock, launch edges only when the stream's queue was
+//! [`Mode::Hta`] applies the rules of HTA 0.5's `CriticalPathAnalysis` instead (one call stack
+//! per thread, zero-weight gaps between top-level operators, blocking calls of zero weight,
+//! sync edges only from `cuda_sync` markers, launch edges only when the stream's queue was
 //! empty), so the figures can be checked against HTA. NCCL collectives across ranks are not
 //! joined yet: [`cross_rank`] is the seam.
 

@@ -30,9 +30,6 @@ pub const BLOCKING_CALLS: &[&str] = &[
     "hipMemcpyAsync",
 ];
 
-/// Runtime calls that take the CUDA runtime lock (HTA's `CUDA_RUNTIME_EVENTS`).
-pub const LOCK_CALLS: &[&str] = &["cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"];
-
 /// A host thread's slice that waits for the autograd engine's threads.
 pub fn is_thread_wait(name: &str) -> bool {
     name.contains("run_backward")
@@ -50,7 +47,7 @@ pub struct Roles {
     launch: Vec<u32>,
     /// Per stream (parallel to `streams`): offset of its first activity in `launch`.
     launch_off: Vec<u32>,
-    /// Per interned name: flags (`BLOCKING`, `LOCK`, `THREAD_WAIT`, `LAUNCH`).
+    /// Per interned name: flags (`BLOCKING`, `THREAD_WAIT`, `LAUNCH`, `SYNC_CALL`).
     name_flags: Vec<u8>,
     /// The XPlane flavour (host ops have no categories).
     pub xplane: bool,
@@ -62,16 +59,10 @@ pub struct Roles {
 
 /// Name flag: a blocking runtime call.
 pub const BLOCKING: u8 = 1;
-/// Name flag: takes the runtime lock.
-pub const LOCK: u8 = 2;
 /// Name flag: waits for another thread.
 pub const THREAD_WAIT: u8 = 4;
 /// Name flag: a launch call HTA's queue length counts.
 pub const LAUNCH: u8 = 8;
-/// Name flag: contains "forward" (HTA's forward-thread test).
-pub const FORWARD: u8 = 16;
-/// Name flag: contains "autograd" (HTA's backward-thread test).
-pub const AUTOGRAD: u8 = 32;
 /// Name flag: a synchronize call (waits for the device whatever it copies).
 pub const SYNC_CALL: u8 = 64;
 
@@ -148,18 +139,11 @@ impl Roles {
             }
         };
         mark(BLOCKING_CALLS, BLOCKING);
-        mark(LOCK_CALLS, LOCK);
         mark(LAUNCH_CALLS, LAUNCH);
         for (i, f) in name_flags.iter_mut().enumerate() {
             let n = c.strings.get(crate::model::StrId(i as u32));
             if is_thread_wait(n) {
                 *f |= THREAD_WAIT;
-            }
-            if n.contains("forward") {
-                *f |= FORWARD;
-            }
-            if n.contains("autograd") {
-                *f |= AUTOGRAD;
             }
             if *f & BLOCKING != 0 && n.contains("Synchronize") {
                 *f |= SYNC_CALL;
