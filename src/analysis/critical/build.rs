@@ -50,6 +50,10 @@ pub struct Builder<'a> {
     shift_ns: i64,
     /// XPlane: HTA does not read it; times are not rounded.
     hta_no_rounding: bool,
+    /// HTA's event-sync index (HTA mode only).
+    pub(super) hta_events: super::device::HtaEvents,
+    /// HTA: (waiting activity, activity it waits for), sorted.
+    pub(super) kernel_sync: Vec<(u32, u32)>,
     /// HTA's queue lengths per activity (HTA mode only).
     pub(super) queue: Vec<(i32, i32)>,
     /// Counts of what the rules could not join (shown, never dropped silently).
@@ -99,6 +103,12 @@ impl<'a> Builder<'a> {
             order: Vec::new(),
             shift_ns: c.file_clock0_ns(),
             hta_no_rounding: roles.xplane,
+            hta_events: if opts.mode == Mode::Hta {
+                super::device::HtaEvents::new(c, roles)
+            } else {
+                Default::default()
+            },
+            kernel_sync: Vec::new(),
             queue: if opts.mode == Mode::Hta {
                 super::device::hta_queue(c, roles)
             } else {

@@ -8,6 +8,7 @@ use super::graph::Kind;
 use super::roles::{self, LAUNCH, Roles, SYNC_CALL, activity_kind};
 use crate::model::{Capture, NO_SLICE, Ps};
 
+
 /// HTA's queue lengths (`TraceCounters._get_queue_length_time_series_for_rank`) per activity of
 /// `roles` (parallel to its launches): the stream's queue just after the activity's launch and
 /// just after it started; `(-1, -1)` for an activity whose launch is not a launch call.
@@ -43,7 +44,108 @@ pub fn hta_queue(c: &Capture, roles: &Roles) -> Vec<(i32, i32)> {
     out
 }
 
+/// HTA's event syncs (`_get_cuda_event_record_df`, `_get_cuda_stream_wait_event_df`): per
+/// stream, its activities by their launch's start, and the stream's number.
+#[derive(Clone, Debug, Default)]
+pub struct HtaEvents {
+    /// Per stream: (launch start, launch, activity), by launch start.
+    by_launch: Vec<Vec<(Ps, u32, u32)>>,
+    /// Per stream: its number (the Kineto tid).
+    number: Vec<i64>,
+}
+
+impl HtaEvents {
+    /// Indexes the launch-call activities of every stream.
+    pub fn new(c: &Capture, roles: &Roles) -> HtaEvents {
+        let mut out = HtaEvents::default();
+        for (k, &t) in roles.streams.iter().enumerate() {
+            let tr = &c.tracks[t as usize];
+            let mut v: Vec<(Ps, u32, u32)> = (tr.slices.0..tr.slices.1)
+                .filter_map(|id| {
+                    let l = roles.launch_of(c, k, id);
+                    (l != NO_SLICE && roles.flags(c, l) & LAUNCH != 0)
+                        .then(|| (c.slices.start[l as usize], l, id))
+                })
+                .collect();
+            v.sort_unstable();
+            out.by_launch.push(v);
+            out.number.push(match tr.key {
+                crate::model::Key::Int(n) => n,
+                crate::model::Key::Str(_) => -1,
+            });
+        }
+        out
+    }
+
+    fn stream(&self, number: i64) -> Option<usize> {
+        self.number.iter().position(|&n| n == number)
+    }
+
+    /// The activity of the last launch onto stream `number` that started at or before `ts`.
+    fn previous(&self, number: i64, ts: Ps) -> Option<u32> {
+        let v = &self.by_launch[self.stream(number)?];
+        let i = v.partition_point(|x| x.0 <= ts);
+        i.checked_sub(1).map(|i| v[i].2)
+    }
+
+    /// The activity of the first launch onto stream `k` from `track` after `ts`.
+    fn next(&self, c: &Capture, k: usize, track: u32, ts: Ps) -> Option<u32> {
+        let v = &self.by_launch[k];
+        let i = v.partition_point(|x| x.0 <= ts);
+        v[i..]
+            .iter()
+            .find(|x| c.track_of(x.1) == track)
+            .map(|x| x.2)
+    }
+}
+
 impl Builder<'_> {
+    /// HTA: the activity a `Stream Wait Event` / `Event Sync` marker waits for: the last launch
+    /// onto the recorded stream before its `cudaEventRecord` call.
+    fn hta_recorded(&self, marker: u32) -> Option<u32> {
+        let c = self.c;
+        let a = c.slices.args[marker as usize];
+        let arg = |k: &str| {
+            let key = c.strings.lookup(k)?;
+            c.args.get(a, key, &c.strings)?.as_i64(&c.strings)
+        };
+        let rec = self
+            .roles
+            .launches
+            .launch_of(arg("wait_on_cuda_event_record_corr_id")? as u64);
+        if rec == NO_SLICE {
+            return None;
+        }
+        self.hta_events
+            .previous(arg("wait_on_stream")?, c.slices.start[rec as usize])
+    }
+
+    /// HTA: the GPU → GPU waits of the step's `Stream Wait Event` markers, as (waiting
+    /// activity, activity it waits for).
+    fn hta_kernel_syncs(&mut self) {
+        let c = self.c;
+        self.kernel_sync.clear();
+        for &(id, k) in &self.syncs {
+            if c.slice_name(id) != "Stream Wait Event" {
+                continue;
+            }
+            let call = self.roles.launch_of(c, k as usize, id);
+            let (Some(src), Some(dst)) = (
+                self.hta_recorded(id),
+                self.hta_events.next(
+                    c,
+                    k as usize,
+                    c.track_of(call),
+                    c.slices.start[call as usize],
+                ),
+            ) else {
+                continue;
+            };
+            self.kernel_sync.push((dst, src));
+        }
+        self.kernel_sync.sort_unstable();
+    }
+
     /// Full mode: a blocking call (a synchronize, a device-to-host copy) that returned after
     /// device work finished inside it waited for that work: edge activity end → call end, and
     /// the call's own time is left out (the wait edge carries its end).
@@ -178,6 +280,7 @@ impl Builder<'_> {
             }
         }
         if hta {
+            self.hta_kernel_syncs();
             for &(id, k) in &self.syncs {
                 order.push((self.end(id), id, k | (1 << 31)));
             }
@@ -221,12 +324,28 @@ impl Builder<'_> {
             .unwrap_or((-1, -1));
         let ls = self.start(l);
         let mut launched = false;
-        if q == (1, 0) && ln != NO_SLICE && (prev == NO_SLICE || self.g.ts[prev as usize] < ls) {
+        let mut added = false;
+        // A Stream Wait Event: a zero-weight edge from the activity waited for.
+        let mut sync_end = None::<Ps>;
+        if let Ok(i) = self.kernel_sync.binary_search_by_key(&id, |x| x.0) {
+            let src = self.kernel_sync[i].1;
+            let n = self.node_of[src as usize];
+            if n != NO_SLICE {
+                self.g.edge(n + 1, sn, Kind::Dependency, NO_SLICE);
+                sync_end = Some(self.g.ts[n as usize + 1]);
+                added = true;
+            }
+        }
+        if q == (1, 0)
+            && ln != NO_SLICE
+            && (prev == NO_SLICE || self.g.ts[prev as usize] < ls)
+            && sync_end.is_none_or(|e| e < ls)
+        {
             self.g.edge(ln, sn, Kind::LaunchDelay, NO_SLICE);
             launched = true;
-        } else if prev != NO_SLICE {
+        } else if prev != NO_SLICE && sync_end.is_none_or(|e| e < self.g.ts[prev as usize]) {
             self.g.edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
-        } else {
+        } else if !added {
             self.skipped.unlinked_kernels += 1;
         }
         if self.opts.zero_weight_launch_edges && !launched && ln != NO_SLICE {
@@ -255,6 +374,11 @@ impl Builder<'_> {
                     self.g.edge(p, call_end, Kind::Dependency, NO_SLICE);
                 }
             }
+            "Stream Wait Event" => {}
+            "Event Sync" => match self.hta_recorded(id).map(|s| self.node_of[s as usize]) {
+                Some(n) if n != NO_SLICE => self.g.edge(n + 1, call_end, Kind::Dependency, NO_SLICE),
+                _ => self.skipped.event_syncs += 1,
+            },
             _ => self.skipped.event_syncs += 1,
         }
     }

@@ -55,6 +55,8 @@ pub struct Roles {
     pub max_delay: Ps,
     /// Device activities without a launch (not joined to the host).
     pub unlaunched: u64,
+    /// Host launches by correlation id (also finds `cudaEventRecord` calls).
+    pub launches: launch_link::Launches,
 }
 
 /// Name flag: a blocking runtime call.
@@ -120,6 +122,7 @@ impl Roles {
             launch_off.push(launch.len() as u32);
             for id in tr.slices.0..tr.slices.1 {
                 let l = launches.launch_of(c.slices.corr(id as usize));
+                // A `cuda_sync` marker is no activity: its correlation is the sync call's.
                 if l == NO_SLICE {
                     if activity_kind(c, id, xplane).is_some() {
                         unlaunched += 1;
@@ -158,6 +161,7 @@ impl Roles {
             xplane,
             max_delay,
             unlaunched,
+            launches,
         }
     }
 
