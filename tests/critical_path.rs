@@ -64,8 +64,7 @@ fn us(ps: i64) -> f64 {
 
 /// HTA's `bound_by` sums of a path, µs.
 fn bound(p: &StepPath, class: &str) -> f64 {
-    us(p
-        .by_kind
+    us(p.by_kind
         .iter()
         .filter(|(k, _)| k.hta_bound() == class)
         .map(|x| x.1)
@@ -103,7 +102,11 @@ fn alexnet_path_matches_hta_with_stream_wait_events() {
     assert!((bound(p, "gpu_kernel_kernel_overhead") - 50.0).abs() <= 2.0);
     assert_eq!(p.skipped.event_syncs, 0);
     // HTA's test: 149 nodes on the path.
-    assert!((p.edges.len() as i64 + 1 - 149).abs() <= 1, "{}", p.edges.len());
+    assert!(
+        (p.edges.len() as i64 + 1 - 149).abs() <= 1,
+        "{}",
+        p.edges.len()
+    );
 }
 
 #[test]
@@ -122,7 +125,10 @@ fn event_sync_matches_hta_exactly() {
 /// thread alone (docs/oracle/hta_critical_path.py).
 #[test]
 fn h200_hta_mode_matches_hta() {
-    let c = load(&fixture("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz"));
+    let c = load(&fixture(
+        "torch_gpu",
+        "worker0.1795774111709892780.pt.trace.json.gz",
+    ));
     let steps = tracetui::analysis::steps::find(&c, &Default::default());
     let paths = critical::analyze(&c, &steps, &hta(false), None);
     let got: Vec<(i64, f64, f64)> = paths
@@ -140,7 +146,10 @@ fn h200_hta_mode_matches_hta() {
 /// thread at `run_backward` and back, counts the Python time between ops, and covers the step.
 #[test]
 fn h200_full_mode_follows_the_main_thread_through_backward() {
-    let c = load(&fixture("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz"));
+    let c = load(&fixture(
+        "torch_gpu",
+        "worker0.1795774111709892780.pt.trace.json.gz",
+    ));
     let steps = tracetui::analysis::steps::find(&c, &Default::default());
     let opts = Options {
         top: 10,
@@ -155,8 +164,14 @@ fn h200_full_mode_follows_the_main_thread_through_backward() {
         assert!(p.kind_ps(Kind::Gap) > p.path / 10);
         assert_eq!(p.threads, 2);
         let names: Vec<String> = p.tracks.iter().map(|t| c.track_name(t.0)).collect();
-        assert!(names.iter().any(|n| n.starts_with("thread 571")), "{names:?}");
-        assert!(names.iter().any(|n| n.starts_with("thread 611")), "{names:?}");
+        assert!(
+            names.iter().any(|n| n.starts_with("thread 571")),
+            "{names:?}"
+        );
+        assert!(
+            names.iter().any(|n| n.starts_with("thread 611")),
+            "{names:?}"
+        );
         // The fork and join edges are attributed to the waiting frame.
         assert!(p.edges.iter().any(|e| e.event != tracetui::model::NO_SLICE
             && c.slice_name(e.event).contains("run_backward")));
@@ -187,7 +202,12 @@ fn cli_json_and_text() {
     assert!((kinds - path).abs() <= 10, "{kinds} vs {path}");
     assert!(!s["tracks"].as_array().expect("tracks").is_empty());
     assert_eq!(s["top"].as_array().expect("top").len(), 10);
-    assert!(s["bounds"].as_str().expect("bounds").starts_with("host-bound"));
+    assert!(
+        s["bounds"]
+            .as_str()
+            .expect("bounds")
+            .starts_with("host-bound")
+    );
     let (code, out, _) = common::run_cli(&["critical", f, "--hta", "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).expect("json");

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 
 def close(a, b):
@@ -63,6 +64,7 @@ def main():
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     logging.disable(logging.WARNING)
+    warnings.filterwarnings("ignore")
     bad = 0
     for f in a.files:
         ours = tracetui_steps(a.tracetui, f)

@@ -219,7 +219,11 @@ pub fn capture_critical(
         run: cap.run.clone(),
         host: cap.host.clone(),
         error: None,
-        mode: if opts.mode == Mode::Hta { "hta" } else { "full" },
+        mode: if opts.mode == Mode::Hta {
+            "hta"
+        } else {
+            "full"
+        },
         source: String::new(),
         steps: Vec::new(),
     };
@@ -257,7 +261,16 @@ pub fn render_text(s: &CaptureCritical) -> String {
         return o;
     }
     let d = |v: i64| text::dur(v as f64 * 1000.0);
-    let kinds = ["cpu_op", "runtime", "gap", "launch_delay", "kernel", "memcpy", "kernel_gap", "sync_wait"];
+    let kinds = [
+        "cpu_op",
+        "runtime",
+        "gap",
+        "launch_delay",
+        "kernel",
+        "memcpy",
+        "kernel_gap",
+        "sync_wait",
+    ];
     let rows: Vec<Vec<String>> = s
         .steps
         .iter()
@@ -278,7 +291,9 @@ pub fn render_text(s: &CaptureCritical) -> String {
         ("TIME", Align::Right),
         ("PATH", Align::Right),
     ];
-    for h in ["CPU OP", "RUNTIME", "GAP", "LAUNCH", "KERNEL", "MEMCPY", "K.GAP", "SYNC"] {
+    for h in [
+        "CPU OP", "RUNTIME", "GAP", "LAUNCH", "KERNEL", "MEMCPY", "K.GAP", "SYNC",
+    ] {
         header.push((h, Align::Right));
     }
     o.push_str(&text::table("   ", &header, &rows));

@@ -4,8 +4,8 @@
 //! path, no captures, nothing loaded), 2 usage error.
 
 pub mod cache;
-pub mod critical;
 pub mod capture;
+pub mod critical;
 pub mod diff;
 pub mod diff_align;
 pub mod export;

@@ -122,7 +122,10 @@ impl<'a> Builder<'a> {
     /// as HTA's loader does (`ceil(ts)`, `floor(ts + dur)` in f64 µs).
     #[inline]
     pub(super) fn span(&self, id: u32) -> (Ps, Ps) {
-        self.round(self.c.slices.start[id as usize], self.c.slices.end(id as usize))
+        self.round(
+            self.c.slices.start[id as usize],
+            self.c.slices.end(id as usize),
+        )
     }
 
     /// HTA's rounding of a span (identity outside HTA mode).
@@ -373,5 +376,4 @@ impl<'a> Builder<'a> {
         }
         *last = Some(en);
     }
-
 }

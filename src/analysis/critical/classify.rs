@@ -47,10 +47,7 @@ pub struct StepPath {
 impl StepPath {
     /// Time of kind `k`, ps.
     pub fn kind_ps(&self, k: Kind) -> Ps {
-        self.by_kind
-            .iter()
-            .find(|x| x.0 == k)
-            .map_or(0, |x| x.1)
+        self.by_kind.iter().find(|x| x.0 == k).map_or(0, |x| x.1)
     }
 }
 
@@ -111,7 +108,9 @@ pub(super) fn classify(
         .into_iter()
         .filter(|(_, v)| v.0 > 0)
         .map(|(ev, (ps, kinds))| {
-            let best = (0..kinds.len()).max_by_key(|&i| (kinds[i], usize::MAX - i)).unwrap_or(0);
+            let best = (0..kinds.len())
+                .max_by_key(|&i| (kinds[i], usize::MAX - i))
+                .unwrap_or(0);
             TopEvent {
                 event: ev,
                 kind: Kind::ALL[best],
@@ -139,12 +138,22 @@ pub(super) fn classify(
 /// synchronize), or `id`.
 fn outermost_op(c: &Capture, id: u32) -> u32 {
     let mut best = id;
-    let mut cur = c.slices.parent.get(id as usize).copied().unwrap_or(NO_SLICE);
+    let mut cur = c
+        .slices
+        .parent
+        .get(id as usize)
+        .copied()
+        .unwrap_or(NO_SLICE);
     while cur != NO_SLICE {
         if c.slices.kind(cur as usize) == Category::CpuOp {
             best = cur;
         }
-        cur = c.slices.parent.get(cur as usize).copied().unwrap_or(NO_SLICE);
+        cur = c
+            .slices
+            .parent
+            .get(cur as usize)
+            .copied()
+            .unwrap_or(NO_SLICE);
     }
     best
 }

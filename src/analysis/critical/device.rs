@@ -8,7 +8,6 @@ use super::graph::Kind;
 use super::roles::{self, LAUNCH, Roles, SYNC_CALL, activity_kind};
 use crate::model::{Capture, NO_SLICE, Ps};
 
-
 /// HTA's queue lengths (`TraceCounters._get_queue_length_time_series_for_rank`) per activity of
 /// `roles` (parallel to its launches): the stream's queue just after the activity's launch and
 /// just after it started; `(-1, -1)` for an activity whose launch is not a launch call.
@@ -232,7 +231,8 @@ impl Builder<'_> {
                 continue;
             };
             let (ft, lt) = (self.g.ts[f as usize], self.g.ts[l as usize]);
-            let tops = &self.tops[self.top_off[a as usize] as usize..self.top_off[a as usize + 1] as usize];
+            let tops = &self.tops
+                [self.top_off[a as usize] as usize..self.top_off[a as usize + 1] as usize];
             let i = tops.partition_point(|&(_, e)| self.g.ts[e as usize] <= ft);
             let p = i.checked_sub(1).map(|k| tops[k].1);
             let j = tops.partition_point(|&(s, _)| self.g.ts[s as usize] < lt);
@@ -306,7 +306,8 @@ impl Builder<'_> {
                     self.g.edge(ln, sn, Kind::LaunchDelay, l);
                 }
                 if prev != NO_SLICE {
-                    self.g.edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
+                    self.g
+                        .edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
                 }
             }
             self.last[k] = en;
@@ -344,7 +345,8 @@ impl Builder<'_> {
             self.g.edge(ln, sn, Kind::LaunchDelay, NO_SLICE);
             launched = true;
         } else if prev != NO_SLICE && sync_end.is_none_or(|e| e < self.g.ts[prev as usize]) {
-            self.g.edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
+            self.g
+                .edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
         } else if !added {
             self.skipped.unlinked_kernels += 1;
         }
@@ -376,7 +378,9 @@ impl Builder<'_> {
             }
             "Stream Wait Event" => {}
             "Event Sync" => match self.hta_recorded(id).map(|s| self.node_of[s as usize]) {
-                Some(n) if n != NO_SLICE => self.g.edge(n + 1, call_end, Kind::Dependency, NO_SLICE),
+                Some(n) if n != NO_SLICE => {
+                    self.g.edge(n + 1, call_end, Kind::Dependency, NO_SLICE)
+                }
                 _ => self.skipped.event_syncs += 1,
             },
             _ => self.skipped.event_syncs += 1,

@@ -128,7 +128,8 @@ impl Roles {
                         unlaunched += 1;
                     }
                 } else {
-                    max_delay = max_delay.max(c.slices.start[id as usize] - c.slices.start[l as usize]);
+                    max_delay =
+                        max_delay.max(c.slices.start[id as usize] - c.slices.start[l as usize]);
                 }
                 launch.push(l);
             }

@@ -123,7 +123,9 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
     } else {
         format!("step {}", p.step.number)
     };
-    let site = p.wait_site.map(|id| sanitize(cap.slice_name(id)).into_owned());
+    let site = p
+        .wait_site
+        .map(|id| sanitize(cap.slice_name(id)).into_owned());
     let mut t = TableView::new(
         ViewKind::Table,
         format!(
@@ -144,9 +146,10 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
         rows,
     );
     t.legend = bounds_sentence(&p, site.as_deref());
-    t.note = "Enter: the path becomes the hits, the rest dimmed (D: undim) · n / N: along the path \
+    t.note =
+        "Enter: the path becomes the hits, the rest dimmed (D: undim) · n / N: along the path \
               · sort by \"on path\" for the top contributors"
-        .into();
+            .into();
     t.hits_label = "critical path".into();
     t.source = Some(Box::new(PathSource {
         ids: events.iter().map(|e| e.0).collect(),
