@@ -3,8 +3,9 @@
 //! edges (`device.rs`). Rules: docs/critical-path.md.
 
 use super::graph::{Graph, Kind};
+use super::hta_index::{HtaEvents, hta_queue};
+use super::options::{Mode, Options, Skipped};
 use super::roles::{self, Roles, THREAD_WAIT, host_kind};
-use super::{Mode, Options};
 use crate::model::{Capture, Category, NO_SLICE, Ps};
 
 /// Per-capture scratch reused by every step: the graph, the selected events and the slice →
@@ -51,28 +52,13 @@ pub struct Builder<'a> {
     /// XPlane: HTA does not read it; times are not rounded.
     hta_no_rounding: bool,
     /// HTA's event-sync index (HTA mode only).
-    pub(super) hta_events: super::device::HtaEvents,
+    pub(super) hta_events: HtaEvents,
     /// HTA: (waiting activity, activity it waits for), sorted.
     pub(super) kernel_sync: Vec<(u32, u32)>,
     /// HTA's queue lengths per activity (HTA mode only).
     pub(super) queue: Vec<(i32, i32)>,
     /// Counts of what the rules could not join (shown, never dropped silently).
     pub skipped: Skipped,
-}
-
-/// What a step's graph could not join, counted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Skipped {
-    /// Device activities whose launch was not found on a host thread.
-    pub unlaunched: u64,
-    /// Device activities (HTA mode) joined by neither a launch nor a previous kernel.
-    pub unlinked_kernels: u64,
-    /// `Event Sync` / `Stream Wait Event` markers (HTA mode; not modelled).
-    pub event_syncs: u64,
-    /// Edges whose negative weight was raised to 0.
-    pub negative_edges: u64,
-    /// Nodes on cycles (left out of the path).
-    pub cyclic_nodes: u64,
 }
 
 impl<'a> Builder<'a> {
@@ -104,13 +90,13 @@ impl<'a> Builder<'a> {
             shift_ns: c.file_clock0_ns(),
             hta_no_rounding: roles.xplane,
             hta_events: if opts.mode == Mode::Hta {
-                super::device::HtaEvents::new(c, roles)
+                HtaEvents::new(c, roles)
             } else {
                 Default::default()
             },
             kernel_sync: Vec::new(),
             queue: if opts.mode == Mode::Hta {
-                super::device::hta_queue(c, roles)
+                hta_queue(c, roles)
             } else {
                 Vec::new()
             },

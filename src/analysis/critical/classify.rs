@@ -1,8 +1,8 @@
 //! What a step's critical path spent its time on: by kind, by track, by event, and the one
 //! sentence that says what bounds the step.
 
-use super::build::Skipped;
 use super::graph::{Edge, Graph, Kind, LongestPath};
+use super::options::Skipped;
 use crate::analysis::steps::Step;
 use crate::model::{Capture, Category, NO_SLICE, Ps};
 use rustc_hash::FxHashMap;
@@ -210,7 +210,7 @@ pub fn bounds_sentence(p: &StepPath, site: Option<&str>) -> String {
             },
         ),
     ];
-    parts.sort_by(|a, b| b.0.cmp(&a.0));
+    parts.sort_by_key(|b| std::cmp::Reverse(b.0));
     let list: Vec<String> = parts
         .iter()
         .filter(|x| pct(x.0, p.path) >= 0.5)

@@ -18,37 +18,17 @@ mod build;
 pub mod classify;
 mod device;
 pub mod graph;
+mod hta_index;
+mod options;
 pub mod roles;
 
-pub use build::Skipped;
 pub use classify::{StepPath, TopEvent, bounds_sentence};
 pub use graph::{Edge, Graph, Kind, LongestPath};
+pub use options::{Mode, Options, Skipped};
 pub use roles::Roles;
 
 use crate::analysis::steps::Steps;
 use crate::model::Capture;
-
-/// Which rules build the graph.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// tracetui's rules: thread waits, device waits of blocking calls, gaps on the path.
-    #[default]
-    Full,
-    /// HTA's rules (`hta/analyzers/critical_path_analysis.py`).
-    Hta,
-}
-
-/// How the path is computed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// The rules.
-    pub mode: Mode,
-    /// HTA's `CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE`: a zero-weight launch → activity edge
-    /// where no launch delay edge was added (HTA mode).
-    pub zero_weight_launch_edges: bool,
-    /// Events kept in each step's top list.
-    pub top: usize,
-}
 
 /// The critical path of every step of `c` (or of step number `only`).
 pub fn analyze(c: &Capture, steps: &Steps, opts: &Options, only: Option<i64>) -> Vec<StepPath> {

@@ -84,7 +84,7 @@ impl View for TimelineView {
             }],
             Some(Action::OpenCritical) => vec![match super::critical::critical_view(st) {
                 Ok(t) => Msg::Push(Box::new(t)),
-                Err(why) => Msg::Notice(why.into()),
+                Err(why) => Msg::Notice(why),
             }],
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
