@@ -13,8 +13,9 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::Instant;
 use tracetui::analysis::critical::{self, Mode, Options};
-use tracetui::analysis::steps::{self, StepOptions};
+use tracetui::analysis::steps::{self, Step, StepOptions};
 use tracetui::formats::{Progress, load};
+use tracetui::model::Category;
 use tracetui::model::SourceInfo;
 
 fn main() {
@@ -53,7 +54,26 @@ fn main() {
         &Progress::default(),
     )
     .expect("load");
-    let found = steps::find(&c, &StepOptions::default());
+    // Every host ProfilerStep slice is a step: the replicated copies repeat the source's step
+    // numbers, which `steps::find` would merge.
+    let mut found = steps::find(&c, &StepOptions::default());
+    let mut marks: Vec<Step> = (0..c.slices.len() as u32)
+        .filter(|&i| {
+            c.slices.kind(i as usize) == Category::UserAnnotation
+                && c.slice_name(i).starts_with("ProfilerStep#")
+        })
+        .map(|i| Step {
+            number: 0,
+            start: c.slices.start[i as usize],
+            end: c.slices.end(i as usize),
+            partial: false,
+        })
+        .collect();
+    marks.sort_by_key(|s| s.start);
+    for (k, s) in marks.iter_mut().enumerate() {
+        s.number = k as i64;
+    }
+    found.steps = marks;
     println!(
         "capture: {} slices, {} steps ({})",
         c.slices.len(),

@@ -151,10 +151,19 @@ impl Builder<'_> {
                 p.map_or(Ps::MIN, |x| self.g.ts[x as usize]),
                 n.map_or(Ps::MAX, |x| self.g.ts[x as usize]),
             );
-            for gap in self.gaps.iter_mut() {
-                let (gs, gd) = (self.g.ts[gap.0 as usize], self.g.ts[gap.1 as usize]);
-                if gap.3 == a && gs >= pt && gd <= nt && gs < we && gd > ws {
-                    gap.3 = NO_SLICE;
+            // Gaps are grouped by thread and in time order within one: visit only thread `a`'s
+            // from `pt` on. A dropped gap becomes a self-loop (never added).
+            let ts = &self.g.ts;
+            let from = self
+                .gaps
+                .partition_point(|g| (g.3, ts[g.0 as usize]) < (a, pt));
+            for gap in &mut self.gaps[from..] {
+                let (gs, gd) = (ts[gap.0 as usize], ts[gap.1 as usize]);
+                if gap.3 != a || gs >= we {
+                    break;
+                }
+                if gd <= nt && gd > ws {
+                    gap.1 = gap.0;
                 }
             }
             if let Some(p) = p {
@@ -165,8 +174,8 @@ impl Builder<'_> {
             }
         }
         for k in 0..self.gaps.len() {
-            let (s, d, ev, t) = self.gaps[k];
-            if t != NO_SLICE {
+            let (s, d, ev, _) = self.gaps[k];
+            if s != d {
                 self.g.edge(s, d, Kind::Gap, ev);
             }
         }

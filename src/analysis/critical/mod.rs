@@ -42,9 +42,6 @@ pub fn analyze(c: &Capture, steps: &Steps, opts: &Options, only: Option<i64>) ->
         b.build(s.start, s.end);
         let p = b.g.longest_path();
         let mut skipped = b.skipped;
-        skipped.unlaunched = skipped
-            .unlaunched
-            .min(roles.unlaunched.max(skipped.unlaunched));
         skipped.negative_edges = b.g.negative;
         skipped.cyclic_nodes = p.cyclic as u64;
         out.push(classify::classify(
