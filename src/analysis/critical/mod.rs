@@ -99,7 +99,7 @@ mod tests {
         b.finish(SourceInfo::default(), Format::Kineto)
     }
 
-    fn whole(c: &Capture) -> Steps {
+    fn whole() -> Steps {
         Steps {
             source: StepSource::Whole,
             steps: vec![Step {
@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn a_synchronize_waits_for_the_kernel_that_ends_inside_it() {
         let c = capture();
-        let p = &analyze(&c, &whole(&c), &Options::default(), None)[0];
+        let p = &analyze(&c, &whole(), &Options::default(), None)[0];
         let us = |k: Kind| p.kind_ps(k) / 1_000_000;
         // A's start → launch start (2) → kernel start (launch delay 18) → kernel (35) → sync
         // returns (5): the path spans the whole 60 µs.
@@ -143,7 +143,7 @@ mod tests {
             mode: Mode::Hta,
             ..Options::default()
         };
-        let q = &analyze(&c, &whole(&c), &hta, None)[0];
+        let q = &analyze(&c, &whole(), &hta, None)[0];
         assert_eq!(q.path, 55_000_000);
         assert_eq!(q.kind_ps(Kind::SyncWait), 0);
     }
