@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod capture;
+pub mod critical;
 pub mod diff;
 pub mod diff_align;
 pub mod export;
@@ -140,6 +141,9 @@ pub enum Command {
     /// Print each capture's steps and what their time went to: compute, communication, idle, input
     #[command(after_help = steps::STEPS_AFTER)]
     Steps(steps::StepsArgs),
+    /// The critical path of each step through host threads, launches, syncs and the GPU
+    #[command(after_help = critical::CRITICAL_AFTER)]
+    Critical(critical::CriticalArgs),
     /// Group captures into runs of ranks: step times, collectives across ranks, skew, stragglers
     #[command(after_help = ranks::RANKS_AFTER)]
     Ranks(ranks::RanksArgs),
@@ -200,6 +204,7 @@ where
         Some(Command::Stacks(a)) => stacks::cmd_stacks(&a),
         Some(Command::Memory(a)) => memory::cmd_memory(&a),
         Some(Command::Steps(a)) => steps::cmd_steps(&a),
+        Some(Command::Critical(a)) => critical::cmd_critical(&a),
         Some(Command::Ranks(a)) => ranks::cmd_ranks(&a),
         Some(Command::Roofline(a)) => roofline::cmd_roofline(&a),
         Some(Command::Capture(a)) => capture::cmd_capture(&a),

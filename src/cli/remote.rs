@@ -20,6 +20,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Stacks(a)) => Some(&mut a.path),
         Some(Command::Memory(a)) => Some(&mut a.path),
         Some(Command::Steps(a)) => Some(&mut a.path),
+        Some(Command::Critical(a)) => Some(&mut a.path),
         Some(Command::Ranks(a)) => Some(&mut a.steps.path),
         Some(Command::Roofline(a)) => Some(&mut a.path),
         Some(Command::Cache(_))

@@ -98,6 +98,8 @@ pub enum Action {
     OpenRoofline,
     /// Statistics table: show / hide the achieved FLOP/s, bytes/s and % of peak columns.
     ToggleAchieved,
+    /// Open the critical path of the step under the cursor.
+    OpenCritical,
     /// Open the newest capture (live watching).
     OpenNewest,
     /// Open the flame graph (merged call tree) of the marked range or the whole capture.
@@ -191,6 +193,7 @@ impl Action {
         Action::OpenGpu,
         Action::OpenRoofline,
         Action::ToggleAchieved,
+        Action::OpenCritical,
         Action::OpenNewest,
         Action::OpenFlame,
         Action::OpenCapture,
@@ -263,6 +266,7 @@ impl Action {
             Action::OpenGpu => "open_gpu",
             Action::OpenRoofline => "open_roofline",
             Action::ToggleAchieved => "toggle_achieved",
+            Action::OpenCritical => "open_critical",
             Action::OpenNewest => "open_newest",
             Action::OpenFlame => "open_flame",
             Action::OpenCapture => "open_capture",

@@ -385,6 +385,7 @@ impl State {
             | Action::FilterProcess
             | Action::OpenStats
             | Action::OpenRank
+            | Action::OpenCritical
             | Action::OpenGpu
             | Action::OpenRoofline
             | Action::ToggleAchieved

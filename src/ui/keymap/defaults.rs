@@ -199,6 +199,12 @@ pub const DEFAULTS: &[Default] = &[
     ),
     d(
         V::Timeline,
+        A::OpenCritical,
+        &["W"],
+        "critical path of the step: what the step waits on",
+    ),
+    d(
+        V::Timeline,
         A::OpenGpu,
         &["b"],
         "GPU breakdown per device and stream",

@@ -6,6 +6,7 @@
 
 pub mod aligned;
 pub mod capture_form;
+pub mod critical;
 pub mod details_view;
 pub mod diff_align;
 pub mod diff_table;

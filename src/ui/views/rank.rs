@@ -85,6 +85,32 @@ pub fn rank_view(st: &State) -> Option<TableView> {
     );
     if r.kernels == 0 {
         t.note = "no GPU kernels in this capture: nothing to rank".into();
+    } else if t.rows.is_empty() {
+        // Say why the heuristic found nothing, and what the critical path says instead.
+        let max = r.eval.queue_depth_max();
+        t.legend = if max < 4 {
+            format!(
+                "0 candidates: torch's heuristic ranks CPU events overlapping a drop of the GPU \
+                 queue from depth ≥ 4 to 0, and the queue never got deeper than {max} here"
+            )
+        } else {
+            format!(
+                "0 candidates: no CPU event overlaps a drop of the GPU queue from depth ≥ 4 to 0 \
+                 (deepest: {max})"
+            )
+        };
+        t.note = super::critical::path_at(cap, &l.steps, st.cursor_time())
+            .map(|p| {
+                let site = p
+                    .wait_site
+                    .map(|id| crate::text::sanitize(cap.slice_name(id)).into_owned());
+                format!(
+                    "critical path of step {}: {} · W: show the path",
+                    p.step.number,
+                    crate::analysis::critical::bounds_sentence(&p, site.as_deref())
+                )
+            })
+            .unwrap_or_default();
     } else {
         t.legend = crate::analysis::rank::explain::SCORE_MEANING.to_string();
         t.note = "idle: GPU idle share of the event's duration · queue: GPU queue depth at its \

@@ -86,6 +86,10 @@ impl View for TimelineView {
                 Ok(t) => Msg::Push(Box::new(t)),
                 Err(why) => Msg::Notice(why),
             }],
+            Some(Action::OpenCritical) => vec![match super::critical::critical_view(st) {
+                Ok(t) => Msg::Push(Box::new(t)),
+                Err(why) => Msg::Notice(why),
+            }],
             Some(a @ (Action::OpenGpu | Action::OpenRank | Action::OpenStats)) => {
                 let build = match a {
                     Action::OpenGpu => gpu_view,

@@ -1,0 +1,226 @@
+//! What a step's critical path spent its time on: by kind, by track, by event, and the one
+//! sentence that says what bounds the step.
+
+use super::graph::{Edge, Graph, Kind, LongestPath};
+use super::options::Skipped;
+use crate::analysis::steps::Step;
+use crate::model::{Capture, Category, NO_SLICE, Ps};
+use rustc_hash::FxHashMap;
+
+/// One event's time on the path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopEvent {
+    /// Slice id (`NO_SLICE`: time attributed to no event, a gap at the top of a thread).
+    pub event: u32,
+    /// The kind its time was counted as (its largest).
+    pub kind: Kind,
+    /// Time on the path, ps.
+    pub ps: Ps,
+}
+
+/// The critical path of one step.
+#[derive(Clone, Debug)]
+pub struct StepPath {
+    /// The step.
+    pub step: Step,
+    /// Path length, ps.
+    pub path: Ps,
+    /// Time by kind, ps (every kind, in [`Kind::ALL`] order).
+    pub by_kind: Vec<(Kind, Ps)>,
+    /// Time by track (longest first): (track, ps).
+    pub tracks: Vec<(u32, Ps)>,
+    /// Events by time on the path (longest first, at most `top`).
+    pub top: Vec<TopEvent>,
+    /// The path's edges, first to last.
+    pub edges: Vec<Edge>,
+    /// The distinct events the path passes, in path order (for jumping along it).
+    pub events: Vec<u32>,
+    /// Host threads with operator time on the path.
+    pub threads: usize,
+    /// Where the path waited for the device longest: the outermost operator around that
+    /// blocking call.
+    pub wait_site: Option<u32>,
+    /// What the graph could not join.
+    pub skipped: Skipped,
+}
+
+impl StepPath {
+    /// Time of kind `k`, ps.
+    pub fn kind_ps(&self, k: Kind) -> Ps {
+        self.by_kind.iter().find(|x| x.0 == k).map_or(0, |x| x.1)
+    }
+}
+
+/// Sums the path `p` of `g`.
+pub(super) fn classify(
+    c: &Capture,
+    step: &Step,
+    g: &Graph,
+    node_ev: &[u32],
+    p: &LongestPath,
+    skipped: Skipped,
+    top: usize,
+) -> StepPath {
+    let mut by_kind: Vec<(Kind, Ps)> = Kind::ALL.iter().map(|&k| (k, 0)).collect();
+    let mut tracks: FxHashMap<u32, Ps> = FxHashMap::default();
+    let mut per_ev: FxHashMap<u32, (Ps, [Ps; 10])> = FxHashMap::default();
+    let mut host_tracks: FxHashMap<u32, ()> = FxHashMap::default();
+    let mut edges = Vec::with_capacity(p.edges.len());
+    let mut events: Vec<u32> = Vec::new();
+    let mut wait: Option<(Ps, u32)> = None;
+    for &k in &p.edges {
+        let e = g.edges[k as usize];
+        edges.push(e);
+        let ki = Kind::ALL.iter().position(|&x| x == e.kind).unwrap_or(0);
+        by_kind[ki].1 += e.weight;
+        let owner = if e.event != NO_SLICE {
+            e.event
+        } else {
+            node_ev[e.src as usize]
+        };
+        if owner != NO_SLICE && e.weight > 0 {
+            let t = c.track_of(owner);
+            *tracks.entry(t).or_default() += e.weight;
+            if matches!(e.kind, Kind::CpuOp | Kind::Runtime) {
+                host_tracks.insert(t, ());
+            }
+        }
+        if e.weight > 0 || e.kind != Kind::Dependency {
+            let slot = per_ev.entry(e.event).or_default();
+            slot.0 += e.weight;
+            slot.1[ki] += e.weight;
+        }
+        for ev in [node_ev[e.src as usize], node_ev[e.dst as usize]] {
+            if ev != NO_SLICE && events.last() != Some(&ev) {
+                events.push(ev);
+            }
+        }
+        if e.kind == Kind::SyncWait && e.event != NO_SLICE {
+            // The device time that led into this wait counts for the site too.
+            if wait.is_none_or(|w| e.weight > w.0) {
+                wait = Some((e.weight, e.event));
+            }
+        }
+    }
+    let mut tracks: Vec<(u32, Ps)> = tracks.into_iter().collect();
+    tracks.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut top_events: Vec<TopEvent> = per_ev
+        .into_iter()
+        .filter(|(_, v)| v.0 > 0)
+        .map(|(ev, (ps, kinds))| {
+            let best = (0..kinds.len())
+                .max_by_key(|&i| (kinds[i], usize::MAX - i))
+                .unwrap_or(0);
+            TopEvent {
+                event: ev,
+                kind: Kind::ALL[best],
+                ps,
+            }
+        })
+        .collect();
+    top_events.sort_unstable_by(|a, b| b.ps.cmp(&a.ps).then(a.event.cmp(&b.event)));
+    top_events.truncate(top);
+    StepPath {
+        step: *step,
+        path: p.length,
+        by_kind,
+        tracks,
+        top: top_events,
+        edges,
+        events,
+        threads: host_tracks.len(),
+        wait_site: wait.map(|(_, ev)| outermost_op(c, ev)),
+        skipped,
+    }
+}
+
+/// The outermost CPU operator around `id` (the user's call: `aten::item` around a copy and a
+/// synchronize), or `id`.
+fn outermost_op(c: &Capture, id: u32) -> u32 {
+    let mut best = id;
+    let mut cur = c
+        .slices
+        .parent
+        .get(id as usize)
+        .copied()
+        .unwrap_or(NO_SLICE);
+    while cur != NO_SLICE {
+        if c.slices.kind(cur as usize) == Category::CpuOp {
+            best = cur;
+        }
+        cur = c
+            .slices
+            .parent
+            .get(cur as usize)
+            .copied()
+            .unwrap_or(NO_SLICE);
+    }
+    best
+}
+
+fn pct(part: Ps, whole: Ps) -> f64 {
+    if whole > 0 {
+        100.0 * part as f64 / whole as f64
+    } else {
+        0.0
+    }
+}
+
+/// The sentence that says what bounds the step ("host-bound: 62 % CPU ops on 2 threads, 24 %
+/// Python/framework between ops, 9 % GPU work and waits at `aten::item`"). `site` is the
+/// wait site's name, already made safe for a terminal.
+pub fn bounds_sentence(p: &StepPath, site: Option<&str>) -> String {
+    if p.path <= 0 {
+        return "no critical path: the step has no host operators or device activities".into();
+    }
+    let k = |x: Kind| p.kind_ps(x);
+    let host = k(Kind::CpuOp) + k(Kind::Runtime) + k(Kind::Gap);
+    let device = k(Kind::Kernel) + k(Kind::Memcpy) + k(Kind::Communication) + k(Kind::KernelGap);
+    let launch = k(Kind::LaunchDelay);
+    let wait = k(Kind::SyncWait);
+    let head = if host >= device.max(launch) {
+        "host-bound"
+    } else if device >= launch {
+        "GPU-bound"
+    } else {
+        "launch-bound"
+    };
+    let threads = if p.threads == 1 {
+        "1 thread".to_string()
+    } else {
+        format!("{} threads", p.threads)
+    };
+    let mut parts: Vec<(Ps, String)> = vec![
+        (
+            k(Kind::CpuOp) + k(Kind::Runtime),
+            format!("CPU ops on {threads}"),
+        ),
+        (k(Kind::Gap), "Python/framework between ops".into()),
+        (
+            k(Kind::Kernel) + k(Kind::Memcpy) + k(Kind::Communication),
+            "GPU kernels and copies".into(),
+        ),
+        (k(Kind::KernelGap), "GPU idle between kernels".into()),
+        (launch, "launch latency".into()),
+        (
+            wait,
+            match site {
+                Some(s) => format!("waiting for the GPU at `{s}`"),
+                None => "waiting for the GPU".into(),
+            },
+        ),
+    ];
+    parts.sort_by_key(|b| std::cmp::Reverse(b.0));
+    let list: Vec<String> = parts
+        .iter()
+        .filter(|x| pct(x.0, p.path) >= 0.5)
+        .map(|x| format!("{:.0} % {}", pct(x.0, p.path), x.1))
+        .collect();
+    let mut s = format!("{head}: {}", list.join(", "));
+    if wait == 0
+        && let Some(site) = site
+    {
+        s.push_str(&format!(" (the device work ends at `{site}`)"));
+    }
+    s
+}

@@ -1,0 +1,158 @@
+//! The critical path of the step under the cursor (`P`): the events the path passes, in path
+//! order, with their time on the path, kind, track and start; sort by "on path" for the top
+//! contributors. `Enter` makes the path the hit list — drawn, the rest dimmed (`D` undims) —
+//! and jumps to the row's event; `n` / `N` then walk along the path (docs/critical-path.md).
+
+use super::table::{Column, Key, Row, Source, TableView, Target};
+use crate::analysis::critical::{self, Mode, Options, StepPath, bounds_sentence};
+use crate::analysis::steps::{StepSource, Steps};
+use crate::model::{Capture, NO_SLICE, Ps};
+use crate::text::sanitize;
+use crate::ui::action::Action;
+use crate::ui::hits::HitList;
+use crate::ui::keymap::ViewKind;
+use crate::ui::msg::Msg;
+use crate::ui::ruler::format_dur;
+use crate::ui::state::State;
+use crate::ui::steps_row::at_or_before;
+use rustc_hash::FxHashMap;
+
+/// The critical path of the step at time `t` of `c` (the whole capture when it has no steps).
+pub fn path_at(c: &Capture, steps: &Steps, t: Ps) -> Option<StepPath> {
+    let k = steps.at(t).or_else(|| at_or_before(steps, t)).unwrap_or(0);
+    let step = *steps.steps.get(k)?;
+    let one = Steps {
+        source: steps.source,
+        steps: vec![step],
+    };
+    let opts = Options {
+        mode: Mode::Full,
+        zero_weight_launch_edges: false,
+        top: 10,
+    };
+    critical::analyze(c, &one, &opts, None).into_iter().next()
+}
+
+/// The events of a path in path order with their time on it: (event, ps, kind name).
+pub fn path_events(p: &StepPath) -> Vec<(u32, Ps, &'static str)> {
+    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut out: Vec<(u32, Ps, &'static str)> = Vec::new();
+    for e in &p.edges {
+        if e.event == NO_SLICE || e.weight <= 0 {
+            continue;
+        }
+        match at.get(&e.event) {
+            Some(&i) => out[i].1 += e.weight,
+            None => {
+                at.insert(e.event, out.len());
+                out.push((e.event, e.weight, e.kind.name()));
+            }
+        }
+    }
+    out
+}
+
+/// Enter on a row: the path (in path order) becomes the dimmed hit list, positioned there.
+#[derive(Debug)]
+struct PathSource {
+    ids: Vec<u32>,
+}
+
+impl Source for PathSource {
+    fn on_action(&mut self, _action: Action, _st: &State) -> Option<Result<TableView, String>> {
+        None
+    }
+
+    fn confirm(&self, row: &Row, st: &State) -> Option<Vec<Msg>> {
+        let l = st.loaded()?;
+        let Key::Num(k) = row.keys.first()? else {
+            return None;
+        };
+        let k = *k as usize;
+        let id = *self.ids.get(k)?;
+        let mut hits = HitList::in_order(&l.cap, "critical path", self.ids.clone());
+        hits.dim = true;
+        hits.pos = Some(k);
+        Some(vec![Msg::Pop, Msg::SetHits(hits), Msg::JumpTo(id)])
+    }
+}
+
+/// The critical-path table of the step under the cursor.
+pub fn critical_view(st: &State) -> Result<TableView, String> {
+    let l = st.loaded().ok_or("nothing loaded")?;
+    let cap = &l.cap;
+    let p = path_at(cap, &l.steps, st.cursor_time()).ok_or("no step here")?;
+    let z = st.time_zero(l);
+    let events = path_events(&p);
+    let mut rows = Vec::with_capacity(events.len());
+    for (k, &(id, ps, kind)) in events.iter().enumerate() {
+        let name = sanitize(cap.slice_name(id)).into_owned();
+        let track = sanitize(&cap.track_name(cap.track_of(id))).into_owned();
+        let start = cap.slices.start[id as usize];
+        let share = if p.path > 0 {
+            100.0 * ps as f64 / p.path as f64
+        } else {
+            0.0
+        };
+        rows.push(Row {
+            cells: vec![
+                (k + 1).to_string(),
+                format_dur(ps),
+                format!("{share:.1}%"),
+                kind.to_string(),
+                name.clone(),
+                track.clone(),
+                format_dur(start - z),
+            ],
+            keys: vec![
+                Key::Num(k as f64),
+                Key::Num(ps as f64),
+                Key::Num(share),
+                Key::Text(kind.to_string()),
+                Key::Text(name),
+                Key::Text(track),
+                Key::Num(start as f64),
+            ],
+            target: Target::None,
+            bar: None,
+        });
+    }
+    let col = |name, width, right| Column { name, width, right };
+    let step = if l.steps.source == StepSource::Whole {
+        "whole capture".to_string()
+    } else {
+        format!("step {}", p.step.number)
+    };
+    let site = p
+        .wait_site
+        .map(|id| sanitize(cap.slice_name(id)).into_owned());
+    let mut t = TableView::new(
+        ViewKind::Table,
+        format!(
+            "critical path · {step} · path {} of {} · {} events",
+            format_dur(p.path),
+            format_dur(p.step.dur()),
+            events.len()
+        ),
+        vec![
+            col("#", 5, true),
+            col("on path", 10, true),
+            col("share", 7, true),
+            col("kind", 12, false),
+            col("name", 0, false),
+            col("track", 18, false),
+            col("start", 10, true),
+        ],
+        rows,
+    );
+    t.legend = bounds_sentence(&p, site.as_deref());
+    t.note =
+        "Enter: the path becomes the hits, the rest dimmed (D: undim) · n / N: along the path \
+              · sort by \"on path\" for the top contributors"
+            .into();
+    t.hits_label = "critical path".into();
+    t.source = Some(Box::new(PathSource {
+        ids: events.iter().map(|e| e.0).collect(),
+    }));
+    Ok(t)
+}
