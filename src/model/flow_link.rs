@@ -123,7 +123,7 @@ pub(super) fn link(
                 p.cat.0,
                 p.id,
                 time(p.end),
-                u32::from(p.phase) << 30 | i as u32,
+                (u32::from(p.phase) << 30) | i as u32,
             )
         })
         .collect();
@@ -144,8 +144,8 @@ fn link_sorted(
         to: NO_SLICE,
     };
     if !parallel(keys.len()) {
-        let mut flows = vec![empty; links(&keys)];
-        let counts = fill(&keys, fp, resolve, &mut flows);
+        let mut flows = vec![empty; links(keys)];
+        let counts = fill(keys, fp, resolve, &mut flows);
         return (flows, counts);
     }
     // Split at the first group boundary at or after the middle.
@@ -213,4 +213,72 @@ fn link_huge(
         k = j;
     }
     (flows, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StrId;
+
+    /// The single-threaded reference: stable sort on the full key, then the plain walk.
+    fn reference(
+        mut fp: Vec<FlowPoint>,
+        time: &(dyn Fn(FlowEnd) -> Ps + Sync),
+        resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+    ) -> (Vec<Flow>, (u64, u64, u64)) {
+        fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
+        link_huge(&fp, resolve)
+    }
+
+    #[test]
+    fn matches_the_stable_sort_on_both_paths() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // Few ids and times so that groups, ties and reused ids are common.
+        for n in [0usize, 1, 2, 7, 500, PARALLEL_MIN_SLICES + 1234] {
+            let ids = (n as u64 / 3).max(1);
+            let fp: Vec<FlowPoint> = (0..n)
+                .map(|i| FlowPoint {
+                    id: next(ids),
+                    cat: StrId(next(3) as u32),
+                    end: match next(3) {
+                        0 => FlowEnd::Slice(next(1000) as u32),
+                        1 => FlowEnd::Enclosing {
+                            track: next(4) as u32,
+                            ts: next(50) as Ps,
+                        },
+                        _ => FlowEnd::Next {
+                            track: next(4) as u32,
+                            ts: next(50) as Ps,
+                        },
+                    },
+                    phase: next(3) as u8,
+                    seq: i as u32,
+                })
+                .collect();
+            let time = |e: FlowEnd| match e {
+                FlowEnd::Slice(r) => Ps::from(r % 40),
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            };
+            // Some ends on no slice.
+            let resolve = |e: FlowEnd| match e {
+                FlowEnd::Slice(r) => r,
+                FlowEnd::Enclosing { track, ts } | FlowEnd::Next { track, ts } => {
+                    if ts % 7 == 0 {
+                        NO_SLICE
+                    } else {
+                        track * 100 + ts as u32
+                    }
+                }
+            };
+            let got = link(fp.clone(), &time, &resolve);
+            let want = reference(fp, &time, &resolve);
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
 }
