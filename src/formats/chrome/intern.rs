@@ -20,18 +20,12 @@ impl Default for StrCache {
     }
 }
 
-/// The first (up to) eight bytes of `b`, little-endian, zero-padded: one load when `b` has
-/// eight (a variable-length copy here was a libc `memcpy` call per word, three per intern).
 #[inline]
 fn word(b: &[u8]) -> u64 {
-    if let Some(w) = b.first_chunk::<8>() {
-        return u64::from_le_bytes(*w);
-    }
-    let mut x = 0u64;
-    for (i, &c) in b.iter().enumerate() {
-        x |= u64::from(c) << (8 * i);
-    }
-    x
+    let mut x = [0u8; 8];
+    let n = b.len().min(8);
+    x[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(x)
 }
 
 impl StrCache {

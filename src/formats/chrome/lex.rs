@@ -30,14 +30,8 @@ pub enum Val {
 
 pub const MAX_DEPTH: u32 = 64;
 
-#[inline(always)]
+#[inline]
 pub fn ws(b: &[u8], mut i: usize) -> usize {
-    // Most calls find no whitespace: one compare (every JSON whitespace byte is ≤ b' ').
-    match b.get(i) {
-        Some(&c) if c > b' ' => return i,
-        None => return i,
-        _ => {}
-    }
     while let Some(&c) = b.get(i) {
         if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
             break;
@@ -62,30 +56,6 @@ pub fn specials(w: u64) -> u64 {
     (zq | zs | ctl | w) & HIGHS
 }
 
-/// The bytes of `b[i..i + 16]` that are `"`, `\\`, a control character or non-ASCII, as a bit
-/// mask (bit k: byte i + k); `None` when fewer than 16 bytes are left. SSE2 (part of every
-/// x86_64 CPU, so no runtime detection): one signed compare `< 0x20` catches both the control
-/// characters and the bytes ≥ 0x80.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn specials16(b: &[u8], i: usize) -> Option<u32> {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    let chunk = b.get(i..i.checked_add(16)?)?;
-    // SAFETY: `chunk` holds 16 readable bytes; `loadu` has no alignment requirement; SSE2 is
-    // enabled on every x86_64 target.
-    let m = unsafe {
-        let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let s = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        let c = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, s), c))
-    };
-    Some(m as u32)
-}
-
 /// Scans a string whose opening quote is at `i - 1`; returns the index of the closing quote.
 /// `None` for escapes, control characters, invalid UTF-8 or a missing end.
 #[inline(always)]
@@ -93,24 +63,6 @@ pub fn string(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start;
     let mut ascii = true;
     loop {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(m) = specials16(b, i) {
-            if m == 0 {
-                i += 16;
-                continue;
-            }
-            i += m.trailing_zeros() as usize;
-        } else if let Some(chunk) = b.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(chunk);
-            let m = specials(u64::from_le_bytes(a));
-            if m == 0 {
-                i += 8;
-                continue;
-            }
-            i += (m.trailing_zeros() / 8) as usize;
-        }
-        #[cfg(not(target_arch = "x86_64"))]
         if let Some(chunk) = b.get(i..i + 8) {
             let mut a = [0u8; 8];
             a.copy_from_slice(chunk);
@@ -333,32 +285,6 @@ mod tests {
             let got = (m != 0).then(|| (m.trailing_zeros() / 8) as usize);
             assert_eq!(got, at, "{s:?}");
         }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn specials16_matches_bytes() {
-        let mut b = [b'a'; 40];
-        assert_eq!(specials16(&b, 0), Some(0));
-        assert_eq!(specials16(&b, 25), None);
-        for (at, c) in [
-            (0, b'"'),
-            (5, b'\\'),
-            (9, 0x1f),
-            (15, 0x80),
-            (3, 0xff),
-            (7, 0),
-        ] {
-            b = [b'a'; 40];
-            b[at] = c;
-            b[at + 1] = b'"';
-            let m = specials16(&b, 0).unwrap_or(0);
-            assert_eq!(m.trailing_zeros() as usize, at, "{c:#x}");
-        }
-        b = [b' '; 40];
-        b[16] = b'"';
-        assert_eq!(specials16(&b, 0), Some(0));
-        assert_eq!(specials16(&b, 1), Some(1 << 15));
     }
 
     #[test]
