@@ -15,8 +15,9 @@
 # Each pair runs `grep -c ph FILE` then `TRACETUI_CACHE=off BINARY summary FILE --json` (file in
 # page cache: one warm-up read first), each under /usr/bin/time. Printed per binary: the median
 # of the per-pair ratios (load wall / grep wall), the median wall and CPU (user+sys) seconds, the
-# peak anonymous memory (RssAnon of /proc/PID/status sampled every 20 ms: the mapped file's pages
-# are file-backed and not counted) with its ratio to the file size, and the max RSS of `time -v`
+# peak anonymous memory (RssAnon of /proc/PID/status sampled every 20 ms in one extra, untimed
+# run, so the sampling does not slow the timed ones; the mapped file's pages are file-backed and
+# not counted) with its ratio to the file size, and the max RSS of `time -v`
 # (which does count the mapped file). The load average is printed with each binary: wall-clock
 # ratios only mean something on a quiet machine (2 cores, nothing else running).
 set -euo pipefail
@@ -41,39 +42,45 @@ cat "$FILE" >/dev/null # page cache
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# wall user sys maxrss_kb peak_anon_kb of one command (peak anon sampled from /proc every 20 ms).
+# wall user sys maxrss_kb of one command.
 measure() {
-    local out=$TMP/out err=$TMP/time
-    /usr/bin/time -f '%e %U %S %M' -o "$err" "$@" >"$out" 2>/dev/null &
-    local tpid=$! peak=0 cpid a
-    while kill -0 "$tpid" 2>/dev/null; do
-        cpid=$(pgrep -P "$tpid" | head -1 || true)
-        if [[ -n $cpid ]]; then
-            a=$(awk '/^RssAnon:/ {print $2}' "/proc/$cpid/status" 2>/dev/null || echo 0)
-            ((${a:-0} > peak)) && peak=$a
-        fi
-        sleep 0.02
+    # stdout to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null.
+    /usr/bin/time -f '%e %U %S %M' -o "$TMP/time" "$@" >"$TMP/out" 2>/dev/null || true
+    cat "$TMP/time"
+}
+
+# Peak RssAnon (kB) of one untimed run, sampled every 20 ms from /proc with shell builtins only.
+peak_anon() {
+    "$@" >/dev/null 2>&1 &
+    local pid=$! peak=0 k v fd state=R
+    exec {fd}<> <(:)
+    while [[ $state != Z && -r /proc/$pid/status ]]; do
+        while read -r k v _; do
+            if [[ $k == State: ]]; then state=$v; fi
+            if [[ $k == RssAnon: ]] && ((v > peak)); then peak=$v; fi
+        done <"/proc/$pid/status" 2>/dev/null
+        read -rt 0.02 -u "$fd" _ || true
     done
-    wait "$tpid" || true
-    echo "$(cat "$err") $peak"
+    wait "$pid" || true
+    exec {fd}>&-
+    echo "$peak"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf 'file %s: %.1f MB, %s lines with "ph"\n' "$FILE" "$(echo "$SIZE/1000000" | bc -l)" "$(grep -c ph "$FILE")"
 for BIN in "${BINS[@]}"; do
-    : >"$TMP/ratios"; : >"$TMP/walls"; : >"$TMP/cpus"; : >"$TMP/greps"; : >"$TMP/anon"; : >"$TMP/rss"
+    : >"$TMP/ratios"; : >"$TMP/walls"; : >"$TMP/cpus"; : >"$TMP/greps"; : >"$TMP/rss"
     for _ in $(seq "$PAIRS"); do
         read -r gw _ <<<"$(measure grep -c ph "$FILE")"
-        read -r lw lu ls lr la <<<"$(TRACETUI_CACHE=off measure "$BIN" summary "$FILE" --json)"
+        read -r lw lu ls lr <<<"$(TRACETUI_CACHE=off measure "$BIN" summary "$FILE" --json)"
         echo "$gw" >>"$TMP/greps"
         echo "$lw" >>"$TMP/walls"
         echo "$lu + $ls" | bc -l >>"$TMP/cpus"
         echo "$lw / $gw" | bc -l >>"$TMP/ratios"
-        echo "$la" >>"$TMP/anon"
         echo "$lr" >>"$TMP/rss"
     done
-    anon=$(sort -g "$TMP/anon" | tail -1)
+    anon=$(TRACETUI_CACHE=off peak_anon "$BIN" summary "$FILE" --json)
     printf '%s: ratio %.2f (median of %d pairs; all: %s) | load wall %.2f s, CPU %.2f s | grep wall %.2f s | peak RssAnon %.0f MB = %.3f x file, max RSS %.0f MB | load avg %s\n' \
         "$BIN" "$(median <"$TMP/ratios")" "$PAIRS" "$(sort -g "$TMP/ratios" | xargs printf '%.2f ')" \
         "$(median <"$TMP/walls")" "$(median <"$TMP/cpus")" "$(median <"$TMP/greps")" \
