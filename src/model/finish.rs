@@ -250,7 +250,7 @@ impl CaptureBuilder {
         }
 
         // Flows: group points by (cat, id) in file order; link consecutive points.
-        let mut fp = std::mem::take(&mut self.flow_points);
+        let fp = std::mem::take(&mut self.flow_points);
         // Order each flow's points by time (files may list the `f` before its `s`, e.g. Kineto
         // writes GPU events first), then start before step before finish, then file order.
         let point_time = |e: FlowEnd| -> Ps {
@@ -264,10 +264,6 @@ impl CaptureBuilder {
                 FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
             }
         };
-        fp.sort_by_key(|p| (p.cat, p.id, point_time(p.end), p.phase, p.seq));
-        let mut flows = Vec::new();
-        // Flow ends alone, starts alone, points on no event.
-        let mut unresolved = (0u64, 0u64, 0u64);
         // The other track of a thread / device-stream pair of one (process, tid): a flow point
         // given on one binds to the other when its own has no slice there.
         let sibling = |t: u32| -> Option<u32> {
@@ -301,36 +297,8 @@ impl CaptureBuilder {
                 }
             }
         };
-        let mut k = 0;
-        while k < fp.len() {
-            let mut j = k;
-            while j < fp.len() && fp[j].cat == fp[k].cat && fp[j].id == fp[k].id {
-                j += 1;
-            }
-            let group = &fp[k..j];
-            for w in group.windows(2) {
-                if w[1].phase == 0 {
-                    continue; // a new flow with a reused id starts here
-                }
-                let from = resolve(&self.s, &self.tracks, w[0].end);
-                let to = resolve(&self.s, &self.tracks, w[1].end);
-                if from == NO_SLICE || to == NO_SLICE {
-                    unresolved.2 += 1;
-                }
-                flows.push(Flow {
-                    id: w[0].id,
-                    cat: w[0].cat,
-                    from,
-                    to,
-                });
-            }
-            match group {
-                [one] if one.phase == 0 => unresolved.1 += 1,
-                [_] => unresolved.0 += 1,
-                _ => {}
-            }
-            k = j;
-        }
+        let resolve_end = |e: FlowEnd| resolve(&self.s, &self.tracks, e);
+        let (flows, unresolved) = super::flow_link::link(fp, &point_time, &resolve_end);
         let (ends, starts, none) = unresolved;
         if ends + starts + none > 0 {
             let text = super::warning_text::unresolved_flows(ends, starts, none);

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod category;
 pub mod clock;
 mod finish;
+mod flow_link;
 pub mod memory;
 pub mod nesting;
 pub mod order;

@@ -1,0 +1,284 @@
+//! Flow points → flows, the part of `CaptureBuilder::finish` that runs after the slices are
+//! sorted: points grouped by (cat, id), ordered by time, consecutive points linked. The sort
+//! (whose keys look up slice starts) and the resolving of each end to a slice run on two threads
+//! for large captures, with no more memory than the single-threaded stable sort's scratch; the
+//! result is the one of the single-threaded order.
+
+use super::builder::{FlowEnd, FlowPoint};
+use super::capture::{Flow, NO_SLICE, Ps};
+use super::order::PARALLEL_MIN_SLICES;
+
+/// Sort key of a point: (cat, id, time, phase << 30 | seq), seq being the point's index in file
+/// order. Unique, so the order is total and an unstable sort equals the stable one. 24 bytes.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct PointKey(u32, u64, Ps, u32);
+
+impl PointKey {
+    fn seq(self) -> usize {
+        (self.3 & ((1 << 30) - 1)) as usize
+    }
+    fn phase(self) -> u32 {
+        self.3 >> 30
+    }
+    fn group(self) -> (u32, u64) {
+        (self.0, self.1)
+    }
+}
+
+/// Whether to split work over two threads.
+fn parallel(n: usize) -> bool {
+    n >= PARALLEL_MIN_SLICES && crate::threads::cores() > 1
+}
+
+/// Sorts `keys`; for large inputs the halves (split around the median) sort on two threads.
+fn sort_keys(keys: &mut [PointKey]) {
+    if keys.windows(2).all(|w| w[0] < w[1]) {
+        return;
+    }
+    if !parallel(keys.len()) {
+        keys.sort_unstable();
+        return;
+    }
+    let mid = keys.len() / 2;
+    keys.select_nth_unstable(mid);
+    let (a, b) = keys.split_at_mut(mid);
+    std::thread::scope(|sc| {
+        sc.spawn(|| a.sort_unstable());
+        b.sort_unstable();
+    });
+}
+
+/// Links consecutive points of each (cat, id) group of sorted `keys[range]`: fills `out` (one
+/// slot per link, counted beforehand) and returns (ends alone, starts alone, links with an end
+/// on no slice).
+fn fill(
+    keys: &[PointKey],
+    fp: &[FlowPoint],
+    resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+    out: &mut [Flow],
+) -> (u64, u64, u64) {
+    let mut counts = (0u64, 0u64, 0u64);
+    let mut o = 0;
+    let mut k = 0;
+    while k < keys.len() {
+        let mut j = k + 1;
+        while j < keys.len() && keys[j].group() == keys[k].group() {
+            j += 1;
+        }
+        for w in k..j - 1 {
+            if keys[w + 1].phase() == 0 {
+                continue; // a new flow with a reused id starts here
+            }
+            let (a, b) = (&fp[keys[w].seq()], &fp[keys[w + 1].seq()]);
+            let (from, to) = (resolve(a.end), resolve(b.end));
+            if from == NO_SLICE || to == NO_SLICE {
+                counts.2 += 1;
+            }
+            if let Some(slot) = out.get_mut(o) {
+                *slot = Flow {
+                    id: a.id,
+                    cat: a.cat,
+                    from,
+                    to,
+                };
+            }
+            o += 1;
+        }
+        if j - k == 1 {
+            if keys[k].phase() == 0 {
+                counts.1 += 1;
+            } else {
+                counts.0 += 1;
+            }
+        }
+        k = j;
+    }
+    counts
+}
+
+/// Links in sorted `keys` (see [`fill`]).
+fn links(keys: &[PointKey]) -> usize {
+    keys.windows(2)
+        .filter(|w| w[0].group() == w[1].group() && w[1].phase() != 0)
+        .count()
+}
+
+/// Links the flow points: returns the flows and the unresolved counts (ends alone, starts
+/// alone, links with an end on no slice). `fp` must be in file order (`seq` = index).
+pub(super) fn link(
+    mut fp: Vec<FlowPoint>,
+    time: &(dyn Fn(FlowEnd) -> Ps + Sync),
+    resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+) -> (Vec<Flow>, (u64, u64, u64)) {
+    if fp.len() >= 1 << 30 {
+        // Beyond the packed key: the plain stable sort.
+        fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
+        return link_huge(&fp, resolve);
+    }
+    let mut keys: Vec<PointKey> = fp
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            PointKey(
+                p.cat.0,
+                p.id,
+                time(p.end),
+                (u32::from(p.phase) << 30) | i as u32,
+            )
+        })
+        .collect();
+    sort_keys(&mut keys);
+    link_sorted(&fp, resolve, &keys)
+}
+
+/// [`link`] once the order is known (`keys` sorted).
+fn link_sorted(
+    fp: &[FlowPoint],
+    resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+    keys: &[PointKey],
+) -> (Vec<Flow>, (u64, u64, u64)) {
+    let empty = Flow {
+        id: 0,
+        cat: Default::default(),
+        from: NO_SLICE,
+        to: NO_SLICE,
+    };
+    if !parallel(keys.len()) {
+        let mut flows = vec![empty; links(keys)];
+        let counts = fill(keys, fp, resolve, &mut flows);
+        return (flows, counts);
+    }
+    // Split at the first group boundary at or after the middle.
+    let mut cut = keys.len() / 2;
+    while cut > 0 && cut < keys.len() && keys[cut].group() == keys[cut - 1].group() {
+        cut += 1;
+    }
+    let (ka, kb) = keys.split_at(cut);
+    let (na, nb) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| links(kb));
+        let na = links(ka);
+        (
+            na,
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        )
+    });
+    let mut flows = vec![empty; na + nb];
+    let (fa, fb) = flows.split_at_mut(na);
+    let (ca, cb) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| fill(kb, fp, resolve, fb));
+        let ca = fill(ka, fp, resolve, fa);
+        (
+            ca,
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        )
+    });
+    (flows, (ca.0 + cb.0, ca.1 + cb.1, ca.2 + cb.2))
+}
+
+/// [`link`] for 2^30 points or more (beyond the packed key), `fp` sorted: one thread.
+fn link_huge(
+    fp: &[FlowPoint],
+    resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+) -> (Vec<Flow>, (u64, u64, u64)) {
+    let mut flows = Vec::new();
+    let mut counts = (0u64, 0u64, 0u64);
+    let mut k = 0;
+    while k < fp.len() {
+        let mut j = k + 1;
+        while j < fp.len() && (fp[j].cat, fp[j].id) == (fp[k].cat, fp[k].id) {
+            j += 1;
+        }
+        for w in k..j - 1 {
+            if fp[w + 1].phase == 0 {
+                continue;
+            }
+            let (from, to) = (resolve(fp[w].end), resolve(fp[w + 1].end));
+            if from == NO_SLICE || to == NO_SLICE {
+                counts.2 += 1;
+            }
+            flows.push(Flow {
+                id: fp[w].id,
+                cat: fp[w].cat,
+                from,
+                to,
+            });
+        }
+        if j - k == 1 {
+            if fp[k].phase == 0 {
+                counts.1 += 1;
+            } else {
+                counts.0 += 1;
+            }
+        }
+        k = j;
+    }
+    (flows, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StrId;
+
+    /// The single-threaded reference: stable sort on the full key, then the plain walk.
+    fn reference(
+        mut fp: Vec<FlowPoint>,
+        time: &(dyn Fn(FlowEnd) -> Ps + Sync),
+        resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
+    ) -> (Vec<Flow>, (u64, u64, u64)) {
+        fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
+        link_huge(&fp, resolve)
+    }
+
+    #[test]
+    fn matches_the_stable_sort_on_both_paths() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // Few ids and times so that groups, ties and reused ids are common.
+        for n in [0usize, 1, 2, 7, 500, PARALLEL_MIN_SLICES + 1234] {
+            let ids = (n as u64 / 3).max(1);
+            let fp: Vec<FlowPoint> = (0..n)
+                .map(|i| FlowPoint {
+                    id: next(ids),
+                    cat: StrId(next(3) as u32),
+                    end: match next(3) {
+                        0 => FlowEnd::Slice(next(1000) as u32),
+                        1 => FlowEnd::Enclosing {
+                            track: next(4) as u32,
+                            ts: next(50) as Ps,
+                        },
+                        _ => FlowEnd::Next {
+                            track: next(4) as u32,
+                            ts: next(50) as Ps,
+                        },
+                    },
+                    phase: next(3) as u8,
+                    seq: i as u32,
+                })
+                .collect();
+            let time = |e: FlowEnd| match e {
+                FlowEnd::Slice(r) => Ps::from(r % 40),
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            };
+            // Some ends on no slice.
+            let resolve = |e: FlowEnd| match e {
+                FlowEnd::Slice(r) => r,
+                FlowEnd::Enclosing { track, ts } | FlowEnd::Next { track, ts } => {
+                    if ts % 7 == 0 {
+                        NO_SLICE
+                    } else {
+                        track * 100 + ts as u32
+                    }
+                }
+            };
+            let got = link(fp.clone(), &time, &resolve);
+            let want = reference(fp, &time, &resolve);
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+}
