@@ -25,14 +25,76 @@ pub struct Collected {
     pub other: Vec<(StrId, Ps, u64)>,
     /// Σ durations of the lines read, ps.
     pub total: Ps,
+    /// True when the figures come from the HLO cost model ([`hlo_costs`]), not from stats.
+    pub from_hlo: bool,
+}
+
+/// Capture metadata key prefix of a module's cost table (the XPlane loader's
+/// `hlo_cost::META_PREFIX`; analysis does not import formats).
+pub const META_PREFIX: &str = "hlo_costs:";
+
+/// Per `program_id/instruction`: (FLOPs, bytes, dtype) from the capture's `hlo_costs:<id>`
+/// metadata (the loader's HLO cost model, `formats/xplane/hlo_cost.rs`); empty without any.
+pub fn hlo_costs(c: &Capture) -> FxHashMap<String, (f64, f64, String)> {
+    let mut out = FxHashMap::default();
+    c.args.for_each(c.metadata, &c.strings, |k, v| {
+        let Some(pid) = c.strings.get(k).strip_prefix(META_PREFIX) else {
+            return;
+        };
+        let crate::model::ArgValue::Str(t) = v else {
+            return;
+        };
+        for line in c.strings.get(t).lines() {
+            let mut f = line.split('\t');
+            let (Some(n), Some(fl), Some(b), d) = (f.next(), f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            if let (Ok(fl), Ok(b)) = (fl.parse::<f64>(), b.parse::<f64>()) {
+                out.insert(format!("{pid}/{n}"), (fl, b, d.unwrap_or("").to_string()));
+            }
+        }
+    });
+    out
 }
 
 /// Rows from the HLO ops with cost stats and what the rest of their lines holds; `None` when
 /// no device event records any.
+/// Without such stats, the figures of the capture's HLO cost tables ([`hlo_costs`]).
 pub fn collect(c: &Capture) -> Option<Collected> {
+    collect_with(c, None).or_else(|| {
+        let h = hlo_costs(c);
+        (!h.is_empty()).then(|| collect_with(c, Some(h))).flatten()
+    })
+}
+
+/// The `XLA Modules` events beside `XLA Ops` line `t` (same stream): (start, end, name), by
+/// start.
+fn module_spans(c: &Capture, t: u32) -> Vec<(Ps, Ps, StrId)> {
+    let name = c.track_name(t);
+    let suffix = name.strip_prefix("XLA Ops").unwrap_or("");
+    let proc_ = c.tracks[t as usize].process;
+    let s = &c.slices;
+    let mut out = Vec::new();
+    for (m, tr) in c.tracks.iter().enumerate() {
+        if tr.process != proc_ || c.track_name(m as u32).strip_prefix("XLA Modules") != Some(suffix)
+        {
+            continue;
+        }
+        for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+            out.push((s.start[i], s.start[i] + s.dur[i], s.name[i]));
+        }
+    }
+    out.sort_unstable_by_key(|m| m.0);
+    out
+}
+
+fn collect_with(
+    c: &Capture,
+    hlo: Option<FxHashMap<String, (f64, f64, String)>>,
+) -> Option<Collected> {
     let key = |s: &str| c.strings.lookup(s);
     let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
-    if kf.is_none() && km.is_none() && kb.is_none() {
+    if hlo.is_none() && kf.is_none() && km.is_none() && kb.is_none() {
         return None;
     }
     let s = &c.slices;
@@ -50,16 +112,39 @@ pub fn collect(c: &Capture) -> Option<Collected> {
         named
     };
     let mut rows: Vec<Row> = Vec::new();
-    let mut by_name: FxHashMap<StrId, usize> = FxHashMap::default();
+    let mut by_name: FxHashMap<(StrId, StrId), usize> = FxHashMap::default();
     let mut sums: Vec<(f64, f64, bool)> = Vec::new();
     let mut ids = Vec::new();
     let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     for t in tracks {
         let tr = &c.tracks[t as usize];
+        let modules = if hlo.is_some() {
+            module_spans(c, t)
+        } else {
+            Vec::new()
+        };
         for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
             total += s.dur[i];
             let (mut f, mut mf, mut b) = (None, None, None);
+            let mut module = StrId::EMPTY;
+            let mut dtype = "";
+            if let Some(h) = &hlo {
+                let at = modules.partition_point(|m| m.0 <= s.start[i]);
+                if let Some(&(_, end, m)) = at.checked_sub(1).and_then(|k| modules.get(k))
+                    && end >= s.start[i] + s.dur[i]
+                {
+                    module = m;
+                    let name = c.strings.get(m);
+                    let pid = name
+                        .rsplit_once('(')
+                        .map_or("", |(_, p)| p.trim_end_matches(')'));
+                    let k = format!("{pid}/{}", c.strings.get(s.name[i]));
+                    if let Some((fl, by, d)) = h.get(&k) {
+                        (f, b, dtype) = (Some(*fl), Some(*by), d.as_str());
+                    }
+                }
+            }
             c.args.for_each(s.args[i], &c.strings, |k, v| {
                 let k = Some(k);
                 let x = v.as_i64(&c.strings).map(|x| x as f64).or(match v {
@@ -81,7 +166,7 @@ pub fn collect(c: &Capture) -> Option<Collected> {
                 e.1 += 1;
                 continue;
             }
-            let r = *by_name.entry(s.name[i]).or_insert_with(|| {
+            let r = *by_name.entry((s.name[i], module)).or_insert_with(|| {
                 let cost = Cost {
                     flops: 0.0,
                     bytes: None,
@@ -90,8 +175,8 @@ pub fn collect(c: &Capture) -> Option<Collected> {
                 };
                 rows.push(Row::new(
                     c.strings.get(s.name[i]),
-                    "",
-                    "",
+                    c.strings.get(module),
+                    dtype,
                     "",
                     Family::Hlo,
                     cost,
@@ -124,6 +209,7 @@ pub fn collect(c: &Capture) -> Option<Collected> {
         ids,
         other,
         total,
+        from_hlo: hlo.is_some(),
     })
 }
 
@@ -163,6 +249,7 @@ mod tests {
             ids,
             other,
             total,
+            ..
         } = collect(&c).expect("rows");
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].count, rows[0].device_ps), (2, 2_000_000));

@@ -1,0 +1,480 @@
+//! FLOPs and bytes per HLO instruction from the `Hlo Proto` of `/host:metadata`, as XProf's GPU
+//! cost analysis (XLA's `GpuHloCostAnalysis`) gives them for ops that carry no `flops` /
+//! `bytes_accessed` stats (JAX on GPU). See docs/roofline.md (XPlane).
+//!
+//! Fields read on the wire (`xla/service/hlo.proto`, `xla/xla_data.proto`): `HloProto.hlo_module`
+//! 1 → `computations` 3 (`id` 5, `instructions` 2) → instruction `name` 1, `opcode` 2, `shape` 3
+//! (`element_type` 2, `dimensions` 3, `tuple_shapes` 4), `dimensions` 14, `custom_call_target`
+//! 28, `dot_dimension_numbers` 30 (`lhs_contracting_dimensions` 1), `id` 35, `operand_ids` 36,
+//! `called_computation_ids` 38, `backend_config` 43 (cuBLAS GEMM: JSON with the dot dimension
+//! numbers).
+
+use super::wire::{LEN, Reader, VARINT, WireError};
+use rustc_hash::FxHashMap;
+
+/// An array or tuple shape.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shape {
+    /// `PrimitiveType` number (11 = F32, 16 = BF16, 13 = tuple).
+    pub element_type: u32,
+    /// Dimensions (arrays).
+    pub dims: Vec<i64>,
+    /// Element shapes (tuples).
+    pub tuple: Vec<Shape>,
+}
+
+impl Shape {
+    /// Elements of an array shape (1 for a scalar); of a tuple, the sum over its elements.
+    pub fn elements(&self) -> f64 {
+        if self.element_type == TUPLE {
+            return self.tuple.iter().map(Shape::elements).sum();
+        }
+        self.dims.iter().map(|&d| d.max(0) as f64).product()
+    }
+
+    /// Bytes of an array shape; a tuple (an opaque buffer list in XProf's size function) is 0.
+    pub fn array_bytes(&self) -> f64 {
+        self.elements() * element_bytes(self.element_type)
+    }
+
+    /// Σ bytes of the array leaves (a tuple's arrays counted one by one).
+    pub fn leaf_bytes(&self) -> f64 {
+        if self.element_type == TUPLE {
+            self.tuple.iter().map(Shape::leaf_bytes).sum()
+        } else {
+            self.array_bytes()
+        }
+    }
+}
+
+const TUPLE: u32 = 13;
+
+/// Bytes per element of a `PrimitiveType` (0 for token, opaque and tuple).
+pub fn element_bytes(t: u32) -> f64 {
+    match t {
+        1 | 2 | 6 | 21 | 22 => 1.0,         // PRED, S8, U8, S4, U4
+        3 | 7 | 10 | 16 => 2.0,             // S16, U16, F16, BF16
+        4 | 8 | 11 => 4.0,                  // S32, U32, F32
+        5 | 9 | 12 | 15 => 8.0,             // S64, U64, F64, C64
+        18 => 16.0,                         // C128
+        19 | 20 | 23..=28 | 30..=33 => 1.0, // the F8 / F4 families
+        _ => 0.0,
+    }
+}
+
+/// The XLA dtype name of a `PrimitiveType` (as HLO text writes it).
+pub fn dtype_name(t: u32) -> &'static str {
+    match t {
+        1 => "pred",
+        2 => "s8",
+        3 => "s16",
+        4 => "s32",
+        5 => "s64",
+        6 => "u8",
+        7 => "u16",
+        8 => "u32",
+        9 => "u64",
+        10 => "f16",
+        11 => "f32",
+        12 => "f64",
+        15 => "c64",
+        16 => "bf16",
+        18 => "c128",
+        19 => "f8e5m2",
+        20 => "f8e4m3fn",
+        _ => "",
+    }
+}
+
+/// One instruction as far as the cost model reads it.
+#[derive(Clone, Debug, Default)]
+pub struct Instr {
+    /// Instruction name (what an `XLA Ops` event is named).
+    pub name: String,
+    /// Opcode (`fusion`, `dot`, `add`, …).
+    pub opcode: String,
+    /// Result shape.
+    pub shape: Shape,
+    id: i64,
+    operands: Vec<i64>,
+    called: Vec<i64>,
+    lhs_contracting: Vec<i64>,
+    target: String,
+    backend_config: String,
+}
+
+/// A decoded module: computations by id, instruction index by id.
+#[derive(Debug, Default)]
+pub struct Module {
+    comps: FxHashMap<i64, Vec<Instr>>,
+    /// id → (computation id, index).
+    by_id: FxHashMap<i64, (i64, usize)>,
+}
+
+/// FLOPs and bytes of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpCost {
+    /// FLOPs per execution.
+    pub flops: f64,
+    /// Bytes accessed per execution (operands + result at the op's boundary).
+    pub bytes: f64,
+    /// Result element type (`PrimitiveType`).
+    pub element_type: u32,
+}
+
+fn packed(r: &mut Reader<'_>, wt: u8, out: &mut Vec<i64>) -> Result<(), Box<WireError>> {
+    if wt == LEN {
+        let mut p = r.sub()?;
+        while !p.is_empty() {
+            out.push(p.varint()? as i64);
+        }
+    } else if wt == VARINT {
+        out.push(r.varint()? as i64);
+    } else {
+        r.skip(wt)?;
+    }
+    Ok(())
+}
+
+fn read_shape(mut r: Reader<'_>, depth: u32) -> Result<Shape, Box<WireError>> {
+    let mut s = Shape::default();
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (2, VARINT) => s.element_type = r.varint()? as u32,
+            (3, _) => packed(&mut r, wt, &mut s.dims)?,
+            (4, LEN) if depth < 16 => s.tuple.push(read_shape(r.sub()?, depth + 1)?),
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok(s)
+}
+
+fn read_instr(mut r: Reader<'_>) -> Result<Instr, Box<WireError>> {
+    let mut i = Instr::default();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    while !r.is_empty() {
+        let (f, wt) = r.key()?;
+        match (f, wt) {
+            (1, LEN) => i.name = text(r.bytes()?),
+            (2, LEN) => i.opcode = text(r.bytes()?),
+            (3, LEN) => i.shape = read_shape(r.sub()?, 0)?,
+            (28, LEN) => i.target = text(r.bytes()?),
+            (30, LEN) => {
+                let mut d = r.sub()?;
+                while !d.is_empty() {
+                    let (f, wt) = d.key()?;
+                    if f == 1 {
+                        packed(&mut d, wt, &mut i.lhs_contracting)?;
+                    } else {
+                        d.skip(wt)?;
+                    }
+                }
+            }
+            (35, VARINT) => i.id = r.varint()? as i64,
+            (36, _) => packed(&mut r, wt, &mut i.operands)?,
+            (38, _) => packed(&mut r, wt, &mut i.called)?,
+            (43, LEN) => i.backend_config = text(r.bytes()?),
+            _ => r.skip(wt)?,
+        }
+    }
+    Ok(i)
+}
+
+impl Module {
+    /// Decodes an `HloProto`.
+    pub fn decode(bytes: &[u8]) -> Result<Module, Box<WireError>> {
+        let mut out = Module::default();
+        let mut r = Reader::new(bytes, 0);
+        while !r.is_empty() {
+            let (f, wt) = r.key()?;
+            if f != 1 || wt != LEN {
+                r.skip(wt)?;
+                continue;
+            }
+            let mut m = r.sub()?;
+            while !m.is_empty() {
+                let (f, wt) = m.key()?;
+                if f != 3 || wt != LEN {
+                    m.skip(wt)?;
+                    continue;
+                }
+                let mut c = m.sub()?;
+                let (mut id, mut instrs) = (0i64, Vec::new());
+                while !c.is_empty() {
+                    let (f, wt) = c.key()?;
+                    match (f, wt) {
+                        (2, LEN) => instrs.push(read_instr(c.sub()?)?),
+                        (5, VARINT) => id = c.varint()? as i64,
+                        _ => c.skip(wt)?,
+                    }
+                }
+                for (k, ins) in instrs.iter().enumerate() {
+                    out.by_id.insert(ins.id, (id, k));
+                }
+                out.comps.insert(id, instrs);
+            }
+        }
+        Ok(out)
+    }
+
+    fn instr(&self, id: i64) -> Option<&Instr> {
+        let &(c, k) = self.by_id.get(&id)?;
+        self.comps.get(&c)?.get(k)
+    }
+
+    fn operand_shape(&self, i: &Instr, k: usize) -> Option<&Shape> {
+        Some(&self.instr(*i.operands.get(k)?)?.shape)
+    }
+
+    /// Every instruction of the module with its cost; `None` for the ops the model does not
+    /// cover (opaque custom calls, control flow, collectives).
+    pub fn costs(&self) -> Vec<(&Instr, Option<OpCost>)> {
+        // Computations run as a unit of another op (fused bodies, reducers) hold no op of
+        // their own; control flow (`while`, `conditional`, `call`) runs its bodies' ops.
+        let nested: rustc_hash::FxHashSet<i64> = self
+            .comps
+            .values()
+            .flatten()
+            .filter(|i| !matches!(i.opcode.as_str(), "while" | "conditional" | "call"))
+            .flat_map(|i| i.called.iter().copied())
+            .collect();
+        let mut ids: Vec<i64> = self
+            .comps
+            .keys()
+            .copied()
+            .filter(|c| !nested.contains(c))
+            .collect();
+        ids.sort_unstable();
+        let mut out = Vec::new();
+        for c in ids {
+            for i in self.comps.get(&c).map_or(&[][..], |v| v.as_slice()) {
+                let structural = matches!(
+                    i.opcode.as_str(),
+                    "parameter" | "constant" | "get-tuple-element" | "tuple" | "bitcast"
+                );
+                if !structural {
+                    out.push((i, self.cost(i)));
+                }
+            }
+        }
+        out
+    }
+
+    /// The cost of one instruction at its boundary.
+    pub fn cost(&self, i: &Instr) -> Option<OpCost> {
+        let flops = self.flops(i, 0)?;
+        let operands: f64 = (0..i.operands.len())
+            .filter_map(|k| self.operand_shape(i, k))
+            .map(Shape::leaf_bytes)
+            .sum();
+        let out = if i.opcode == "fusion" {
+            i.shape.leaf_bytes()
+        } else {
+            i.shape.array_bytes()
+        };
+        let element_type = if i.shape.element_type == TUPLE {
+            i.shape.tuple.first().map_or(0, |s| s.element_type)
+        } else {
+            i.shape.element_type
+        };
+        Some(OpCost {
+            flops,
+            bytes: operands + out,
+            element_type,
+        })
+    }
+
+    /// FLOPs of the computation `id` (Σ of its instructions).
+    fn comp_flops(&self, id: i64, depth: u32) -> Option<f64> {
+        let mut sum = 0.0;
+        for i in self.comps.get(&id)? {
+            sum += self.flops(i, depth + 1)?;
+        }
+        Some(sum)
+    }
+
+    fn flops(&self, i: &Instr, depth: u32) -> Option<f64> {
+        if depth > 32 {
+            return None;
+        }
+        let op = i.opcode.as_str();
+        match op {
+            "parameter"
+            | "constant"
+            | "get-tuple-element"
+            | "tuple"
+            | "bitcast"
+            | "broadcast"
+            | "reshape"
+            | "transpose"
+            | "copy"
+            | "slice"
+            | "dynamic-slice"
+            | "dynamic-update-slice"
+            | "concatenate"
+            | "pad"
+            | "iota"
+            | "reverse"
+            | "gather"
+            | "scatter"
+            | "copy-start"
+            | "copy-done"
+            | "partition-id"
+            | "replica-id" => Some(0.0),
+            "fusion" => self.comp_flops(*i.called.first()?, depth),
+            "dot" => {
+                let lhs = self.operand_shape(i, 0)?;
+                Some(dot_flops(lhs, &i.shape, &i.lhs_contracting))
+            }
+            "reduce" => {
+                let input = self.operand_shape(i, 0)?;
+                let out = match i.shape.tuple.first() {
+                    Some(s) => s.elements(),
+                    None => i.shape.elements(),
+                };
+                let per = self.comp_flops(*i.called.first()?, depth)?;
+                Some((input.elements() - out).max(0.0) * per)
+            }
+            "custom-call" if i.target.contains("cublas") => {
+                let lhs = self.operand_shape(i, 0)?;
+                let out = i.shape.tuple.first().unwrap_or(&i.shape);
+                let contracting = json_ints(&i.backend_config, "lhs_contracting_dimensions")?;
+                Some(dot_flops(lhs, out, &contracting))
+            }
+            _ if is_elementwise(op) => {
+                Some(flops_per_element(op, i.shape.element_type) * i.shape.elements())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// 2 × result elements × Π lhs contracting dims (`HloCostAnalysis::GetDotFlops`).
+fn dot_flops(lhs: &Shape, out: &Shape, contracting: &[i64]) -> f64 {
+    let k: f64 = contracting
+        .iter()
+        .filter_map(|&d| lhs.dims.get(usize::try_from(d).ok()?))
+        .map(|&d| d.max(0) as f64)
+        .product();
+    2.0 * out.elements() * k
+}
+
+/// The integers of the JSON list after `"key":` (proto JSON writes int64 as strings).
+fn json_ints(text: &str, key: &str) -> Option<Vec<i64>> {
+    let at = text.find(&format!("\"{key}\""))?;
+    let rest = &text[at + key.len() + 2..];
+    let open = rest.find('[')?;
+    let close = rest[open..].find(']')? + open;
+    rest[open + 1..close]
+        .split(',')
+        .map(|s| s.trim().trim_matches('"'))
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().ok())
+        .collect()
+}
+
+fn is_elementwise(op: &str) -> bool {
+    matches!(
+        op,
+        "abs"
+            | "add"
+            | "and"
+            | "atan2"
+            | "cbrt"
+            | "ceil"
+            | "clamp"
+            | "compare"
+            | "complex"
+            | "convert"
+            | "cos"
+            | "divide"
+            | "erf"
+            | "exponential"
+            | "exponential-minus-one"
+            | "floor"
+            | "imag"
+            | "is-finite"
+            | "log"
+            | "log-plus-one"
+            | "logistic"
+            | "maximum"
+            | "minimum"
+            | "multiply"
+            | "negate"
+            | "not"
+            | "or"
+            | "popcnt"
+            | "power"
+            | "real"
+            | "reduce-precision"
+            | "remainder"
+            | "round-nearest-afz"
+            | "round-nearest-even"
+            | "rsqrt"
+            | "select"
+            | "shift-left"
+            | "shift-right-arithmetic"
+            | "shift-right-logical"
+            | "sign"
+            | "sin"
+            | "sqrt"
+            | "subtract"
+            | "tan"
+            | "tanh"
+            | "xor"
+            | "clz"
+            | "stochastic-convert"
+    )
+}
+
+/// FLOPs per result element of an elementwise op: XLA's GPU op profile (clock cycles per
+/// element, `hlo_op_profiles_data.h`), 3 for an op it does not list.
+pub fn flops_per_element(op: &str, element_type: u32) -> f64 {
+    let _ = element_type;
+    let _ = op;
+    3.0
+}
+
+/// Capture metadata key prefix of a module's cost table (`hlo_costs:<program id>`).
+pub const META_PREFIX: &str = "hlo_costs:";
+/// Capture metadata key of the number of HLO protos that could not be decoded.
+pub const META_MALFORMED: &str = "hlo_costs_malformed";
+
+/// Per-module cost tables of a capture, keyed `program_id/instruction`.
+#[derive(Debug, Default)]
+pub struct HloCosts {
+    /// Per program id: `name\tflops\tbytes\tdtype` lines, as stored in the capture.
+    pub tables: Vec<(u64, String)>,
+    /// Modules whose proto could not be decoded.
+    pub malformed: u64,
+}
+
+impl HloCosts {
+    /// Adds the module of one `Hlo Proto` stat.
+    pub fn add(&mut self, program_id: u64, bytes: &[u8]) {
+        if self.tables.iter().any(|(p, _)| *p == program_id) {
+            return;
+        }
+        let Ok(m) = Module::decode(bytes) else {
+            self.malformed += 1;
+            return;
+        };
+        let mut t = String::new();
+        for (i, c) in m.costs() {
+            let Some(c) = c else {
+                continue;
+            };
+            use std::fmt::Write;
+            let _ = writeln!(
+                t,
+                "{}\t{}\t{}\t{}",
+                i.name.replace(['\t', '\n'], " "),
+                c.flops,
+                c.bytes,
+                dtype_name(c.element_type)
+            );
+        }
+        self.tables.push((program_id, t));
+    }
+}
