@@ -96,6 +96,7 @@ pub struct Instr {
     /// Result shape.
     pub shape: Shape,
     id: i64,
+    parameter_number: i64,
     operands: Vec<i64>,
     called: Vec<i64>,
     lhs_contracting: Vec<i64>,
@@ -107,6 +108,8 @@ pub struct Instr {
 #[derive(Debug, Default)]
 pub struct Module {
     comps: FxHashMap<i64, Vec<Instr>>,
+    /// Computation id → root instruction id.
+    roots: FxHashMap<i64, i64>,
     /// id → (computation id, index).
     by_id: FxHashMap<i64, (i64, usize)>,
 }
@@ -159,6 +162,7 @@ fn read_instr(mut r: Reader<'_>) -> Result<Instr, Box<WireError>> {
             (1, LEN) => i.name = text(r.bytes()?),
             (2, LEN) => i.opcode = text(r.bytes()?),
             (3, LEN) => i.shape = read_shape(r.sub()?, 0)?,
+            (9, VARINT) => i.parameter_number = r.varint()? as i64,
             (28, LEN) => i.target = text(r.bytes()?),
             (30, LEN) => {
                 let mut d = r.sub()?;
@@ -200,14 +204,18 @@ impl Module {
                     continue;
                 }
                 let mut c = m.sub()?;
-                let (mut id, mut instrs) = (0i64, Vec::new());
+                let (mut id, mut root, mut instrs) = (0i64, None, Vec::new());
                 while !c.is_empty() {
                     let (f, wt) = c.key()?;
                     match (f, wt) {
                         (2, LEN) => instrs.push(read_instr(c.sub()?)?),
                         (5, VARINT) => id = c.varint()? as i64,
+                        (6, VARINT) => root = Some(c.varint()? as i64),
                         _ => c.skip(wt)?,
                     }
+                }
+                if let Some(r) = root {
+                    out.roots.insert(id, r);
                 }
                 for (k, ins) in instrs.iter().enumerate() {
                     out.by_id.insert(ins.id, (id, k));
@@ -263,11 +271,16 @@ impl Module {
 
     /// The cost of one instruction at its boundary.
     pub fn cost(&self, i: &Instr) -> Option<OpCost> {
-        let flops = self.flops(i, 0)?;
-        let operands: f64 = (0..i.operands.len())
-            .filter_map(|k| self.operand_shape(i, k))
-            .map(Shape::leaf_bytes)
-            .sum();
+        let (flops, operands) = if i.opcode == "fusion" {
+            let f = self.fused(*i.called.first()?, 0)?;
+            (f.flops, f.param_bytes)
+        } else {
+            let operands: f64 = (0..i.operands.len())
+                .filter_map(|k| self.operand_shape(i, k))
+                .map(Shape::leaf_bytes)
+                .sum();
+            (self.flops(i, 0)?, operands)
+        };
         let out = if i.opcode == "fusion" {
             i.shape.leaf_bytes()
         } else {
@@ -322,7 +335,7 @@ impl Module {
             | "copy-done"
             | "partition-id"
             | "replica-id" => Some(0.0),
-            "fusion" => self.comp_flops(*i.called.first()?, depth),
+            "fusion" => Some(self.fused(*i.called.first()?, depth + 1)?.flops),
             "dot" => {
                 let lhs = self.operand_shape(i, 0)?;
                 Some(dot_flops(lhs, &i.shape, &i.lhs_contracting))
@@ -347,6 +360,96 @@ impl Module {
             }
             _ => None,
         }
+    }
+}
+
+/// What a fused computation costs at its boundary.
+struct Fused {
+    flops: f64,
+    /// Σ parameter bytes × min(utilization, 1) (`FusionParameterReadBytes`).
+    param_bytes: f64,
+}
+
+impl Module {
+    /// `GpuHloCostAnalysis::FusionCalculateUtilizations`: walking from the root to the
+    /// parameters (consumers first), an instruction's utilization is the sum of the
+    /// utilizations of the roots its elementwise uses reach; a non-elementwise use makes the
+    /// operand a root of its own, with the user's utilization × the operand's utilization by
+    /// that user, rounded up to whole elements. FLOPs = Σ utilization × the instruction's own
+    /// FLOPs.
+    fn fused(&self, comp: i64, depth: u32) -> Option<Fused> {
+        if depth > 32 {
+            return None;
+        }
+        let instrs = self.comps.get(&comp)?;
+        let n = instrs.len();
+        let local: FxHashMap<i64, usize> =
+            instrs.iter().enumerate().map(|(k, i)| (i.id, k)).collect();
+        let root = match self.roots.get(&comp) {
+            Some(r) => *local.get(r)?,
+            None => n.checked_sub(1)?,
+        };
+        let mut roots: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut root_util = vec![0.0f64; n];
+        let mut util = vec![0.0f64; n];
+        root_util[root] = 1.0;
+        roots[root].push(root);
+        // The proto lists a computation's instructions in post order (operands first).
+        let mut order: Vec<usize> = (0..n).collect();
+        order.retain(|&k| k != root);
+        order.push(root);
+        let (mut flops, mut param_bytes) = (0.0, 0.0);
+        for &k in order.iter().rev() {
+            let i = &instrs[k];
+            util[k] = roots[k].iter().map(|&r| root_util[r]).sum();
+            let own = if i.opcode == "fusion" {
+                self.fused(*i.called.first()?, depth + 1)?.flops
+            } else {
+                self.flops(i, depth + 1).unwrap_or(0.0)
+            };
+            flops += util[k] * own;
+            if i.opcode == "parameter" {
+                param_bytes += i.shape.leaf_bytes() * util[k].min(1.0);
+            }
+            let passes = is_elementwise(&i.opcode)
+                || matches!(i.opcode.as_str(), "tuple" | "get-tuple-element" | "copy");
+            for (j, op) in i.operands.iter().enumerate() {
+                let Some(&o) = local.get(op) else {
+                    continue;
+                };
+                if passes {
+                    let add: Vec<usize> = roots[k].clone();
+                    for r in add {
+                        if !roots[o].contains(&r) {
+                            roots[o].push(r);
+                        }
+                    }
+                } else {
+                    if !roots[o].contains(&o) {
+                        roots[o].push(o);
+                    }
+                    let elements = instrs[o].shape.elements();
+                    let u = util[k] * operand_utilization(i, j, elements);
+                    root_util[o] += if elements > 0.0 {
+                        (u * elements).ceil() / elements
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+        Some(Fused { flops, param_bytes })
+    }
+}
+
+/// The fraction of operand `k`'s elements that `i` reads (`HloCostAnalysis`'s operand
+/// utilization): a slice reads its result's worth, everything else all of it.
+fn operand_utilization(i: &Instr, k: usize, elements: f64) -> f64 {
+    match i.opcode.as_str() {
+        "slice" | "dynamic-slice" | "gather" if k == 0 && elements > 0.0 => {
+            (i.shape.elements() / elements).min(1.0)
+        }
+        _ => 1.0,
     }
 }
 
@@ -428,13 +531,100 @@ fn is_elementwise(op: &str) -> bool {
     )
 }
 
-/// FLOPs per result element of an elementwise op: XLA's GPU op profile (clock cycles per
-/// element, `hlo_op_profiles_data.h`), 3 for an op it does not list.
+/// FLOPs per result element of an elementwise op: the clock cycles of XLA's GPU op profile
+/// (`xla/service/gpu/model/hlo_op_profiles_data.h`), 3 for a pair it does not list. XProf
+/// runs the analysis without a device description, so XLA takes its default profile, sm_86's,
+/// whatever the GPU (checked against XProf 2.x on an H200 capture: docs/roofline.md).
 pub fn flops_per_element(op: &str, element_type: u32) -> f64 {
-    let _ = element_type;
-    let _ = op;
-    3.0
+    SM86.iter()
+        .find(|&&(o, t, _)| o == op && t == element_type)
+        .map_or(3.0, |&(_, _, c)| f64::from(c))
 }
+
+/// (opcode, `PrimitiveType`, clock cycles) of XLA's `sm_86` op profile.
+#[rustfmt::skip]
+const SM86: &[(&str, u32, u16)] = &[
+    ("add", 12, 97),
+    ("add", 18, 97),
+    ("atan2", 10, 482),
+    ("atan2", 11, 486),
+    ("atan2", 12, 3747),
+    ("atan2", 15, 5353),
+    ("atan2", 18, 39027),
+    ("cbrt", 10, 925),
+    ("cbrt", 11, 867),
+    ("cbrt", 12, 6339),
+    ("cosine", 10, 691),
+    ("cosine", 11, 662),
+    ("cosine", 12, 1717),
+    ("cosine", 18, 6613),
+    ("divide", 2, 370),
+    ("divide", 3, 367),
+    ("divide", 4, 306),
+    ("divide", 5, 918),
+    ("divide", 6, 306),
+    ("divide", 7, 302),
+    ("divide", 8, 115),
+    ("divide", 9, 838),
+    ("divide", 12, 2016),
+    ("divide", 15, 687),
+    ("divide", 18, 7941),
+    ("exponential", 10, 108),
+    ("exponential", 11, 86),
+    ("exponential", 12, 1652),
+    ("exponential", 15, 1360),
+    ("exponential", 18, 4028),
+    ("exponential-minus-one", 10, 396),
+    ("exponential-minus-one", 11, 381),
+    ("exponential-minus-one", 12, 1900),
+    ("exponential-minus-one", 15, 1400),
+    ("exponential-minus-one", 18, 4161),
+    ("log", 10, 266),
+    ("log", 11, 244),
+    ("log", 12, 608),
+    ("log", 15, 950),
+    ("log", 18, 7599),
+    ("log-plus-one", 10, 284),
+    ("log-plus-one", 11, 262),
+    ("log-plus-one", 12, 2073),
+    ("log-plus-one", 15, 842),
+    ("log-plus-one", 18, 6962),
+    ("logistic", 10, 226),
+    ("logistic", 11, 176),
+    ("logistic", 12, 2412),
+    ("multiply", 12, 97),
+    ("multiply", 18, 270),
+    ("power", 2, 392),
+    ("power", 3, 396),
+    ("power", 5, 601),
+    ("power", 6, 388),
+    ("power", 7, 399),
+    ("power", 9, 604),
+    ("power", 10, 975),
+    ("power", 11, 925),
+    ("power", 12, 5511),
+    ("power", 15, 3351),
+    ("power", 18, 18205),
+    ("rsqrt", 10, 97),
+    ("rsqrt", 11, 75),
+    ("rsqrt", 12, 698),
+    ("rsqrt", 15, 2383),
+    ("rsqrt", 18, 11318),
+    ("sine", 11, 662),
+    ("sine", 12, 1789),
+    ("sine", 18, 5878),
+    ("sqrt", 10, 97),
+    ("sqrt", 11, 75),
+    ("sqrt", 12, 986),
+    ("sqrt", 15, 3193),
+    ("sqrt", 18, 15606),
+    ("subtract", 12, 97),
+    ("subtract", 18, 97),
+    ("tanh", 10, 212),
+    ("tanh", 11, 190),
+    ("tanh", 12, 1609),
+    ("tanh", 18, 9939),
+];
 
 /// Capture metadata key prefix of a module's cost table (`hlo_costs:<program id>`).
 pub const META_PREFIX: &str = "hlo_costs:";
