@@ -63,7 +63,7 @@ pub struct Roofline {
 }
 
 /// The note of an XPlane capture without cost stats.
-pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats (XProf derives them from the HLO protos, which this capture does not hold)";
+pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats and no HLO module of the capture names them (XProf derives the costs from those modules)";
 /// The note of an XPlane capture whose op costs come from the HLO cost model.
 pub const NOTE_HLO_COSTS: &str = "FLOPs and bytes from the HLO modules of /host:metadata (XLA's GPU cost analysis, as XProf); XLA Ops without a module or a modelled opcode are not modelled";
 /// The note of a PyTorch capture without shapes.
@@ -126,6 +126,14 @@ pub fn compute(c: &Capture) -> Roofline {
             note: from_hlo.then_some(NOTE_HLO_COSTS),
             ..Roofline::default()
         };
+        let bad = xla::malformed_modules(c);
+        if bad > 0 {
+            out.uncosted.push((
+                "Hlo Proto (/host:metadata)".to_string(),
+                "module cannot be decoded: skipped",
+                bad,
+            ));
+        }
         finish_rows(&mut out);
         out.unmodelled = other
             .into_iter()

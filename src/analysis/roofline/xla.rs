@@ -3,9 +3,11 @@
 //! of the events on a device's `XLA Ops` line (any device line when none is named so). XProf
 //! has one peak per device; here the device's BF16 matrix peak is the compute roof.
 //!
-//! A capture whose HLO ops carry no such stats (XProf then derives them from the HLO protos,
-//! e.g. the JAX 0.11 H200 capture holds neither) gives no rows: all its device time is counted
-//! as not modelled.
+//! A capture whose HLO ops carry no such stats (JAX on GPU): XProf derives them from the HLO
+//! modules of `/host:metadata` with XLA's GPU cost analysis; the XPlane loader does the same
+//! (`formats/xplane/hlo_cost.rs`) and leaves per-module tables in the capture's metadata
+//! ([`hlo_costs`]): an `XLA Ops` event is looked up under the module of the `XLA Modules`
+//! event around it. Ops without a figure are counted as not modelled.
 
 use super::cost::{Cost, Family};
 use super::dtype::Precision;
@@ -32,6 +34,20 @@ pub struct Collected {
 /// Capture metadata key prefix of a module's cost table (the XPlane loader's
 /// `hlo_cost::META_PREFIX`; analysis does not import formats).
 pub const META_PREFIX: &str = "hlo_costs:";
+
+/// Capture metadata key of the number of HLO protos the loader could not decode.
+pub const META_MALFORMED: &str = "hlo_costs_malformed";
+
+/// HLO protos of the capture that could not be decoded (skipped).
+pub fn malformed_modules(c: &Capture) -> u64 {
+    let mut n = 0;
+    c.args.for_each(c.metadata, &c.strings, |k, v| {
+        if c.strings.get(k) == META_MALFORMED {
+            n = v.as_i64(&c.strings).unwrap_or(0).max(0) as u64;
+        }
+    });
+    n
+}
 
 /// Per `program_id/instruction`: (FLOPs, bytes, dtype) from the capture's `hlo_costs:<id>`
 /// metadata (the loader's HLO cost model, `formats/xplane/hlo_cost.rs`); empty without any.
@@ -216,6 +232,13 @@ fn collect_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_keys_are_the_loaders() {
+        use crate::formats::xplane::hlo_cost;
+        assert_eq!(META_PREFIX, hlo_cost::META_PREFIX);
+        assert_eq!(META_MALFORMED, hlo_cost::META_MALFORMED);
+    }
     use crate::model::*;
 
     #[test]

@@ -10,6 +10,7 @@ mod derive_sched;
 pub mod derived;
 pub mod group;
 pub mod hlo_cost;
+pub mod hlo_op_profile;
 pub mod hlo_symbols;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
