@@ -208,7 +208,7 @@ fn time_is_accounted_for_and_rows_sort_by_time_saved() {
 fn xplane_gpu_ops_costed_from_the_hlo_protos_as_xprof() {
     // The H200 JAX capture: its GPU plane names the device; its HLO ops carry no cost stats, so
     // FLOPs and bytes come from the HLO modules of /host:metadata. Expected figures: XProf
-    // 2.x's own op_profile of the same capture (docs/oracle/xprof_roofline.py): per op its
+    // 2.24.2's own op_profile of the same capture (docs/oracle/xprof_roofline.py): per op its
     // rawFlops and rawBytesAccessedArray[0] over its 4 occurrences.
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/xplane/h200_jax_gpu_attn.xplane.pb.gz");
