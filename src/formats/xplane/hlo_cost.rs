@@ -98,6 +98,8 @@ pub struct Instr {
     pub shape: Shape,
     id: i64,
     parameter_number: i64,
+    /// `dimensions` (14): the concatenate dimension, reduce dimensions, ….
+    dims: Vec<i64>,
     operands: Vec<i64>,
     called: Vec<i64>,
     lhs_contracting: Vec<i64>,
@@ -164,6 +166,7 @@ fn read_instr(mut r: Reader<'_>) -> Result<Instr, Box<WireError>> {
             (2, LEN) => i.opcode = text(r.bytes()?),
             (3, LEN) => i.shape = read_shape(r.sub()?, 0)?,
             (9, VARINT) => i.parameter_number = r.varint()? as i64,
+            (14, _) => packed(&mut r, wt, &mut i.dims)?,
             (28, LEN) => i.target = text(r.bytes()?),
             (30, LEN) => {
                 let mut d = r.sub()?;
@@ -326,7 +329,6 @@ impl Module {
             | "slice"
             | "dynamic-slice"
             | "dynamic-update-slice"
-            | "concatenate"
             | "pad"
             | "iota"
             | "reverse"
@@ -337,6 +339,7 @@ impl Module {
             | "partition-id"
             | "replica-id" => Some(0.0),
             "fusion" => Some(self.fused(*i.called.first()?, depth + 1)?.flops),
+            "concatenate" => Some(self.concat_flops(i)),
             "dot" => {
                 let lhs = self.operand_shape(i, 0)?;
                 Some(dot_flops(lhs, &i.shape, &i.lhs_contracting))
@@ -361,6 +364,24 @@ impl Module {
             }
             _ => None,
         }
+    }
+}
+
+impl Module {
+    /// `GpuHloCostAnalysis::HandleConcatenate`: 6 per result element (compare and branch);
+    /// along a dimension other than 0, 400 when an operand's size there is not a multiple of
+    /// the warp (32), XLA's deterrent against fusing such a concat into a reduction.
+    fn concat_flops(&self, i: &Instr) -> f64 {
+        let n = i.shape.elements();
+        let dim = i.dims.first().copied().unwrap_or(0);
+        let Ok(d) = usize::try_from(dim) else {
+            return 6.0 * n;
+        };
+        let ragged = d != 0
+            && (0..i.operands.len())
+                .filter_map(|k| self.operand_shape(i, k))
+                .any(|s| s.dims.get(d).is_some_and(|&x| x % 32 != 0));
+        if ragged { 400.0 * n } else { 6.0 * n }
     }
 }
 
@@ -751,6 +772,37 @@ mod tests {
         let m = Module::decode(&cc).expect("decodes");
         let c = m.costs();
         assert_eq!((c.len(), c[0].1), (1, None));
+    }
+
+    #[test]
+    fn concatenate_as_the_gpu_analysis() {
+        let cat = |d0: u64, dim: u64| {
+            let mut c = instr(
+                "concatenate.1",
+                "concatenate",
+                &[8, 2 * d0],
+                3,
+                &[1, 2],
+                &[],
+            );
+            packed(&mut c, 14, &[dim]);
+            let p = proto(&[comp(
+                "main",
+                1,
+                3,
+                &[
+                    instr("a", "parameter", &[8, d0], 1, &[], &[]),
+                    instr("b", "parameter", &[8, d0], 2, &[], &[]),
+                    c,
+                ],
+            )]);
+            let m = Module::decode(&p).expect("decodes");
+            m.costs()[0].1.expect("costed").flops
+        };
+        // 8 × 64 results: 6 each; along dim 1 with 20-wide operands (not a warp multiple): 400.
+        assert_eq!(cat(32, 1), 6.0 * 8.0 * 64.0);
+        assert_eq!(cat(20, 1), 400.0 * 8.0 * 40.0);
+        assert_eq!(cat(20, 0), 6.0 * 8.0 * 40.0);
     }
 
     #[test]
