@@ -282,4 +282,90 @@ mod tests {
         // 2 MFLOP per µs = 2 TFLOP/s.
         assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
     }
+
+    #[test]
+    fn gpu_ops_costed_from_the_module_tables_of_their_module() {
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:GPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Gpu;
+        let mods = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ops = b.track(p, Key::Int(2), TrackKind::Thread);
+        let (mn, on) = (
+            b.intern("XLA Modules - from #7"),
+            b.intern("XLA Ops - from #7"),
+        );
+        b.track_mut(mods).name = mn;
+        b.track_mut(ops).name = on;
+        let cat = b.intern("");
+        let slice = |b: &mut CaptureBuilder, t: u32, start: Ps, dur: Ps, name: &str| {
+            let n = b.intern(name);
+            b.add_slice(t, start, dur, n, cat, ArgsRef::NONE, 0);
+        };
+        slice(&mut b, mods, 0, 10_000, "jit_f(7)");
+        slice(&mut b, mods, 20_000, 10_000, "jit_g(8)");
+        slice(&mut b, ops, 1_000, 2_000, "fusion.1");
+        slice(&mut b, ops, 21_000, 4_000, "fusion.1");
+        slice(&mut b, ops, 26_000, 1_000, "custom-call.3");
+        // Two modules with a `fusion.1` each, of different costs; `custom-call.3` has none.
+        let (k7, k8, kbad) = (
+            b.intern("hlo_costs:7"),
+            b.intern("hlo_costs:8"),
+            b.intern(META_MALFORMED),
+        );
+        let (v7, v8) = (
+            b.intern("fusion.1\t100\t40\tf32\n"),
+            b.intern("fusion.1\t300\t80\tbf16\n"),
+        );
+        b.args.begin();
+        b.args.push(k7, ArgValue::Str(v7));
+        b.args.push(k8, ArgValue::Str(v8));
+        b.args.push(kbad, ArgValue::U64(2));
+        b.metadata = b.args.finish();
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        assert_eq!(malformed_modules(&c), 2);
+        let got = collect(&c).expect("rows");
+        assert!(got.from_hlo);
+        let mut rows: Vec<(String, String, String, f64, Option<f64>, Ps)> = got
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.input_dims.clone(),
+                    r.dtype.clone(),
+                    r.cost.flops,
+                    r.cost.bytes,
+                    r.device_ps,
+                )
+            })
+            .collect();
+        rows.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(
+            rows,
+            [
+                (
+                    "fusion.1".into(),
+                    "jit_f(7)".into(),
+                    "f32".into(),
+                    100.0,
+                    Some(40.0),
+                    2_000
+                ),
+                (
+                    "fusion.1".into(),
+                    "jit_g(8)".into(),
+                    "bf16".into(),
+                    300.0,
+                    Some(80.0),
+                    4_000
+                ),
+            ]
+        );
+        assert_eq!(
+            (got.other.len(), got.other[0].1, got.total),
+            (1, 1_000, 7_000)
+        );
+    }
 }
