@@ -9,7 +9,7 @@
 //! `called_computation_ids` 38, `backend_config` 43 (cuBLAS GEMM: JSON with the dot dimension
 //! numbers).
 
-use super::hlo_op_profile::flops_per_element;
+use super::hlo_op_profile::{flops_per_element, is_elementwise};
 use super::wire::{LEN, Reader, VARINT, WireError};
 use rustc_hash::FxHashMap;
 
@@ -497,60 +497,6 @@ fn json_ints(text: &str, key: &str) -> Option<Vec<i64>> {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().ok())
         .collect()
-}
-
-fn is_elementwise(op: &str) -> bool {
-    matches!(
-        op,
-        "abs"
-            | "add"
-            | "and"
-            | "atan2"
-            | "cbrt"
-            | "ceil"
-            | "clamp"
-            | "compare"
-            | "complex"
-            | "convert"
-            | "cos"
-            | "divide"
-            | "erf"
-            | "exponential"
-            | "exponential-minus-one"
-            | "floor"
-            | "imag"
-            | "is-finite"
-            | "log"
-            | "log-plus-one"
-            | "logistic"
-            | "maximum"
-            | "minimum"
-            | "multiply"
-            | "negate"
-            | "not"
-            | "or"
-            | "popcnt"
-            | "power"
-            | "real"
-            | "reduce-precision"
-            | "remainder"
-            | "round-nearest-afz"
-            | "round-nearest-even"
-            | "rsqrt"
-            | "select"
-            | "shift-left"
-            | "shift-right-arithmetic"
-            | "shift-right-logical"
-            | "sign"
-            | "sin"
-            | "sqrt"
-            | "subtract"
-            | "tan"
-            | "tanh"
-            | "xor"
-            | "clz"
-            | "stochastic-convert"
-    )
 }
 
 /// Capture metadata key prefix of a module's cost table (`hlo_costs:<program id>`).

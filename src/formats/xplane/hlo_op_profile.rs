@@ -1,5 +1,6 @@
-//! XLA's GPU op profile: measured clock cycles per element of an elementwise HLO op, per
-//! element type, the FLOPs `GpuHloCostAnalysis` charges (`FlopsPerElement`).
+//! XLA's GPU op profile: which HLO opcodes are elementwise, and the measured clock cycles per
+//! element of one, per element type: the FLOPs `GpuHloCostAnalysis` charges
+//! (`FlopsPerElement`).
 
 /// FLOPs per result element of an elementwise op: the clock cycles of XLA's GPU op profile
 /// (`xla/service/gpu/model/hlo_op_profiles_data.h`), 3 for a pair it does not list. XProf
@@ -10,6 +11,64 @@ pub fn flops_per_element(op: &str, element_type: u32) -> f64 {
         .find(|&&(o, t, _)| o == op && t == element_type)
         .map_or(3.0, |&(_, _, c)| f64::from(c))
 }
+
+/// The elementwise opcodes (`HloInstruction::IsElementwise`, less `copy`: data movement, no
+/// FLOPs), as `HloInstructionProto.opcode` spells them.
+pub fn is_elementwise(op: &str) -> bool {
+    ELEMENTWISE.binary_search(&op).is_ok()
+}
+
+/// Sorted.
+const ELEMENTWISE: &[&str] = &[
+    "abs",
+    "add",
+    "and",
+    "atan2",
+    "cbrt",
+    "ceil",
+    "clamp",
+    "compare",
+    "complex",
+    "convert",
+    "cosine",
+    "count-leading-zeros",
+    "divide",
+    "erf",
+    "exponential",
+    "exponential-minus-one",
+    "floor",
+    "imag",
+    "is-finite",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negate",
+    "not",
+    "or",
+    "popcnt",
+    "power",
+    "real",
+    "reduce-precision",
+    "remainder",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "rsqrt",
+    "select",
+    "shift-left",
+    "shift-right-arithmetic",
+    "shift-right-logical",
+    "sign",
+    "sine",
+    "sqrt",
+    "stochastic-convert",
+    "subtract",
+    "tan",
+    "tanh",
+    "xor",
+];
 
 /// (opcode, `PrimitiveType`, clock cycles) of XLA's `sm_86` op profile.
 #[rustfmt::skip]
@@ -105,5 +164,14 @@ mod tests {
         assert_eq!(flops_per_element("exponential", 11), 86.0);
         assert_eq!(flops_per_element("add", 11), 3.0);
         assert_eq!(flops_per_element("add", 12), 97.0);
+    }
+
+    #[test]
+    fn elementwise_table_is_sorted_and_uses_hlo_spellings() {
+        assert!(ELEMENTWISE.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_elementwise("cosine") && is_elementwise("exponential"));
+        assert!(!is_elementwise("cos") && !is_elementwise("broadcast") && !is_elementwise("copy"));
+        // Every opcode of the profile is elementwise.
+        assert!(SM86.iter().all(|&(o, _, _)| is_elementwise(o)), "{SM86:?}");
     }
 }
