@@ -63,7 +63,9 @@ pub struct Roofline {
 }
 
 /// The note of an XPlane capture without cost stats.
-pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats (XProf derives them from the HLO protos, which this capture does not hold)";
+pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats and no HLO module of the capture names them (XProf derives the costs from those modules)";
+/// The note of an XPlane capture whose op costs come from the HLO cost model.
+pub const NOTE_HLO_COSTS: &str = "FLOPs and bytes from the HLO modules of /host:metadata (XLA's GPU cost analysis, as XProf); XLA Ops without a module or a modelled opcode are not modelled";
 /// The note of a PyTorch capture without shapes.
 pub const NOTE_NO_SHAPES: &str = "no op records its input shapes: profile with record_shapes=True";
 
@@ -110,15 +112,28 @@ fn text(v: ArgValue) -> Option<StrId> {
 /// ops from XLA's own cost stats ([`xla`]).
 pub fn compute(c: &Capture) -> Roofline {
     if let Some(xla::Collected {
-        rows, other, total, ..
+        rows,
+        other,
+        total,
+        from_hlo,
+        ..
     }) = xla::collect(c)
     {
         let mut out = Roofline {
             device: device::detect(c),
             rows,
             total_device_ps: total,
+            note: from_hlo.then_some(NOTE_HLO_COSTS),
             ..Roofline::default()
         };
+        let bad = xla::malformed_modules(c);
+        if bad > 0 {
+            out.uncosted.push((
+                "Hlo Proto (/host:metadata)".to_string(),
+                "module cannot be decoded: skipped",
+                bad,
+            ));
+        }
         finish_rows(&mut out);
         out.unmodelled = other
             .into_iter()

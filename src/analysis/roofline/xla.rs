@@ -3,9 +3,11 @@
 //! of the events on a device's `XLA Ops` line (any device line when none is named so). XProf
 //! has one peak per device; here the device's BF16 matrix peak is the compute roof.
 //!
-//! A capture whose HLO ops carry no such stats (XProf then derives them from the HLO protos,
-//! e.g. the JAX 0.11 H200 capture holds neither) gives no rows: all its device time is counted
-//! as not modelled.
+//! A capture whose HLO ops carry no such stats (JAX on GPU): XProf derives them from the HLO
+//! modules of `/host:metadata` with XLA's GPU cost analysis; the XPlane loader does the same
+//! (`formats/xplane/hlo_cost.rs`) and leaves per-module tables in the capture's metadata
+//! ([`hlo_costs`]): an `XLA Ops` event is looked up under the module of the `XLA Modules`
+//! event around it. Ops without a figure are counted as not modelled.
 
 use super::cost::{Cost, Family};
 use super::dtype::Precision;
@@ -25,14 +27,90 @@ pub struct Collected {
     pub other: Vec<(StrId, Ps, u64)>,
     /// Σ durations of the lines read, ps.
     pub total: Ps,
+    /// True when the figures come from the HLO cost model ([`hlo_costs`]), not from stats.
+    pub from_hlo: bool,
+}
+
+/// Capture metadata key prefix of a module's cost table (the XPlane loader's
+/// `hlo_cost::META_PREFIX`; analysis does not import formats).
+pub const META_PREFIX: &str = "hlo_costs:";
+
+/// Capture metadata key of the number of HLO protos the loader could not decode.
+pub const META_MALFORMED: &str = "hlo_costs_malformed";
+
+/// HLO protos of the capture that could not be decoded (skipped).
+pub fn malformed_modules(c: &Capture) -> u64 {
+    let mut n = 0;
+    c.args.for_each(c.metadata, &c.strings, |k, v| {
+        if c.strings.get(k) == META_MALFORMED {
+            n = v.as_i64(&c.strings).unwrap_or(0).max(0) as u64;
+        }
+    });
+    n
+}
+
+/// Per `program_id/instruction`: (FLOPs, bytes, dtype) from the capture's `hlo_costs:<id>`
+/// metadata (the loader's HLO cost model, `formats/xplane/hlo_cost.rs`); empty without any.
+pub fn hlo_costs(c: &Capture) -> FxHashMap<String, (f64, f64, String)> {
+    let mut out = FxHashMap::default();
+    c.args.for_each(c.metadata, &c.strings, |k, v| {
+        let Some(pid) = c.strings.get(k).strip_prefix(META_PREFIX) else {
+            return;
+        };
+        let crate::model::ArgValue::Str(t) = v else {
+            return;
+        };
+        for line in c.strings.get(t).lines() {
+            let mut f = line.split('\t');
+            let (Some(n), Some(fl), Some(b), d) = (f.next(), f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            if let (Ok(fl), Ok(b)) = (fl.parse::<f64>(), b.parse::<f64>()) {
+                out.insert(format!("{pid}/{n}"), (fl, b, d.unwrap_or("").to_string()));
+            }
+        }
+    });
+    out
 }
 
 /// Rows from the HLO ops with cost stats and what the rest of their lines holds; `None` when
 /// no device event records any.
+/// Without such stats, the figures of the capture's HLO cost tables ([`hlo_costs`]).
 pub fn collect(c: &Capture) -> Option<Collected> {
+    collect_with(c, None).or_else(|| {
+        let h = hlo_costs(c);
+        (!h.is_empty()).then(|| collect_with(c, Some(h))).flatten()
+    })
+}
+
+/// The `XLA Modules` events beside `XLA Ops` line `t` (same stream): (start, end, name), by
+/// start.
+fn module_spans(c: &Capture, t: u32) -> Vec<(Ps, Ps, StrId)> {
+    let name = c.track_name(t);
+    let suffix = name.strip_prefix("XLA Ops").unwrap_or("");
+    let proc_ = c.tracks[t as usize].process;
+    let s = &c.slices;
+    let mut out = Vec::new();
+    for (m, tr) in c.tracks.iter().enumerate() {
+        if tr.process != proc_ || c.track_name(m as u32).strip_prefix("XLA Modules") != Some(suffix)
+        {
+            continue;
+        }
+        for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+            out.push((s.start[i], s.start[i] + s.dur[i], s.name[i]));
+        }
+    }
+    out.sort_unstable_by_key(|m| m.0);
+    out
+}
+
+fn collect_with(
+    c: &Capture,
+    hlo: Option<FxHashMap<String, (f64, f64, String)>>,
+) -> Option<Collected> {
     let key = |s: &str| c.strings.lookup(s);
     let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
-    if kf.is_none() && km.is_none() && kb.is_none() {
+    if hlo.is_none() && kf.is_none() && km.is_none() && kb.is_none() {
         return None;
     }
     let s = &c.slices;
@@ -50,16 +128,39 @@ pub fn collect(c: &Capture) -> Option<Collected> {
         named
     };
     let mut rows: Vec<Row> = Vec::new();
-    let mut by_name: FxHashMap<StrId, usize> = FxHashMap::default();
+    let mut by_name: FxHashMap<(StrId, StrId), usize> = FxHashMap::default();
     let mut sums: Vec<(f64, f64, bool)> = Vec::new();
     let mut ids = Vec::new();
     let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     for t in tracks {
         let tr = &c.tracks[t as usize];
+        let modules = if hlo.is_some() {
+            module_spans(c, t)
+        } else {
+            Vec::new()
+        };
         for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
             total += s.dur[i];
             let (mut f, mut mf, mut b) = (None, None, None);
+            let mut module = StrId::EMPTY;
+            let mut dtype = "";
+            if let Some(h) = &hlo {
+                let at = modules.partition_point(|m| m.0 <= s.start[i]);
+                if let Some(&(_, end, m)) = at.checked_sub(1).and_then(|k| modules.get(k))
+                    && end >= s.start[i] + s.dur[i]
+                {
+                    module = m;
+                    let name = c.strings.get(m);
+                    let pid = name
+                        .rsplit_once('(')
+                        .map_or("", |(_, p)| p.trim_end_matches(')'));
+                    let k = format!("{pid}/{}", c.strings.get(s.name[i]));
+                    if let Some((fl, by, d)) = h.get(&k) {
+                        (f, b, dtype) = (Some(*fl), Some(*by), d.as_str());
+                    }
+                }
+            }
             c.args.for_each(s.args[i], &c.strings, |k, v| {
                 let k = Some(k);
                 let x = v.as_i64(&c.strings).map(|x| x as f64).or(match v {
@@ -81,7 +182,7 @@ pub fn collect(c: &Capture) -> Option<Collected> {
                 e.1 += 1;
                 continue;
             }
-            let r = *by_name.entry(s.name[i]).or_insert_with(|| {
+            let r = *by_name.entry((s.name[i], module)).or_insert_with(|| {
                 let cost = Cost {
                     flops: 0.0,
                     bytes: None,
@@ -90,8 +191,8 @@ pub fn collect(c: &Capture) -> Option<Collected> {
                 };
                 rows.push(Row::new(
                     c.strings.get(s.name[i]),
-                    "",
-                    "",
+                    c.strings.get(module),
+                    dtype,
                     "",
                     Family::Hlo,
                     cost,
@@ -124,12 +225,20 @@ pub fn collect(c: &Capture) -> Option<Collected> {
         ids,
         other,
         total,
+        from_hlo: hlo.is_some(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_keys_are_the_loaders() {
+        use crate::formats::xplane::hlo_cost;
+        assert_eq!(META_PREFIX, hlo_cost::META_PREFIX);
+        assert_eq!(META_MALFORMED, hlo_cost::META_MALFORMED);
+    }
     use crate::model::*;
 
     #[test]
@@ -163,6 +272,7 @@ mod tests {
             ids,
             other,
             total,
+            ..
         } = collect(&c).expect("rows");
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].count, rows[0].device_ps), (2, 2_000_000));
@@ -171,5 +281,91 @@ mod tests {
         assert_eq!((other.len(), other[0].1, total), (1, 1_000_000, 3_000_000));
         // 2 MFLOP per µs = 2 TFLOP/s.
         assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gpu_ops_costed_from_the_module_tables_of_their_module() {
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:GPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Gpu;
+        let mods = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ops = b.track(p, Key::Int(2), TrackKind::Thread);
+        let (mn, on) = (
+            b.intern("XLA Modules - from #7"),
+            b.intern("XLA Ops - from #7"),
+        );
+        b.track_mut(mods).name = mn;
+        b.track_mut(ops).name = on;
+        let cat = b.intern("");
+        let slice = |b: &mut CaptureBuilder, t: u32, start: Ps, dur: Ps, name: &str| {
+            let n = b.intern(name);
+            b.add_slice(t, start, dur, n, cat, ArgsRef::NONE, 0);
+        };
+        slice(&mut b, mods, 0, 10_000, "jit_f(7)");
+        slice(&mut b, mods, 20_000, 10_000, "jit_g(8)");
+        slice(&mut b, ops, 1_000, 2_000, "fusion.1");
+        slice(&mut b, ops, 21_000, 4_000, "fusion.1");
+        slice(&mut b, ops, 26_000, 1_000, "custom-call.3");
+        // Two modules with a `fusion.1` each, of different costs; `custom-call.3` has none.
+        let (k7, k8, kbad) = (
+            b.intern("hlo_costs:7"),
+            b.intern("hlo_costs:8"),
+            b.intern(META_MALFORMED),
+        );
+        let (v7, v8) = (
+            b.intern("fusion.1\t100\t40\tf32\n"),
+            b.intern("fusion.1\t300\t80\tbf16\n"),
+        );
+        b.args.begin();
+        b.args.push(k7, ArgValue::Str(v7));
+        b.args.push(k8, ArgValue::Str(v8));
+        b.args.push(kbad, ArgValue::U64(2));
+        b.metadata = b.args.finish();
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        assert_eq!(malformed_modules(&c), 2);
+        let got = collect(&c).expect("rows");
+        assert!(got.from_hlo);
+        let mut rows: Vec<(String, String, String, f64, Option<f64>, Ps)> = got
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.input_dims.clone(),
+                    r.dtype.clone(),
+                    r.cost.flops,
+                    r.cost.bytes,
+                    r.device_ps,
+                )
+            })
+            .collect();
+        rows.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(
+            rows,
+            [
+                (
+                    "fusion.1".into(),
+                    "jit_f(7)".into(),
+                    "f32".into(),
+                    100.0,
+                    Some(40.0),
+                    2_000
+                ),
+                (
+                    "fusion.1".into(),
+                    "jit_g(8)".into(),
+                    "bf16".into(),
+                    300.0,
+                    Some(80.0),
+                    4_000
+                ),
+            ]
+        );
+        assert_eq!(
+            (got.other.len(), got.other[0].1, got.total),
+            (1, 1_000, 7_000)
+        );
     }
 }

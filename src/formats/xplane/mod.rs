@@ -9,6 +9,8 @@ pub mod derive_device;
 mod derive_sched;
 pub mod derived;
 pub mod group;
+pub mod hlo_cost;
+pub mod hlo_op_profile;
 pub mod hlo_symbols;
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]

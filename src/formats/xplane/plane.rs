@@ -49,6 +49,8 @@ pub struct Decoder<'p> {
     pub(super) threads: usize,
     /// HLO modules of `/host:metadata` (symbols of XLA ops).
     pub(super) symbols: HloSymbols,
+    /// FLOPs and bytes per HLO instruction of those modules (`hlo_costs:<program id>` metadata).
+    pub(super) costs: super::hlo_cost::HloCosts,
     /// Scope range id → parent (`/host:__ScopeRangeCallStack__`).
     pub(super) scope_tree: FxHashMap<i64, i64>,
 }
@@ -73,6 +75,23 @@ fn map_entry<'a>(mut r: Reader<'a>) -> Result<(i64, Reader<'a>), Box<WireError>>
 }
 
 impl<'p> Decoder<'p> {
+    /// The HLO cost tables as capture metadata (`hlo_costs:<program id>`, and
+    /// `hlo_costs_malformed` when a module could not be decoded).
+    fn push_hlo_costs(&mut self) {
+        let costs = std::mem::take(&mut self.costs);
+        for (pid, t) in &costs.tables {
+            let k = self
+                .b
+                .intern(&format!("{}{pid}", super::hlo_cost::META_PREFIX));
+            let v = self.b.intern(t);
+            self.meta.push((k, ArgValue::Str(v)));
+        }
+        if costs.malformed > 0 {
+            let k = self.b.intern(super::hlo_cost::META_MALFORMED);
+            self.meta.push((k, ArgValue::U64(costs.malformed)));
+        }
+    }
+
     /// A decoder for a space whose times are shifted by `origin_ns`.
     pub fn new(progress: &'p Progress, origin_ns: i64) -> Self {
         let mut b = CaptureBuilder::new();
@@ -91,6 +110,7 @@ impl<'p> Decoder<'p> {
             k_long_name,
             threads: crate::threads::from_env("TRACETUI_XPLANE_THREADS"),
             symbols: HloSymbols::default(),
+            costs: Default::default(),
             scope_tree: FxHashMap::default(),
         }
     }
@@ -152,6 +172,7 @@ impl<'p> Decoder<'p> {
         }
         self.finish_derived();
         self.finish_flows();
+        self.push_hlo_costs();
         self.b.args.begin();
         for &(k, v) in &self.meta {
             self.b.args.push(k, v);
@@ -279,6 +300,7 @@ impl<'p> Decoder<'p> {
             if let Some(b) = hlo_proto {
                 // XProf keys a module by its program_id stat, else the metadata id.
                 self.symbols.add(program_id.unwrap_or(key) as u64, b);
+                self.costs.add(program_id.unwrap_or(key) as u64, b);
             }
             if is_metadata_plane && full != StrId::EMPTY {
                 let pid = program_id.unwrap_or(key);
