@@ -3,12 +3,12 @@
 #
 #   benches/scan_ratio.sh [FILE] [PAIRS] [BINARY...]
 #
-# FILE     the trace (default target/bench-data/nsres_x1g.pt.trace.json); built when missing by
-#          replicating $SCAN_SOURCE (any real Kineto .json/.json.gz; default the V100
-#          ns-resolution capture of traces/hta, 4.5 M events per GB like the issue's file; the H200
-#          torch capture traces/h200/torch-gpu-transformer/*.pt.trace.json.gz gives 1.75 M
-#          arg-heavy events per GB) in time to $SCAN_MB (default 1024) MB with
-#          benches/replicate_trace.py (the rule of src/synth/replicate.rs).
+# FILE     the trace (default target/bench-data/h200_x1g.pt.trace.json); built when missing by
+#          replicating $SCAN_SOURCE (any real Kineto .json/.json.gz; default the repo's H200 torch
+#          capture tests/fixtures/torch_gpu/worker0.1795774111709892780.pt.trace.json.gz, 1.75 M
+#          arg-heavy events per GB; the issue's shape, 4.5 M events per GB, comes from the V100
+#          ns-resolution capture of the team's traces/hta collection) in time to $SCAN_MB
+#          (default 1024) MB with benches/replicate_trace.py (the rule of src/synth/replicate.rs).
 # PAIRS    paired runs (default 5).
 # BINARY   tracetui binaries to compare (default: target/release/tracetui, built if missing).
 #
@@ -22,12 +22,11 @@
 # ratios only mean something on a quiet machine (2 cores, nothing else running).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FILE=${1:-target/bench-data/nsres_x1g.pt.trace.json}
+FILE=${1:-target/bench-data/h200_x1g.pt.trace.json}
 PAIRS=${2:-5}
 shift $(($# > 2 ? 2 : $#)) || true
 BINS=("$@")
-SHARED=$(ls -d ../shared /work/shared 2>/dev/null | head -1 || true)
-SRC=${SCAN_SOURCE:-$SHARED/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz}
+SRC=${SCAN_SOURCE:-tests/fixtures/torch_gpu/worker0.1795774111709892780.pt.trace.json.gz}
 if [[ ! -s $FILE ]]; then
     mkdir -p "$(dirname "$FILE")"
     python3 benches/replicate_trace.py "$SRC" "$FILE.tmp" "${SCAN_MB:-1024}"
