@@ -41,6 +41,22 @@ pub fn xplane_roles(c: &Capture) -> (Vec<bool>, Vec<bool>) {
         .unzip()
 }
 
+/// Per track of any capture: (is a device stream, is a host track). XPlane: [`xplane_roles`];
+/// JSON: `gpu_stream` tracks are streams and every other track is a host track (a device
+/// process's CPU threads too).
+pub fn track_roles(c: &Capture) -> (Vec<bool>, Vec<bool>) {
+    if c.format == Some(crate::model::Format::XPlane) {
+        return xplane_roles(c);
+    }
+    c.tracks
+        .iter()
+        .map(|tr| {
+            let s = tr.kind == TrackKind::GpuStream;
+            (s, !s)
+        })
+        .unzip()
+}
+
 /// Host launches by correlation id, from the tracks marked in `is_host` (in track order, each
 /// track's events by start): the first event of an id is its launch.
 #[derive(Clone, Debug, Default)]

@@ -86,17 +86,7 @@ impl Roles {
     /// The roles of `c`'s tracks and names, and every activity's launch.
     pub fn new(c: &Capture) -> Roles {
         let xplane = c.format == Some(Format::XPlane);
-        let (is_stream, is_host): (Vec<bool>, Vec<bool>) = if xplane {
-            launch_link::xplane_roles(c)
-        } else {
-            c.tracks
-                .iter()
-                .map(|tr| {
-                    let s = tr.kind == TrackKind::GpuStream;
-                    (s, !s)
-                })
-                .unzip()
-        };
+        let (is_stream, is_host) = launch_link::track_roles(c);
         let launches = launch_link::launches(c, &is_host);
         let threads = (0..c.tracks.len() as u32)
             .filter(|&t| {

@@ -10,7 +10,7 @@
 use super::classify::{KernelClass, classify};
 use super::options::GpuOptions;
 use crate::analysis::launch_link;
-use crate::model::{Capture, Category, Format, Key, NO_SLICE, Ps, StrId, TrackKind};
+use crate::model::{Capture, Category, Format, Key, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
 
 /// One GPU stream: where it lives and which rows of [`Activities`] it owns.
@@ -225,21 +225,8 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
         shift_ns: if compat { c.file_clock0_ns() } else { 0 },
         ..GpuStreams::default()
     };
-    // Which tracks are streams, which are host tracks. XPlane: the one linking rule
-    // (`launch_link`): stream lines of GPU planes; host lines of every other plane. JSON:
-    // `gpu_stream` tracks; every other track is a host track (a device process's CPU threads
-    // too).
-    let (is_stream, is_host) = if xplane {
-        launch_link::xplane_roles(c)
-    } else {
-        c.tracks
-            .iter()
-            .map(|tr| {
-                let s = tr.kind == TrackKind::GpuStream;
-                (s, !s)
-            })
-            .unzip()
-    };
+    // Which tracks are streams, which are host tracks: the one linking rule (`launch_link`).
+    let (is_stream, is_host) = launch_link::track_roles(c);
     // Host launches by correlation id: the first host slice of each id.
     let launches = launch_link::launches(c, &is_host);
     g.host_correlated = launches.host_correlated;
