@@ -3,12 +3,8 @@
 //! And the optimizable view (`o`), empty on this capture, says why and gives the path's answer.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use std::sync::Arc;
-use tracetui::ui::app::{App, Cmd, Msg};
-use tracetui::ui::catalog::CaptureRef;
-use tracetui::ui::colors::ColorMode;
+use tracetui::ui::app::{App, Msg};
 use tracetui::ui::keymap::ViewKind;
-use tracetui::ui::loader::{self, LoadDone};
 use tracetui::ui::views::critical::{path_at, path_events};
 use tracetui::ui::views::table::TableView;
 
@@ -18,29 +14,11 @@ use common::key;
 const H200: &str = "tests/fixtures/torch_gpu/worker0.1795774111709892780.pt.trace.json.gz";
 
 fn open(path: &str) -> App {
-    let p = std::path::Path::new(path);
-    let cap = CaptureRef::from_file(p, p.parent().unwrap());
-    let (mut app, cmds) = App::new(vec![cap], (140, 40), ColorMode::None);
-    for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-        }
-    }
-    app
+    common::open_file(path, (140, 40))
 }
 
 fn table(app: &App) -> &TableView {
-    app.views()
-        .last()
-        .and_then(|v| v.as_any().downcast_ref::<TableView>())
-        .expect("table on top")
+    common::top_table(app)
 }
 
 #[test]

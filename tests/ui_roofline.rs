@@ -3,14 +3,10 @@
 //! next op and `Enter` making its kernels the hits and jumping to the first.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use std::sync::Arc;
 use tracetui::analysis::roofline;
 use tracetui::model::Category;
-use tracetui::ui::app::{App, Cmd, Msg};
-use tracetui::ui::catalog::CaptureRef;
-use tracetui::ui::colors::ColorMode;
+use tracetui::ui::app::{App, Msg};
 use tracetui::ui::keymap::ViewKind;
-use tracetui::ui::loader::{self, LoadDone};
 use tracetui::ui::views::roofline::RooflineView;
 use tracetui::ui::views::table::TableView;
 
@@ -18,22 +14,7 @@ mod common;
 use common::{key, screen};
 
 fn open(path: &str) -> App {
-    let p = std::path::Path::new(path);
-    let cap = CaptureRef::from_file(p, p.parent().unwrap());
-    let (mut app, cmds) = App::new(vec![cap], (140, 40), ColorMode::None);
-    for c in cmds {
-        if let Cmd::Load {
-            generation,
-            entry,
-            capture,
-            progress,
-        } = c
-        {
-            let result = loader::load_sync(&capture, &progress).map(Arc::new);
-            app.update(Msg::Load(LoadDone::finished(generation, entry, result)));
-        }
-    }
-    app
+    common::open_file(path, (140, 40))
 }
 
 #[test]

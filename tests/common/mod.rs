@@ -59,6 +59,26 @@ pub fn run_cmds(app: &mut App, cmds: Vec<Cmd>) {
     }
 }
 
+/// The app opened on one capture file at `size`, its load run through the real loader.
+pub fn open_file(path: &str, size: (u16, u16)) -> App {
+    let p = std::path::Path::new(path);
+    let cap = tracetui::ui::catalog::CaptureRef::from_file(p, p.parent().expect("a file path"));
+    let (mut app, cmds) = App::new(vec![cap], size, tracetui::ui::colors::ColorMode::None);
+    run_cmds(&mut app, cmds);
+    app
+}
+
+/// The table view on top of the view stack.
+pub fn top_table(app: &App) -> &tracetui::ui::views::table::TableView {
+    app.views()
+        .last()
+        .and_then(|v| {
+            v.as_any()
+                .downcast_ref::<tracetui::ui::views::table::TableView>()
+        })
+        .expect("table on top")
+}
+
 /// Σ of a table column's numeric sort keys over every row (text keys count 0).
 pub fn column_sum(t: &tracetui::ui::views::table::TableView, c: usize) -> f64 {
     t.rows.iter().map(|r| num(r.keys.get(c))).sum()
