@@ -3,7 +3,6 @@
 //! the raw JSON (kernels whose launch lies inside a call of the op on its thread), the time
 //! accounting and the order.
 
-use assert_cmd::Command;
 use flate2::read::GzDecoder;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -17,18 +16,12 @@ fn capture() -> String {
         .into_owned()
 }
 
+mod common;
+
 fn tracetui(args: &[&str]) -> String {
-    let out = Command::cargo_bin("tracetui")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf8")
+    let (code, out, err) = common::run_cli(args);
+    assert_eq!(code, 0, "{err}");
+    out
 }
 
 fn roofline() -> Value {
