@@ -19,14 +19,8 @@ use tracetui::model::Category;
 use tracetui::model::SourceInfo;
 
 fn main() {
-    let events: u64 = std::env::var("TRACETUI_BENCH_EVENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
-    let runs: u32 = std::env::var("TRACETUI_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let events: u64 = common::env_or("TRACETUI_BENCH_EVENTS", 1_000_000);
+    let runs: u32 = common::env_or("TRACETUI_BENCH_RUNS", 3);
     let dir = PathBuf::from("target/bench-data");
     fs::create_dir_all(&dir).expect("bench dir");
     let path = dir.join(format!("critical_{events}.pt.trace.json"));

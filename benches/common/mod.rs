@@ -62,3 +62,12 @@ impl Sampler {
         self.peak.load(Ordering::Relaxed)
     }
 }
+
+/// The value of environment variable `name` parsed as `T`, else `default` (bench sizes and run
+/// counts: `TRACETUI_BENCH_EVENTS`, `TRACETUI_BENCH_RUNS`).
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
