@@ -133,6 +133,7 @@ fn collect_with(
     let mut ids = Vec::new();
     let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
+    let mut key_buf = String::new();
     for t in tracks {
         let tr = &c.tracks[t as usize];
         let modules = if hlo.is_some() {
@@ -155,8 +156,12 @@ fn collect_with(
                     let pid = name
                         .rsplit_once('(')
                         .map_or("", |(_, p)| p.trim_end_matches(')'));
-                    let k = format!("{pid}/{}", c.strings.get(s.name[i]));
-                    if let Some((fl, by, d)) = h.get(&k) {
+                    // `program id/op name`, in one buffer reused for every event.
+                    key_buf.clear();
+                    key_buf.push_str(pid);
+                    key_buf.push('/');
+                    key_buf.push_str(c.strings.get(s.name[i]));
+                    if let Some((fl, by, d)) = h.get(key_buf.as_str()) {
                         (f, b, dtype) = (Some(*fl), Some(*by), d.as_str());
                     }
                 }
