@@ -17,6 +17,7 @@ pub mod model;
 pub mod synth;
 pub mod text;
 pub mod threads;
+pub mod timings;
 pub mod ui;
 // Parquet export and SQL (issue 28).
 #[cfg(feature = "export")]

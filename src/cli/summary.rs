@@ -170,6 +170,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
 
 /// Summarizes a loaded capture (or its load error).
 pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> CaptureSummary {
+    crate::timings::mark("load");
     let mut out = base(cap);
     let c = match loaded {
         Ok(c) => c,
@@ -292,6 +293,7 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
             })
             .collect(),
     );
+    crate::timings::mark("summary");
     out
 }
 

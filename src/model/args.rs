@@ -157,6 +157,15 @@ fn get_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
 }
 
 impl ArgsArena {
+    /// Empties the arena, keeping its buffers' capacity.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.dropped_blocks = 0;
+        self.begin();
+        self.lazy = None;
+        self.inherits = false;
+    }
+
     /// Starts a new block, discarding any unfinished one.
     #[inline]
     pub fn begin(&mut self) {

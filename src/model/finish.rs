@@ -95,6 +95,7 @@ impl CaptureBuilder {
                 self.s.flags[id as usize] |= slice_flags::ASYNC_UNFINISHED;
             }
         }
+        crate::timings::mark("finish: begin/end");
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
@@ -107,9 +108,11 @@ impl CaptureBuilder {
         {
             ranges = Some(self.s_track.ranges(self.tracks.len()));
         }
+        crate::timings::mark("finish: runs check");
         if ranges.is_none() {
             self.s_track.densify();
         }
+        crate::timings::mark("finish: densify");
         let presorted = ranges.is_some() || {
             let (tr, st, du) = (&*self.s_track.dense_mut(), &self.s.start, &self.s.dur);
             let in_order = |r: std::ops::Range<usize>| {
@@ -129,6 +132,7 @@ impl CaptureBuilder {
                 in_order(1..n)
             }
         };
+        crate::timings::mark("finish: presorted check");
         let order = if presorted {
             Vec::new()
         } else {
@@ -139,6 +143,7 @@ impl CaptureBuilder {
                 self.tracks.len(),
             )
         };
+        crate::timings::mark("finish: sort order");
         let sorted = order.windows(2).all(|w| w[0] < w[1]);
         let mut raw_to_new: Vec<u32> = Vec::new();
         if !sorted {
@@ -179,6 +184,7 @@ impl CaptureBuilder {
             }
         }
         drop(order);
+        crate::timings::mark("finish: sort");
         let map_raw = |raw: u32| -> u32 {
             if raw_to_new.is_empty() {
                 raw
@@ -214,6 +220,7 @@ impl CaptureBuilder {
         self.s.lane = vec![0; n];
         self.s.parent = vec![0; n];
         let slice_span = self.assign_all_lanes();
+        crate::timings::mark("finish: lanes");
         // Instants by (track, ts).
         let ni = self.inst.ts.len();
         let mut iorder: Vec<u32> = (0..ni as u32).collect();
@@ -249,6 +256,7 @@ impl CaptureBuilder {
             }
         }
 
+        crate::timings::mark("finish: instants/counters");
         // Flows: group points by (cat, id) in file order; link consecutive points.
         let fp = std::mem::take(&mut self.flow_points);
         // Order each flow's points by time (files may list the `f` before its `s`, e.g. Kineto
@@ -300,6 +308,7 @@ impl CaptureBuilder {
         let resolve_end = |e: FlowEnd| resolve(&self.s, &self.tracks, e);
         let (flows, unresolved) = super::flow_link::link(fp, &point_time, &resolve_end);
         let (ends, starts, none) = unresolved;
+        crate::timings::mark("finish: flows");
         if ends + starts + none > 0 {
             let text = super::warning_text::unresolved_flows(ends, starts, none);
             self.warn_n("unresolved_flow", text, ends + starts + none);
@@ -334,6 +343,7 @@ impl CaptureBuilder {
             );
         }
         self.args.shrink();
+        crate::timings::mark("finish: rest");
         Capture {
             source,
             format: Some(format),

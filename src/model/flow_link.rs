@@ -127,7 +127,9 @@ pub(super) fn link(
             )
         })
         .collect();
+    crate::timings::mark("flows: keys");
     sort_keys(&mut keys);
+    crate::timings::mark("flows: sort");
     link_sorted(&fp, resolve, &keys)
 }
 

@@ -10,11 +10,13 @@
 pub enum Val {
     /// String content (no escapes, valid UTF-8).
     Str(u32, u32),
-    /// Integer text (never `-0`, at most 20 digits); read by [`int_value`] where a field needs
-    /// the value (phase 1 turns those into `Whole`).
+    /// Integer text of 20 digits (never `-0`); read by [`int_value`] where a field needs the
+    /// value (phase 1 turns those into `Whole`). Shorter integers come as `Whole` directly.
     Int(u32, u32),
     /// An integer's value as serde reads it: (negative, magnitude).
     Whole(bool, u64),
+    /// A `ts`/`dur` read by [`time_ps`]: index into the plan's times.
+    Time(u32),
     /// Number with a fraction or exponent: its text span.
     Num(u32, u32),
     /// An arg float, read by serde_json's own parser.
@@ -100,7 +102,13 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
         j += 1;
     }
     let d0 = j;
-    while b.get(j).is_some_and(u8::is_ascii_digit) {
+    // The integer part's value, read as it is scanned (exact up to 19 digits).
+    let mut mag: u64 = 0;
+    while let Some(&c) = b.get(j) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        mag = mag.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
         j += 1;
     }
     let nd = j - d0;
@@ -148,7 +156,61 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
     if (neg && nd == 1 && b.get(d0) == Some(&b'0')) || nd > 20 {
         return None;
     }
+    if nd <= 19 {
+        // Below i64::MIN serde reads a float: leave to it.
+        if neg && mag > 1 << 63 {
+            return None;
+        }
+        return Some((j, Val::Whole(neg, mag)));
+    }
     Some((j, Val::Int(s, e)))
+}
+
+/// A `ts`/`dur` number at `i` in its common form (`123`, `123.456`: at most 17 integer and 6
+/// fraction digits, no sign or exponent) as picoseconds, read in one pass; `None` for anything
+/// else (the caller then takes the general path).
+#[inline(always)]
+pub fn time_ps(b: &[u8], i: usize) -> Option<(usize, i128)> {
+    let mut j = i;
+    let mut int: u64 = 0;
+    while let Some(&c) = b.get(j) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        int = int * 10 + u64::from(c - b'0');
+        j += 1;
+        if j - i > 17 {
+            return None;
+        }
+    }
+    let nd = j - i;
+    if nd == 0 || (nd > 1 && b.get(i) == Some(&b'0')) {
+        return None;
+    }
+    let mut frac: u64 = 0;
+    let mut k = 0;
+    if b.get(j) == Some(&b'.') {
+        j += 1;
+        while let Some(&c) = b.get(j) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            if k == 6 {
+                return None;
+            }
+            frac = frac * 10 + u64::from(c - b'0');
+            k += 1;
+            j += 1;
+        }
+        if k == 0 {
+            return None;
+        }
+    }
+    if !matches!(b.get(j), Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')) {
+        return None;
+    }
+    const POW: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    Some((j, i128::from(int) * 1_000_000 + i128::from(frac * POW[k])))
 }
 
 /// The value of an integer's text as serde reads it: `(negative, magnitude)`, `None` when serde
@@ -161,10 +223,19 @@ pub fn int_value(b: &[u8], s: u32, e: u32) -> Option<(bool, u64)> {
         _ => (false, t),
     };
     let mut mag: u64 = 0;
-    for &c in digits {
-        mag = mag
-            .checked_mul(10)?
-            .checked_add(u64::from(c.wrapping_sub(b'0')))?;
+    if digits.len() <= 19 {
+        // At most 19 digits never overflow a u64: no checks in the common case.
+        for &c in digits {
+            mag = mag
+                .wrapping_mul(10)
+                .wrapping_add(u64::from(c.wrapping_sub(b'0')));
+        }
+    } else {
+        for &c in digits {
+            mag = mag
+                .checked_mul(10)?
+                .checked_add(u64::from(c.wrapping_sub(b'0')))?;
+        }
     }
     if neg && mag > 1 << 63 {
         return None;
@@ -239,6 +310,7 @@ pub fn nested(b: &[u8], i: usize, out: &mut Vec<u8>, depth: u32) -> Option<usize
                     Val::Int(s, e) => {
                         int_value(b, s, e)?;
                     }
+                    // An integer read whole (≤ 19 digits) is one serde reads exactly.
                     _ => {}
                 }
                 out.extend_from_slice(b.get(j..e)?);
@@ -296,7 +368,12 @@ mod tests {
         assert!(string(b"\"bad\xff utf8 here\"", 1).is_none());
         assert!(string(b"\"ctl\x01\"", 1).is_none());
         assert!(string(b"\"no end", 1).is_none());
-        assert!(matches!(number(b"12,", 0), Some((2, Val::Int(0, 2)))));
+        assert!(matches!(
+            number(b"12,", 0),
+            Some((2, Val::Whole(false, 12)))
+        ));
+        assert!(matches!(time_ps(b"12.5,", 0), Some((4, 12_500_000))));
+        assert!(time_ps(b"012,", 0).is_none());
         assert_eq!(int_value(b"-7}", 0, 2), Some((true, 7)));
         assert!(matches!(number(b"1.5e3 ", 0), Some((5, Val::Num(0, 5)))));
         assert!(number(b"-0,", 0).is_none());

@@ -15,7 +15,7 @@
 
 use super::apply::Loader;
 use super::intern::cached_key;
-use super::lex::{Val, float, int_value, nested, scalar, string, ws};
+use super::lex::{Val, float, int_value, nested, scalar, string, time_ps, ws};
 use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
@@ -28,6 +28,8 @@ pub struct Plan {
     entries: Vec<(u32, u32, Val)>,
     /// Compact JSON text of nested arg values.
     text: Vec<u8>,
+    /// `ts`/`dur` values read in phase 1 (`Val::Time`).
+    times: Vec<i128>,
 }
 
 impl Plan {
@@ -36,6 +38,7 @@ impl Plan {
         self.fields.clear();
         self.entries.clear();
         self.text.clear();
+        self.times.clear();
         if b.get(i) != Some(&b'{') {
             return None;
         }
@@ -56,6 +59,9 @@ impl Plan {
             j = ws(b, j + 1);
             let (e, v) = if f == Field::Args && b.get(j) == Some(&b'{') {
                 self.args(b, j)?
+            } else if let (Field::Ts | Field::Dur, Some((e, ps))) = (f, time_ps(b, j)) {
+                self.times.push(ps);
+                (e, Val::Time(self.times.len() as u32 - 1))
             } else {
                 scalar(b, j)?
             };
@@ -133,7 +139,12 @@ impl Plan {
                 Val::Str(..) => true,
                 _ => false,
             },
-            Field::Ts | Field::Dur => matches!(v, Val::Int(..) | Val::Num(..)),
+            Field::Ts | Field::Dur => {
+                matches!(
+                    v,
+                    Val::Int(..) | Val::Num(..) | Val::Whole(..) | Val::Time(..)
+                )
+            }
             Field::Args => matches!(v, Val::Args(..) | Val::Null),
             Field::Id | Field::Id2 | Field::BindId => {
                 matches!(v, Val::Whole(..) | Val::Str(..) | Val::Null)
@@ -204,8 +215,21 @@ pub fn event(
                     ev.tid = Some(k);
                 }
             }
-            (Field::Ts | Field::Dur, Val::Int(s, e) | Val::Num(s, e)) => {
-                let t = Some(us_text_to_ps(span(b, s, e)).ok_or(()));
+            (
+                Field::Ts | Field::Dur,
+                v @ (Val::Int(..) | Val::Num(..) | Val::Whole(..) | Val::Time(_)),
+            ) => {
+                let t = Some(match v {
+                    Val::Time(k) => plan.times.get(k as usize).copied().ok_or(()),
+                    // `us_text_to_ps` reads at most i64::MAX µs.
+                    Val::Whole(_, mag) if mag > i64::MAX as u64 => Err(()),
+                    Val::Whole(neg, mag) => {
+                        let ps = i128::from(mag) * 1_000_000;
+                        Ok(if neg { -ps } else { ps })
+                    }
+                    Val::Int(s, e) | Val::Num(s, e) => us_text_to_ps(span(b, s, e)).ok_or(()),
+                    _ => Err(()),
+                });
                 if f == Field::Ts {
                     ev.ts = t;
                 } else {
@@ -290,7 +314,9 @@ fn args(
                 ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
             }
             // Phase 1 resolves every number in args; the rest is null.
-            Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) => ArgValue::Null,
+            Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) | Val::Time(_) => {
+                ArgValue::Null
+            }
         };
         ev.facts.note(k, ld.k.correlation, ld.k.stream, value);
         ld.b.args.push(k, value);

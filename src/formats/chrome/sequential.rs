@@ -220,7 +220,9 @@ fn strip_position(e: &serde_json::Error) -> String {
 /// Finalizes the loader (warnings, origin, metadata) and builds the capture; `hint` is the
 /// format implied by the file name.
 pub fn finish(mut ld: Loader<'_>, source: SourceInfo, hint: Option<Format>) -> Capture {
+    crate::timings::mark("parse");
     ld.finalize();
+    crate::timings::mark("finalize");
     ld.report_progress();
     let format = hint.unwrap_or(if ld.kineto_hint {
         Format::Kineto

@@ -173,3 +173,22 @@ proptest! {
         }
     }
 }
+
+/// Integer `ts` read whole by the scanner keeps serde's limit (at most i64::MAX µs).
+#[test]
+fn whole_integer_times_at_the_limit() {
+    for ts in [
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "12",
+    ] {
+        let text = format!(
+            "{{\"traceEvents\": [\n  {{\"ph\":\"X\", \"name\": \"n\", \"pid\": 1, \"tid\": 0, \"ts\": 0.5, \"dur\": 1, \"ts\": {ts}}},\n  {{\"ph\":\"X\", \"name\": \"m\", \"pid\": 1, \"tid\": 0, \"ts\": 3, \"dur\": 2.25}}\n]}}"
+        );
+        let p = Progress::default();
+        let seq = load_bytes(text.as_bytes(), SourceInfo::default(), &p).unwrap();
+        let par = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, 60, 2).unwrap();
+        assert_eq!(format!("{seq:?}"), format!("{par:?}"), "{ts}");
+    }
+}
