@@ -92,6 +92,31 @@ pub fn string(b: &[u8], start: usize) -> Option<usize> {
     Some(i)
 }
 
+/// A string of at most 7 plain bytes (no escape, control or non-ASCII byte) whose opening quote
+/// is at `start - 1`, read as one word: (index of its closing quote, the bytes packed
+/// little-endian and zero-padded). `None` for anything else (use [`string`]).
+#[inline(always)]
+pub fn short_string(b: &[u8], start: usize) -> Option<(usize, u64)> {
+    let chunk = b.get(start..start + 8)?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(chunk);
+    let w = u64::from_le_bytes(a);
+    let m = specials(w);
+    if m == 0 {
+        return None;
+    }
+    let p = m.trailing_zeros() / 8;
+    if (w >> (8 * p)) as u8 != b'"' {
+        return None;
+    }
+    let packed = if p == 0 {
+        0
+    } else {
+        w & (u64::MAX >> (64 - 8 * p))
+    };
+    Some((start + p as usize, packed))
+}
+
 /// Scans a number at `i`; `(end, Val)`. Only the text is checked here: integer values are
 /// read by [`int_value`] where a field needs them (`ts`/`dur` keep their text).
 #[inline(always)]

@@ -134,6 +134,56 @@ impl Field {
     }
 }
 
+/// `key` (at most 8 bytes) packed little-endian into a word, zero-padded.
+const fn pack(key: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < key.len() {
+        w |= (key[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+impl Field {
+    /// [`Field::from_key`] for a key of at most 7 bytes given packed ([`pack`]; keys hold no NUL,
+    /// so the word says the length too): one integer match instead of slice compares.
+    #[inline]
+    pub fn from_word(w: u64) -> Field {
+        const PH: u64 = pack(b"ph");
+        const NAME: u64 = pack(b"name");
+        const CAT: u64 = pack(b"cat");
+        const PID: u64 = pack(b"pid");
+        const TID: u64 = pack(b"tid");
+        const TS: u64 = pack(b"ts");
+        const DUR: u64 = pack(b"dur");
+        const ARGS: u64 = pack(b"args");
+        const ID: u64 = pack(b"id");
+        const ID2: u64 = pack(b"id2");
+        const S: u64 = pack(b"s");
+        const BP: u64 = pack(b"bp");
+        const BIND_ID: u64 = pack(b"bind_id");
+        const FLOW_IN: u64 = pack(b"flow_in");
+        match w {
+            PH => Field::Ph,
+            NAME => Field::Name,
+            CAT => Field::Cat,
+            PID => Field::Pid,
+            TID => Field::Tid,
+            TS => Field::Ts,
+            DUR => Field::Dur,
+            ARGS => Field::Args,
+            ID => Field::Id,
+            ID2 => Field::Id2,
+            S => Field::S,
+            BP => Field::Bp,
+            BIND_ID => Field::BindId,
+            FLOW_IN => Field::FlowIn,
+            _ => Field::Other,
+        }
+    }
+}
+
 /// A pid/tid given as a string: numeric strings normalized to integers, others interned.
 pub fn key_from_str(strings: &mut Interner, v: &str) -> Key {
     let t = v.trim();

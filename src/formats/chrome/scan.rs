@@ -15,7 +15,7 @@
 
 use super::apply::Loader;
 use super::intern::cached_key;
-use super::lex::{Val, float, int_value, nested, scalar, string, time_ps, ws};
+use super::lex::{Val, float, int_value, nested, scalar, short_string, string, time_ps, ws};
 use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
@@ -50,8 +50,13 @@ impl Plan {
             if b.get(j) != Some(&b'"') {
                 return None;
             }
-            let ke = string(b, j + 1)?;
-            let f = Field::from_key(b.get(j + 1..ke)?);
+            let (ke, f) = match short_string(b, j + 1) {
+                Some((ke, w)) => (ke, Field::from_word(w)),
+                None => {
+                    let ke = string(b, j + 1)?;
+                    (ke, Field::from_key(b.get(j + 1..ke)?))
+                }
+            };
             j = ws(b, ke + 1);
             if b.get(j) != Some(&b':') {
                 return None;
