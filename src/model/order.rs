@@ -54,11 +54,19 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
         sort_buckets(&mut order, 0, 0..nt);
         return order;
     }
-    // Contiguous track groups of about n / threads slices each.
+    // Contiguous track groups of about n / threads slices each: each cut at the track boundary
+    // nearest its target (a few big tracks are common: the first boundary past the target
+    // could leave one thread almost all the work).
     let mut cuts = vec![0usize];
-    for (t, &b) in bounds.iter().enumerate().take(nt).skip(1) {
-        let want = cuts.len() * n / threads;
-        if b >= want && cuts.len() < threads {
+    for k in 1..threads {
+        let want = k * n / threads;
+        let t = bounds.partition_point(|&b| b < want).min(nt);
+        let t = if t > 0 && want - bounds[t - 1] < bounds[t].saturating_sub(want) {
+            t - 1
+        } else {
+            t
+        };
+        if t > *cuts.last().unwrap_or(&0) && t < nt {
             cuts.push(t);
         }
     }
