@@ -108,11 +108,9 @@ impl CaptureBuilder {
         {
             ranges = Some(self.s_track.ranges(self.tracks.len()));
         }
-        crate::timings::mark("finish: runs check");
         if ranges.is_none() {
             self.s_track.densify();
         }
-        crate::timings::mark("finish: densify");
         let presorted = ranges.is_some() || {
             let (tr, st, du) = (&*self.s_track.dense_mut(), &self.s.start, &self.s.dur);
             let in_order = |r: std::ops::Range<usize>| {
@@ -132,7 +130,6 @@ impl CaptureBuilder {
                 in_order(1..n)
             }
         };
-        crate::timings::mark("finish: presorted check");
         let order = if presorted {
             Vec::new()
         } else {
@@ -184,7 +181,7 @@ impl CaptureBuilder {
             }
         }
         drop(order);
-        crate::timings::mark("finish: sort");
+        crate::timings::mark("finish: permute");
         let map_raw = |raw: u32| -> u32 {
             if raw_to_new.is_empty() {
                 raw

@@ -100,6 +100,9 @@ pub struct Loader<'p> {
     pub(super) record_window_end: Option<Ps>,
     pub(super) cat_cache: FxHashMap<StrId, Category>,
     pub(super) last_track: Option<(Key, Key, bool, u32)>,
+    /// Recent [`Loader::flow_track`] answers: (pid, tid, track count then, track); an answer
+    /// holds while no track is added (launch and kernel flow points alternate two threads).
+    flow_cache: [Option<(Key, Key, usize, u32)>; 2],
     /// `thread_name` / `thread_sort_index` metadata by (pid, tid), applied by `finalize` to
     /// the thread and the device stream of that key (whichever exist).
     pub(super) thread_meta: Vec<(Key, Key, Option<StrId>, Option<i64>)>,
@@ -164,6 +167,7 @@ impl<'p> Loader<'p> {
             record_window_end: None,
             cat_cache: FxHashMap::default(),
             last_track: None,
+            flow_cache: [None; 2],
             thread_meta: Vec::new(),
             sorted_processes: Vec::new(),
             chunked: None,
@@ -332,12 +336,27 @@ impl<'p> Loader<'p> {
     /// only that exists so far (the builder tries the other one of the pair when resolving).
     pub(super) fn flow_track(&mut self, pid: Option<Key>, tid: Option<Key>) -> u32 {
         let (pk, tk) = (Self::pid_key(pid), Self::tid_key(pid, tid));
+        let n = self.b.track_count();
+        for &(cp, ct, cn, t) in self.flow_cache.iter().flatten() {
+            if cn == n && cp == pk && ct == tk {
+                return t;
+            }
+        }
         let p = self.b.process(pk);
         let stream = self.b.find_track(p, tk, TrackKind::GpuStream);
-        match (self.b.find_track(p, tk, TrackKind::Thread), stream) {
+        let t = match (self.b.find_track(p, tk, TrackKind::Thread), stream) {
             (None, Some(s)) => s,
             _ => self.thread_track(pid, tid, false),
-        }
+        };
+        self.flow_cache[1] = self.flow_cache[0];
+        self.flow_cache[0] = Some((pk, tk, self.b.track_count(), t));
+        t
+    }
+
+    /// Forgets the [`Loader::flow_track`] answers (metadata may change a process's kind, which
+    /// the uncached path keeps up to date).
+    pub(super) fn forget_flow_tracks(&mut self) {
+        self.flow_cache = [None; 2];
     }
 
     /// Names the process and track of global instants without a pid (`global` / `global
@@ -418,7 +437,10 @@ impl<'p> Loader<'p> {
             // `T` without an id: Perfetto's thread-state extension, not a legacy async step.
             b'T' if ev.id.is_none() => self.skipped[usize::from(b'T')] += 1,
             b'b' | b'e' | b'n' | b'S' | b'F' | b'T' | b'p' => self.async_event(ev),
-            b'M' => self.metadata(ev),
+            b'M' => {
+                self.forget_flow_tracks();
+                self.metadata(ev);
+            }
             0 if ev.fields == 0 => {} // XProf's trailing `{}` placeholder
             0 => self.missing_ph += 1,
             other => self.skipped[other as usize] += 1,
