@@ -34,9 +34,7 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
             let (lo, hi) = (bounds[t] - base, bounds[t + 1] - base);
             let ids = &mut part[lo..hi];
             let key = |i: u32| (start[i as usize], std::cmp::Reverse(dur[i as usize]), i);
-            // Real tracks are in order but for a few slices a little out of place (a child
-            // written before its parent): insertion sort fixes those in linear time.
-            if insertion_sort_bounded(ids, &key, ids.len() / 8 + 1024) {
+            if ids.windows(2).all(|w| key(w[0]) < key(w[1])) {
                 continue;
             }
             keys.clear();
@@ -86,30 +84,6 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
         }
     });
     order
-}
-
-/// Insertion-sorts `ids` by `key` unless that takes more than `budget` element moves; whether it
-/// finished (`ids` is then sorted; otherwise it holds the same ids, partly sorted).
-fn insertion_sort_bounded<K: Ord>(ids: &mut [u32], key: &impl Fn(u32) -> K, budget: usize) -> bool {
-    let mut moves = 0usize;
-    for i in 1..ids.len() {
-        let x = ids[i];
-        let kx = key(x);
-        if key(ids[i - 1]) <= kx {
-            continue;
-        }
-        let mut j = i;
-        while j > 0 && key(ids[j - 1]) > kx {
-            ids[j] = ids[j - 1];
-            j -= 1;
-            moves += 1;
-        }
-        ids[j] = x;
-        if moves > budget {
-            return false;
-        }
-    }
-    true
 }
 
 /// The deepest slice of `track` (finished: lanes assigned) with `start <= ts < end`, or a

@@ -117,8 +117,9 @@ pub fn short_string(b: &[u8], start: usize) -> Option<(usize, u64)> {
     Some((start + p as usize, packed))
 }
 
-/// Scans a number at `i`; `(end, Val)`. Only the text is checked here: integer values are
-/// read by [`int_value`] where a field needs them (`ts`/`dur` keep their text).
+/// Scans a number at `i`; `(end, Val)`: an integer of up to 19 digits with its value
+/// (`Whole`), one of 20 digits as text (`Int`, for [`int_value`]), any other number as text
+/// (`Num`).
 #[inline(always)]
 pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
     let mut j = i;
@@ -248,19 +249,10 @@ pub fn int_value(b: &[u8], s: u32, e: u32) -> Option<(bool, u64)> {
         _ => (false, t),
     };
     let mut mag: u64 = 0;
-    if digits.len() <= 19 {
-        // At most 19 digits never overflow a u64: no checks in the common case.
-        for &c in digits {
-            mag = mag
-                .wrapping_mul(10)
-                .wrapping_add(u64::from(c.wrapping_sub(b'0')));
-        }
-    } else {
-        for &c in digits {
-            mag = mag
-                .checked_mul(10)?
-                .checked_add(u64::from(c.wrapping_sub(b'0')))?;
-        }
+    for &c in digits {
+        mag = mag
+            .checked_mul(10)?
+            .checked_add(u64::from(c.wrapping_sub(b'0')))?;
     }
     if neg && mag > 1 << 63 {
         return None;
