@@ -49,32 +49,17 @@ pub fn device_totals(c: &Capture, wanted: &[u32]) -> Vec<Ps> {
     out
 }
 
-/// True for device activities (kernels, copies, sets).
-pub fn is_activity(k: Category) -> bool {
-    matches!(k, Category::Kernel | Category::Memcpy | Category::Memset)
-}
-
 /// Device time not covered by a selected op, per activity name: (name id, ps, count), most
 /// time first; and the total device time of all activities, ps. `selected` is sorted.
 pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
     let s = &c.slices;
-    let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
-    for i in 0..s.len() {
-        let k = s.kind(i);
-        if k.is_device() || k == Category::GpuUserAnnotation {
-            continue;
-        }
-        let corr = s.corr(i);
-        if corr != 0 {
-            by_corr.entry(corr).or_insert(i as u32);
-        }
-    }
+    let by_corr = tree::launch_by_corr(c);
     // Memo per launch slice: covered or not.
     let mut memo: FxHashMap<u32, bool> = FxHashMap::default();
     let mut per: FxHashMap<u32, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     for i in 0..s.len() {
-        if !is_activity(s.kind(i)) {
+        if !tree::is_activity(s.kind(i)) {
             continue;
         }
         total += s.dur[i];
@@ -118,7 +103,7 @@ pub fn activities_of(c: &Capture, calls: &[u32]) -> Vec<u32> {
         }
     }
     (0..s.len())
-        .filter(|&i| is_activity(s.kind(i)))
+        .filter(|&i| tree::is_activity(s.kind(i)))
         .filter(|&i| {
             let Some(&l) = by_corr.get(&s.corr(i)).filter(|_| s.corr(i) != 0) else {
                 return false;

@@ -174,23 +174,18 @@ pub(crate) fn close<S: Fn(u32, u32) -> bool>(
     }
 }
 
-/// Device time launched per host slice: (launch slice id, Σ durations of the kernels, copies
-/// and sets whose correlation id is the launch's), sorted by id. Activities whose launch is
-/// not in the capture are left out (torch has no event to put them on either).
-pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Ps)> {
+/// True for device activities (kernels, copies, sets).
+pub(crate) fn is_activity(k: crate::model::Category) -> bool {
     use crate::model::Category;
-    use rustc_hash::FxHashMap;
+    matches!(k, Category::Kernel | Category::Memcpy | Category::Memset)
+}
+
+/// The first host slice (not a device activity or GPU annotation) of each correlation id: the
+/// launch that the device activities of that id belong to.
+pub(crate) fn launch_by_corr(c: &Capture) -> rustc_hash::FxHashMap<u64, u32> {
+    use crate::model::Category;
     let s = &c.slices;
-    let is_act = |i: usize| {
-        matches!(
-            s.kind(i),
-            Category::Kernel | Category::Memcpy | Category::Memset
-        )
-    };
-    if !(0..s.len()).any(is_act) {
-        return Vec::new();
-    }
-    let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut by_corr = rustc_hash::FxHashMap::default();
     for i in 0..s.len() {
         let k = s.kind(i);
         if k.is_device() || k == Category::GpuUserAnnotation {
@@ -201,6 +196,19 @@ pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Ps)> {
             by_corr.entry(corr).or_insert(i as u32);
         }
     }
+    by_corr
+}
+
+/// Device time launched per host slice: (launch slice id, Σ durations of the kernels, copies
+/// and sets whose correlation id is the launch's), sorted by id. Activities whose launch is
+/// not in the capture are left out (torch has no event to put them on either).
+pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Ps)> {
+    let s = &c.slices;
+    let is_act = |i: usize| is_activity(s.kind(i));
+    if !(0..s.len()).any(is_act) {
+        return Vec::new();
+    }
+    let by_corr = launch_by_corr(c);
     let mut out: Vec<(u32, Ps)> = (0..s.len())
         .filter(|&i| is_act(i))
         .filter_map(|i| {
