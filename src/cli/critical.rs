@@ -241,14 +241,6 @@ pub fn capture_critical(
     out
 }
 
-fn pct(part: i64, whole: i64) -> String {
-    if whole > 0 {
-        format!("{:.0}%", 100.0 * part as f64 / whole as f64)
-    } else {
-        "-".into()
-    }
-}
-
 /// Renders one capture for people.
 pub fn render_text(s: &CaptureCritical) -> String {
     let extra = format!("  steps from {}  {} rules", s.source, s.mode);
@@ -281,7 +273,11 @@ pub fn render_text(s: &CaptureCritical) -> String {
                 d(r.path_ns),
             ];
             for k in kinds {
-                row.push(pct(r.by_kind.get(k).copied().unwrap_or(0), r.path_ns));
+                row.push(text::pct(
+                    r.by_kind.get(k).copied().unwrap_or(0),
+                    r.path_ns,
+                    0,
+                ));
             }
             row
         })

@@ -341,14 +341,6 @@ pub fn capture_gpu(
     out
 }
 
-fn pct(part: i64, whole: i64) -> String {
-    if whole > 0 {
-        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
-    } else {
-        "-".into()
-    }
-}
-
 /// Renders one capture for people.
 pub fn render_text(s: &CaptureGpu) -> String {
     let mut o = match text::capture_head(&s.path, &s.run, &s.host, "", s.error.as_ref()) {
@@ -370,10 +362,10 @@ pub fn render_text(s: &CaptureGpu) -> String {
                 format!("{} {}", r.stream, text::fit(&clean(&r.stream_name), 24)),
                 r.activities.to_string(),
                 d(r.busy_ns),
-                pct(r.compute_ns, r.busy_ns),
-                pct(r.communication_ns, r.busy_ns),
-                pct(r.memory_ns, r.busy_ns),
-                pct(r.other_ns, r.busy_ns),
+                text::pct(r.compute_ns, r.busy_ns, 1),
+                text::pct(r.communication_ns, r.busy_ns, 1),
+                text::pct(r.memory_ns, r.busy_ns, 1),
+                text::pct(r.other_ns, r.busy_ns, 1),
                 d(r.idle_ns),
                 d(r.host_wait_ns),
                 d(r.kernel_wait_ns),
@@ -416,9 +408,9 @@ pub fn render_text(s: &CaptureGpu) -> String {
                 r.streams.to_string(),
                 d(r.window_ns),
                 d(r.busy_ns),
-                pct(r.idle_ns, r.window_ns),
-                pct(r.compute_ns, r.window_ns),
-                pct(r.non_compute_ns, r.window_ns),
+                text::pct(r.idle_ns, r.window_ns, 1),
+                text::pct(r.compute_ns, r.window_ns, 1),
+                text::pct(r.non_compute_ns, r.window_ns, 1),
                 r.comm_overlap
                     .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
             ]

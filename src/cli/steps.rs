@@ -226,14 +226,6 @@ pub fn capture_steps(
     out
 }
 
-fn pct(part: i64, whole: i64) -> String {
-    if whole > 0 {
-        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
-    } else {
-        "-".into()
-    }
-}
-
 /// Renders one capture for people.
 pub fn render_text(s: &CaptureSteps) -> String {
     let extra = match s.device {
@@ -282,13 +274,13 @@ pub fn render_text(s: &CaptureSteps) -> String {
             vec![
                 format!("{}{}", r.step, if r.partial { "*" } else { "" }),
                 d(r.dur_ns),
-                pct(r.parts.compute_ns, r.dur_ns),
-                pct(r.parts.exposed_communication_ns, r.dur_ns),
-                pct(r.parts.memory_ns, r.dur_ns),
-                pct(r.parts.other_ns, r.dur_ns),
-                pct(r.parts.idle_ns, r.dur_ns),
-                pct(r.parts.host_wait_ns, r.dur_ns),
-                pct(r.parts.kernel_wait_ns, r.dur_ns),
+                text::pct(r.parts.compute_ns, r.dur_ns, 1),
+                text::pct(r.parts.exposed_communication_ns, r.dur_ns, 1),
+                text::pct(r.parts.memory_ns, r.dur_ns, 1),
+                text::pct(r.parts.other_ns, r.dur_ns, 1),
+                text::pct(r.parts.idle_ns, r.dur_ns, 1),
+                text::pct(r.parts.host_wait_ns, r.dur_ns, 1),
+                text::pct(r.parts.kernel_wait_ns, r.dur_ns, 1),
                 input(r.input_ns),
             ]
         })

@@ -128,6 +128,15 @@ pub fn dur(ps: f64) -> String {
     }
 }
 
+/// `part` as a percentage of `whole` with `decimals` digits (`12.5%`), `-` when `whole` ≤ 0.
+pub fn pct(part: i64, whole: i64, decimals: usize) -> String {
+    if whole > 0 {
+        format!("{:.*}%", decimals, 100.0 * part as f64 / whole as f64)
+    } else {
+        "-".into()
+    }
+}
+
 /// A byte count with a binary unit.
 pub fn bytes(n: u64) -> String {
     const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
