@@ -57,13 +57,15 @@ impl Rng {
     }
 }
 
-fn put_len_field(tag: u32, payload: &[u8], out: &mut Vec<u8>) {
+/// Appends protobuf field `tag` as length-delimited `payload`.
+pub(crate) fn put_len_field(tag: u32, payload: &[u8], out: &mut Vec<u8>) {
     encode_key(tag, WireType::LengthDelimited, out);
     encode_varint(payload.len() as u64, out);
     out.extend_from_slice(payload);
 }
 
-fn put_varint_field(tag: u32, v: u64, out: &mut Vec<u8>) {
+/// Appends protobuf field `tag` as varint `v`.
+pub(crate) fn put_varint_field(tag: u32, v: u64, out: &mut Vec<u8>) {
     encode_key(tag, WireType::Varint, out);
     encode_varint(v, out);
 }

@@ -546,33 +546,20 @@ impl HloCosts {
 mod tests {
     use super::*;
 
-    fn varint(out: &mut Vec<u8>, mut n: u64) {
-        loop {
-            let b = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
+    use prost::encoding::encode_varint;
 
     fn len_field(out: &mut Vec<u8>, field: u32, body: &[u8]) {
-        varint(out, u64::from(field << 3 | 2));
-        varint(out, body.len() as u64);
-        out.extend_from_slice(body);
+        crate::synth::xplane::put_len_field(field, body, out);
     }
 
     fn int_field(out: &mut Vec<u8>, field: u32, v: u64) {
-        varint(out, u64::from(field << 3));
-        varint(out, v);
+        crate::synth::xplane::put_varint_field(field, v, out);
     }
 
     fn packed(out: &mut Vec<u8>, field: u32, vs: &[u64]) {
         let mut b = Vec::new();
         for &v in vs {
-            varint(&mut b, v);
+            encode_varint(v, &mut b);
         }
         len_field(out, field, &b);
     }

@@ -133,18 +133,7 @@ pub(crate) mod tests {
     use super::*;
 
     fn len_field(out: &mut Vec<u8>, field: u32, body: &[u8]) {
-        out.push(((field << 3) | 2) as u8);
-        let mut n = body.len();
-        loop {
-            let b = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(b);
-                break;
-            }
-            out.push(b | 0x80);
-        }
-        out.extend_from_slice(body);
+        crate::synth::xplane::put_len_field(field, body, out);
     }
 
     /// An HloProto with one computation of `(name, op_name, op_type, source_file, line)`.
