@@ -583,3 +583,42 @@ mod tests {
         assert!(next_boundary(t, t.len() - 3).is_none());
     }
 }
+
+/// Single-threaded speed of one chunk parse (`TRACETUI_SCAN_FILE=… cargo test --release --lib
+/// chunk_parse_speed -- --ignored --nocapture`): the chunk workers' share of a load, without
+/// threads or replay.
+#[cfg(test)]
+mod speed {
+    #[test]
+    #[ignore]
+    fn chunk_parse_speed() {
+        let Ok(path) = std::env::var("TRACETUI_SCAN_FILE") else {
+            return;
+        };
+        let bytes = std::fs::read(path).unwrap();
+        let at = bytes
+            .windows(13)
+            .position(|w| w == b"\"traceEvents\"")
+            .unwrap();
+        let start = at + bytes[at..].iter().position(|&c| c == b'{').unwrap();
+        let mut best = f64::MAX;
+        let mut spare = super::Spare::default();
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            let p = super::parse_chunk(&bytes, start, None, &super::IDLE, spare).unwrap();
+            best = best.min(t.elapsed().as_secs_f64());
+            eprintln!(
+                "{} events, {:.3} s",
+                p.events.len(),
+                t.elapsed().as_secs_f64()
+            );
+            spare = super::Spare {
+                args: p.args,
+                events: p.events,
+                strs_after: p.strs_after,
+            };
+        }
+        let n = spare.events.len() as f64;
+        eprintln!("best {:.3} s, {:.1} ns/event", best, best * 1e9 / n);
+    }
+}

@@ -51,7 +51,7 @@ impl StrCache {
     pub fn intern_bytes(&mut self, strings: &mut Interner, b: &[u8]) -> StrId {
         let (fp, k) = fingerprint(b);
         if let Some(slot) = self.slots.get_mut(k) {
-            if slot.0 == fp && strings.get(slot.1).as_bytes() == b {
+            if slot.0 == fp && same(strings.get(slot.1).as_bytes(), b) {
                 return slot.1;
             }
             let id = strings.intern_lossy(b);
@@ -78,10 +78,48 @@ fn fingerprint(b: &[u8]) -> (u64, usize) {
 /// Interns an `args` key through its position's one-entry cache (see [`CachedKeySeed`]).
 #[inline]
 pub fn cached_key(strings: &mut Interner, slot: &mut StrId, key: &[u8]) -> StrId {
-    if strings.get(*slot).as_bytes() == key {
+    if same(strings.get(*slot).as_bytes(), key) {
         return *slot;
     }
     let id = strings.intern_lossy(key);
     *slot = id;
     id
+}
+
+/// `a == b`; strings of up to 16 bytes (most keys, categories, short names) are compared in two
+/// overlapping word loads instead of a `memcmp` call.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if !(8..=16).contains(&n) {
+        return a == b;
+    }
+    let w = |x: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        if let Some(s) = x.get(at..at + 8) {
+            w.copy_from_slice(s);
+        }
+        u64::from_le_bytes(w)
+    };
+    w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn same_is_equality(
+            a in proptest::collection::vec(0u8..3, 0..24),
+            b in proptest::collection::vec(0u8..3, 0..24),
+        ) {
+            prop_assert_eq!(same(&a, &b), a == b);
+            prop_assert!(same(&a, &a));
+        }
+    }
 }

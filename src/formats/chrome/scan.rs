@@ -30,9 +30,178 @@ pub struct Plan {
     text: Vec<u8>,
     /// `ts`/`dur` values read in phase 1 (`Val::Time`).
     times: Vec<i128>,
+    /// The text around each key of the event object, by position, as last read.
+    top: Gaps,
+    /// The same for the keys of `args`.
+    arg: Gaps,
+}
+
+/// Longest text between two values that [`Gaps`] keeps.
+const GAP_MAX: usize = 32;
+
+/// The text from the end of one value (or an object's `{`) to the start of the next value —
+/// whitespace, `,`, the quoted key, `:` — as read at one key position of an earlier event.
+/// Profilers write every event of a kind with the same keys in the same order and layout, so the
+/// next event's text at that position is usually the same bytes: one masked comparison of four
+/// words then stands for the byte-by-byte read of whitespace, punctuation and key. Equal bytes
+/// read the same way from the same state, so the outcome is the one of the full read.
+#[derive(Clone, Copy)]
+struct Gap {
+    /// The bytes as little-endian words, zero past the end.
+    words: [u64; GAP_MAX / 8],
+    /// Which bytes of each word count.
+    masks: [u64; GAP_MAX / 8],
+    /// What a match tells the reader.
+    found: Found,
+}
+
+/// A matched gap: its length, where its key's characters start in it and their length, and the
+/// field that key names.
+#[derive(Clone, Copy)]
+struct Found {
+    len: u8,
+    key_at: u8,
+    key_len: u8,
+    field: Field,
+}
+
+impl Default for Gap {
+    fn default() -> Self {
+        Gap {
+            words: [0; GAP_MAX / 8],
+            // Nothing learned: a mask no text matches (a byte can't differ from itself).
+            masks: [0; GAP_MAX / 8],
+            found: Found {
+                len: 0,
+                key_at: 0,
+                key_len: 0,
+                field: Field::Other,
+            },
+        }
+    }
+}
+
+impl Gap {
+    /// Whether `b` holds this gap's text at `at`.
+    #[inline(always)]
+    fn at(&self, b: &[u8], at: usize) -> bool {
+        if self.found.len == 0 {
+            return false;
+        }
+        match b.get(at..at + GAP_MAX) {
+            Some(s) => {
+                let (w, _) = s.as_chunks::<8>();
+                let x = |i: usize| (u64::from_le_bytes(w[i]) ^ self.words[i]) & self.masks[i];
+                // Most gaps fit two words.
+                let diff = if self.found.len <= 16 {
+                    x(0) | x(1)
+                } else {
+                    x(0) | x(1) | x(2) | x(3)
+                };
+                diff == 0
+            }
+            None => {
+                let n = usize::from(self.found.len);
+                let mut text = [0u8; GAP_MAX];
+                for (c, w) in text.chunks_mut(8).zip(self.words) {
+                    c.copy_from_slice(&w.to_le_bytes());
+                }
+                b.get(at..at + n) == text.get(..n)
+            }
+        }
+    }
+}
+
+/// Key positions of an object with learned gaps; later keys are always read in full.
+const GAP_KEYS: usize = 24;
+
+/// The gaps learned at each key position of an object: two per position, since events of two
+/// shapes often alternate (a runtime call and its flow start, a kernel and its flow end).
+struct Gaps {
+    at: [[Gap; 2]; GAP_KEYS],
+    /// Which of the two last matched or was learned, per position.
+    recent: [u8; GAP_KEYS],
+    /// How many gaps were learned: the key positions read in full.
+    learned: u64,
+}
+
+impl Default for Gaps {
+    fn default() -> Self {
+        Gaps {
+            at: [[Gap::default(); 2]; GAP_KEYS],
+            recent: [0; GAP_KEYS],
+            learned: 0,
+        }
+    }
+}
+
+impl Gaps {
+    /// The learned gap at position `k` that `b` holds at `at`.
+    #[inline(always)]
+    fn matching(&mut self, k: usize, b: &[u8], at: usize) -> Option<Found> {
+        let (two, recent) = (self.at.get(k)?, self.recent.get_mut(k)?);
+        let first = usize::from(*recent & 1);
+        let g = two.get(first)?;
+        if g.at(b, at) {
+            return Some(g.found);
+        }
+        let g = two.get(first ^ 1)?;
+        if g.at(b, at) {
+            *recent ^= 1;
+            return Some(g.found);
+        }
+        None
+    }
+
+    /// Learns `b[at..end]` (key characters at `key`) as a gap of position `k`, in place of the
+    /// one that did not match last.
+    fn learn(&mut self, k: usize, b: &[u8], at: usize, end: usize, key: (usize, usize), f: Field) {
+        self.learned += 1;
+        let (Some(two), Some(recent), Some(t)) =
+            (self.at.get_mut(k), self.recent.get_mut(k), b.get(at..end))
+        else {
+            return;
+        };
+        if t.len() > GAP_MAX || key.0 < at || key.1 > end {
+            return;
+        }
+        *recent ^= 1;
+        let g = &mut two[usize::from(*recent & 1)];
+        let mut text = [0u8; GAP_MAX];
+        text[..t.len()].copy_from_slice(t);
+        for (w, ((word, m), c)) in g
+            .words
+            .iter_mut()
+            .zip(g.masks.iter_mut())
+            .zip(text.chunks(8))
+            .enumerate()
+        {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(c);
+            *word = u64::from_le_bytes(x);
+            let bytes = t.len().saturating_sub(8 * w).min(8);
+            *m = if bytes == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - 8 * bytes)
+            };
+        }
+        g.found = Found {
+            len: t.len() as u8,
+            key_at: (key.0 - at) as u8,
+            key_len: (key.1 - key.0) as u8,
+            field: f,
+        };
+    }
 }
 
 impl Plan {
+    /// Gaps learned so far (key positions read in full), top level and in `args`.
+    #[cfg(test)]
+    fn learned(&self) -> (u64, u64) {
+        (self.top.learned, self.arg.learned)
+    }
+
     /// Phase 1: validates the event object at `i` (`{`); returns its end.
     fn read(&mut self, b: &[u8], i: usize) -> Option<usize> {
         self.fields.clear();
@@ -42,26 +211,43 @@ impl Plan {
         if b.get(i) != Some(&b'{') {
             return None;
         }
-        let mut j = ws(b, i + 1);
-        if b.get(j) == Some(&b'}') {
-            return Some(j + 1);
-        }
-        loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let (ke, f) = match short_string(b, j + 1) {
-                Some((ke, w)) => (ke, Field::from_word(w)),
+        // `at`: where the text before the next key starts (the `{`, then each value's end).
+        let mut at = i;
+        for k in 0.. {
+            let (j, f) = match self.top.matching(k, b, at) {
+                Some(g) => (ws(b, at + usize::from(g.len)), g.field),
                 None => {
-                    let ke = string(b, j + 1)?;
-                    (ke, Field::from_key(b.get(j + 1..ke)?))
+                    let mut j = ws(b, at + 1);
+                    if k > 0 {
+                        j = ws(b, at);
+                        match *b.get(j)? {
+                            b',' => j = ws(b, j + 1),
+                            b'}' => return Some(j + 1),
+                            _ => return None,
+                        }
+                    } else if b.get(j) == Some(&b'}') {
+                        return Some(j + 1);
+                    }
+                    if b.get(j) != Some(&b'"') {
+                        return None;
+                    }
+                    let (ke, f) = match short_string(b, j + 1) {
+                        Some((ke, w)) => (ke, Field::from_word(w)),
+                        None => {
+                            let ke = string(b, j + 1)?;
+                            (ke, Field::from_key(b.get(j + 1..ke)?))
+                        }
+                    };
+                    let key = (j + 1, ke);
+                    j = ws(b, ke + 1);
+                    if b.get(j) != Some(&b':') {
+                        return None;
+                    }
+                    j = ws(b, j + 1);
+                    self.top.learn(k, b, at, j, key, f);
+                    (j, f)
                 }
             };
-            j = ws(b, ke + 1);
-            if b.get(j) != Some(&b':') {
-                return None;
-            }
-            j = ws(b, j + 1);
             let (e, v) = if f == Field::Args && b.get(j) == Some(&b'{') {
                 self.args(b, j)?
             } else if let (Field::Ts | Field::Dur, Some((e, ps))) = (f, time_ps(b, j)) {
@@ -80,32 +266,51 @@ impl Plan {
                 (_, v) => v,
             };
             self.fields.push((f, v));
-            j = ws(b, e);
-            match *b.get(j)? {
-                b',' => j = ws(b, j + 1),
-                b'}' => return Some(j + 1),
-                _ => return None,
-            }
+            at = e;
         }
+        None
     }
 
     fn args(&mut self, b: &[u8], i: usize) -> Option<(usize, Val)> {
         let from = self.entries.len() as u32;
-        let mut j = ws(b, i + 1);
-        if b.get(j) == Some(&b'}') {
-            return Some((j + 1, Val::Args(from, from)));
-        }
-        loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let ke = string(b, j + 1)?;
-            let key = ((j + 1) as u32, ke as u32);
-            j = ws(b, ke + 1);
-            if b.get(j) != Some(&b':') {
-                return None;
-            }
-            j = ws(b, j + 1);
+        let mut at = i;
+        for k in 0.. {
+            let (j, key) = match self.arg.matching(k, b, at) {
+                Some(g) => {
+                    let ks = at + usize::from(g.key_at);
+                    (
+                        ws(b, at + usize::from(g.len)),
+                        (ks as u32, (ks + usize::from(g.key_len)) as u32),
+                    )
+                }
+                None => {
+                    let mut j = ws(b, at + 1);
+                    if k > 0 {
+                        j = ws(b, at);
+                        match *b.get(j)? {
+                            b',' => j = ws(b, j + 1),
+                            b'}' => {
+                                return Some((j + 1, Val::Args(from, self.entries.len() as u32)));
+                            }
+                            _ => return None,
+                        }
+                    } else if b.get(j) == Some(&b'}') {
+                        return Some((j + 1, Val::Args(from, from)));
+                    }
+                    if b.get(j) != Some(&b'"') {
+                        return None;
+                    }
+                    let ke = string(b, j + 1)?;
+                    let key = (j + 1, ke);
+                    j = ws(b, ke + 1);
+                    if b.get(j) != Some(&b':') {
+                        return None;
+                    }
+                    j = ws(b, j + 1);
+                    self.arg.learn(k, b, at, j, key, Field::Other);
+                    (j, (key.0 as u32, key.1 as u32))
+                }
+            };
             let (e, v) = match *b.get(j)? {
                 b'[' | b'{' => {
                     let t0 = self.text.len() as u32;
@@ -122,13 +327,9 @@ impl Plan {
                 },
             };
             self.entries.push((key.0, key.1, v));
-            j = ws(b, e);
-            match *b.get(j)? {
-                b',' => j = ws(b, j + 1),
-                b'}' => return Some((j + 1, Val::Args(from, self.entries.len() as u32))),
-                _ => return None,
-            }
+            at = e;
         }
+        None
     }
 
     /// Whether every field has a type the apply phase handles like serde (checked before any
@@ -327,4 +528,74 @@ fn args(
         ld.b.args.push(k, value);
     }
     ld.b.args.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+
+    #[test]
+    fn repeated_layout_reads_through_gaps() {
+        let one = br#"{
+    "ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1102, "tid": 1262,
+    "ts": 1712195496120962.029, "dur": 2.940,
+    "args": {
+      "External id": 1002367,"Ev Idx": 318
+    }
+  }"#;
+        let text = [
+            &one[..],
+            b",\n  ",
+            &one[..],
+            b",\n  ",
+            &one[..],
+            &[b' '; 40],
+        ]
+        .concat();
+        let mut plan = Plan::default();
+        let mut i = 0;
+        for n in 0..3 {
+            let e = plan.read(&text, i).unwrap();
+            eprintln!("{n}: {:?}", plan.learned());
+            i = e + 4;
+        }
+        assert_eq!(plan.learned(), (8, 2));
+    }
+
+    #[test]
+    fn two_alternating_layouts_are_both_kept() {
+        let x = &br#"{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10.5, "dur": 3, "args": {"correlation": 7}}"#[..];
+        let s = &br#"{"ph": "s", "id": 7, "pid": 1, "tid": 2, "ts": 10.5, "cat": "ac2g", "name": "ac2g"}"#[..];
+        let mut text = Vec::new();
+        for _ in 0..4 {
+            text.extend_from_slice(x);
+            text.extend_from_slice(b", ");
+            text.extend_from_slice(s);
+            text.extend_from_slice(b", ");
+        }
+        text.extend_from_slice(&[b' '; 40]);
+        let mut plan = Plan::default();
+        let mut i = 0;
+        while i + 40 < text.len() {
+            i = plan.read(&text, i).unwrap() + 2;
+        }
+        // `ph` is shared; every other position of each layout is learned once.
+        assert_eq!(plan.learned(), (8 + 6, 1));
+    }
+
+    #[test]
+    fn a_changed_gap_is_read_in_full() {
+        // The second event has one more space after `"ts":` (the gap matches, the space is
+        // skipped after it), the third another key order (both its later positions relearned).
+        let text = br#"{"ph": "X", "ts": 1, "dur": 2}, {"ph": "X", "ts":  1.5, "dur": 2}, {"ph": "X", "dur": 4, "ts": 3}                                        "#;
+        let mut plan = Plan::default();
+        let e1 = plan.read(text, 0).unwrap();
+        let e2 = plan.read(text, e1 + 2).unwrap();
+        assert_eq!(&text[e1 + 2..e2], br#"{"ph": "X", "ts":  1.5, "dur": 2}"#);
+        assert_eq!(plan.times, [1_500_000, 2_000_000]);
+        let e3 = plan.read(text, e2 + 2).unwrap();
+        assert_eq!(&text[e2 + 2..e3], br#"{"ph": "X", "dur": 4, "ts": 3}"#);
+        assert_eq!(plan.times, [4_000_000, 3_000_000]);
+        assert_eq!(plan.learned(), (3 + 2, 0));
+    }
 }

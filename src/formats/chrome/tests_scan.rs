@@ -146,6 +146,13 @@ proptest! {
         }
         let p = Progress::default();
         let seq = load_bytes(&text, SourceInfo::default(), &p);
+        let one = load_bytes_chunked(&text, SourceInfo::default(), &p, 1 << 20, 1);
+        if let (Some(c), Ok(s)) = (&one, &seq) {
+            prop_assert!(format!("{s:?}") == format!("{c:?}"), "one-chunk capture differs");
+        }
+        if one.is_some() {
+            prop_assert!(seq.is_ok(), "one chunk loaded, serde failed");
+        }
         if let Some(c) = load_bytes_chunked(&text, SourceInfo::default(), &p, 700, 2) {
             let s = seq.map_err(|e| e.to_string());
             prop_assert!(s.is_ok(), "chunks loaded, serde failed: {s:?}");
@@ -164,7 +171,15 @@ proptest! {
         let text = format!("{{\"traceEvents\": [\n  {}\n]}}", events.join(",\n  "));
         let p = Progress::default();
         let seq = load_bytes(text.as_bytes(), SourceInfo::default(), &p);
+        // Small chunks (a fresh scanner every event or two) and one chunk (the scanner's learned
+        // key layouts reused, and relearned where the whitespace changes).
         let par = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, 200, 2);
+        let one = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, 1 << 20, 1);
+        prop_assert_eq!(
+            par.as_ref().map(|c| format!("{c:?}")),
+            one.map(|c| format!("{c:?}")),
+            "{}", text
+        );
         match (seq, par) {
             (Ok(s), Some(c)) => prop_assert!(format!("{s:?}") == format!("{c:?}"), "{text}"),
             (Ok(_), None) => prop_assert!(false, "chunked path declined valid input: {text}"),
