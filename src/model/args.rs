@@ -389,36 +389,48 @@ impl ArgsArena {
         let mut pos = r.0 as usize;
         let n = get_varint(d, &mut pos)?;
         self.begin();
-        for _ in 0..n {
-            let key = get_varint(d, &mut pos)? as u32;
-            let tag = *d.get(pos)?;
-            pos += 1;
-            let p = &mut self.pending;
-            put_varint(p, u64::from(map(key)));
-            p.push(tag);
-            match tag {
-                T_NULL | T_FALSE | T_TRUE => {}
-                T_I64 | T_U64 | T_BYTES => {
-                    let start = pos;
-                    get_varint(d, &mut pos)?;
-                    p.extend_from_slice(d.get(start..pos)?);
-                }
-                T_F64 => {
-                    p.extend_from_slice(d.get(pos..pos + 8)?);
-                    pos += 8;
-                }
-                T_STR | T_JSON => {
-                    let v = get_varint(d, &mut pos)? as u32;
-                    put_varint(p, u64::from(map(v)));
-                }
-                _ => {
-                    self.begin();
-                    return None;
+        if n == 0 {
+            return Some(ArgsRef::NONE);
+        }
+        // Written straight into `data` (the count is known up front); undone if malformed.
+        let off = self.data.len();
+        let out = &mut self.data;
+        put_varint(out, n);
+        let head = out.len() - off;
+        let copied = (|| {
+            for _ in 0..n {
+                let key = get_varint(d, &mut pos)? as u32;
+                let tag = *d.get(pos)?;
+                pos += 1;
+                put_varint(out, u64::from(map(key)));
+                out.push(tag);
+                match tag {
+                    T_NULL | T_FALSE | T_TRUE => {}
+                    T_I64 | T_U64 | T_BYTES => put_varint(out, get_varint(d, &mut pos)?),
+                    T_F64 => {
+                        out.extend_from_slice(d.get(pos..pos + 8)?);
+                        pos += 8;
+                    }
+                    T_STR | T_JSON => {
+                        let v = get_varint(d, &mut pos)? as u32;
+                        put_varint(out, u64::from(map(v)));
+                    }
+                    _ => return None,
                 }
             }
-            self.pending_count += 1;
+            Some(())
+        })();
+        if copied.is_none() {
+            self.data.truncate(off);
+            return None;
         }
-        Some(self.finish())
+        // `finish`'s limit, on the same sizes.
+        if off + (self.data.len() - off - head) + 5 >= ArgsRef::LAZY_MAX as usize {
+            self.data.truncate(off);
+            self.dropped_blocks += 1;
+            return Some(ArgsRef::NONE);
+        }
+        Some(ArgsRef(off as u32))
     }
 
     /// The encoded blocks, dropped-block count and inherit flag (for snapshots).
