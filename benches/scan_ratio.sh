@@ -13,7 +13,8 @@
 # BINARY   tracetui binaries to compare (default: target/release/tracetui, built if missing).
 #
 # Each pair runs `grep -c ph FILE` then `TRACETUI_CACHE=off BINARY summary FILE --json` (file in
-# page cache: one warm-up read first), each under /usr/bin/time. Printed per binary: the median
+# page cache: one warm-up read first), each under /usr/bin/time; with several binaries, every
+# round runs one pair per binary, so they are compared under the same conditions. Printed per binary: the median
 # of the per-pair ratios (load wall / grep wall), the median wall and CPU (user+sys) seconds, the
 # peak anonymous memory (RssAnon of /proc/PID/status sampled every 20 ms in one extra, untimed
 # run, so the sampling does not slow the timed ones; the mapped file's pages are file-backed and
@@ -68,21 +69,28 @@ peak_anon() {
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf 'file %s: %.1f MB, %s lines with "ph"\n' "$FILE" "$(echo "$SIZE/1000000" | bc -l)" "$(grep -c ph "$FILE")"
-for BIN in "${BINS[@]}"; do
-    : >"$TMP/ratios"; : >"$TMP/walls"; : >"$TMP/cpus"; : >"$TMP/greps"; : >"$TMP/rss"
-    for _ in $(seq "$PAIRS"); do
+# Rounds outer, binaries inner: each round runs grep then the load once per binary, so binaries
+# compared in one call share the machine's drift (its speed moves by tens of percent in minutes).
+for i in "${!BINS[@]}"; do
+    for f in ratios walls cpus greps rss; do : >"$TMP/$f.$i"; done
+done
+for _ in $(seq "$PAIRS"); do
+    for i in "${!BINS[@]}"; do
         read -r gw _ <<<"$(measure grep -c ph "$FILE")"
-        read -r lw lu ls lr <<<"$(TRACETUI_CACHE=off measure "$BIN" summary "$FILE" --json)"
-        echo "$gw" >>"$TMP/greps"
-        echo "$lw" >>"$TMP/walls"
-        echo "$lu + $ls" | bc -l >>"$TMP/cpus"
-        echo "$lw / $gw" | bc -l >>"$TMP/ratios"
-        echo "$lr" >>"$TMP/rss"
+        read -r lw lu ls lr <<<"$(TRACETUI_CACHE=off measure "${BINS[$i]}" summary "$FILE" --json)"
+        echo "$gw" >>"$TMP/greps.$i"
+        echo "$lw" >>"$TMP/walls.$i"
+        echo "$lu + $ls" | bc -l >>"$TMP/cpus.$i"
+        echo "$lw / $gw" | bc -l >>"$TMP/ratios.$i"
+        echo "$lr" >>"$TMP/rss.$i"
     done
+done
+for i in "${!BINS[@]}"; do
+    BIN=${BINS[$i]}
     anon=$(TRACETUI_CACHE=off peak_anon "$BIN" summary "$FILE" --json)
     printf '%s: ratio %.2f (median of %d pairs; all: %s) | load wall %.2f s, CPU %.2f s | grep wall %.2f s | peak RssAnon %.0f MB = %.3f x file, max RSS %.0f MB | load avg %s\n' \
-        "$BIN" "$(median <"$TMP/ratios")" "$PAIRS" "$(sort -g "$TMP/ratios" | xargs printf '%.2f ')" \
-        "$(median <"$TMP/walls")" "$(median <"$TMP/cpus")" "$(median <"$TMP/greps")" \
+        "$BIN" "$(median <"$TMP/ratios.$i")" "$PAIRS" "$(sort -g "$TMP/ratios.$i" | xargs printf '%.2f ')" \
+        "$(median <"$TMP/walls.$i")" "$(median <"$TMP/cpus.$i")" "$(median <"$TMP/greps.$i")" \
         "$(echo "$anon/1024" | bc -l)" "$(echo "$anon*1024/$SIZE" | bc -l)" \
-        "$(echo "$(sort -g "$TMP/rss" | tail -1)/1024" | bc -l)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+        "$(echo "$(sort -g "$TMP/rss.$i" | tail -1)/1024" | bc -l)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 done
