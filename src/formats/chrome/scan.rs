@@ -69,7 +69,7 @@ impl Default for Gap {
     fn default() -> Self {
         Gap {
             words: [0; GAP_MAX / 8],
-            // Nothing learned: a mask no text matches (a byte can't differ from itself).
+            // Nothing learned (`found.len == 0`, which `at` checks first).
             masks: [0; GAP_MAX / 8],
             found: Found {
                 len: 0,
@@ -195,6 +195,26 @@ impl Gaps {
     }
 }
 
+/// Reads the text before a key in full, from `at` — an object's `{` (`first`) or the end of its
+/// previous value — to the key's opening quote: `Ok(quote)`, or `Err(end)` where the object
+/// closes instead.
+fn to_key(b: &[u8], at: usize, first: bool) -> Option<Result<usize, usize>> {
+    let j = ws(b, if first { at + 1 } else { at });
+    let q = match (*b.get(j)?, first) {
+        (b'}', _) => return Some(Err(j + 1)),
+        (b',', false) => ws(b, j + 1),
+        (b'"', true) => j,
+        _ => return None,
+    };
+    (b.get(q) == Some(&b'"')).then_some(Ok(q))
+}
+
+/// After a key's closing quote at `ke`: where its value starts (past `:` and whitespace).
+fn to_value(b: &[u8], ke: usize) -> Option<usize> {
+    let j = ws(b, ke + 1);
+    (b.get(j) == Some(&b':')).then(|| ws(b, j + 1))
+}
+
 impl Plan {
     /// Gaps learned so far (key positions read in full), top level and in `args`.
     #[cfg(test)]
@@ -217,34 +237,19 @@ impl Plan {
             let (j, f) = match self.top.matching(k, b, at) {
                 Some(g) => (ws(b, at + usize::from(g.len)), g.field),
                 None => {
-                    let mut j = ws(b, at + 1);
-                    if k > 0 {
-                        j = ws(b, at);
-                        match *b.get(j)? {
-                            b',' => j = ws(b, j + 1),
-                            b'}' => return Some(j + 1),
-                            _ => return None,
-                        }
-                    } else if b.get(j) == Some(&b'}') {
-                        return Some(j + 1);
-                    }
-                    if b.get(j) != Some(&b'"') {
-                        return None;
-                    }
-                    let (ke, f) = match short_string(b, j + 1) {
+                    let q = match to_key(b, at, k == 0)? {
+                        Ok(q) => q,
+                        Err(end) => return Some(end),
+                    };
+                    let (ke, f) = match short_string(b, q + 1) {
                         Some((ke, w)) => (ke, Field::from_word(w)),
                         None => {
-                            let ke = string(b, j + 1)?;
-                            (ke, Field::from_key(b.get(j + 1..ke)?))
+                            let ke = string(b, q + 1)?;
+                            (ke, Field::from_key(b.get(q + 1..ke)?))
                         }
                     };
-                    let key = (j + 1, ke);
-                    j = ws(b, ke + 1);
-                    if b.get(j) != Some(&b':') {
-                        return None;
-                    }
-                    j = ws(b, j + 1);
-                    self.top.learn(k, b, at, j, key, f);
+                    let j = to_value(b, ke)?;
+                    self.top.learn(k, b, at, j, (q + 1, ke), f);
                     (j, f)
                 }
             };
@@ -284,31 +289,14 @@ impl Plan {
                     )
                 }
                 None => {
-                    let mut j = ws(b, at + 1);
-                    if k > 0 {
-                        j = ws(b, at);
-                        match *b.get(j)? {
-                            b',' => j = ws(b, j + 1),
-                            b'}' => {
-                                return Some((j + 1, Val::Args(from, self.entries.len() as u32)));
-                            }
-                            _ => return None,
-                        }
-                    } else if b.get(j) == Some(&b'}') {
-                        return Some((j + 1, Val::Args(from, from)));
-                    }
-                    if b.get(j) != Some(&b'"') {
-                        return None;
-                    }
-                    let ke = string(b, j + 1)?;
-                    let key = (j + 1, ke);
-                    j = ws(b, ke + 1);
-                    if b.get(j) != Some(&b':') {
-                        return None;
-                    }
-                    j = ws(b, j + 1);
-                    self.arg.learn(k, b, at, j, key, Field::Other);
-                    (j, (key.0 as u32, key.1 as u32))
+                    let q = match to_key(b, at, k == 0)? {
+                        Ok(q) => q,
+                        Err(end) => return Some((end, Val::Args(from, self.entries.len() as u32))),
+                    };
+                    let ke = string(b, q + 1)?;
+                    let j = to_value(b, ke)?;
+                    self.arg.learn(k, b, at, j, (q + 1, ke), Field::Other);
+                    (j, ((q + 1) as u32, ke as u32))
                 }
             };
             let (e, v) = match *b.get(j)? {
