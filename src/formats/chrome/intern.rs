@@ -122,4 +122,16 @@ mod tests {
             prop_assert!(same(&a, &a));
         }
     }
+
+    #[test]
+    fn one_changed_byte_anywhere_differs() {
+        for n in 1..=24 {
+            let a: Vec<u8> = (0..n as u8).collect();
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x40;
+                assert!(!same(&a, &b), "length {n}, byte {i}");
+            }
+        }
+    }
 }
