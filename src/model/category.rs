@@ -91,6 +91,12 @@ impl Category {
         }
     }
 
+    /// True for the device activities that do work: kernels, copies and sets (not GPU user
+    /// annotations, which only span them).
+    pub fn is_activity(self) -> bool {
+        matches!(self, Category::Kernel | Category::Memcpy | Category::Memset)
+    }
+
     /// True for activities that run on a device (GPU/TPU) rather than the host.
     pub fn is_device(self) -> bool {
         matches!(

@@ -288,9 +288,8 @@ pub fn collect(c: &Capture, opts: &GpuOptions) -> GpuStreams {
             if cat == Category::GpuUserAnnotation {
                 continue;
             }
-            let idle_set = xplane
-                || matches!(cat, Category::Kernel | Category::Memcpy | Category::Memset)
-                || c.strings.get(c.slices.cat(i)) == "mtia_ccp_events";
+            let idle_set =
+                xplane || cat.is_activity() || c.strings.get(c.slices.cat(i)) == "mtia_ccp_events";
             let name = c.slices.name[i];
             let class = *class_of
                 .entry(name)

@@ -4,7 +4,7 @@
 
 use crate::analysis::nesting::ContainmentStack;
 use crate::analysis::stats::{is_device_process, tree};
-use crate::model::{Capture, Category, NO_SLICE, Ps};
+use crate::model::{Capture, NO_SLICE, Ps};
 use rustc_hash::FxHashMap;
 
 /// Total device time of each wanted host slice (`wanted` sorted ascending), ps, in `wanted`'s
@@ -59,16 +59,11 @@ pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
     let mut per: FxHashMap<u32, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     for i in 0..s.len() {
-        if !tree::is_activity(s.kind(i)) {
+        if !s.kind(i).is_activity() {
             continue;
         }
         total += s.dur[i];
-        let corr = s.corr(i);
-        let launch = if corr != 0 {
-            by_corr.get(&corr).copied()
-        } else {
-            None
-        };
+        let launch = by_corr.get(&s.corr(i)).copied();
         let covered = launch.is_some_and(|l| {
             *memo.entry(l).or_insert_with(|| {
                 let mut p = l;
@@ -95,17 +90,11 @@ pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
 /// The device activities launched by the calls `calls` (sorted) or below them, in id order.
 pub fn activities_of(c: &Capture, calls: &[u32]) -> Vec<u32> {
     let s = &c.slices;
-    let mut by_corr: FxHashMap<u64, u32> = FxHashMap::default();
-    for i in 0..s.len() {
-        let k = s.kind(i);
-        if !k.is_device() && k != Category::GpuUserAnnotation && s.corr(i) != 0 {
-            by_corr.entry(s.corr(i)).or_insert(i as u32);
-        }
-    }
+    let by_corr = tree::launch_by_corr(c);
     (0..s.len())
-        .filter(|&i| tree::is_activity(s.kind(i)))
+        .filter(|&i| s.kind(i).is_activity())
         .filter(|&i| {
-            let Some(&l) = by_corr.get(&s.corr(i)).filter(|_| s.corr(i) != 0) else {
+            let Some(&l) = by_corr.get(&s.corr(i)) else {
                 return false;
             };
             let mut p = l;

@@ -174,21 +174,13 @@ pub(crate) fn close<S: Fn(u32, u32) -> bool>(
     }
 }
 
-/// True for device activities (kernels, copies, sets).
-pub(crate) fn is_activity(k: crate::model::Category) -> bool {
-    use crate::model::Category;
-    matches!(k, Category::Kernel | Category::Memcpy | Category::Memset)
-}
-
 /// The first host slice (not a device activity or GPU annotation) of each correlation id: the
-/// launch that the device activities of that id belong to.
+/// launch that the device activities of that id belong to. Id 0 (no correlation) is never a key.
 pub(crate) fn launch_by_corr(c: &Capture) -> rustc_hash::FxHashMap<u64, u32> {
-    use crate::model::Category;
     let s = &c.slices;
     let mut by_corr = rustc_hash::FxHashMap::default();
     for i in 0..s.len() {
-        let k = s.kind(i);
-        if k.is_device() || k == Category::GpuUserAnnotation {
+        if s.kind(i).is_device() {
             continue;
         }
         let corr = s.corr(i);
@@ -204,19 +196,14 @@ pub(crate) fn launch_by_corr(c: &Capture) -> rustc_hash::FxHashMap<u64, u32> {
 /// not in the capture are left out (torch has no event to put them on either).
 pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Ps)> {
     let s = &c.slices;
-    let is_act = |i: usize| is_activity(s.kind(i));
+    let is_act = |i: usize| s.kind(i).is_activity();
     if !(0..s.len()).any(is_act) {
         return Vec::new();
     }
     let by_corr = launch_by_corr(c);
     let mut out: Vec<(u32, Ps)> = (0..s.len())
         .filter(|&i| is_act(i))
-        .filter_map(|i| {
-            Some((
-                *by_corr.get(&s.corr(i)).filter(|_| s.corr(i) != 0)?,
-                s.dur[i],
-            ))
-        })
+        .filter_map(|i| Some((*by_corr.get(&s.corr(i))?, s.dur[i])))
         .collect();
     out.sort_unstable_by_key(|p| p.0);
     out.dedup_by(|b, a| {

@@ -223,12 +223,7 @@ fn device_event_lines(
     lines: &mut Vec<(String, u64)>,
 ) {
     let s = &c.slices;
-    let act = |i: usize| {
-        matches!(
-            s.kind(i),
-            Category::Kernel | Category::Memcpy | Category::Memset
-        )
-    };
+    let act = |i: usize| s.kind(i).is_activity();
     let stack_of = |i: u32| -> Option<&String> { raw_by_ext.get(&arg_i64(c, i, keys.ext)?) };
     for tr in &c.tracks {
         let ids = tr.slices.0..tr.slices.1;
