@@ -129,6 +129,12 @@ pub struct ArgsArena {
     inherits: bool,
 }
 
+/// Whether a block whose entries take `entries` bytes, written at `off`, stays below the handles'
+/// limit (the count's varint, at most 5 bytes, comes first); blocks past it are dropped.
+fn block_fits(off: usize, entries: usize) -> bool {
+    off + entries + 5 < ArgsRef::LAZY_MAX as usize
+}
+
 #[inline]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -235,7 +241,7 @@ impl ArgsArena {
             return ArgsRef::NONE;
         }
         let off = self.data.len();
-        if off + self.pending.len() + 5 >= ArgsRef::LAZY_MAX as usize {
+        if !block_fits(off, self.pending.len()) {
             self.dropped_blocks += 1;
             self.begin();
             return ArgsRef::NONE;
@@ -424,8 +430,7 @@ impl ArgsArena {
             self.data.truncate(off);
             return None;
         }
-        // `finish`'s limit, on the same sizes.
-        if off + (self.data.len() - off - head) + 5 >= ArgsRef::LAZY_MAX as usize {
+        if !block_fits(off, self.data.len() - off - head) {
             self.data.truncate(off);
             self.dropped_blocks += 1;
             return Some(ArgsRef::NONE);
