@@ -114,16 +114,40 @@ impl Field {
     /// The field a key names.
     pub fn from_key(k: &[u8]) -> Field {
         match k {
+            b"ph" => Field::Ph,
+            b"name" => Field::Name,
+            b"cat" => Field::Cat,
+            b"pid" => Field::Pid,
+            b"tid" => Field::Tid,
+            b"ts" => Field::Ts,
+            b"dur" => Field::Dur,
+            b"args" => Field::Args,
+            b"id" => Field::Id,
+            b"id2" => Field::Id2,
+            b"s" => Field::S,
+            b"bp" => Field::Bp,
+            b"bind_id" => Field::BindId,
+            b"flow_in" => Field::FlowIn,
             b"flow_out" => Field::FlowOut,
-            // A NUL (only possible unescaped by serde) would read as the end of a packed key.
-            _ if k.len() <= 7 && !k.contains(&0) => Field::from_word(pack(k)),
             _ => Field::Other,
         }
     }
+}
 
-    /// The field a key of at most 7 bytes names, given packed ([`pack`]; keys read by the
-    /// scanner hold no NUL, so the word says the length too): one integer match. The one table
-    /// of keys: [`Field::from_key`] packs short keys and comes here.
+/// `key` (at most 8 bytes) packed little-endian into a word, zero-padded.
+const fn pack(key: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < key.len() {
+        w |= (key[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+impl Field {
+    /// [`Field::from_key`] for a key of at most 7 bytes given packed ([`pack`]; keys hold no NUL,
+    /// so the word says the length too): one integer match instead of slice compares.
     #[inline]
     pub fn from_word(w: u64) -> Field {
         const PH: u64 = pack(b"ph");
@@ -158,17 +182,6 @@ impl Field {
             _ => Field::Other,
         }
     }
-}
-
-/// `key` (at most 8 bytes) packed little-endian into a word, zero-padded.
-const fn pack(key: &[u8]) -> u64 {
-    let mut w = 0u64;
-    let mut i = 0;
-    while i < key.len() {
-        w |= (key[i] as u64) << (8 * i);
-        i += 1;
-    }
-    w
 }
 
 /// A pid/tid given as a string: numeric strings normalized to integers, others interned.
@@ -211,39 +224,5 @@ pub fn uint_value(v: u64) -> ArgValue {
     match i64::try_from(v) {
         Ok(i) => ArgValue::I64(i),
         Err(_) => ArgValue::U64(v),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Field;
-
-    #[test]
-    fn keys_to_fields() {
-        for (k, f) in [
-            (&b"ph"[..], Field::Ph),
-            (b"name", Field::Name),
-            (b"cat", Field::Cat),
-            (b"pid", Field::Pid),
-            (b"tid", Field::Tid),
-            (b"ts", Field::Ts),
-            (b"dur", Field::Dur),
-            (b"args", Field::Args),
-            (b"id", Field::Id),
-            (b"id2", Field::Id2),
-            (b"s", Field::S),
-            (b"bp", Field::Bp),
-            (b"bind_id", Field::BindId),
-            (b"flow_in", Field::FlowIn),
-            (b"flow_out", Field::FlowOut),
-            (b"", Field::Other),
-            (b"ph\0", Field::Other),
-            (b"\0name", Field::Other),
-            (b"Name", Field::Other),
-            (b"flow_outs", Field::Other),
-            (b"bind_ids", Field::Other),
-        ] {
-            assert!(Field::from_key(k) == f, "{k:?}");
-        }
     }
 }
