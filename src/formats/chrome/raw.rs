@@ -226,3 +226,37 @@ pub fn uint_value(v: u64) -> ArgValue {
         Err(_) => ArgValue::U64(v),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Field;
+
+    #[test]
+    fn keys_to_fields() {
+        for (k, f) in [
+            (&b"ph"[..], Field::Ph),
+            (b"name", Field::Name),
+            (b"cat", Field::Cat),
+            (b"pid", Field::Pid),
+            (b"tid", Field::Tid),
+            (b"ts", Field::Ts),
+            (b"dur", Field::Dur),
+            (b"args", Field::Args),
+            (b"id", Field::Id),
+            (b"id2", Field::Id2),
+            (b"s", Field::S),
+            (b"bp", Field::Bp),
+            (b"bind_id", Field::BindId),
+            (b"flow_in", Field::FlowIn),
+            (b"flow_out", Field::FlowOut),
+            (b"", Field::Other),
+            (b"ph\0", Field::Other),
+            (b"\0name", Field::Other),
+            (b"Name", Field::Other),
+            (b"flow_outs", Field::Other),
+            (b"bind_ids", Field::Other),
+        ] {
+            assert!(Field::from_key(k) == f, "{k:?}");
+        }
+    }
+}
