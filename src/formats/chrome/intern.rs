@@ -20,12 +20,26 @@ impl Default for StrCache {
     }
 }
 
+/// Up to the first eight bytes of `b` as a word, for the fingerprint. Plain loads, never a
+/// `memcpy` into a stack buffer: that call and the word load that follows its byte stores cost
+/// more than the rest of an interning hit.
 #[inline]
 fn word(b: &[u8]) -> u64 {
-    let mut x = [0u8; 8];
-    let n = b.len().min(8);
-    x[..n].copy_from_slice(&b[..n]);
-    u64::from_le_bytes(x)
+    if let Some(w) = b.first_chunk::<8>() {
+        return u64::from_le_bytes(*w);
+    }
+    let n = b.len();
+    match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        // 4–7 bytes: two overlapping loads, the bytes zero-padded as a whole.
+        (Some(lo), Some(hi)) => {
+            u64::from(u32::from_le_bytes(*lo)) | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4))
+        }
+        // 0–3 bytes: first, middle and last (the length is hashed beside).
+        _ => match (b.first(), b.get(n / 2), b.last()) {
+            (Some(&x), Some(&y), Some(&z)) => u64::from(x) | u64::from(y) << 8 | u64::from(z) << 16,
+            _ => 0,
+        },
+    }
 }
 
 impl StrCache {
@@ -87,29 +101,39 @@ pub fn cached_key(strings: &mut Interner, slot: &mut StrId, key: &[u8]) -> StrId
 }
 
 /// `a == b`; strings of up to 16 bytes (most keys, categories, short names) are compared in two
-/// overlapping word loads instead of a `memcmp` call.
+/// overlapping loads instead of a `memcmp` call.
 #[inline]
 fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
     }
-    if !(8..=16).contains(&n) {
+    if n > 16 {
         return a == b;
     }
-    let w = |x: &[u8], at: usize| {
-        let mut w = [0u8; 8];
-        if let Some(s) = x.get(at..at + 8) {
-            w.copy_from_slice(s);
-        }
-        u64::from_le_bytes(w)
-    };
-    w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8)
+    if n >= 8 {
+        let w = |x: &[u8], at: usize| {
+            x.get(at..)
+                .and_then(|s| s.first_chunk::<8>())
+                .map(|c| u64::from_le_bytes(*c))
+        };
+        return w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8);
+    }
+    if n >= 4 {
+        let w = |x: &[u8], at: usize| {
+            x.get(at..)
+                .and_then(|s| s.first_chunk::<4>())
+                .map(|c| u32::from_le_bytes(*c))
+        };
+        return w(a, 0) == w(b, 0) && w(a, n - 4) == w(b, n - 4);
+    }
+    // 0–3 bytes: first, middle, last.
+    a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::same;
+    use super::{same, word};
     use proptest::prelude::*;
 
     proptest! {
@@ -121,6 +145,18 @@ mod tests {
             prop_assert_eq!(same(&a, &b), a == b);
             prop_assert!(same(&a, &a));
         }
+    }
+
+    #[test]
+    fn word_is_the_zero_padded_head() {
+        for n in 4..=12 {
+            let a: Vec<u8> = (1..=n as u8).collect();
+            let mut x = [0u8; 8];
+            x[..n.min(8)].copy_from_slice(&a[..n.min(8)]);
+            assert_eq!(word(&a), u64::from_le_bytes(x), "length {n}");
+        }
+        assert_eq!(word(b""), 0);
+        assert_ne!(word(b"ab"), word(b"ba"));
     }
 
     #[test]
