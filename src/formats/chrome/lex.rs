@@ -414,6 +414,34 @@ mod tests {
         assert!(number(b"12a", 0).is_none());
     }
 
+    proptest::proptest! {
+        /// `time_ps` equals the general reader on every form it accepts, and accepts the common
+        /// ones.
+        #[test]
+        fn time_ps_equals_the_text_reader(
+            int in "[0-9]{1,19}",
+            frac in proptest::option::of("[0-9]{0,8}"),
+            end in proptest::sample::select(vec![",", "}", " ", "x", ""]),
+        ) {
+            let text = match &frac {
+                Some(f) => format!("{int}.{f}"),
+                None => int.clone(),
+            };
+            let b = format!("{text}{end}");
+            let got = time_ps(b.as_bytes(), 0);
+            let common = !(int.len() > 1 && int.starts_with('0'))
+                && int.len() <= 17
+                && frac.as_ref().is_none_or(|f| (1..=6).contains(&f.len()))
+                && matches!(end, "," | "}" | " ");
+            if common {
+                let want = super::super::time::us_text_to_ps(&text);
+                proptest::prop_assert_eq!(got, want.map(|ps| (text.len(), ps)));
+            } else {
+                proptest::prop_assert!(got.is_none(), "{b:?} → {got:?}");
+            }
+        }
+    }
+
     #[test]
     fn nested_is_compact() {
         let mut out = Vec::new();
