@@ -30,7 +30,7 @@ use std::cell::{Cell, RefCell};
 use std::io::{self, Read};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Inputs smaller than this are parsed single-threaded.
 pub const MIN_BYTES: usize = 8 << 20;
@@ -104,9 +104,16 @@ impl Read for Frame<'_> {
     }
 }
 
+/// Strings tables of at most this many strings are handed to the chunk parses as their seed (a
+/// clone per chunk: two allocations per string).
+const SEED_MAX: usize = 4096;
+
 /// One parsed chunk, in its own string and args space.
 struct Parsed {
     strings: Interner,
+    /// How many strings the chunk's table started with, copied from the loader's table (a
+    /// prefix of it: the loader's table only grows), so their ids are the loader's.
+    seeded: usize,
     args: ArgsArena,
     events: Vec<RawEvent>,
     /// Length of the chunk's interner after each event.
@@ -193,6 +200,7 @@ fn parse_chunk(
     stop: Option<usize>,
     progress: &Progress,
     spare: Spare,
+    seed: Option<&Interner>,
 ) -> Result<Parsed, ()> {
     let Spare {
         mut args,
@@ -204,6 +212,19 @@ fn parse_chunk(
     strs_after.clear();
     let mut fresh = Loader::new(&IDLE);
     fresh.b.args = args;
+    // Start from the loader's strings when their table begins with the fresh one's (the keys
+    // every loader interns first): the chunk then writes the loader's ids for every string
+    // seen before, and the replay maps them, and copies args blocks, as they are.
+    let mut seeded = 0;
+    if let Some(seed) = seed {
+        let own = &fresh.b.strings;
+        let prefix = seed.len() >= own.len()
+            && (0..own.len()).all(|i| seed.get(StrId(i as u32)) == own.get(StrId(i as u32)));
+        if prefix {
+            fresh.b.strings = seed.clone();
+            seeded = seed.len();
+        }
+    }
     CUR.with(|c| *c.borrow_mut() = Some(fresh));
     // Kineto events take ~300 bytes of text: reserve once instead of growing by copies.
     let guess = (stop.unwrap_or(bytes.len()).saturating_sub(start) / 256).min(1 << 20);
@@ -214,6 +235,7 @@ fn parse_chunk(
     let (end, mut ld) = (end?, ld.ok_or(())?);
     Ok(Parsed {
         strings: std::mem::take(&mut ld.b.strings),
+        seeded,
         args: std::mem::take(&mut ld.b.args),
         events,
         strs_after,
@@ -287,7 +309,19 @@ fn copy_args(dst: &mut ArgsArena, src: &Parsed, r: ArgsRef, map: &[StrId]) -> Ar
 /// Applies a parsed chunk to the loader as if its events had been parsed there; returns its
 /// buffers for the next chunk.
 fn replay(ld: &mut Loader<'_>, mut p: Parsed, at: usize) -> Spare {
+    // The seeded strings have the loader's ids.
     let mut map: Vec<StrId> = Vec::with_capacity(p.strings.len());
+    map.extend((0..p.seeded as u32).map(StrId));
+    // A chunk that met no new string wrote only the loader's ids: its args arena is appended
+    // in one copy, each handle shifted by where it lands (when no block can pass the limit).
+    let (data, _, _) = p.args.raw_parts();
+    let shift = if p.strings.len() == p.seeded
+        && ld.b.args.raw_parts().0.len() + data.len() + 5 < ArgsRef::LAZY_MAX as usize
+    {
+        ld.b.args.append(&p.args)
+    } else {
+        None
+    };
     let key = |k: Option<Key>, map: &[StrId]| match k {
         Some(Key::Str(s)) => Some(Key::Str(
             map.get(s.index()).copied().unwrap_or(StrId::EMPTY),
@@ -309,7 +343,11 @@ fn replay(ld: &mut Loader<'_>, mut p: Parsed, at: usize) -> Spare {
         ev.id_text = m(ev.id_text);
         ev.pid = key(ev.pid, &map);
         ev.tid = key(ev.tid, &map);
-        ev.args = copy_args(&mut ld.b.args, &p, ev.args, &map);
+        ev.args = match shift {
+            Some(base) if ev.args.is_some() => ArgsRef(ev.args.0 + base),
+            Some(_) => ev.args,
+            None => copy_args(&mut ld.b.args, &p, ev.args, &map),
+        };
         ld.apply(ev);
         if ld.events & 4095 == 0 {
             ld.report_progress();
@@ -337,6 +375,8 @@ struct State {
     complete: bool,
     /// Buffers of replayed chunks, for the next parses.
     spares: Vec<Spare>,
+    /// The loader's strings as of a recent replay, to seed the next parses with.
+    seed: Option<Arc<Interner>>,
 }
 
 impl State {
@@ -400,6 +440,7 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
         starts: vec![start],
         complete: false,
         spares: Vec::new(),
+        seed: None,
     });
     let cv = Condvar::new();
     let progress = ld.progress();
@@ -408,8 +449,18 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
     let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
     let chunk = |s: usize, stop: Option<usize>| -> Result<Parsed, ()> {
         let (a, _) = readable(bytes, avail);
-        let spare = lock().spares.pop().unwrap_or_default();
-        parse_chunk(bytes.get(..a).ok_or(())?, s, stop, progress, spare)
+        let (spare, seed) = {
+            let mut g = lock();
+            (g.spares.pop().unwrap_or_default(), g.seed.clone())
+        };
+        parse_chunk(
+            bytes.get(..a).ok_or(())?,
+            s,
+            stop,
+            progress,
+            spare,
+            seed.as_deref(),
+        )
     };
     // Polls while the input grows (nobody signals new bytes); plain waits otherwise.
     fn wait<'m>(
@@ -469,6 +520,7 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
         let res = (|| -> Result<usize, String> {
             let mut i = 0;
             let mut end = 0;
+            let mut published = 0;
             loop {
                 enum Act {
                     Apply(Result<Parsed, ()>, usize),
@@ -512,9 +564,18 @@ pub fn run(ld: &mut Loader<'_>, ch: &Chunked<'_>) -> Result<(), String> {
                 end = p.end;
                 let spare = replay(ld, p, at);
                 i += 1;
+                // A new seed when the table grew (cloned outside the lock).
+                let n = ld.b.strings.len();
+                let seed = (n != published && n <= SEED_MAX).then(|| {
+                    published = n;
+                    Arc::new(ld.b.strings.clone())
+                });
                 let mut g = lock();
                 g.applied = i;
                 g.spares.push(spare);
+                if seed.is_some() {
+                    g.seed = seed;
+                }
                 drop(g);
                 cv.notify_all();
             }
@@ -605,7 +666,7 @@ mod speed {
         let mut spare = super::Spare::default();
         for _ in 0..5 {
             let t = std::time::Instant::now();
-            let p = super::parse_chunk(&bytes, start, None, &super::IDLE, spare).unwrap();
+            let p = super::parse_chunk(&bytes, start, None, &super::IDLE, spare, None).unwrap();
             best = best.min(t.elapsed().as_secs_f64());
             eprintln!(
                 "{} events, {:.3} s",

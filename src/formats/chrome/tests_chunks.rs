@@ -37,6 +37,29 @@ fn generated_kineto_identical() {
 }
 
 #[test]
+fn seeded_chunks_identical() {
+    // Chunks parsed after a replay start from the loader's strings: a first part whose strings
+    // all repeat (chunks with no new string append their args arena as it is), then one where
+    // every event brings new names, keys and values (the ids past the seed are mapped).
+    let mut t = String::from("{\"traceEvents\":[\n");
+    for i in 0..3000u32 {
+        let fresh = i >= 2000;
+        let name = if fresh { format!("new{i}") } else { format!("op{}", i % 7) };
+        let key = if fresh && i % 3 == 0 { format!("k{i}") } else { "External id".into() };
+        t.push_str(&format!(
+            "{{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"{name}\",\"pid\":1,\"tid\":{},\"ts\":{}.5,\"dur\":1,\"args\":{{\"{key}\":{i},\"s\":\"v{}\",\"f\":0.25}}}},\n",
+            i % 2,
+            10 * i,
+            if fresh { i } else { i % 5 }
+        ));
+    }
+    t.push_str("{}]}");
+    for (chunk, threads) in [(2000, 2), (9000, 2), (30_000, 3)] {
+        assert_same(t.as_bytes(), chunk, threads);
+    }
+}
+
+#[test]
 fn begin_end_across_chunks_identical() {
     // Nested B/E on 3 threads with counters, flows and instants; small chunks cut pairs.
     let mut t = String::from("{\"traceEvents\":[");
