@@ -19,6 +19,7 @@ use super::lex::{Val, float, int_value, nested, scalar, short_string, string, ti
 use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
+use std::cell::Cell;
 
 /// What phase 1 found; reused across events (no allocation once warm).
 #[derive(Default)]
@@ -26,6 +27,8 @@ pub struct Plan {
     fields: Vec<(Field, Val)>,
     /// Args entries: key span, value.
     entries: Vec<(u32, u32, Val)>,
+    /// Per entry, the learned gap its key was matched in ([`Gaps::slot`]), or [`NO_SLOT`].
+    slots: Vec<u8>,
     /// Compact JSON text of nested arg values.
     text: Vec<u8>,
     /// `ts`/`dur` values read in phase 1 (`Val::Time`).
@@ -115,12 +118,18 @@ impl Gap {
 /// Key positions of an object with learned gaps; later keys are always read in full.
 const GAP_KEYS: usize = 24;
 
+/// An args entry whose key was read in full.
+const NO_SLOT: u8 = u8::MAX;
+
 /// The gaps learned at each key position of an object: two per position, since events of two
 /// shapes often alternate (a runtime call and its flow start, a kernel and its flow end).
 struct Gaps {
     at: [[Gap; 2]; GAP_KEYS],
     /// Which of the two last matched or was learned, per position.
     recent: [u8; GAP_KEYS],
+    /// The interned id of each gap's key, once an event applied it (`EMPTY`: not yet); a match
+    /// proves the key's bytes are the learned ones, so the id needs no lookup.
+    ids: [[Cell<StrId>; 2]; GAP_KEYS],
     /// How many gaps were learned: the key positions read in full.
     learned: u64,
 }
@@ -130,12 +139,29 @@ impl Default for Gaps {
         Gaps {
             at: [[Gap::default(); 2]; GAP_KEYS],
             recent: [0; GAP_KEYS],
+            ids: Default::default(),
             learned: 0,
         }
     }
 }
 
 impl Gaps {
+    /// Which gap matched or was learned last at position `k`, as a slot for [`Gaps::id`].
+    #[inline(always)]
+    fn slot(&self, k: usize) -> u8 {
+        match self.recent.get(k) {
+            Some(r) => (2 * k) as u8 | (r & 1),
+            None => NO_SLOT,
+        }
+    }
+
+    /// The id cell of `slot`'s key.
+    #[inline(always)]
+    fn id(&self, slot: u8) -> Option<&Cell<StrId>> {
+        let s = usize::from(slot);
+        self.ids.get(s / 2)?.get(s & 1)
+    }
+
     /// The learned gap at position `k` that `b` holds at `at`.
     #[inline(always)]
     fn matching(&mut self, k: usize, b: &[u8], at: usize) -> Option<Found> {
@@ -154,19 +180,32 @@ impl Gaps {
     }
 
     /// Learns `b[at..end]` (key characters at `key`) as a gap of position `k`, in place of the
-    /// one that did not match last.
-    fn learn(&mut self, k: usize, b: &[u8], at: usize, end: usize, key: (usize, usize), f: Field) {
+    /// one that did not match last; false when it cannot be kept (too long, or past the
+    /// positions kept).
+    fn learn(
+        &mut self,
+        k: usize,
+        b: &[u8],
+        at: usize,
+        end: usize,
+        key: (usize, usize),
+        f: Field,
+    ) -> bool {
         self.learned += 1;
         let (Some(two), Some(recent), Some(t)) =
             (self.at.get_mut(k), self.recent.get_mut(k), b.get(at..end))
         else {
-            return;
+            return false;
         };
         if t.len() > GAP_MAX || key.0 < at || key.1 > end {
-            return;
+            return false;
         }
         *recent ^= 1;
-        let g = &mut two[usize::from(*recent & 1)];
+        let which = usize::from(*recent & 1);
+        if let Some(id) = self.ids.get(k).and_then(|c| c.get(which)) {
+            id.set(StrId::EMPTY);
+        }
+        let g = &mut two[which];
         let mut text = [0u8; GAP_MAX];
         text[..t.len()].copy_from_slice(t);
         for (w, ((word, m), c)) in g
@@ -192,6 +231,7 @@ impl Gaps {
             key_len: (key.1 - key.0) as u8,
             field: f,
         };
+        true
     }
 }
 
@@ -226,6 +266,7 @@ impl Plan {
     fn read(&mut self, b: &[u8], i: usize) -> Option<usize> {
         self.fields.clear();
         self.entries.clear();
+        self.slots.clear();
         self.text.clear();
         self.times.clear();
         if b.get(i) != Some(&b'{') {
@@ -280,12 +321,13 @@ impl Plan {
         let from = self.entries.len() as u32;
         let mut at = i;
         for k in 0.. {
-            let (j, key) = match self.arg.matching(k, b, at) {
+            let (j, key, slot) = match self.arg.matching(k, b, at) {
                 Some(g) => {
                     let ks = at + usize::from(g.key_at);
                     (
                         ws(b, at + usize::from(g.len)),
                         (ks as u32, (ks + usize::from(g.key_len)) as u32),
+                        self.arg.slot(k),
                     )
                 }
                 None => {
@@ -295,8 +337,9 @@ impl Plan {
                     };
                     let ke = string(b, q + 1)?;
                     let j = to_value(b, ke)?;
-                    self.arg.learn(k, b, at, j, (q + 1, ke), Field::Other);
-                    (j, ((q + 1) as u32, ke as u32))
+                    let kept = self.arg.learn(k, b, at, j, (q + 1, ke), Field::Other);
+                    let slot = if kept { self.arg.slot(k) } else { NO_SLOT };
+                    (j, ((q + 1) as u32, ke as u32), slot)
                 }
             };
             let (e, v) = match *b.get(j)? {
@@ -315,6 +358,7 @@ impl Plan {
                 },
             };
             self.entries.push((key.0, key.1, v));
+            self.slots.push(slot);
             at = e;
         }
         None
@@ -486,14 +530,26 @@ fn args(
 ) -> ArgsRef {
     ld.b.args.begin();
     let entries = plan.entries.get(from as usize..to as usize).unwrap_or(&[]);
+    let slots = plan.slots.get(from as usize..to as usize).unwrap_or(&[]);
     let mut spare = StrId::EMPTY;
-    for (pos, &(ks, ke, v)) in entries.iter().enumerate() {
-        let key = b.get(ks as usize..ke as usize).unwrap_or(&[]);
-        let slot = match ld.key_cache.get_mut(pos) {
-            Some(s) => s,
-            None => &mut spare,
+    for (pos, (&(ks, ke, v), &gap)) in entries.iter().zip(slots).enumerate() {
+        // The key's id from its learned gap; else through the per-position cache, as serde.
+        let known = plan.arg.id(gap);
+        let k = match known.map(Cell::get) {
+            Some(id) if id != StrId::EMPTY => id,
+            _ => {
+                let key = b.get(ks as usize..ke as usize).unwrap_or(&[]);
+                let slot = match ld.key_cache.get_mut(pos) {
+                    Some(s) => s,
+                    None => &mut spare,
+                };
+                let id = cached_key(&mut ld.b.strings, slot, key);
+                if let Some(c) = known {
+                    c.set(id);
+                }
+                id
+            }
         };
-        let k = cached_key(&mut ld.b.strings, slot, key);
         let value = match v {
             Val::Str(s, e) => {
                 ArgValue::Str(ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e)))

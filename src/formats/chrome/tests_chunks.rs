@@ -44,8 +44,16 @@ fn seeded_chunks_identical() {
     let mut t = String::from("{\"traceEvents\":[\n");
     for i in 0..3000u32 {
         let fresh = i >= 2000;
-        let name = if fresh { format!("new{i}") } else { format!("op{}", i % 7) };
-        let key = if fresh && i % 3 == 0 { format!("k{i}") } else { "External id".into() };
+        let name = if fresh {
+            format!("new{i}")
+        } else {
+            format!("op{}", i % 7)
+        };
+        let key = if fresh && i % 3 == 0 {
+            format!("k{i}")
+        } else {
+            "External id".into()
+        };
         t.push_str(&format!(
             "{{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"{name}\",\"pid\":1,\"tid\":{},\"ts\":{}.5,\"dur\":1,\"args\":{{\"{key}\":{i},\"s\":\"v{}\",\"f\":0.25}}}},\n",
             i % 2,
