@@ -192,6 +192,31 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
     Some((j, Val::Int(s, e)))
 }
 
+/// A number at `i` whose first digit is 1–9: the common plain integer of up to 19 digits read
+/// in one short loop; anything else (fraction, exponent, more digits) through [`number`].
+#[inline(always)]
+fn uint(b: &[u8], i: usize) -> Option<(usize, Val)> {
+    let mut j = i;
+    let mut mag: u64 = 0;
+    while let Some(&c) = b.get(j) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        mag = mag.wrapping_mul(10).wrapping_add(u64::from(d));
+        j += 1;
+    }
+    if j - i <= 19
+        && matches!(
+            b.get(j),
+            Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+        )
+    {
+        return Some((j, Val::Whole(false, mag)));
+    }
+    number(b, i)
+}
+
 /// A `ts`/`dur` number at `i` in its common form (`123`, `123.456`: at most 17 integer and 6
 /// fraction digits, no sign or exponent) as picoseconds, read in one pass; `None` for anything
 /// else (the caller then takes the general path).
@@ -277,7 +302,8 @@ pub fn scalar(b: &[u8], i: usize) -> Option<(usize, Val)> {
             let e = string(b, i + 1)?;
             Some((e + 1, Val::Str((i + 1) as u32, e as u32)))
         }
-        b'-' | b'0'..=b'9' => number(b, i),
+        b'1'..=b'9' => uint(b, i),
+        b'-' | b'0' => number(b, i),
         b't' => literal(b, i, b"true", Val::True),
         b'f' => literal(b, i, b"false", Val::False),
         b'n' => literal(b, i, b"null", Val::Null),
