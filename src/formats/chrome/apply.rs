@@ -8,7 +8,6 @@ use crate::formats::progress::Progress;
 use crate::model::{
     ArgValue, CaptureBuilder, Category, FlowPhase, Key, ProcessKind, Ps, StrId, TrackKind,
 };
-use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -98,7 +97,8 @@ pub struct Loader<'p> {
     pub(super) unknown_meta: u64,
     pub(super) min_ts: Ps,
     pub(super) record_window_end: Option<Ps>,
-    pub(super) cat_cache: FxHashMap<StrId, Category>,
+    /// The category of each category string seen, by its id.
+    pub(super) cat_cache: Vec<Option<Category>>,
     pub(super) last_track: Option<(Key, Key, bool, u32)>,
     /// Recent [`Loader::flow_track`] answers: (pid, tid, track count then, track); an answer
     /// holds while no track is added (launch and kernel flow points alternate two threads).
@@ -165,7 +165,7 @@ impl<'p> Loader<'p> {
             unknown_meta: 0,
             min_ts: Ps::MAX,
             record_window_end: None,
-            cat_cache: FxHashMap::default(),
+            cat_cache: Vec::new(),
             last_track: None,
             flow_cache: [None; 2],
             thread_meta: Vec::new(),
@@ -219,7 +219,7 @@ impl<'p> Loader<'p> {
     }
 
     pub(super) fn category(&mut self, cat: StrId) -> Category {
-        if let Some(&c) = self.cat_cache.get(&cat) {
+        if let Some(&Some(c)) = self.cat_cache.get(cat.index()) {
             return c;
         }
         let s = self.b.strings.get(cat);
@@ -239,7 +239,12 @@ impl<'p> Loader<'p> {
         ) {
             self.kineto_hint = true;
         }
-        self.cat_cache.insert(cat, c);
+        if self.cat_cache.len() <= cat.index() {
+            self.cat_cache.resize(cat.index() + 1, None);
+        }
+        if let Some(slot) = self.cat_cache.get_mut(cat.index()) {
+            *slot = Some(c);
+        }
         c
     }
 

@@ -336,13 +336,16 @@ fn replay(ld: &mut Loader<'_>, mut p: Parsed, at: usize) -> Spare {
             let s = p.strings.get(StrId(map.len() as u32));
             map.push(ld.b.strings.intern(s));
         }
-        let m = |s: StrId| map.get(s.index()).copied().unwrap_or(StrId::EMPTY);
-        // Remapped in place: no copy of the record.
-        ev.name = m(ev.name);
-        ev.cat = m(ev.cat);
-        ev.id_text = m(ev.id_text);
-        ev.pid = key(ev.pid, &map);
-        ev.tid = key(ev.tid, &map);
+        // Remapped in place: no copy of the record (nothing to map when every id is the
+        // loader's).
+        if shift.is_none() {
+            let m = |s: StrId| map.get(s.index()).copied().unwrap_or(StrId::EMPTY);
+            ev.name = m(ev.name);
+            ev.cat = m(ev.cat);
+            ev.id_text = m(ev.id_text);
+            ev.pid = key(ev.pid, &map);
+            ev.tid = key(ev.tid, &map);
+        }
         ev.args = match shift {
             Some(base) if ev.args.is_some() => ArgsRef(ev.args.0 + base),
             Some(_) => ev.args,
