@@ -135,6 +135,41 @@ fn block_fits(off: usize, entries: usize) -> bool {
     off + entries + 5 < ArgsRef::LAZY_MAX as usize
 }
 
+/// One entry's bytes: the key's id, a tag, the value.
+#[inline(always)]
+fn encode(p: &mut Vec<u8>, key: StrId, value: ArgValue) {
+    put_varint(p, u64::from(key.0));
+    match value {
+        ArgValue::Null => p.push(T_NULL),
+        ArgValue::Bool(false) => p.push(T_FALSE),
+        ArgValue::Bool(true) => p.push(T_TRUE),
+        ArgValue::I64(v) => {
+            p.push(T_I64);
+            put_varint(p, ((v << 1) ^ (v >> 63)) as u64);
+        }
+        ArgValue::U64(v) => {
+            p.push(T_U64);
+            put_varint(p, v);
+        }
+        ArgValue::F64(v) => {
+            p.push(T_F64);
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        ArgValue::Str(s) => {
+            p.push(T_STR);
+            put_varint(p, u64::from(s.0));
+        }
+        ArgValue::Json(s) => {
+            p.push(T_JSON);
+            put_varint(p, u64::from(s.0));
+        }
+        ArgValue::Bytes(n) => {
+            p.push(T_BYTES);
+            put_varint(p, n);
+        }
+    }
+}
+
 #[inline]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -182,38 +217,47 @@ impl ArgsArena {
     /// Adds one entry to the block being written.
     #[inline]
     pub fn push(&mut self, key: StrId, value: ArgValue) {
-        let p = &mut self.pending;
-        put_varint(p, u64::from(key.0));
-        match value {
-            ArgValue::Null => p.push(T_NULL),
-            ArgValue::Bool(false) => p.push(T_FALSE),
-            ArgValue::Bool(true) => p.push(T_TRUE),
-            ArgValue::I64(v) => {
-                p.push(T_I64);
-                put_varint(p, ((v << 1) ^ (v >> 63)) as u64);
-            }
-            ArgValue::U64(v) => {
-                p.push(T_U64);
-                put_varint(p, v);
-            }
-            ArgValue::F64(v) => {
-                p.push(T_F64);
-                p.extend_from_slice(&v.to_le_bytes());
-            }
-            ArgValue::Str(s) => {
-                p.push(T_STR);
-                put_varint(p, u64::from(s.0));
-            }
-            ArgValue::Json(s) => {
-                p.push(T_JSON);
-                put_varint(p, u64::from(s.0));
-            }
-            ArgValue::Bytes(n) => {
-                p.push(T_BYTES);
-                put_varint(p, n);
-            }
-        }
+        encode(&mut self.pending, key, value);
         self.pending_count += 1;
+    }
+
+    /// Starts a block of exactly `n` entries written straight into the arena (no pending copy):
+    /// `n` calls of [`ArgsArena::push_counted`] follow, then [`ArgsArena::finish_counted`] with
+    /// the returned mark. The block's bytes are those of `begin`, `push` × n, `finish`.
+    #[inline]
+    pub fn begin_counted(&mut self, n: u32) -> usize {
+        self.begin();
+        let off = self.data.len();
+        if n > 0 {
+            put_varint(&mut self.data, u64::from(n));
+        }
+        off
+    }
+
+    /// Adds one entry to the block started by [`ArgsArena::begin_counted`].
+    #[inline]
+    pub fn push_counted(&mut self, key: StrId, value: ArgValue) {
+        encode(&mut self.data, key, value);
+    }
+
+    /// Seals the block started at `off` by [`ArgsArena::begin_counted`]: `ArgsRef::NONE` for an
+    /// empty block, or (dropped, counted) for one past the handles' limit, as
+    /// [`ArgsArena::finish`].
+    #[inline]
+    pub fn finish_counted(&mut self, off: usize) -> ArgsRef {
+        let len = self.data.len();
+        if len == off {
+            return ArgsRef::NONE;
+        }
+        // The entries' bytes, without the count's varint.
+        let mut p = off;
+        let head = get_varint(&self.data, &mut p).map_or(0, |_| p - off);
+        if !block_fits(off, len - off - head) {
+            self.data.truncate(off);
+            self.dropped_blocks += 1;
+            return ArgsRef::NONE;
+        }
+        ArgsRef(off as u32)
     }
 
     /// Adds a link to another block whose entries follow this block's own (XPlane metadata stats).
@@ -631,6 +675,36 @@ mod tests {
         let rb = b.finish();
         assert_eq!((ra, &a.data), (rb, &b.data));
         assert_eq!(a.copy_mapped(&src, ArgsRef::NONE, map), Some(ArgsRef::NONE));
+    }
+
+    #[test]
+    fn counted_blocks_equal_pending_ones() {
+        let entries = [
+            (StrId(3), ArgValue::I64(-5)),
+            (StrId(300), ArgValue::U64(u64::MAX)),
+            (StrId(2), ArgValue::F64(1.5)),
+            (StrId(1), ArgValue::Str(StrId(200_000))),
+            (StrId(2), ArgValue::Json(StrId(3))),
+            (StrId(3), ArgValue::Bool(false)),
+            (StrId(3), ArgValue::Null),
+            (StrId(3), ArgValue::Bytes(17)),
+        ];
+        let (mut a, mut b) = (ArgsArena::default(), ArgsArena::default());
+        for n in [0, 1, 3, entries.len()] {
+            a.begin();
+            for &(k, v) in &entries[..n] {
+                a.push(k, v);
+            }
+            let ra = a.finish();
+            let mark = b.begin_counted(n as u32);
+            for &(k, v) in &entries[..n] {
+                b.push_counted(k, v);
+            }
+            let rb = b.finish_counted(mark);
+            assert_eq!(ra, rb, "{n} entries");
+        }
+        assert_eq!(a.data, b.data);
+        assert_eq!(b.dropped_blocks, 0);
     }
 
     #[test]

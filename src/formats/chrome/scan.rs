@@ -528,9 +528,10 @@ fn args(
     to: u32,
     ev: &mut RawEvent,
 ) -> ArgsRef {
-    ld.b.args.begin();
     let entries = plan.entries.get(from as usize..to as usize).unwrap_or(&[]);
     let slots = plan.slots.get(from as usize..to as usize).unwrap_or(&[]);
+    // The entry count is known: the block goes straight into the arena.
+    let mark = ld.b.args.begin_counted(entries.len().min(slots.len()) as u32);
     let mut spare = StrId::EMPTY;
     for (pos, (&(ks, ke, v), &gap)) in entries.iter().zip(slots).enumerate() {
         // The key's id from its learned gap; else through the per-position cache, as serde.
@@ -569,9 +570,9 @@ fn args(
             }
         };
         ev.facts.note(k, ld.k.correlation, ld.k.stream, value);
-        ld.b.args.push(k, value);
+        ld.b.args.push_counted(k, value);
     }
-    ld.b.args.finish()
+    ld.b.args.finish_counted(mark)
 }
 
 #[cfg(test)]
