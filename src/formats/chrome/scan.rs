@@ -531,7 +531,9 @@ fn args(
     let entries = plan.entries.get(from as usize..to as usize).unwrap_or(&[]);
     let slots = plan.slots.get(from as usize..to as usize).unwrap_or(&[]);
     // The entry count is known: the block goes straight into the arena.
-    let mark = ld.b.args.begin_counted(entries.len().min(slots.len()) as u32);
+    let mark =
+        ld.b.args
+            .begin_counted(entries.len().min(slots.len()) as u32);
     let mut spare = StrId::EMPTY;
     for (pos, (&(ks, ke, v), &gap)) in entries.iter().zip(slots).enumerate() {
         // The key's id from its learned gap; else through the per-position cache, as serde.
