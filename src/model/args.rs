@@ -260,6 +260,37 @@ impl ArgsArena {
         ArgsRef(off as u32)
     }
 
+    /// Removes block `r` when it is the arena's last (an event's `args` read again: the earlier
+    /// block is no one's), so that loaders that copy only the blocks events keep write the same
+    /// bytes as those that write every block.
+    pub fn drop_last(&mut self, r: ArgsRef) {
+        if !r.is_some() || r.lazy_offset().is_some() || self.inherits {
+            return;
+        }
+        let d = &self.data;
+        let mut pos = r.0 as usize;
+        let skipped = (|| {
+            let n = get_varint(d, &mut pos)?;
+            for _ in 0..n {
+                get_varint(d, &mut pos)?;
+                let tag = *d.get(pos)?;
+                pos += 1;
+                match tag {
+                    T_NULL | T_FALSE | T_TRUE => {}
+                    T_I64 | T_U64 | T_BYTES | T_STR | T_JSON => {
+                        get_varint(d, &mut pos)?;
+                    }
+                    T_F64 => pos += 8,
+                    _ => return None,
+                }
+            }
+            Some(pos)
+        })();
+        if skipped == Some(self.data.len()) {
+            self.data.truncate(r.0 as usize);
+        }
+    }
+
     /// Adds a link to another block whose entries follow this block's own (XPlane metadata stats).
     #[inline]
     pub fn push_inherit(&mut self, parent: ArgsRef) {
@@ -705,6 +736,26 @@ mod tests {
         }
         assert_eq!(a.data, b.data);
         assert_eq!(b.dropped_blocks, 0);
+    }
+
+    #[test]
+    fn drop_last_removes_only_the_last_block() {
+        let mut a = ArgsArena::default();
+        a.begin();
+        a.push(StrId(1), ArgValue::F64(0.5));
+        let first = a.finish();
+        a.begin();
+        a.push(StrId(2), ArgValue::Str(StrId(9)));
+        a.push(StrId(3), ArgValue::I64(-1));
+        let second = a.finish();
+        let len = a.data.len();
+        a.drop_last(first);
+        assert_eq!(a.data.len(), len, "not the last block");
+        a.drop_last(second);
+        assert_eq!(a.data.len(), second.0 as usize);
+        a.drop_last(first);
+        assert!(a.data.is_empty());
+        a.drop_last(ArgsRef::NONE);
     }
 
     #[test]

@@ -319,6 +319,12 @@ impl Plan {
 
     fn args(&mut self, b: &[u8], i: usize) -> Option<(usize, Val)> {
         let from = self.entries.len() as u32;
+        // A second `args` object in one event may relearn a gap an earlier one's key was read
+        // in: then no key of the event takes a gap's id (they go through the key cache).
+        let gap_ids = from == 0;
+        if !gap_ids {
+            self.slots.fill(NO_SLOT);
+        }
         let mut at = i;
         for k in 0.. {
             let (j, key, slot) = match self.arg.matching(k, b, at) {
@@ -358,7 +364,7 @@ impl Plan {
                 },
             };
             self.entries.push((key.0, key.1, v));
-            self.slots.push(slot);
+            self.slots.push(if gap_ids { slot } else { NO_SLOT });
             at = e;
         }
         None
@@ -475,10 +481,13 @@ pub fn event(
                 }
             }
             (Field::Args, Val::Null) => {
+                // A repeated `args` (as the serde seed): the earlier block is no one's.
+                ld.b.args.drop_last(ev.args);
                 ev.facts = Default::default();
                 ev.args = ArgsRef::NONE;
             }
             (Field::Args, Val::Args(from, to)) => {
+                ld.b.args.drop_last(ev.args);
                 ev.facts = Default::default();
                 ev.args = args(ld, plan, b, from, to, ev);
             }

@@ -241,6 +241,8 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                 Field::Ts => ev.ts = a.next_value_seed(TimeSeed)?,
                 Field::Dur => ev.dur = a.next_value_seed(TimeSeed)?,
                 Field::Args => {
+                    // A repeated `args`: the earlier block is no one's.
+                    ld.b.args.drop_last(ev.args);
                     let mut facts = ArgFacts::default();
                     ev.args = a.next_value_seed(ArgsSeed {
                         ld,

@@ -68,6 +68,29 @@ fn seeded_chunks_identical() {
 }
 
 #[test]
+fn repeated_args_objects_identical() {
+    // Several `args` objects in one event (the last wins, as in serde): the later ones relearn
+    // key gaps the earlier ones' keys were read in, which must not give a key another's id.
+    let mut t = String::from("{\"traceEvents\":[\n");
+    for i in 0..2000u32 {
+        let args = match i % 4 {
+            0 => "\"args\": {\"a\": 1}, \"args\": {\"bb\": 2}, \"args\": {\"ccc\": 3}".to_string(),
+            1 => "\"args\": {\"ccc\": 4}, \"args\": {\"a\": 5}".to_string(),
+            2 => format!("\"args\": {{\"a\": {i}, \"bb\": \"x\"}}"),
+            _ => "\"args\": {\"bb\": 6}, \"args\": {}, \"args\": {\"a\": 7}".to_string(),
+        };
+        t.push_str(&format!(
+            "{{\"ph\": \"X\", \"name\": \"n{}\", \"pid\": 1, \"tid\": 1, \"ts\": {i}, \"dur\": 1, {args}}},\n",
+            i % 3
+        ));
+    }
+    t.push_str("{}]}");
+    for (chunk, threads) in [(3000, 2), (20_000, 2), (1 << 20, 2)] {
+        assert_same(t.as_bytes(), chunk, threads);
+    }
+}
+
+#[test]
 fn begin_end_across_chunks_identical() {
     // Nested B/E on 3 threads with counters, flows and instants; small chunks cut pairs.
     let mut t = String::from("{\"traceEvents\":[");
