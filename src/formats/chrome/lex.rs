@@ -128,15 +128,8 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
         j += 1;
     }
     let d0 = j;
-    // The integer part's value, read as it is scanned (exact up to 19 digits).
-    let mut mag: u64 = 0;
-    while let Some(&c) = b.get(j) {
-        if !c.is_ascii_digit() {
-            break;
-        }
-        mag = mag.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-        j += 1;
-    }
+    let (j, mag) = digits(b, d0);
+    let mut j = j;
     let nd = j - d0;
     if nd == 0 || (nd > 1 && b.get(d0) == Some(&b'0')) {
         return None;
@@ -167,11 +160,7 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
         }
         float = true;
     }
-    // A number must end at a delimiter (serde rejects `12a`).
-    if !matches!(
-        b.get(j),
-        Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-    ) {
+    if !ends_number(b.get(j)) {
         return None;
     }
     let (s, e) = (i as u32, j as u32);
@@ -196,6 +185,16 @@ pub fn number(b: &[u8], i: usize) -> Option<(usize, Val)> {
 /// in one short loop; anything else (fraction, exponent, more digits) through [`number`].
 #[inline(always)]
 fn uint(b: &[u8], i: usize) -> Option<(usize, Val)> {
+    let (j, mag) = digits(b, i);
+    if j - i <= 19 && ends_number(b.get(j)) {
+        return Some((j, Val::Whole(false, mag)));
+    }
+    number(b, i)
+}
+
+/// The run of digits from `i`: its end and its value (exact up to 19 digits, wrapped beyond).
+#[inline(always)]
+fn digits(b: &[u8], i: usize) -> (usize, u64) {
     let mut j = i;
     let mut mag: u64 = 0;
     while let Some(&c) = b.get(j) {
@@ -206,15 +205,13 @@ fn uint(b: &[u8], i: usize) -> Option<(usize, Val)> {
         mag = mag.wrapping_mul(10).wrapping_add(u64::from(d));
         j += 1;
     }
-    if j - i <= 19
-        && matches!(
-            b.get(j),
-            Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-        )
-    {
-        return Some((j, Val::Whole(false, mag)));
-    }
-    number(b, i)
+    (j, mag)
+}
+
+/// Whether a number may end before `c` (serde rejects `12a`).
+#[inline(always)]
+fn ends_number(c: Option<&u8>) -> bool {
+    matches!(c, Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
 }
 
 /// A `ts`/`dur` number at `i` in its common form (`123`, `123.456`: at most 17 integer and 6
