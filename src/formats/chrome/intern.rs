@@ -97,16 +97,7 @@ impl StrCache {
     /// Interns `s` through the cache.
     #[inline]
     pub fn intern(&mut self, strings: &mut Interner, s: &str) -> StrId {
-        let (fp, k) = fingerprint(s.as_bytes());
-        if let Some(slot) = self.slots.get_mut(k) {
-            if slot.holds(fp, s.as_bytes(), strings) {
-                return slot.id;
-            }
-            let id = strings.intern(s);
-            *slot = Slot::new(fp, id, strings.get(id).as_bytes());
-            return id;
-        }
-        strings.intern(s)
+        self.cached(strings, s.as_bytes(), |t| t.intern(s))
     }
 
     /// Interns text given as bytes that the caller checked to be UTF-8 earlier: a cache hit is
@@ -114,16 +105,27 @@ impl StrCache {
     /// (lossily, should the bytes have changed meanwhile — a mapped file rewritten in place).
     #[inline]
     pub fn intern_bytes(&mut self, strings: &mut Interner, b: &[u8]) -> StrId {
+        self.cached(strings, b, |t| t.intern_lossy(b))
+    }
+
+    /// The id of text `b` from its slot, else from `miss` (which interns it), kept in the slot.
+    #[inline(always)]
+    fn cached(
+        &mut self,
+        strings: &mut Interner,
+        b: &[u8],
+        miss: impl FnOnce(&mut Interner) -> StrId,
+    ) -> StrId {
         let (fp, k) = fingerprint(b);
-        if let Some(slot) = self.slots.get_mut(k) {
-            if slot.holds(fp, b, strings) {
-                return slot.id;
-            }
-            let id = strings.intern_lossy(b);
-            *slot = Slot::new(fp, id, strings.get(id).as_bytes());
-            return id;
+        let Some(slot) = self.slots.get_mut(k) else {
+            return miss(strings);
+        };
+        if slot.holds(fp, b, strings) {
+            return slot.id;
         }
-        strings.intern_lossy(b)
+        let id = miss(strings);
+        *slot = Slot::new(fp, id, strings.get(id).as_bytes());
+        id
     }
 }
 
@@ -163,23 +165,20 @@ fn same(a: &[u8], b: &[u8]) -> bool {
         return a == b;
     }
     if n >= 8 {
-        let w = |x: &[u8], at: usize| {
-            x.get(at..)
-                .and_then(|s| s.first_chunk::<8>())
-                .map(|c| u64::from_le_bytes(*c))
-        };
-        return w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8);
+        return ends_equal::<8>(a, b);
     }
     if n >= 4 {
-        let w = |x: &[u8], at: usize| {
-            x.get(at..)
-                .and_then(|s| s.first_chunk::<4>())
-                .map(|c| u32::from_le_bytes(*c))
-        };
-        return w(a, 0) == w(b, 0) && w(a, n - 4) == w(b, n - 4);
+        return ends_equal::<4>(a, b);
     }
     // 0–3 bytes: first, middle, last.
     a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last()
+}
+
+/// Whether the first and the last `N` bytes of `a` and `b` (of one length, at least `N`) are
+/// equal: two loads each, overlapping when the length is below `2N`.
+#[inline(always)]
+fn ends_equal<const N: usize>(a: &[u8], b: &[u8]) -> bool {
+    a.first_chunk::<N>() == b.first_chunk::<N>() && a.last_chunk::<N>() == b.last_chunk::<N>()
 }
 
 #[cfg(test)]
