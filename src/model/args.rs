@@ -170,6 +170,27 @@ fn encode(p: &mut Vec<u8>, key: StrId, value: ArgValue) {
     }
 }
 
+/// One entry of a block, undecoded: key id, tag and payload (the varint of integers, strings and
+/// byte counts, the bits of an `F64`, 0 for null and booleans); `None` for an inherit link, an
+/// unknown tag or a cut block. Copies and skips of blocks share it.
+#[inline]
+fn raw_entry(d: &[u8], pos: &mut usize) -> Option<(u64, u8, u64)> {
+    let key = get_varint(d, pos)?;
+    let tag = *d.get(*pos)?;
+    *pos += 1;
+    let v = match tag {
+        T_NULL | T_FALSE | T_TRUE => 0,
+        T_I64 | T_U64 | T_BYTES | T_STR | T_JSON => get_varint(d, pos)?,
+        T_F64 => {
+            let w = d.get(*pos..)?.first_chunk::<8>()?;
+            *pos += 8;
+            u64::from_le_bytes(*w)
+        }
+        _ => return None,
+    };
+    Some((key, tag, v))
+}
+
 #[inline]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -270,19 +291,8 @@ impl ArgsArena {
         let d = &self.data;
         let mut pos = r.0 as usize;
         let skipped = (|| {
-            let n = get_varint(d, &mut pos)?;
-            for _ in 0..n {
-                get_varint(d, &mut pos)?;
-                let tag = *d.get(pos)?;
-                pos += 1;
-                match tag {
-                    T_NULL | T_FALSE | T_TRUE => {}
-                    T_I64 | T_U64 | T_BYTES | T_STR | T_JSON => {
-                        get_varint(d, &mut pos)?;
-                    }
-                    T_F64 => pos += 8,
-                    _ => return None,
-                }
+            for _ in 0..get_varint(d, &mut pos)? {
+                raw_entry(d, &mut pos)?;
             }
             Some(pos)
         })();
@@ -469,34 +479,23 @@ impl ArgsArena {
         let d = &src.data;
         let mut pos = r.0 as usize;
         let n = get_varint(d, &mut pos)?;
-        self.begin();
-        if n == 0 {
-            return Some(ArgsRef::NONE);
-        }
-        // Written straight into `data` (the count is known up front); undone if malformed.
-        let off = self.data.len();
+        // A counted block (the count is known up front), undone if malformed.
+        let Ok(n32) = u32::try_from(n) else {
+            self.begin();
+            return None;
+        };
+        let off = self.begin_counted(n32);
         let out = &mut self.data;
-        put_varint(out, n);
-        let head = out.len() - off;
         let copied = (|| {
             for _ in 0..n {
-                let key = get_varint(d, &mut pos)? as u32;
-                let tag = *d.get(pos)?;
-                pos += 1;
-                put_varint(out, u64::from(map(key)));
+                let (key, tag, v) = raw_entry(d, &mut pos)?;
+                put_varint(out, u64::from(map(key as u32)));
                 out.push(tag);
                 match tag {
                     T_NULL | T_FALSE | T_TRUE => {}
-                    T_I64 | T_U64 | T_BYTES => put_varint(out, get_varint(d, &mut pos)?),
-                    T_F64 => {
-                        out.extend_from_slice(d.get(pos..pos + 8)?);
-                        pos += 8;
-                    }
-                    T_STR | T_JSON => {
-                        let v = get_varint(d, &mut pos)? as u32;
-                        put_varint(out, u64::from(map(v)));
-                    }
-                    _ => return None,
+                    T_F64 => out.extend_from_slice(&v.to_le_bytes()),
+                    T_STR | T_JSON => put_varint(out, u64::from(map(v as u32))),
+                    _ => put_varint(out, v),
                 }
             }
             Some(())
@@ -505,12 +504,7 @@ impl ArgsArena {
             self.data.truncate(off);
             return None;
         }
-        if !block_fits(off, self.data.len() - off - head) {
-            self.data.truncate(off);
-            self.dropped_blocks += 1;
-            return Some(ArgsRef::NONE);
-        }
-        Some(ArgsRef(off as u32))
+        Some(self.finish_counted(off))
     }
 
     /// The encoded blocks, dropped-block count and inherit flag (for snapshots).
