@@ -25,10 +25,8 @@ use std::cell::Cell;
 #[derive(Default)]
 pub struct Plan {
     fields: Vec<(Field, Val)>,
-    /// Args entries: key span, value.
-    entries: Vec<(u32, u32, Val)>,
-    /// Per entry, the learned gap its key was matched in ([`Gaps::slot`]), or [`NO_SLOT`].
-    slots: Vec<u8>,
+    /// Args entries.
+    entries: Vec<Entry>,
     /// Compact JSON text of nested arg values.
     text: Vec<u8>,
     /// `ts`/`dur` values read in phase 1 (`Val::Time`).
@@ -120,6 +118,16 @@ const GAP_KEYS: usize = 24;
 
 /// An args entry whose key was read in full.
 const NO_SLOT: u8 = u8::MAX;
+
+/// One `args` entry as read: its key's span, the learned gap the key was matched in
+/// ([`Gaps::slot`], or [`NO_SLOT`]), its value.
+#[derive(Clone, Copy)]
+struct Entry {
+    ks: u32,
+    ke: u32,
+    gap: u8,
+    v: Val,
+}
 
 /// The gaps learned at each key position of an object: two per position, since events of two
 /// shapes often alternate (a runtime call and its flow start, a kernel and its flow end).
@@ -266,7 +274,6 @@ impl Plan {
     fn read(&mut self, b: &[u8], i: usize) -> Option<usize> {
         self.fields.clear();
         self.entries.clear();
-        self.slots.clear();
         self.text.clear();
         self.times.clear();
         if b.get(i) != Some(&b'{') {
@@ -323,7 +330,9 @@ impl Plan {
         // in: then no key of the event takes a gap's id (they go through the key cache).
         let gap_ids = from == 0;
         if !gap_ids {
-            self.slots.fill(NO_SLOT);
+            for e in &mut self.entries {
+                e.gap = NO_SLOT;
+            }
         }
         let mut at = i;
         for k in 0.. {
@@ -363,8 +372,12 @@ impl Plan {
                     other => other,
                 },
             };
-            self.entries.push((key.0, key.1, v));
-            self.slots.push(if gap_ids { slot } else { NO_SLOT });
+            self.entries.push(Entry {
+                ks: key.0,
+                ke: key.1,
+                gap: if gap_ids { slot } else { NO_SLOT },
+                v,
+            });
             at = e;
         }
         None
@@ -538,13 +551,10 @@ fn args(
     ev: &mut RawEvent,
 ) -> ArgsRef {
     let entries = plan.entries.get(from as usize..to as usize).unwrap_or(&[]);
-    let slots = plan.slots.get(from as usize..to as usize).unwrap_or(&[]);
     // The entry count is known: the block goes straight into the arena.
-    let mark =
-        ld.b.args
-            .begin_counted(entries.len().min(slots.len()) as u32);
+    let mark = ld.b.args.begin_counted(entries.len() as u32);
     let mut spare = StrId::EMPTY;
-    for (pos, (&(ks, ke, v), &gap)) in entries.iter().zip(slots).enumerate() {
+    for (pos, &Entry { ks, ke, gap, v }) in entries.iter().enumerate() {
         // The key's id from its learned gap; else through the per-position cache, as serde.
         let known = plan.arg.id(gap);
         let k = match known.map(Cell::get) {
