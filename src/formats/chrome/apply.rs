@@ -239,12 +239,11 @@ impl<'p> Loader<'p> {
         ) {
             self.kineto_hint = true;
         }
-        if self.cat_cache.len() <= cat.index() {
-            self.cat_cache.resize(cat.index() + 1, None);
+        let i = cat.index();
+        if self.cat_cache.len() <= i {
+            self.cat_cache.resize(i + 1, None);
         }
-        if let Some(slot) = self.cat_cache.get_mut(cat.index()) {
-            *slot = Some(c);
-        }
+        self.cat_cache[i] = Some(c);
         c
     }
 
