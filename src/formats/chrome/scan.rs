@@ -15,7 +15,10 @@
 
 use super::apply::Loader;
 use super::intern::cached_key;
-use super::lex::{Val, float, int_value, nested, scalar, short_string, string, time_ps, ws};
+use super::lex::{
+    Val, ends_number, float, int_value, nested, scalar, short_string, string, time_ps,
+    time_ps_long, ws,
+};
 use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
@@ -24,7 +27,7 @@ use std::cell::Cell;
 /// What phase 1 found; reused across events (no allocation once warm).
 #[derive(Default)]
 pub struct Plan {
-    fields: Vec<(Field, Val)>,
+    fields: Vec<Item>,
     /// Args entries.
     entries: Vec<Entry>,
     /// Compact JSON text of nested arg values.
@@ -35,6 +38,17 @@ pub struct Plan {
     top: Gaps,
     /// The same for the keys of `args`.
     arg: Gaps,
+    /// Values read after the event object's gaps.
+    lits: Lits,
+}
+
+/// One top-level field as read: its value, and the [`Lits`] slot the value was read from or
+/// learned into ([`NO_SLOT`]: read in full and not kept).
+#[derive(Clone, Copy)]
+struct Item {
+    f: Field,
+    lit: u8,
+    v: Val,
 }
 
 /// Longest text between two values that [`Gaps`] keeps.
@@ -243,6 +257,194 @@ impl Gaps {
     }
 }
 
+/// Longest value text (quotes included) that [`Lit`] keeps.
+const LIT_MAX: usize = 24;
+
+/// The value text read after one learned gap of an earlier event (a string, or a plain integer
+/// starting 1–9), with what it read as. Fields such as `ph`, `cat`, `pid` and `tid` repeat their
+/// values from event to event of one kind, so a masked comparison of three words stands for
+/// reading the value (and, for `cat`, for interning it: [`Lits::ids`]).
+#[derive(Clone, Copy, Default)]
+struct Lit {
+    words: [u64; LIT_MAX / 8],
+    masks: [u64; LIT_MAX / 8],
+    /// Text length; 0: nothing kept.
+    len: u8,
+    /// The integer's value (`None`: a string).
+    uint: Option<u64>,
+}
+
+impl Lit {
+    /// The value at `j` when `b` holds this text there: its end and value.
+    #[inline(always)]
+    fn at(&self, b: &[u8], j: usize) -> Option<(usize, Val)> {
+        let n = usize::from(self.len);
+        if n == 0 {
+            return None;
+        }
+        let s = b.get(j..j + LIT_MAX)?;
+        let (w, _) = s.as_chunks::<8>();
+        let x = |i: usize| (u64::from_le_bytes(w[i]) ^ self.words[i]) & self.masks[i];
+        let diff = if n <= 8 { x(0) } else { x(0) | x(1) | x(2) };
+        if diff != 0 {
+            return None;
+        }
+        let e = j + n;
+        match self.uint {
+            None => Some((e, Val::Str((j + 1) as u32, (e - 1) as u32))),
+            // The digits alone are the same: the number must end where it did.
+            Some(mag) => ends_number(b.get(e)).then_some((e, Val::Whole(false, mag))),
+        }
+    }
+
+    /// Keeps the value `v` read from `b[j..e]` when it is a short string or plain integer;
+    /// false (nothing kept) otherwise.
+    fn learn(&mut self, b: &[u8], j: usize, e: usize, v: Val) -> bool {
+        self.len = 0;
+        let Some(t) = b.get(j..e) else {
+            return false;
+        };
+        self.uint = match v {
+            Val::Str(..) => None,
+            Val::Whole(false, mag) if matches!(t.first(), Some(b'1'..=b'9')) => Some(mag),
+            _ => return false,
+        };
+        let n = t.len();
+        // Read where [`Lit::at`] reads: the 24 bytes from `j` (a value nearer the end of the
+        // input is not kept).
+        let Some(w) = b.get(j..j + LIT_MAX).filter(|_| n <= LIT_MAX) else {
+            return false;
+        };
+        let (w, _) = w.as_chunks::<8>();
+        for (i, (word, m)) in self.words.iter_mut().zip(self.masks.iter_mut()).enumerate() {
+            let bytes = n.saturating_sub(8 * i).min(8);
+            *m = if bytes == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - 8 * bytes)
+            };
+            *word = u64::from_le_bytes(w[i]) & *m;
+        }
+        self.len = n as u8;
+        true
+    }
+}
+
+/// Gap slots ([`Gaps::slot`]) of one object.
+const GAP_SLOTS: usize = 2 * GAP_KEYS;
+
+/// The values kept per gap slot of the event object: two per slot, since the events that
+/// share a key's layout often alternate two values (`cpu_op` and `cuda_runtime` under `"cat"`,
+/// two threads under `"tid"`). A value's index ([`Item::lit`]) is `2 * slot + way`.
+struct Lits {
+    at: [[Lit; 2]; GAP_SLOTS],
+    /// Which of the two last matched or was learned, per slot.
+    recent: [u8; GAP_SLOTS],
+    /// The interned id of each kept string, once an event applied it (`EMPTY`: not yet).
+    ids: [[Cell<StrId>; 2]; GAP_SLOTS],
+    /// Values read since the last match, per slot.
+    misses: [u8; GAP_SLOTS],
+    /// Values still to read without trying the kept ones, per slot: a slot whose values vary
+    /// (`External id`, most names) costs a comparison and a copy per event for nothing.
+    skip: [u8; GAP_SLOTS],
+}
+
+/// Misses in a row after which a slot's values are read without trying the kept ones for
+/// [`LIT_REST`] events.
+const LIT_MISSES: u8 = 4;
+/// See [`LIT_MISSES`].
+const LIT_REST: u8 = 32;
+
+impl Default for Lits {
+    fn default() -> Self {
+        Lits {
+            at: [[Lit::default(); 2]; GAP_SLOTS],
+            recent: [0; GAP_SLOTS],
+            ids: std::array::from_fn(|_| [Cell::new(StrId::EMPTY), Cell::new(StrId::EMPTY)]),
+            misses: [0; GAP_SLOTS],
+            skip: [0; GAP_SLOTS],
+        }
+    }
+}
+
+impl Lits {
+    /// Whether the value at `slot` is to be tried against the kept ones (and kept); false
+    /// while the slot rests.
+    #[inline(always)]
+    fn wanted(&mut self, slot: u8) -> bool {
+        match self.skip.get_mut(usize::from(slot)) {
+            Some(0) => true,
+            Some(n) => {
+                *n -= 1;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// The kept value of `slot` that `b` holds at `j`: its end, value and index.
+    #[inline(always)]
+    fn matching(&mut self, slot: u8, b: &[u8], j: usize) -> Option<(usize, Val, u8)> {
+        let s = usize::from(slot);
+        let (two, recent) = (self.at.get(s)?, self.recent.get_mut(s)?);
+        let first = *recent & 1;
+        let (e, v, way) = match two.get(usize::from(first))?.at(b, j) {
+            Some((e, v)) => (e, v, first),
+            None => {
+                let (e, v) = two.get(usize::from(first ^ 1))?.at(b, j)?;
+                *recent ^= 1;
+                (e, v, first ^ 1)
+            }
+        };
+        if let Some(m) = self.misses.get_mut(s) {
+            *m = 0;
+        }
+        Some((e, v, 2 * slot | way))
+    }
+
+    /// The id cell of value `lit`'s string.
+    #[inline(always)]
+    fn id(&self, lit: u8) -> Option<&Cell<StrId>> {
+        let l = usize::from(lit);
+        self.ids.get(l / 2)?.get(l & 1)
+    }
+
+    /// Keeps the value read at `b[j..e]` in `slot`, in place of the one that did not match
+    /// last; its index, or [`NO_SLOT`] when not kept.
+    fn learn(&mut self, slot: u8, b: &[u8], j: usize, e: usize, v: Val) -> u8 {
+        let s = usize::from(slot);
+        let (Some(recent), Some(misses), Some(skip)) = (
+            self.recent.get_mut(s),
+            self.misses.get_mut(s),
+            self.skip.get_mut(s),
+        ) else {
+            return NO_SLOT;
+        };
+        *misses += 1;
+        if *misses >= LIT_MISSES {
+            *misses = 0;
+            *skip = LIT_REST;
+        }
+        *recent ^= 1;
+        let lit = 2 * slot | (*recent & 1);
+        if let Some(id) = self.id(lit) {
+            id.set(StrId::EMPTY);
+        }
+        let l = usize::from(lit);
+        let kept = self
+            .at
+            .get_mut(l / 2)
+            .and_then(|two| two.get_mut(l & 1))
+            .is_some_and(|x| x.learn(b, j, e, v));
+        if kept { lit } else { NO_SLOT }
+    }
+}
+
+/// Fields whose values [`Lits`] keeps: the ones that repeat across the events of one kind.
+fn repeats(f: Field) -> bool {
+    matches!(f, Field::Cat | Field::Pid | Field::Tid | Field::Name)
+}
+
 /// Reads the text before a key in full, from `at` — an object's `{` (`first`) or the end of its
 /// previous value — to the key's opening quote: `Ok(quote)`, or `Err(end)` where the object
 /// closes instead.
@@ -282,8 +484,8 @@ impl Plan {
         // `at`: where the text before the next key starts (the `{`, then each value's end).
         let mut at = i;
         for k in 0.. {
-            let (j, f) = match self.top.matching(k, b, at) {
-                Some(g) => (ws(b, at + usize::from(g.len)), g.field),
+            let (j, f, slot) = match self.top.matching(k, b, at) {
+                Some(g) => (ws(b, at + usize::from(g.len)), g.field, self.top.slot(k)),
                 None => {
                     let q = match to_key(b, at, k == 0)? {
                         Ok(q) => q,
@@ -297,28 +499,49 @@ impl Plan {
                         }
                     };
                     let j = to_value(b, ke)?;
-                    self.top.learn(k, b, at, j, (q + 1, ke), f);
-                    (j, f)
+                    let kept = self.top.learn(k, b, at, j, (q + 1, ke), f);
+                    (j, f, if kept { self.top.slot(k) } else { NO_SLOT })
                 }
             };
-            let (e, v) = if f == Field::Args && b.get(j) == Some(&b'{') {
-                self.args(b, j)?
-            } else if let (Field::Ts | Field::Dur, Some((e, ps))) = (f, time_ps(b, j)) {
-                self.times.push(ps);
-                (e, Val::Time(self.times.len() as u32 - 1))
+            let kept = repeats(f) && slot != NO_SLOT && self.lits.wanted(slot);
+            let known = if kept {
+                self.lits.matching(slot, b, j)
             } else {
-                scalar(b, j)?
+                None
             };
-            // `ts`/`dur` keep their text (`us_text_to_ps`); skipped keys need no value.
-            let v = match (f, v) {
-                (Field::Ts | Field::Dur | Field::Other, v) => v,
-                (_, Val::Int(s, e)) => {
-                    let (neg, mag) = int_value(b, s, e)?;
-                    Val::Whole(neg, mag)
+            let (e, v, lit) = match known {
+                Some(x) => x,
+                None => {
+                    let (e, v) = if f == Field::Args && b.get(j) == Some(&b'{') {
+                        self.args(b, j)?
+                    } else if let Some((e, ps)) = match f {
+                        Field::Ts => time_ps_long(b, j),
+                        Field::Dur => time_ps(b, j),
+                        _ => None,
+                    } {
+                        self.times.push(ps);
+                        (e, Val::Time(self.times.len() as u32 - 1))
+                    } else {
+                        scalar(b, j)?
+                    };
+                    // `ts`/`dur` keep their text (`us_text_to_ps`); skipped keys need no value.
+                    let v = match (f, v) {
+                        (Field::Ts | Field::Dur | Field::Other, v) => v,
+                        (_, Val::Int(s, e)) => {
+                            let (neg, mag) = int_value(b, s, e)?;
+                            Val::Whole(neg, mag)
+                        }
+                        (_, v) => v,
+                    };
+                    let lit = if kept {
+                        self.lits.learn(slot, b, j, e, v)
+                    } else {
+                        NO_SLOT
+                    };
+                    (e, v, lit)
                 }
-                (_, v) => v,
             };
-            self.fields.push((f, v));
+            self.fields.push(Item { f, lit, v });
             at = e;
         }
         None
@@ -386,7 +609,7 @@ impl Plan {
     /// Whether every field has a type the apply phase handles like serde (checked before any
     /// side effect; args entries were resolved in phase 1).
     fn supported(&self) -> bool {
-        self.fields.iter().all(|&(f, v)| match f {
+        self.fields.iter().all(|&Item { f, v, .. }| match f {
             Field::Ph | Field::S | Field::Bp | Field::Name | Field::Cat => {
                 matches!(v, Val::Str(..))
             }
@@ -448,18 +671,14 @@ pub fn event(
     ev.clear();
     // The last `id` / `id2` string (see `RawEvent::id_text`).
     let mut id_span: Option<(u32, u32)> = None;
-    for &(f, v) in &plan.fields {
+    for &Item { f, lit, v } in &plan.fields {
         ev.fields += 1;
         match (f, v) {
             (Field::Ph, Val::Str(s, e)) => ev.ph = first(b, s, e),
             (Field::S, Val::Str(s, e)) => ev.scope = first(b, s, e),
             (Field::Bp, Val::Str(s, e)) => ev.bp_e = first(b, s, e) == b'e',
-            (Field::Name, Val::Str(s, e)) => {
-                ev.name = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
-            }
-            (Field::Cat, Val::Str(s, e)) => {
-                ev.cat = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
-            }
+            (Field::Name, Val::Str(s, e)) => ev.name = lit_string(ld, &plan.lits, lit, b, s, e),
+            (Field::Cat, Val::Str(s, e)) => ev.cat = lit_string(ld, &plan.lits, lit, b, s, e),
             (Field::Pid | Field::Tid, v) => {
                 let k = match v {
                     Val::Whole(neg, mag) => Key::Int(int(neg, mag)),
@@ -531,6 +750,23 @@ pub fn event(
         ev.id_text = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
     }
     Some(end)
+}
+
+/// The id of string `b[s..e]`, read from or kept as value `lit`: the kept id once an event
+/// interned it, else through the cache, as serde.
+#[inline(always)]
+fn lit_string(ld: &mut Loader<'_>, lits: &Lits, lit: u8, b: &[u8], s: u32, e: u32) -> StrId {
+    let known = lits.id(lit);
+    match known.map(Cell::get) {
+        Some(id) if id != StrId::EMPTY => id,
+        _ => {
+            let id = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
+            if let Some(c) = known {
+                c.set(id);
+            }
+            id
+        }
+    }
 }
 
 fn first(b: &[u8], s: u32, e: u32) -> u8 {
