@@ -399,7 +399,7 @@ impl Lits {
         if let Some(m) = self.misses.get_mut(s) {
             *m = 0;
         }
-        Some((e, v, 2 * slot | way))
+        Some((e, v, (2 * slot) | way))
     }
 
     /// The id cell of value `lit`'s string.
@@ -426,7 +426,7 @@ impl Lits {
             *skip = LIT_REST;
         }
         *recent ^= 1;
-        let lit = 2 * slot | (*recent & 1);
+        let lit = (2 * slot) | (*recent & 1);
         if let Some(id) = self.id(lit) {
             id.set(StrId::EMPTY);
         }
