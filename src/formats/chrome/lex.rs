@@ -58,6 +58,27 @@ pub fn specials(w: u64) -> u64 {
     (zq | zs | ctl | w) & HIGHS
 }
 
+/// Bits (one per byte, lowest first) of the bytes of `c` that are `"`, `\`, a control
+/// character or non-ASCII: [`specials`] sixteen bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn specials16(c: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 CPU; the load reads exactly the 16 bytes of `c`
+    // (unaligned load).
+    unsafe {
+        let v = _mm_loadu_si128(c.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Signed: below 0x20 is a control byte (0x00–0x1f) or a non-ASCII one (0x80–0xff).
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), low)) as u32
+    }
+}
+
 /// Scans a string whose opening quote is at `i - 1`; returns the index of the closing quote.
 /// `None` for escapes, control characters, invalid UTF-8 or a missing end.
 #[inline(always)]
@@ -65,6 +86,27 @@ pub fn string(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start;
     let mut ascii = true;
     loop {
+        // 32 bytes per step while they last (kernel names run to hundreds), then eight.
+        #[cfg(target_arch = "x86_64")]
+        if let Some(chunk) = b.get(i..i + 32) {
+            let (c, _) = chunk.as_chunks::<16>();
+            let m = specials16(&c[0]) | (specials16(&c[1]) << 16);
+            if m == 0 {
+                i += 32;
+                continue;
+            }
+            i += m.trailing_zeros() as usize;
+        } else if let Some(chunk) = b.get(i..i + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(chunk);
+            let m = specials(u64::from_le_bytes(a));
+            if m == 0 {
+                i += 8;
+                continue;
+            }
+            i += (m.trailing_zeros() / 8) as usize;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
         if let Some(chunk) = b.get(i..i + 8) {
             let mut a = [0u8; 8];
             a.copy_from_slice(chunk);
@@ -528,6 +570,61 @@ mod tests {
             proptest::prop_assert_eq!(time_ps_long(b, 0), time_ps(b, 0));
             let shifted = [b"x".as_slice(), b].concat();
             proptest::prop_assert_eq!(time_ps_long(&shifted, 1), time_ps(&shifted, 1));
+        }
+    }
+
+    /// The plain reading of [`string`]: closing quote, refusing escapes, controls, bad UTF-8.
+    fn string_reference(b: &[u8], start: usize) -> Option<usize> {
+        let end = start + b.get(start..)?.iter().position(|&c| c == b'"')?;
+        let t = &b[start..end];
+        if t.iter().any(|&c| c == b'\\' || c < 0x20) {
+            return None;
+        }
+        std::str::from_utf8(t).ok()?;
+        Some(end)
+    }
+
+    proptest::proptest! {
+        /// `string` (32, 16 and 8 bytes at a time, then bytewise) equals the plain reading at
+        /// every length and position of the byte that ends or spoils the string.
+        #[test]
+        fn string_equals_the_plain_reading(
+            len in 0usize..90,
+            at in 0usize..100,
+            odd in proptest::sample::select(
+                &[b'"', b'\\', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xa9, 0xff, b'a'][..],
+            ),
+            tail in 0usize..40,
+        ) {
+            let mut t = vec![b'x'; len];
+            if at < len {
+                t[at] = odd;
+                // A valid two-byte UTF-8 sequence where there is room.
+                if odd == 0xc3 && at + 1 < len {
+                    t[at + 1] = 0xa9;
+                }
+            }
+            t.push(b'"');
+            t.extend(std::iter::repeat_n(b' ', tail));
+            proptest::prop_assert_eq!(string(&t, 0), string_reference(&t, 0));
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn specials16_is_specials_per_byte() {
+        for c in 0..=255u8 {
+            for at in [0, 5, 15] {
+                let mut w = [b'a'; 16];
+                w[at] = c;
+                let want = specials(u64::from_le_bytes(w[..8].try_into().unwrap())) != 0
+                    || specials(u64::from_le_bytes(w[8..].try_into().unwrap())) != 0;
+                let got = specials16(&w);
+                assert_eq!(got != 0, want, "{c:#x} at {at}");
+                if want {
+                    assert_eq!(got, 1 << at);
+                }
+            }
         }
     }
 
