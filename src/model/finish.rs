@@ -96,20 +96,6 @@ impl CaptureBuilder {
             }
         }
         crate::timings::mark("finish: begin/end");
-        // Flows: points grouped by (cat, id), ordered by time (files may list the `f` before
-        // its `s`, e.g. Kineto writes GPU events first), then start before step before finish,
-        // then file order. Sorted now, beside the slice sort below: a slice's start is the same
-        // before and after the slices are permuted.
-        let flow_order = {
-            let start = &self.s.start;
-            let raw_time = |e: FlowEnd| -> Ps {
-                match e {
-                    FlowEnd::Slice(raw) => start.get(raw as usize).copied().unwrap_or(0),
-                    FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
-                }
-            };
-            super::flow_link::order(std::mem::take(&mut self.flow_points), &raw_time)
-        };
         // Sort slices by (track, start asc, dur desc, raw id).
         let n = self.s.start.len();
         // Loaders usually push in order: skip the O(n log n) sort when nothing is out of place.
@@ -271,7 +257,21 @@ impl CaptureBuilder {
         }
 
         crate::timings::mark("finish: instants/counters");
-        // Flows: consecutive points of each (cat, id) linked, each end resolved to a slice.
+        // Flows: group points by (cat, id) in file order; link consecutive points.
+        let fp = std::mem::take(&mut self.flow_points);
+        // Order each flow's points by time (files may list the `f` before its `s`, e.g. Kineto
+        // writes GPU events first), then start before step before finish, then file order.
+        let point_time = |e: FlowEnd| -> Ps {
+            match e {
+                FlowEnd::Slice(raw) => self
+                    .s
+                    .start
+                    .get(map_raw(raw) as usize)
+                    .copied()
+                    .unwrap_or(0),
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            }
+        };
         // The other track of a thread / device-stream pair of one (process, tid): a flow point
         // given on one binds to the other when its own has no slice there.
         let sibling = |t: u32| -> Option<u32> {
@@ -306,7 +306,7 @@ impl CaptureBuilder {
             }
         };
         let resolve_end = |e: FlowEnd| resolve(&self.s, &self.tracks, e);
-        let (flows, unresolved) = flow_order.link(&resolve_end);
+        let (flows, unresolved) = super::flow_link::link(fp, &point_time, &resolve_end);
         let (ends, starts, none) = unresolved;
         crate::timings::mark("finish: flows");
         if ends + starts + none > 0 {

@@ -105,40 +105,15 @@ fn links(keys: &[PointKey]) -> usize {
 
 /// Links the flow points: returns the flows and the unresolved counts (ends alone, starts
 /// alone, links with an end on no slice). `fp` must be in file order (`seq` = index).
-#[cfg(test)]
 pub(super) fn link(
-    fp: Vec<FlowPoint>,
+    mut fp: Vec<FlowPoint>,
     time: &(dyn Fn(FlowEnd) -> Ps + Sync),
     resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
 ) -> (Vec<Flow>, (u64, u64, u64)) {
-    order(fp, time).link(resolve)
-}
-
-/// The flow points and their order: sorted on a thread of its own for large captures, so
-/// `finish` sorts, permutes and nests the slices meanwhile (the two sorts fill each other's
-/// idle time on two cores).
-pub(super) struct Ordered {
-    fp: Vec<FlowPoint>,
-    keys: Keys,
-}
-
-enum Keys {
-    Sorted(Vec<PointKey>),
-    Sorting(std::thread::JoinHandle<Vec<PointKey>>),
-    /// 2^30 points or more (beyond the packed key): `fp` itself is sorted.
-    Huge,
-}
-
-/// Orders the flow points `fp` (in file order, `seq` = index) by (cat, id, time, phase, file
-/// order); `time` must give the times the slices will have once finished.
-pub(super) fn order(mut fp: Vec<FlowPoint>, time: &(dyn Fn(FlowEnd) -> Ps + Sync)) -> Ordered {
     if fp.len() >= 1 << 30 {
         // Beyond the packed key: the plain stable sort.
         fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
-        return Ordered {
-            fp,
-            keys: Keys::Huge,
-        };
+        return link_huge(&fp, resolve);
     }
     let mut keys: Vec<PointKey> = fp
         .iter()
@@ -153,33 +128,9 @@ pub(super) fn order(mut fp: Vec<FlowPoint>, time: &(dyn Fn(FlowEnd) -> Ps + Sync
         })
         .collect();
     crate::timings::mark("flows: keys");
-    let keys = if parallel(keys.len()) {
-        Keys::Sorting(std::thread::spawn(move || {
-            sort_keys(&mut keys);
-            keys
-        }))
-    } else {
-        sort_keys(&mut keys);
-        Keys::Sorted(keys)
-    };
-    Ordered { fp, keys }
-}
-
-impl Ordered {
-    /// Links consecutive points of each (cat, id) group: the flows and the unresolved counts
-    /// (ends alone, starts alone, links with an end on no slice).
-    pub(super) fn link(
-        self,
-        resolve: &(dyn Fn(FlowEnd) -> u32 + Sync),
-    ) -> (Vec<Flow>, (u64, u64, u64)) {
-        let keys = match self.keys {
-            Keys::Huge => return link_huge(&self.fp, resolve),
-            Keys::Sorted(k) => k,
-            Keys::Sorting(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        };
-        crate::timings::mark("flows: sort (waited for)");
-        link_sorted(&self.fp, resolve, &keys)
-    }
+    sort_keys(&mut keys);
+    crate::timings::mark("flows: sort");
+    link_sorted(&fp, resolve, &keys)
 }
 
 /// [`link`] once the order is known (`keys` sorted).
