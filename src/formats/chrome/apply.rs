@@ -384,13 +384,13 @@ impl<'p> Loader<'p> {
         match ev.ph {
             b'X' => self.complete(ev),
             b'B' => {
-                let Some(ts) = self.time(ev.ts) else { return };
+                let Some(ts) = self.time(ev.ts()) else { return };
                 let dev = self.device_event(ev);
                 let t = self.thread_track(ev.pid, ev.tid, dev);
                 self.b.begin_slice(t, ts, ev.name, ev.cat, ev.args);
             }
             b'E' => {
-                let Some(ts) = self.time(ev.ts) else { return };
+                let Some(ts) = self.time(ev.ts()) else { return };
                 let (pk, tk) = (Self::pid_key(ev.pid), Self::tid_key(ev.pid, ev.tid));
                 match self.last_track {
                     // Same thread as the previous event (a thread's stream shares its B/E).
@@ -404,7 +404,7 @@ impl<'p> Loader<'p> {
                 }
             }
             b'i' | b'I' | b'R' => {
-                let Some(ts) = self.time(ev.ts) else { return };
+                let Some(ts) = self.time(ev.ts()) else { return };
                 let dev = self.device_event(ev);
                 let t = self.thread_track(ev.pid, ev.tid, dev);
                 let scope = match ev.scope {
@@ -424,7 +424,7 @@ impl<'p> Loader<'p> {
             }
             b'C' => self.counter(ev),
             b's' | b't' | b'f' => {
-                let Some(ts) = self.time(ev.ts) else { return };
+                let Some(ts) = self.time(ev.ts()) else { return };
                 let Some(id) = ev.id else {
                     self.missing_id += 1;
                     return;
@@ -452,8 +452,8 @@ impl<'p> Loader<'p> {
     }
 
     pub(super) fn complete(&mut self, ev: &RawEvent) {
-        let Some(ts) = self.time(ev.ts) else { return };
-        let dur = match ev.dur {
+        let Some(ts) = self.time(ev.ts()) else { return };
+        let dur = match ev.dur() {
             None => 0,
             Some(Ok(d)) => d,
             Some(Err(())) => {
@@ -491,7 +491,7 @@ impl<'p> Loader<'p> {
     }
 
     pub(super) fn counter(&mut self, ev: &RawEvent) {
-        let Some(ts) = self.time(ev.ts) else { return };
+        let Some(ts) = self.time(ev.ts()) else { return };
         let p = self.b.process(Self::pid_key(ev.pid));
         let mut vals = std::mem::take(&mut self.counter_buf);
         vals.clear();
@@ -526,7 +526,7 @@ impl<'p> Loader<'p> {
     }
 
     pub(super) fn async_event(&mut self, ev: &RawEvent) {
-        let Some(ts) = self.time(ev.ts) else { return };
+        let Some(ts) = self.time(ev.ts()) else { return };
         let Some(id) = ev.id else {
             self.missing_id += 1;
             return;

@@ -19,10 +19,15 @@ pub struct RawEvent {
     pub pid: Option<Key>,
     /// `tid`.
     pub tid: Option<Key>,
-    /// `ts` in ns (raw, not yet shifted).
-    pub ts: TimeVal,
-    /// `dur` in ns.
-    pub dur: TimeVal,
+    /// `ts` in ps (raw, not yet shifted), see [`RawEvent::ts`]: an `i128` in two halves, so the
+    /// record stays 8-aligned (an `i128` behind its two tags is 32 bytes, 16-aligned).
+    ts_ps: [u64; 2],
+    /// `dur` in ps, see [`RawEvent::dur`].
+    dur_ps: [u64; 2],
+    /// Whether `ts` is absent, unparsable or read ([`TIME_NONE`], [`TIME_BAD`], [`TIME_OK`]).
+    ts_state: u8,
+    /// The same for `dur`.
+    dur_state: u8,
     /// Args block.
     pub args: ArgsRef,
     /// Values found in args.
@@ -46,7 +51,54 @@ pub struct RawEvent {
     pub fields: u32,
 }
 
+const TIME_NONE: u8 = 0;
+const TIME_BAD: u8 = 1;
+const TIME_OK: u8 = 2;
+
+/// `(halves, state)` of a time.
+#[inline(always)]
+fn pack_time(t: TimeVal) -> ([u64; 2], u8) {
+    match t {
+        None => ([0; 2], TIME_NONE),
+        Some(Err(())) => ([0; 2], TIME_BAD),
+        Some(Ok(ps)) => ([ps as u64, (ps >> 64) as u64], TIME_OK),
+    }
+}
+
+#[inline(always)]
+fn unpack_time(h: [u64; 2], state: u8) -> TimeVal {
+    match state {
+        TIME_OK => Some(Ok(((i128::from(h[1] as i64)) << 64) | i128::from(h[0]))),
+        TIME_BAD => Some(Err(())),
+        _ => None,
+    }
+}
+
 impl RawEvent {
+    /// `ts` in ps (raw, not yet shifted).
+    #[inline(always)]
+    pub fn ts(&self) -> TimeVal {
+        unpack_time(self.ts_ps, self.ts_state)
+    }
+
+    /// `dur` in ps.
+    #[inline(always)]
+    pub fn dur(&self) -> TimeVal {
+        unpack_time(self.dur_ps, self.dur_state)
+    }
+
+    /// Sets `ts`.
+    #[inline(always)]
+    pub fn set_ts(&mut self, t: TimeVal) {
+        (self.ts_ps, self.ts_state) = pack_time(t);
+    }
+
+    /// Sets `dur`.
+    #[inline(always)]
+    pub fn set_dur(&mut self, t: TimeVal) {
+        (self.dur_ps, self.dur_state) = pack_time(t);
+    }
+
     /// Resets every field.
     #[inline]
     pub fn clear(&mut self) {
@@ -229,7 +281,28 @@ pub fn uint_value(v: u64) -> ArgValue {
 
 #[cfg(test)]
 mod tests {
-    use super::Field;
+    use super::{Field, RawEvent};
+
+    #[test]
+    fn times_round_trip() {
+        let mut ev = RawEvent::default();
+        assert_eq!(ev.ts(), None);
+        for t in [
+            None,
+            Some(Err(())),
+            Some(Ok(0)),
+            Some(Ok(-1)),
+            Some(Ok(1_712_195_495_604_628_867_000)),
+            Some(Ok(-(1 << 100))),
+            Some(Ok(i128::MIN)),
+            Some(Ok(i128::MAX)),
+        ] {
+            ev.set_ts(t);
+            ev.set_dur(t);
+            assert_eq!((ev.ts(), ev.dur()), (t, t));
+        }
+        assert!(std::mem::size_of::<RawEvent>() <= 152);
+    }
 
     #[test]
     fn keys_to_fields() {

@@ -707,9 +707,9 @@ pub fn event(
                     _ => Err(()),
                 });
                 if f == Field::Ts {
-                    ev.ts = t;
+                    ev.set_ts(t);
                 } else {
-                    ev.dur = t;
+                    ev.set_dur(t);
                 }
             }
             (Field::Args, Val::Null) => {

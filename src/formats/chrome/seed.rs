@@ -238,8 +238,8 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                 }
                 Field::Pid => ev.pid = Some(a.next_value_seed(KeySeed(ld))?),
                 Field::Tid => ev.tid = Some(a.next_value_seed(KeySeed(ld))?),
-                Field::Ts => ev.ts = a.next_value_seed(TimeSeed)?,
-                Field::Dur => ev.dur = a.next_value_seed(TimeSeed)?,
+                Field::Ts => ev.set_ts(a.next_value_seed(TimeSeed)?),
+                Field::Dur => ev.set_dur(a.next_value_seed(TimeSeed)?),
                 Field::Args => {
                     // A repeated `args`: the earlier block is no one's.
                     ld.b.args.drop_last(ev.args);
