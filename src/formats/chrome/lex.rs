@@ -79,6 +79,21 @@ pub fn specials16(c: &[u8; 16]) -> u32 {
     }
 }
 
+/// [`specials`] bits of the 32 bytes from `i` (one bit per byte), `None` where fewer remain.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn wide_specials(b: &[u8], i: usize) -> Option<u32> {
+    let (c, _) = b.get(i..i + 32)?.as_chunks::<16>();
+    Some(specials16(c.first()?) | (specials16(c.get(1)?) << 16))
+}
+
+/// Without SSE2: never (the eight-byte step takes everything).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn wide_specials(_: &[u8], _: usize) -> Option<u32> {
+    None
+}
+
 /// Scans a string whose opening quote is at `i - 1`; returns the index of the closing quote.
 /// `None` for escapes, control characters, invalid UTF-8 or a missing end.
 #[inline(always)]
@@ -87,35 +102,24 @@ pub fn string(b: &[u8], start: usize) -> Option<usize> {
     let mut ascii = true;
     loop {
         // 32 bytes per step while they last (kernel names run to hundreds), then eight.
-        #[cfg(target_arch = "x86_64")]
-        if let Some(chunk) = b.get(i..i + 32) {
-            let (c, _) = chunk.as_chunks::<16>();
-            let m = specials16(&c[0]) | (specials16(&c[1]) << 16);
-            if m == 0 {
+        match wide_specials(b, i) {
+            Some(0) => {
                 i += 32;
                 continue;
             }
-            i += m.trailing_zeros() as usize;
-        } else if let Some(chunk) = b.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(chunk);
-            let m = specials(u64::from_le_bytes(a));
-            if m == 0 {
-                i += 8;
-                continue;
+            Some(m) => i += m.trailing_zeros() as usize,
+            None => {
+                if let Some(chunk) = b.get(i..i + 8) {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(chunk);
+                    let m = specials(u64::from_le_bytes(a));
+                    if m == 0 {
+                        i += 8;
+                        continue;
+                    }
+                    i += (m.trailing_zeros() / 8) as usize;
+                }
             }
-            i += (m.trailing_zeros() / 8) as usize;
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        if let Some(chunk) = b.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(chunk);
-            let m = specials(u64::from_le_bytes(a));
-            if m == 0 {
-                i += 8;
-                continue;
-            }
-            i += (m.trailing_zeros() / 8) as usize;
         }
         let c = *b.get(i)?;
         match c {

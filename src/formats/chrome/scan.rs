@@ -42,8 +42,8 @@ pub struct Plan {
     lits: Lits,
 }
 
-/// One top-level field as read: its value, and the [`Lits`] slot the value was read from or
-/// learned into ([`NO_SLOT`]: read in full and not kept).
+/// One top-level field as read: its value, and the index of the kept value it was read from or
+/// learned into (`2 * slot + way`, see [`Lits`]; [`NO_SLOT`]: read in full and not kept).
 #[derive(Clone, Copy)]
 struct Item {
     f: Field,
@@ -261,9 +261,9 @@ impl Gaps {
 const LIT_MAX: usize = 24;
 
 /// The value text read after one learned gap of an earlier event (a string, or a plain integer
-/// starting 1–9), with what it read as. Fields such as `ph`, `cat`, `pid` and `tid` repeat their
-/// values from event to event of one kind, so a masked comparison of three words stands for
-/// reading the value (and, for `cat`, for interning it: [`Lits::ids`]).
+/// starting 1–9), with what it read as. `cat`, `pid`, `tid` and often `name` repeat their
+/// values from event to event of one kind, so a masked comparison of up to three words stands
+/// for reading the value (and, for `cat` and `name`, for interning it: [`Lits::ids`]).
 #[derive(Clone, Copy, Default)]
 struct Lit {
     words: [u64; LIT_MAX / 8],
