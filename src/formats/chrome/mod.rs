@@ -23,6 +23,7 @@ mod args;
 mod chunks;
 mod finalize;
 mod intern;
+mod learned;
 mod lex;
 mod load;
 mod metadata;
