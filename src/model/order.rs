@@ -39,9 +39,7 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
             }
             keys.clear();
             keys.extend(ids.iter().map(|&i| key(i)));
-            // Keys are unique (raw id last), so the stable sort gives the unstable one's order;
-            // it finds the long ascending runs real files have (per thread, per copy) and merges.
-            keys.sort();
+            sort_in_blocks(&mut keys);
             for (dst, k) in ids.iter_mut().zip(&keys) {
                 *dst = k.2;
             }
@@ -84,6 +82,68 @@ pub fn sort_slice_order(track: &[u32], start: &[Ps], dur: &[Ps], ntracks: usize)
         }
     });
     order
+}
+
+/// Sorts unique `keys` as `sort()` does, first cutting them wherever every key before the cut
+/// is below every key after it, and sorting each block on its own. A track is a few long
+/// ascending runs, each overlapping only its neighbours (a capture's profiling windows, each
+/// copy of a replicated trace: run k's tail interleaves with run k+1's head); the stable sort,
+/// which finds runs and merges them, then pays about one merge pass, not one per level of a tree
+/// over all the runs. Keys are unique, so the stable order is the only sorted one.
+fn sort_in_blocks<K: Ord + Copy>(keys: &mut [K]) {
+    let n = keys.len();
+    // Where each maximal ascending run starts; many runs: no long ones to cut between.
+    let mut runs = vec![0usize];
+    for i in 1..n {
+        if keys[i] < keys[i - 1] {
+            runs.push(i);
+            if runs.len() > n / 64 + 2 {
+                keys.sort();
+                return;
+            }
+        }
+    }
+    if runs.len() == 1 {
+        return;
+    }
+    runs.push(n);
+    let m = runs.len() - 1;
+    // A run's first key is its least, its last its greatest. `after[r]`: the least key of the
+    // runs after r.
+    let mut after: Vec<Option<K>> = vec![None; m];
+    for r in (0..m - 1).rev() {
+        let first = keys[runs[r + 1]];
+        after[r] = Some(after[r + 1].map_or(first, |l| l.min(first)));
+    }
+    // A cut at p inside run r (s ≤ p ≤ e) needs max(G, keys[p-1]) < min(keys[p], L), G the
+    // greatest key before the run and L the least after it: p at or past the run's first key
+    // above G, and keys[p-1] below L. Both cuts bounding that range are kept (the keys between
+    // are one sorted piece).
+    let mut cuts = vec![0usize];
+    let mut before: Option<K> = None;
+    for r in 0..m {
+        let (s, e) = (runs[r], runs[r + 1]);
+        let run = &keys[s..e];
+        let lo = s + before.map_or(0, |g| run.partition_point(|&k| k <= g));
+        let hi = s + after[r].map_or(run.len(), |l| run.partition_point(|&k| k < l));
+        let apart = match (before, after[r]) {
+            (Some(g), Some(l)) => g < l,
+            _ => true,
+        };
+        if apart && lo <= hi {
+            for p in [lo, hi] {
+                if p > *cuts.last().unwrap_or(&0) && p < n {
+                    cuts.push(p);
+                }
+            }
+        }
+        let last = keys[e - 1];
+        before = Some(before.map_or(last, |g| g.max(last)));
+    }
+    cuts.push(n);
+    for w in cuts.windows(2) {
+        keys[w[0]..w[1]].sort();
+    }
 }
 
 /// The deepest slice of `track` (finished: lanes assigned) with `start <= ts < end`, or a
@@ -142,6 +202,35 @@ pub fn enclosing_slice(s: &Slices, track: &Track, ts: Ps) -> u32 {
 #[cfg(test)]
 mod sort_tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Runs shifted so they overlap only some neighbours, shuffled pieces, repeats of one
+        /// start: the blockwise sort equals the plain one.
+        #[test]
+        fn sort_in_blocks_is_the_sort(
+            runs in proptest::collection::vec((0i64..400, 1usize..60, 1i64..9), 0..12),
+            noise in proptest::collection::vec((0usize..400, 0i64..400), 0..6),
+        ) {
+            let mut keys: Vec<(Ps, u32)> = Vec::new();
+            for &(base, len, step) in &runs {
+                for k in 0..len {
+                    let id = keys.len() as u32;
+                    keys.push((base + k as Ps * step, id));
+                }
+            }
+            for &(at, v) in &noise {
+                if !keys.is_empty() {
+                    let at = at % keys.len();
+                    keys[at].0 = v;
+                }
+            }
+            let mut want = keys.clone();
+            want.sort();
+            sort_in_blocks(&mut keys);
+            prop_assert_eq!(keys, want);
+        }
+    }
 
     #[test]
     fn sort_order_matches_comparison_sort() {
