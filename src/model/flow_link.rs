@@ -233,6 +233,29 @@ mod tests {
     }
 
     #[test]
+    fn sort_keys_is_the_sort_on_both_paths() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for n in [0usize, 1, 300, PARALLEL_MIN_SLICES + 99] {
+            let mut keys: Vec<PointKey> = (0..n)
+                .map(|i| {
+                    let (c, id, t) = (next(3) as u32, next(n as u64 / 2 + 1), next(50) as Ps);
+                    PointKey(c, id, t, (next(3) as u32) << 30 | i as u32)
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort();
+            sort_keys(&mut keys);
+            assert!(keys == want, "n = {n}");
+        }
+    }
+
+    #[test]
     fn matches_the_stable_sort_on_both_paths() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = |m: u64| {

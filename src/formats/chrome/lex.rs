@@ -464,9 +464,46 @@ pub fn nested(b: &[u8], i: usize, out: &mut Vec<u8>, depth: u32) -> Option<usize
     }
 }
 
-/// serde_json's own reading of a float's text.
+/// serde_json's own reading of a float's text: for the common form `-?digits.digits` (no
+/// exponent, at most 22 fraction digits, the digits within a `u64`) its arithmetic repeated
+/// here — the digits as one integer, converted, divided by the exact power of ten (serde_json
+/// without `float_roundtrip`) — and serde_json itself for the rest.
 pub fn float(b: &[u8], s: u32, e: u32) -> Option<f64> {
-    serde_json::from_slice::<f64>(b.get(s as usize..e as usize)?).ok()
+    let t = b.get(s as usize..e as usize)?;
+    plain_decimal(t).or_else(|| serde_json::from_slice::<f64>(t).ok())
+}
+
+/// 10^0 ..= 10^22, each exact in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `-?(0|[1-9][0-9]*)\.[0-9]+` read as serde_json reads it, when its digits fit a `u64` and
+/// it has at most 22 fraction digits; `None` otherwise (and for anything else).
+fn plain_decimal(t: &[u8]) -> Option<f64> {
+    let (neg, d) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, t),
+    };
+    let dot = d.iter().position(|&c| c == b'.')?;
+    let (int, frac) = (d.get(..dot)?, d.get(dot + 1..)?);
+    if int.is_empty() || frac.is_empty() || frac.len() >= POW10.len() {
+        return None;
+    }
+    if int.len() > 1 && int[0] == b'0' {
+        return None;
+    }
+    let mut sig = 0u64;
+    for &c in int.iter().chain(frac) {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        // serde_json leaves the integer path where this overflows.
+        sig = sig.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    let f = sig as f64 / POW10[frac.len()];
+    Some(if neg { -f } else { f })
 }
 
 #[cfg(test)]
@@ -530,6 +567,27 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The plain-decimal reading is serde_json's, bit for bit, wherever it answers; it
+        /// answers for every plain decimal whose digits fit.
+        #[test]
+        fn plain_decimal_is_serde(
+            neg in proptest::bool::ANY,
+            int in "(0|[1-9][0-9]{0,19})",
+            frac in "[0-9]{1,25}",
+            tail in proptest::sample::select(vec!["", "e5", "x", ".1"]),
+        ) {
+            let text = format!("{}{int}.{frac}{tail}", if neg { "-" } else { "" });
+            let got = plain_decimal(text.as_bytes());
+            let want = serde_json::from_str::<f64>(&text).ok();
+            if let Some(g) = got {
+                proptest::prop_assert_eq!(Some(g.to_bits()), want.map(f64::to_bits), "{}", text);
+            }
+            let fits = tail.is_empty()
+                && frac.len() <= 22
+                && format!("{int}{frac}").parse::<u64>().is_ok();
+            proptest::prop_assert_eq!(got.is_some(), fits, "{}", text);
+        }
+
         /// `time_ps` equals the general reader on every form it accepts, and accepts the common
         /// ones.
         #[test]
