@@ -425,7 +425,7 @@ impl<'p> Loader<'p> {
             b'C' => self.counter(ev),
             b's' | b't' | b'f' => {
                 let Some(ts) = self.time(ev.ts()) else { return };
-                let Some(id) = ev.id else {
+                let Some(id) = ev.id() else {
                     self.missing_id += 1;
                     return;
                 };
@@ -439,7 +439,7 @@ impl<'p> Loader<'p> {
                 self.b.flow_point(phase, id, ev.cat, t, ts, enclosing);
             }
             // `T` without an id: Perfetto's thread-state extension, not a legacy async step.
-            b'T' if ev.id.is_none() => self.skipped[usize::from(b'T')] += 1,
+            b'T' if ev.id().is_none() => self.skipped[usize::from(b'T')] += 1,
             b'b' | b'e' | b'n' | b'S' | b'F' | b'T' | b'p' => self.async_event(ev),
             b'M' => {
                 self.forget_flow_tracks();
@@ -473,10 +473,10 @@ impl<'p> Loader<'p> {
         };
         let dev = self.device_event(ev);
         let t = self.thread_track(ev.pid, ev.tid, dev);
-        let corr = ev.facts.correlation.unwrap_or(0);
+        let corr = ev.facts.correlation;
         let raw = self.b.add_slice(t, ts, dur, ev.name, ev.cat, ev.args, corr);
         if ev.flow_in || ev.flow_out {
-            if let Some(id) = ev.bind_id.or(ev.id) {
+            if let Some(id) = ev.bind_id().or(ev.id()) {
                 let phase = match (ev.flow_in, ev.flow_out) {
                     (true, true) => FlowPhase::Step,
                     (true, false) => FlowPhase::Finish,
@@ -514,7 +514,7 @@ impl<'p> Loader<'p> {
             self.name_buf.push_str(self.b.strings.get(ev.name));
             if ev.id_text != StrId::EMPTY {
                 let _ = write!(self.name_buf, "[{}]", self.b.strings.get(ev.id_text));
-            } else if let Some(id) = ev.id {
+            } else if let Some(id) = ev.id() {
                 let _ = write!(self.name_buf, "[{id}]");
             }
             self.name_buf.push(' ');
@@ -527,7 +527,7 @@ impl<'p> Loader<'p> {
 
     pub(super) fn async_event(&mut self, ev: &RawEvent) {
         let Some(ts) = self.time(ev.ts()) else { return };
-        let Some(id) = ev.id else {
+        let Some(id) = ev.id() else {
             self.missing_id += 1;
             return;
         };

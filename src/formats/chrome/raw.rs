@@ -32,13 +32,16 @@ pub struct RawEvent {
     pub args: ArgsRef,
     /// Values found in args.
     pub facts: ArgFacts,
-    /// `id` / `id2`.
-    pub id: Option<IdVal>,
+    /// `id` / `id2` (when `has_id`), see [`RawEvent::id`]: an `Option<u64>` is 16 bytes, the
+    /// flag fits the record's padding (128 bytes in all, copied inline).
+    id_val: IdVal,
+    has_id: bool,
     /// The `id` / `id2` text as written when it was a string, for `C` events only (counter
     /// series are named with it); `StrId::EMPTY` otherwise.
     pub id_text: StrId,
-    /// `bind_id`.
-    pub bind_id: Option<IdVal>,
+    /// `bind_id` (when `has_bind_id`), see [`RawEvent::bind_id`].
+    bind_val: IdVal,
+    has_bind_id: bool,
     /// First byte of `s` (instant scope).
     pub scope: u8,
     /// `bp == "e"`.
@@ -99,6 +102,30 @@ impl RawEvent {
         (self.dur_ps, self.dur_state) = pack_time(t);
     }
 
+    /// `id` / `id2`.
+    #[inline(always)]
+    pub fn id(&self) -> Option<IdVal> {
+        self.has_id.then_some(self.id_val)
+    }
+
+    /// `bind_id`.
+    #[inline(always)]
+    pub fn bind_id(&self) -> Option<IdVal> {
+        self.has_bind_id.then_some(self.bind_val)
+    }
+
+    /// Sets `id`.
+    #[inline(always)]
+    pub fn set_id(&mut self, id: Option<IdVal>) {
+        (self.has_id, self.id_val) = (id.is_some(), id.unwrap_or(0));
+    }
+
+    /// Sets `bind_id`.
+    #[inline(always)]
+    pub fn set_bind_id(&mut self, id: Option<IdVal>) {
+        (self.has_bind_id, self.bind_val) = (id.is_some(), id.unwrap_or(0));
+    }
+
     /// Resets every field.
     #[inline]
     pub fn clear(&mut self) {
@@ -115,8 +142,8 @@ pub type TimeVal = Option<Result<i128, ()>>;
 /// Values of args keys the loader interprets while parsing.
 #[derive(Default, Clone, Copy)]
 pub struct ArgFacts {
-    /// Kineto `correlation`.
-    pub correlation: Option<u64>,
+    /// Kineto `correlation` (0 when absent, as the loader reads it).
+    pub correlation: u64,
     /// A `stream` key was present (Kineto device activities carry one).
     pub stream: bool,
 }
@@ -131,8 +158,8 @@ impl ArgFacts {
         }
         if key == correlation {
             match v {
-                ArgValue::I64(c) if c >= 0 => self.correlation = Some(c as u64),
-                ArgValue::U64(c) => self.correlation = Some(c),
+                ArgValue::I64(c) if c >= 0 => self.correlation = c as u64,
+                ArgValue::U64(c) => self.correlation = c,
                 _ => {}
             }
         }
@@ -301,7 +328,7 @@ mod tests {
             ev.set_dur(t);
             assert_eq!((ev.ts(), ev.dur()), (t, t));
         }
-        assert!(std::mem::size_of::<RawEvent>() <= 152);
+        assert!(std::mem::size_of::<RawEvent>() <= 128);
     }
 
     #[test]

@@ -351,9 +351,9 @@ pub fn event(
                     _ => None,
                 };
                 if f == Field::BindId {
-                    ev.bind_id = id;
+                    ev.set_bind_id(id);
                 } else {
-                    ev.id = id;
+                    ev.set_id(id);
                     id_span = match v {
                         Val::Str(s, e) if e > s => Some((s, e)),
                         _ => None,

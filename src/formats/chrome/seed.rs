@@ -250,10 +250,12 @@ impl<'de> Visitor<'de> for EventSeed<'_, '_> {
                     })?;
                     ev.facts = facts;
                 }
-                Field::Id | Field::Id2 => ev.id = a.next_value_seed(IdTextSeed(&mut ld.id_text))?,
+                Field::Id | Field::Id2 => {
+                    ev.set_id(a.next_value_seed(IdTextSeed(&mut ld.id_text))?)
+                }
                 Field::S => ev.scope = a.next_value_seed(FirstByte)?,
                 Field::Bp => ev.bp_e = a.next_value_seed(FirstByte)? == b'e',
-                Field::BindId => ev.bind_id = a.next_value_seed(IdSeed)?,
+                Field::BindId => ev.set_bind_id(a.next_value_seed(IdSeed)?),
                 Field::FlowIn => ev.flow_in = a.next_value_seed(Truthy)?,
                 Field::FlowOut => ev.flow_out = a.next_value_seed(Truthy)?,
                 Field::Other => {
