@@ -115,6 +115,10 @@ pub(super) fn link(
         fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
         return link_huge(&fp, resolve);
     }
+    if let Some(keys) = keys_by_group(&fp, time) {
+        crate::timings::mark("flows: keys and sort by group");
+        return link_sorted(&fp, resolve, &keys);
+    }
     let mut keys: Vec<PointKey> = fp
         .iter()
         .enumerate()
@@ -131,6 +135,84 @@ pub(super) fn link(
     sort_keys(&mut keys);
     crate::timings::mark("flows: sort");
     link_sorted(&fp, resolve, &keys)
+}
+
+/// The sorted keys of `fp` (in file order), built by sorting 8-byte codes — (rank of cat,
+/// id − least id) packed above the point's index — and then each (cat, id) group, a flow's two
+/// or three points as a rule, by the rest of the key; `None` when the code would not fit (over
+/// 256 categories, ids spread over more than 2^34 − rank bits) or the input is small. The
+/// 24-byte keys are then written once, in order, instead of being moved by every level of the
+/// sort (1.5 M flow points: 37 MB). Same order as sorting the keys: the key is total.
+fn keys_by_group(fp: &[FlowPoint], time: &(dyn Fn(FlowEnd) -> Ps + Sync)) -> Option<Vec<PointKey>> {
+    const SEQ_BITS: u32 = 30;
+    if fp.len() < 256 || fp.len() >= 1 << SEQ_BITS {
+        return None;
+    }
+    let mut cats: Vec<u32> = Vec::new();
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for p in fp {
+        if !cats.contains(&p.cat.0) {
+            if cats.len() == 256 {
+                return None;
+            }
+            cats.push(p.cat.0);
+        }
+        lo = lo.min(p.id);
+        hi = hi.max(p.id);
+    }
+    cats.sort_unstable();
+    let bits = |x: u64| u64::BITS - x.leading_zeros();
+    let (cat_bits, id_bits) = (bits(cats.len() as u64 - 1), bits(hi - lo));
+    if cat_bits + id_bits + SEQ_BITS > 64 {
+        return None;
+    }
+    let rank = |c: u32| cats.partition_point(|&x| x < c) as u64;
+    let mut codes: Vec<u64> = fp
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (((rank(p.cat.0) << id_bits) | (p.id - lo)) << SEQ_BITS) | i as u64)
+        .collect();
+    if parallel(codes.len()) {
+        let mid = codes.len() / 2;
+        codes.select_nth_unstable(mid);
+        let (a, b) = codes.split_at_mut(mid);
+        std::thread::scope(|sc| {
+            sc.spawn(|| a.sort_unstable());
+            b.sort_unstable();
+        });
+    } else {
+        codes.sort_unstable();
+    }
+    let seq_mask = (1u64 << SEQ_BITS) - 1;
+    let mut keys: Vec<PointKey> = codes
+        .iter()
+        .map(|&c| {
+            let i = (c & seq_mask) as usize;
+            let p = &fp[i];
+            PointKey(
+                p.cat.0,
+                p.id,
+                time(p.end),
+                (u32::from(p.phase) << 30) | i as u32,
+            )
+        })
+        .collect();
+    drop(codes);
+    // Within a group (in file order so far), order by (time, phase, seq).
+    let mut k = 0;
+    while k < keys.len() {
+        let g = keys[k].group();
+        let mut j = k + 1;
+        while j < keys.len() && keys[j].group() == g {
+            j += 1;
+        }
+        let group = &mut keys[k..j];
+        if !group.windows(2).all(|w| w[0] < w[1]) {
+            group.sort_unstable();
+        }
+        k = j;
+    }
+    Some(keys)
 }
 
 /// [`link`] once the order is known (`keys` sorted).
@@ -230,6 +312,52 @@ mod tests {
     ) -> (Vec<Flow>, (u64, u64, u64)) {
         fp.sort_by_key(|p| (p.cat, p.id, time(p.end), p.phase, p.seq));
         link_huge(&fp, resolve)
+    }
+
+    proptest::proptest! {
+        /// The keys sorted by group equal the sorted keys whenever that path runs, and it runs
+        /// for few cats and ids close together (Kineto's correlation ids).
+        #[test]
+        fn keys_by_group_is_the_sort(
+            raw in proptest::collection::vec((0u32..300, 0u64..64, 0u32..50, 0u8..3), 256..700),
+            cat_spread in 1u32..300,
+            id_base in proptest::prop_oneof![
+                proptest::strategy::Just(0u64),
+                proptest::strategy::Just(1u64 << 40),
+                proptest::strategy::Just(u64::MAX - 100)
+            ],
+            id_scale in proptest::prop_oneof![
+                proptest::strategy::Just(1u64),
+                proptest::strategy::Just(1u64 << 29)
+            ],
+        ) {
+            let fp: Vec<FlowPoint> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, id, t, ph))| FlowPoint {
+                    id: id_base.wrapping_add(id.saturating_mul(id_scale)),
+                    cat: StrId(c % cat_spread),
+                    end: FlowEnd::Slice(t),
+                    phase: ph,
+                    seq: i as u32,
+                })
+                .collect();
+            let time = |e: FlowEnd| match e {
+                FlowEnd::Slice(r) => Ps::from(r % 40) - 20,
+                FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
+            };
+            let mut want: Vec<PointKey> = fp
+                .iter()
+                .enumerate()
+                .map(|(i, p)| PointKey(p.cat.0, p.id, time(p.end), (u32::from(p.phase) << 30) | i as u32))
+                .collect();
+            want.sort();
+            let fits = cat_spread <= 16 && id_scale == 1 && id_base != u64::MAX - 100;
+            match keys_by_group(&fp, &time) {
+                Some(got) => proptest::prop_assert!(got == want),
+                None => proptest::prop_assert!(!fits),
+            }
+        }
     }
 
     #[test]
