@@ -1,8 +1,9 @@
 //! Flow points → flows, the part of `CaptureBuilder::finish` that runs after the slices are
-//! sorted: points grouped by (cat, id), ordered by time, consecutive points linked. The sort
-//! (whose keys look up slice starts) and the resolving of each end to a slice run on two threads
-//! for large captures, with no more memory than the single-threaded stable sort's scratch; the
-//! result is the one of the single-threaded order.
+//! sorted: points grouped by (cat, id), ordered by time, consecutive points linked. When
+//! (cat, id) packs into a few bytes (Kineto's correlation ids), 8-byte codes are sorted and the
+//! keys written once in that order ([`keys_by_group`]); otherwise the keys themselves are
+//! sorted (whose times look up slice starts). Sorting and the resolving of each end to a slice
+//! run on two threads for large captures; the result is the one of the single-threaded order.
 
 use super::builder::{FlowEnd, FlowPoint};
 use super::capture::{Flow, NO_SLICE, Ps};
