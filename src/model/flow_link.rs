@@ -15,6 +15,15 @@ use super::order::PARALLEL_MIN_SLICES;
 struct PointKey(u32, u64, Ps, u32);
 
 impl PointKey {
+    /// The key of `p`, the point at index `i` of the file-order list.
+    fn of(i: usize, p: &FlowPoint, time: &(dyn Fn(FlowEnd) -> Ps + Sync)) -> Self {
+        PointKey(
+            p.cat.0,
+            p.id,
+            time(p.end),
+            (u32::from(p.phase) << 30) | i as u32,
+        )
+    }
     fn seq(self) -> usize {
         (self.3 & ((1 << 30) - 1)) as usize
     }
@@ -31,18 +40,23 @@ fn parallel(n: usize) -> bool {
     n >= PARALLEL_MIN_SLICES && crate::threads::cores() > 1
 }
 
-/// Sorts `keys`; for large inputs the halves (split around the median) sort on two threads.
+/// Sorts `keys` unless already in order.
 fn sort_keys(keys: &mut [PointKey]) {
-    if keys.windows(2).all(|w| w[0] < w[1]) {
+    if !keys.windows(2).all(|w| w[0] < w[1]) {
+        sort_unique(keys);
+    }
+}
+
+/// Sorts `v`, whose items are unique (so the unstable sort is the stable one); for large inputs
+/// the halves (split around the median) sort on two threads.
+fn sort_unique<T: Ord + Send>(v: &mut [T]) {
+    if !parallel(v.len()) {
+        v.sort_unstable();
         return;
     }
-    if !parallel(keys.len()) {
-        keys.sort_unstable();
-        return;
-    }
-    let mid = keys.len() / 2;
-    keys.select_nth_unstable(mid);
-    let (a, b) = keys.split_at_mut(mid);
+    let mid = v.len() / 2;
+    v.select_nth_unstable(mid);
+    let (a, b) = v.split_at_mut(mid);
     std::thread::scope(|sc| {
         sc.spawn(|| a.sort_unstable());
         b.sort_unstable();
@@ -123,14 +137,7 @@ pub(super) fn link(
     let mut keys: Vec<PointKey> = fp
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            PointKey(
-                p.cat.0,
-                p.id,
-                time(p.end),
-                (u32::from(p.phase) << 30) | i as u32,
-            )
-        })
+        .map(|(i, p)| PointKey::of(i, p, time))
         .collect();
     crate::timings::mark("flows: keys");
     sort_keys(&mut keys);
@@ -173,29 +180,14 @@ fn keys_by_group(fp: &[FlowPoint], time: &(dyn Fn(FlowEnd) -> Ps + Sync)) -> Opt
         .enumerate()
         .map(|(i, p)| (((rank(p.cat.0) << id_bits) | (p.id - lo)) << SEQ_BITS) | i as u64)
         .collect();
-    if parallel(codes.len()) {
-        let mid = codes.len() / 2;
-        codes.select_nth_unstable(mid);
-        let (a, b) = codes.split_at_mut(mid);
-        std::thread::scope(|sc| {
-            sc.spawn(|| a.sort_unstable());
-            b.sort_unstable();
-        });
-    } else {
-        codes.sort_unstable();
-    }
+    // Unique: the index is part of each code.
+    sort_unique(&mut codes);
     let seq_mask = (1u64 << SEQ_BITS) - 1;
     let mut keys: Vec<PointKey> = codes
         .iter()
         .map(|&c| {
             let i = (c & seq_mask) as usize;
-            let p = &fp[i];
-            PointKey(
-                p.cat.0,
-                p.id,
-                time(p.end),
-                (u32::from(p.phase) << 30) | i as u32,
-            )
+            PointKey::of(i, &fp[i], time)
         })
         .collect();
     drop(codes);
@@ -305,6 +297,16 @@ mod tests {
     use super::*;
     use crate::model::StrId;
 
+    /// A xorshift generator: `next(m)` is a pseudo-random number below `m`.
+    fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        }
+    }
+
     /// The single-threaded reference: stable sort on the full key, then the plain walk.
     fn reference(
         mut fp: Vec<FlowPoint>,
@@ -347,11 +349,8 @@ mod tests {
                 FlowEnd::Slice(r) => Ps::from(r % 40) - 20,
                 FlowEnd::Enclosing { ts, .. } | FlowEnd::Next { ts, .. } => ts,
             };
-            let mut want: Vec<PointKey> = fp
-                .iter()
-                .enumerate()
-                .map(|(i, p)| PointKey(p.cat.0, p.id, time(p.end), (u32::from(p.phase) << 30) | i as u32))
-                .collect();
+            let mut want: Vec<PointKey> =
+                fp.iter().enumerate().map(|(i, p)| PointKey::of(i, p, &time)).collect();
             want.sort();
             let fits = cat_spread <= 16 && id_scale == 1 && id_base != u64::MAX - 100;
             match keys_by_group(&fp, &time) {
@@ -363,13 +362,7 @@ mod tests {
 
     #[test]
     fn sort_keys_is_the_sort_on_both_paths() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for n in [0usize, 1, 300, PARALLEL_MIN_SLICES + 99] {
             let mut keys: Vec<PointKey> = (0..n)
                 .map(|i| {
@@ -386,13 +379,7 @@ mod tests {
 
     #[test]
     fn matches_the_stable_sort_on_both_paths() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         // Few ids and times so that groups, ties and reused ids are common.
         for n in [0usize, 1, 2, 7, 500, PARALLEL_MIN_SLICES + 1234] {
             let ids = (n as u64 / 3).max(1);

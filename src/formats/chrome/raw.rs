@@ -328,6 +328,12 @@ mod tests {
             ev.set_dur(t);
             assert_eq!((ev.ts(), ev.dur()), (t, t));
         }
+        assert_eq!((ev.id(), ev.bind_id()), (None, None));
+        for id in [Some(0), Some(7), Some(u64::MAX), None] {
+            ev.set_id(id);
+            ev.set_bind_id(id.map(|v| v ^ 1));
+            assert_eq!((ev.id(), ev.bind_id()), (id, id.map(|v| v ^ 1)));
+        }
         assert!(std::mem::size_of::<RawEvent>() <= 128);
     }
 
