@@ -13,8 +13,9 @@ use super::cost::{Cost, Family};
 use super::dtype::Precision;
 use super::row::Row;
 use crate::analysis::stats::is_device_process;
-use crate::model::{Capture, Ps, StrId};
+use crate::model::{Capture, Category, Ps, StrId};
 use rustc_hash::FxHashMap;
+use std::fmt::Write as _;
 
 /// What [`collect`] finds.
 #[derive(Debug)]
@@ -25,7 +26,7 @@ pub struct Collected {
     pub ids: Vec<u32>,
     /// Per HLO op name without cost stats: (name, ps, count), most time first.
     pub other: Vec<(StrId, Ps, u64)>,
-    /// Σ durations of the lines read, ps.
+    /// Σ durations of the lines read (and of the device copies counted as ops), ps.
     pub total: Ps,
     /// True when the figures come from the HLO cost model ([`hlo_costs`]), not from stats.
     pub from_hlo: bool,
@@ -104,6 +105,147 @@ fn module_spans(c: &Capture, t: u32) -> Vec<(Ps, Ps, StrId)> {
     out
 }
 
+/// The program id in an `XLA Modules` event name, `jit_f(7)` → `7`.
+fn program_of(module: &str) -> &str {
+    module
+        .rsplit_once('(')
+        .map_or("", |(_, p)| p.trim_end_matches(')'))
+}
+
+/// The cost table entry of `program id/op name`, looked up in one buffer reused for every event.
+fn cost_of<'h>(
+    h: &'h FxHashMap<String, (f64, f64, String)>,
+    buf: &mut String,
+    pid: &str,
+    op: &str,
+) -> Option<&'h (f64, f64, String)> {
+    buf.clear();
+    buf.push_str(pid);
+    buf.push('/');
+    buf.push_str(op);
+    h.get(buf.as_str())
+}
+
+/// Rows being summed: one per (op name, module).
+#[derive(Default)]
+struct Rows {
+    rows: Vec<Row>,
+    by_name: FxHashMap<(StrId, StrId), usize>,
+    /// Per row: Σ FLOPs, Σ bytes, whether any event had bytes.
+    sums: Vec<(f64, f64, bool)>,
+    ids: Vec<u32>,
+}
+
+impl Rows {
+    /// Adds event `i` to the row of `key` (op name, module), made on first use.
+    fn add(
+        &mut self,
+        c: &Capture,
+        i: usize,
+        key: (StrId, StrId),
+        dtype: &str,
+        flops: f64,
+        bytes: Option<f64>,
+    ) {
+        let rows = &mut self.rows;
+        let sums = &mut self.sums;
+        let r = *self.by_name.entry(key).or_insert_with(|| {
+            let cost = Cost {
+                flops: 0.0,
+                bytes: None,
+                precision: Some(Precision::Bf16),
+                matrix: true,
+            };
+            rows.push(Row::new(
+                c.strings.get(key.0),
+                c.strings.get(key.1),
+                dtype,
+                "",
+                Family::Hlo,
+                cost,
+            ));
+            sums.push((0.0, 0.0, false));
+            rows.len() - 1
+        });
+        let s = &c.slices;
+        rows[r].count += 1;
+        rows[r].device_ps += s.dur[i];
+        rows[r].slices.push(i as u32);
+        sums[r].0 += flops;
+        if let Some(b) = bytes {
+            sums[r].1 += b;
+            sums[r].2 = true;
+        }
+        self.ids.push(i as u32);
+    }
+}
+
+/// The copies and memsets XLA runs for an HLO op (`copy.N` as a `MemcpyD2D` on the stream,
+/// with `hlo_op` and `program_id` stats): XProf's op profile counts them with the op's cost,
+/// but the `XLA Ops` line, derived from kernels alone, leaves them out. Those the cost tables
+/// know become rows under the module of their program id on an `XLA Modules` line;
+/// the rest (copies of a command buffer, inside its span on `XLA Ops`) are not read. Returns
+/// their summed duration (ps).
+fn device_copies(
+    c: &Capture,
+    device_tracks: &[u32],
+    h: &FxHashMap<String, (f64, f64, String)>,
+    acc: &mut Rows,
+) -> Ps {
+    let (Some(k_op), Some(k_pid)) = (c.strings.lookup("hlo_op"), c.strings.lookup("program_id"))
+    else {
+        return 0;
+    };
+    let k_mod = c.strings.lookup("hlo_module");
+    let s = &c.slices;
+    let mut module_of: FxHashMap<&str, StrId> = FxHashMap::default();
+    for &t in device_tracks {
+        if c.track_name(t).starts_with("XLA Modules") {
+            let tr = &c.tracks[t as usize];
+            for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+                module_of.insert(program_of(c.strings.get(s.name[i])), s.name[i]);
+            }
+        }
+    }
+    let (mut total, mut buf, mut pid_buf) = (0, String::new(), String::new());
+    for &t in device_tracks {
+        let tr = &c.tracks[t as usize];
+        for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
+            if !matches!(s.kind(i), Category::Memcpy | Category::Memset) {
+                continue;
+            }
+            let (mut op, mut pid, mut raw_module) = (None, None, StrId::EMPTY);
+            c.args.for_each(s.args[i], &c.strings, |k, v| {
+                if k == k_op {
+                    op = Some(v);
+                } else if k == k_pid {
+                    pid = v.as_i64(&c.strings);
+                } else if Some(k) == k_mod
+                    && let crate::model::ArgValue::Str(m) = v
+                {
+                    raw_module = m;
+                }
+            });
+            let (Some(crate::model::ArgValue::Str(op)), Some(pid)) = (op, pid) else {
+                continue;
+            };
+            pid_buf.clear();
+            let _ = write!(pid_buf, "{pid}");
+            let Some((fl, by, d)) = cost_of(h, &mut buf, &pid_buf, c.strings.get(op)) else {
+                continue;
+            };
+            // A module with no kernel has no `XLA Modules` event: its own name then.
+            let module = module_of
+                .get(pid_buf.as_str())
+                .copied()
+                .unwrap_or(raw_module);
+            acc.add(c, i, (op, module), d, *fl, Some(*by));
+            total += s.dur[i];
+        }
+    }
+    total
+}
+
 fn collect_with(
     c: &Capture,
     hlo: Option<FxHashMap<String, (f64, f64, String)>>,
@@ -123,18 +265,15 @@ fn collect_with(
         .filter(|&t| c.track_name(t).starts_with("XLA Ops"))
         .collect();
     let tracks = if named.is_empty() {
-        device_tracks
+        device_tracks.clone()
     } else {
         named
     };
-    let mut rows: Vec<Row> = Vec::new();
-    let mut by_name: FxHashMap<(StrId, StrId), usize> = FxHashMap::default();
-    let mut sums: Vec<(f64, f64, bool)> = Vec::new();
-    let mut ids = Vec::new();
+    let mut acc = Rows::default();
     let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     let mut key_buf = String::new();
-    for t in tracks {
+    for &t in &tracks {
         let tr = &c.tracks[t as usize];
         let modules = if hlo.is_some() {
             module_spans(c, t)
@@ -152,16 +291,10 @@ fn collect_with(
                     && end >= s.start[i] + s.dur[i]
                 {
                     module = m;
-                    let name = c.strings.get(m);
-                    let pid = name
-                        .rsplit_once('(')
-                        .map_or("", |(_, p)| p.trim_end_matches(')'));
-                    // `program id/op name`, in one buffer reused for every event.
-                    key_buf.clear();
-                    key_buf.push_str(pid);
-                    key_buf.push('/');
-                    key_buf.push_str(c.strings.get(s.name[i]));
-                    if let Some((fl, by, d)) = h.get(key_buf.as_str()) {
+                    let pid = program_of(c.strings.get(m));
+                    if let Some((fl, by, d)) =
+                        cost_of(h, &mut key_buf, pid, c.strings.get(s.name[i]))
+                    {
                         (f, b, dtype) = (Some(*fl), Some(*by), d.as_str());
                     }
                 }
@@ -187,35 +320,18 @@ fn collect_with(
                 e.1 += 1;
                 continue;
             }
-            let r = *by_name.entry((s.name[i], module)).or_insert_with(|| {
-                let cost = Cost {
-                    flops: 0.0,
-                    bytes: None,
-                    precision: Some(Precision::Bf16),
-                    matrix: true,
-                };
-                rows.push(Row::new(
-                    c.strings.get(s.name[i]),
-                    c.strings.get(module),
-                    dtype,
-                    "",
-                    Family::Hlo,
-                    cost,
-                ));
-                sums.push((0.0, 0.0, false));
-                rows.len() - 1
-            });
-            rows[r].count += 1;
-            rows[r].device_ps += s.dur[i];
-            rows[r].slices.push(i as u32);
-            sums[r].0 += flops.unwrap_or(0.0);
-            if let Some(b) = b {
-                sums[r].1 += b;
-                sums[r].2 = true;
-            }
-            ids.push(i as u32);
+            acc.add(c, i, (s.name[i], module), dtype, flops.unwrap_or(0.0), b);
         }
     }
+    if let Some(h) = &hlo {
+        total += device_copies(c, &device_tracks, h, &mut acc);
+    }
+    let Rows {
+        mut rows,
+        sums,
+        mut ids,
+        ..
+    } = acc;
     // Per call: the mean over the calls (XLA records one figure per op; equal across calls).
     for (r, (f, b, has_b)) in rows.iter_mut().zip(sums) {
         let n = r.count.max(1) as f64;
@@ -372,5 +488,98 @@ mod tests {
             (got.other.len(), got.other[0].1, got.total),
             (1, 1_000, 7_000)
         );
+    }
+    #[test]
+    fn device_copies_of_hlo_ops_are_rows_of_their_module() {
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:GPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Gpu;
+        let mods = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ops = b.track(p, Key::Int(2), TrackKind::Thread);
+        let stream = b.track(p, Key::Int(3), TrackKind::Thread);
+        let (mn, on, sn) = (
+            b.intern("XLA Modules - from #7"),
+            b.intern("XLA Ops - from #7"),
+            b.intern("Stream #7(Compute,MemcpyD2D)"),
+        );
+        b.track_mut(mods).name = mn;
+        b.track_mut(ops).name = on;
+        b.track_mut(stream).name = sn;
+        let (none, kernel, memcpy) = (b.intern(""), b.intern("kernel"), b.intern("gpu_memcpy"));
+        let (k_op, k_pid, k_mod) = (
+            b.intern("hlo_op"),
+            b.intern("program_id"),
+            b.intern("hlo_module"),
+        );
+        let name = |b: &mut CaptureBuilder, s: &str| b.intern(s);
+        let n = name(&mut b, "jit_f(7)");
+        b.add_slice(mods, 0, 10_000, n, none, ArgsRef::NONE, 0);
+        let n = name(&mut b, "fusion.1");
+        b.add_slice(ops, 1_000, 2_000, n, none, ArgsRef::NONE, 0);
+        b.add_slice(stream, 1_000, 2_000, n, kernel, ArgsRef::NONE, 0);
+        // (start, dur, hlo_op, program id, module): two copies of jit_f's `copy.4`, one of a
+        // command buffer (no cost: left to its span), one of a module without kernels.
+        for (start, dur, op, pid, module) in [
+            (4_000, 500, "copy.4", 7, "jit_f"),
+            (5_000, 700, "copy.4", 7, "jit_f"),
+            (6_000, 900, "command_buffer_3", 7, "jit_f"),
+            (20_000, 300, "copy.2", 9, "jit_h"),
+        ] {
+            let (o, m) = (name(&mut b, op), name(&mut b, module));
+            b.args.begin();
+            b.args.push(k_op, ArgValue::Str(o));
+            b.args.push(k_pid, ArgValue::I64(pid));
+            b.args.push(k_mod, ArgValue::Str(m));
+            let a = b.args.finish();
+            let n = name(&mut b, "MemcpyD2D");
+            b.add_slice(stream, start, dur, n, memcpy, a, 0);
+        }
+        let (k7, k9) = (b.intern("hlo_costs:7"), b.intern("hlo_costs:9"));
+        let (v7, v9) = (
+            b.intern("fusion.1\t100\t40\tf32\ncopy.4\t0\t160\tbf16\n"),
+            b.intern("copy.2\t0\t64\tf32\n"),
+        );
+        b.args.begin();
+        b.args.push(k7, ArgValue::Str(v7));
+        b.args.push(k9, ArgValue::Str(v9));
+        b.metadata = b.args.finish();
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let got = collect(&c).expect("rows");
+        let mut rows: Vec<(String, String, u64, f64, Option<f64>, Ps)> = got
+            .rows
+            .iter()
+            .map(|r| {
+                let id = (r.name.clone(), r.input_dims.clone());
+                (id.0, id.1, r.count, r.cost.flops, r.cost.bytes, r.device_ps)
+            })
+            .collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            rows,
+            [
+                ("copy.2".into(), "jit_h".into(), 1, 0.0, Some(64.0), 300),
+                (
+                    "copy.4".into(),
+                    "jit_f(7)".into(),
+                    2,
+                    0.0,
+                    Some(160.0),
+                    1_200
+                ),
+                (
+                    "fusion.1".into(),
+                    "jit_f(7)".into(),
+                    1,
+                    100.0,
+                    Some(40.0),
+                    2_000
+                ),
+            ]
+        );
+        // The `XLA Ops` line (2 000) and the costed copies (1 500); not the command buffer's.
+        assert_eq!(got.total, 3_500);
+        assert_eq!(got.ids.len(), 4);
     }
 }
