@@ -15,6 +15,12 @@ Compared per row: count (equal), self and total CPU time, self device time (with
 `gpu_annotation` row torch's Self CUDA (the annotation's span) is compared with tracetui's
 `device_total_ns`: tracetui gives an annotation no self device time (docs/stats.md).
 torch's device total is not in the file (gen_torch_capture.py writes self_device_us only).
+
+One documented difference (docs/stats.md): kernels whose launch call carries no `External id`
+(a `cudaGraphLaunch` made outside any op, e.g. `graph.replay()` under `record_function` only)
+are no op's in torch; tracetui gives their time to the event around the launch. A host row
+that differs by exactly the time of such kernels launched inside its events is reported as
+DOCUMENTED, not as a difference.
 Prints one line per differing row and a summary; exit 1 on any difference.
 """
 import json, subprocess, sys
@@ -30,6 +36,37 @@ if nest:
 out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 cap = out["captures"][0] if isinstance(out, dict) and "captures" in out else out[0]
 DEVICE_KINDS = {"kernel", "memcpy", "memset", "gpu_annotation"}
+
+
+def unlinked_device_us(path):
+    """µs of device activities launched by a call without `External id`, per name of the
+    innermost cpu_op / user_annotation around the call (ProfilerStep#N as ProfilerStep*)."""
+    import collections, gzip, re
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        ev = json.load(f)
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    calls = {e["args"]["correlation"]: e for e in ev
+             if e.get("cat") in ("cuda_runtime", "cuda_driver")
+             and "correlation" in e.get("args", {}) and "External id" not in e["args"]}
+    hosts = collections.defaultdict(list)
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation"):
+            hosts[(e["pid"], e["tid"])].append(e)
+    out = collections.Counter()
+    for e in ev:
+        call = calls.get(e.get("args", {}).get("correlation"))
+        if call is None or e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
+            continue
+        around = [h for h in hosts[(call["pid"], call["tid"])]
+                  if h["ts"] <= call["ts"] and call["ts"] + call["dur"] <= h["ts"] + h["dur"]]
+        if around:
+            inner = max(around, key=lambda h: (h["ts"], -h["dur"]))
+            out[re.sub(r"^ProfilerStep#\d+$", "ProfilerStep*", inner["name"])] += e["dur"]
+    return out
+
+
+unlinked = unlinked_device_us(path)
 ours = {}
 for r in cap["stats"]:
     ours[(r["name"], r["kind"] in DEVICE_KINDS)] = r
@@ -40,7 +77,7 @@ def close(a_us, b_us):
 
 
 checked = {"count": 0, "self_cpu": 0, "cpu_total": 0, "self_device": 0, "memory": 0}
-bad = 0
+bad = documented = 0
 worst = {"self_cpu": 0.0, "cpu_total": 0.0, "self_device": 0.0}
 for r in ref:
     dev = r["cpu_total_us"] == 0 and r["self_cpu_us"] == 0
@@ -72,12 +109,20 @@ for r in ref:
     mine = o["device_total_ns"] if o["kind"] == "gpu_annotation" else o["self_device_ns"]
     checked["self_device"] += 1
     worst["self_device"] = max(worst["self_device"], abs(mine / 1000 - r["self_device_us"]))
+    extra = 0.0 if dev else unlinked.get(r["name"], 0.0)
+    if extra and not diffs and close(mine / 1000, r["self_device_us"] + extra):
+        documented += 1
+        print(f"DOCUMENTED {o['kind']:>12} {r['name'][:70]}: self_device {mine / 1000:.3f} vs "
+              f"torch {r['self_device_us']:.3f} µs = torch + {extra:.3f} µs launched without "
+              f"External id inside it")
+        continue
     if not close(mine / 1000, r["self_device_us"]):
         diffs.append(f"self_device {mine / 1000:.3f} vs torch {r['self_device_us']:.3f} µs")
     if diffs:
         bad += 1
         print(f"DIFFER   {o['kind']:>14} {r['name'][:70]}: " + "; ".join(diffs))
-print(f"{path}: {len(ref) - bad}/{len(ref)} torch rows equal "
+print(f"{path}: {len(ref) - bad - documented}/{len(ref)} torch rows equal, "
+      f"{documented} documented differences "
       f"(checked {checked}); worst |Δ| µs: "
       + ", ".join(f"{k} {v:.3f}" for k, v in worst.items()))
 sys.exit(1 if bad else 0)

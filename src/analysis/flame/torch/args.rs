@@ -91,6 +91,9 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
     // has it (`raw`, before the backward rewrite).
     let mut per_track: Vec<(u32, Vec<Ev>, Vec<String>)> = Vec::new();
     let mut raw_by_ext: FxHashMap<i64, String> = FxHashMap::default();
+    // Launch calls' stacks by correlation id, user annotations' threads by `External id`.
+    let mut raw_by_corr: FxHashMap<u64, String> = FxHashMap::default();
+    let mut thread_by_ext: FxHashMap<i64, u32> = FxHashMap::default();
     for (t, tr) in c.tracks.iter().enumerate() {
         let mut evs: Vec<Ev> = Vec::new();
         let mut raw: Vec<String> = Vec::new();
@@ -136,6 +139,12 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
                 && matches!(s.kind(i), Category::CpuOp | Category::UserAnnotation)
             {
                 raw_by_ext.entry(e).or_insert_with(|| st.clone());
+                if s.kind(i) == Category::UserAnnotation {
+                    thread_by_ext.entry(e).or_insert(t as u32);
+                }
+            }
+            if matches!(s.kind(i), Category::Runtime | Category::Driver) && s.corr(i) != 0 {
+                raw_by_corr.entry(s.corr(i)).or_insert_with(|| st.clone());
             }
             raw.push(st);
             evs.push(Ev {
@@ -206,40 +215,102 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
         }
     }
     if metric == TorchMetric::SelfDevice {
-        device_event_lines(c, &keys, &raw_by_ext, &mut out, &mut lines);
+        let stacks = RawStacks {
+            key,
+            by_ext: &raw_by_ext,
+            by_corr: &raw_by_corr,
+            thread_by_ext: &thread_by_ext,
+            per_track: &per_track,
+        };
+        device_event_lines(c, &keys, &stacks, &mut out, &mut lines);
     }
     out.lines =
         crate::analysis::flame::folded::sum_lines(lines.iter().map(|(s, v)| (s.as_str(), *v)));
     out
 }
 
-/// The device events' own lines: activities with their launching op's stack, annotations with
-/// the stack of the first activity inside them on their stream.
+/// The stacks the file gives, for the device events' lines.
+struct RawStacks<'a> {
+    /// The `Call stack` key.
+    key: StrId,
+    /// Op and annotation stacks by `External id`.
+    by_ext: &'a FxHashMap<i64, String>,
+    /// Launch (runtime / driver) call stacks by correlation id.
+    by_corr: &'a FxHashMap<u64, String>,
+    /// The thread (track) of each user annotation, by `External id`.
+    thread_by_ext: &'a FxHashMap<i64, u32>,
+    /// Per thread: its events (slice order) and their stacks.
+    per_track: &'a [(u32, Vec<Ev>, Vec<String>)],
+}
+
+impl RawStacks<'_> {
+    /// The stack of the innermost event (op, annotation, launch call or python frame) running
+    /// at `at` on thread `track`: where torch's event tree puts a device annotation.
+    fn running_at(&self, c: &Capture, track: u32, at: Ps) -> Option<String> {
+        let s = &c.slices;
+        let tr = c.tracks.get(track as usize)?;
+        let ids = tr.slices.0 as usize..tr.slices.1 as usize;
+        let after = s.start[ids.clone()].partition_point(|&x| x <= at);
+        let mut id = (ids.start + after)
+            .checked_sub(1)
+            .filter(|&i| i >= ids.start)? as u32;
+        loop {
+            let i = id as usize;
+            if s.start[i] <= at && at < s.end(i) {
+                match s.kind(i) {
+                    Category::PythonFunction => {
+                        let mut st = String::new();
+                        if let Some(text) = call_stack(c, self.key, id) {
+                            fold_call_stack(text, Some(c.slice_name(id)), &mut st);
+                        }
+                        return Some(st);
+                    }
+                    Category::CpuOp
+                    | Category::UserAnnotation
+                    | Category::Runtime
+                    | Category::Driver => {
+                        let (_, evs, raw) = self.per_track.iter().find(|p| p.0 == track)?;
+                        let k = evs.binary_search_by_key(&id, |e| e.id).ok()?;
+                        return raw.get(k).cloned();
+                    }
+                    _ => {}
+                }
+            }
+            id = s.parent[i];
+            if id == NO_SLICE {
+                return None;
+            }
+        }
+    }
+}
+
+/// The device events' own lines (torch's device `FunctionEvent`s have stacks, from its event
+/// tree): an activity takes its launch call's stack (the innermost op or python frame around
+/// the call; a CUDA graph's kernels all take their `cudaGraphLaunch`'s), else its op's by
+/// `External id`; a `gpu_user_annotation` the stack of whatever runs on its host annotation's
+/// thread when its span starts on the device (the CPU is usually ahead: often a later op).
 fn device_event_lines(
     c: &Capture,
     keys: &Keys,
-    raw_by_ext: &FxHashMap<i64, String>,
+    stacks: &RawStacks<'_>,
     out: &mut TorchStacks,
     lines: &mut Vec<(String, u64)>,
 ) {
     let s = &c.slices;
-    let act = |i: usize| s.kind(i).is_activity();
-    let stack_of = |i: u32| -> Option<&String> { raw_by_ext.get(&arg_i64(c, i, keys.ext)?) };
     for tr in &c.tracks {
-        let ids = tr.slices.0..tr.slices.1;
-        for id in ids.clone() {
+        for id in tr.slices.0..tr.slices.1 {
             let i = id as usize;
-            let st = if act(i) {
-                stack_of(id)
+            let st = if s.kind(i).is_activity() {
+                let by_corr = (s.corr(i) != 0)
+                    .then(|| stacks.by_corr.get(&s.corr(i)))
+                    .flatten();
+                by_corr
+                    .or_else(|| stacks.by_ext.get(&arg_i64(c, id, keys.ext)?))
+                    .cloned()
             } else if s.kind(i) == Category::GpuUserAnnotation {
-                // Slices of a track are in start order: the first activity starting inside.
-                let from = ids.start
-                    + s.start[ids.start as usize..ids.end as usize]
-                        .partition_point(|&x| x < s.start[i]) as u32;
-                (from..ids.end)
-                    .take_while(|&j| s.start[j as usize] < s.end(i))
-                    .find(|&j| act(j as usize))
-                    .and_then(stack_of)
+                arg_i64(c, id, keys.ext)
+                    .and_then(|e| stacks.thread_by_ext.get(&e))
+                    .and_then(|&t| stacks.running_at(c, t, s.start[i]))
             } else {
                 continue;
             };
@@ -247,7 +318,7 @@ fn device_event_lines(
             match st {
                 Some(st) if v > 0 && !st.is_empty() => {
                     out.instances += 1;
-                    lines.push((st.clone(), v as u64));
+                    lines.push((st, v as u64));
                 }
                 _ => {}
             }
