@@ -263,6 +263,27 @@ fn hta_rounding_never_makes_a_part_exceed_busy() {
 }
 
 #[test]
+fn hta_window_ends_at_the_last_step_on_either_side() {
+    // HTA counts the device's `gpu_user_annotation` ProfilerStep#2 (it has no `stream` arg) as
+    // a CPU event: the window ends at its start, 130 µs, not at the host step's 100 µs. The
+    // launch at 120 µs (k2) is kept, the one at 150 µs (k3) is not.
+    let c = load("hta_window_device_step.json");
+    let opts = GpuOptions {
+        hta_compat: true,
+        ..GpuOptions::default()
+    };
+    let r = gpu::analyze(&c, &opts);
+    assert_eq!(r.window_dropped, 1);
+    let d = r.devices[0].breakdown;
+    // k1 at 60 µs to k2's end at 140 µs; k1 and k2 busy.
+    assert_eq!(
+        (d.window.1 - d.window.0, d.busy),
+        (80_000_000, 20_000_000),
+        "{d:?}"
+    );
+}
+
+#[test]
 fn labels_lead_and_metadata_only_devices_are_summarized() {
     let c = load("labels_rank.json");
     assert_eq!(c.rank(), Some(3));

@@ -191,16 +191,19 @@ fn xplane_stream_number(name: &str) -> Option<i64> {
     launch_link::stream_number(name)
 }
 
-/// HTA's iteration window: the (rounded) start of the last host `ProfilerStep*` slice, when
-/// the host has at least two distinct `ProfilerStep` names.
+/// HTA's iteration window: the (rounded) latest start of a `ProfilerStep*` slice, when the
+/// host has at least two distinct `ProfilerStep` names. HTA counts every event without a
+/// `stream` arg as a CPU event, the device's `gpu_user_annotation` steps too: as the GPU runs
+/// behind the host, the last step's device span starts later, and the launches made in
+/// between are kept (on a CUDA-graph capture, the next step's input copies).
 fn last_step_start(c: &Capture, is_host: &[bool], g: &GpuStreams) -> Option<Ps> {
     let mut names: Vec<StrId> = Vec::new();
     let mut last: Option<Ps> = None;
     for (t, tr) in c.tracks.iter().enumerate() {
-        if !is_host[t] {
-            continue;
-        }
         for id in tr.slices.0..tr.slices.1 {
+            if !is_host[t] && c.slices.kind(id as usize) != Category::GpuUserAnnotation {
+                continue;
+            }
             let n = c.slices.name[id as usize];
             if !c.strings.get(n).contains("ProfilerStep") {
                 continue;
