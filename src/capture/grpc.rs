@@ -280,7 +280,11 @@ fn status_error(s: Status) -> CaptureError {
     ];
     if s.code() == Code::Unimplemented {
         CaptureError::NotProfiler(format!("UNIMPLEMENTED: {msg}"))
-    } else if s.code() == Code::Cancelled {
+    } else if s.code() == Code::Cancelled
+        || s.code() == Code::Unknown && msg.contains("transport error")
+    {
+        // The peer closed the connection (an HTTP/1 server answering and hanging up closes
+        // it before or after tonic reads the answer: Cancelled or Unknown by timing).
         CaptureError::NotProfiler(format!(
             "the connection closed without a gRPC answer: {msg}"
         ))
