@@ -181,6 +181,28 @@ fn h200_full_mode_follows_the_main_thread_through_backward() {
 }
 
 #[test]
+fn cuda_graph_steps_read_alike() {
+    // Two nodes of a replayed CUDA graph ran at once on one stream (1 µs overlap). An end →
+    // start stream edge there weighed −1 µs; raised to 0 it made every path through the GPU
+    // 1 µs longer than the time it spans, and step 2 (only) read GPU-bound through 5 ms of
+    // idle gaps while the host, as in steps 3 and 4, bound it.
+    let c = load(&fixture(
+        "torch_gpu",
+        "worker0.1795882105227733644.pt.trace.json.gz",
+    ));
+    let steps = tracetui::analysis::steps::find(&c, &Default::default());
+    let paths = critical::analyze(&c, &steps, &Options::default(), None);
+    assert_eq!(paths.len(), 3);
+    for p in &paths {
+        assert_eq!(p.skipped.negative_edges, 0);
+        assert!(p.path <= p.step.dur());
+        assert!(p.kind_ps(Kind::KernelGap) < p.path / 100, "{:?}", p.by_kind);
+        let s = critical::bounds_sentence(p, None);
+        assert!(s.starts_with("host-bound: "), "step {}: {s}", p.step.number);
+    }
+}
+
+#[test]
 fn cli_json_and_text() {
     let f = fixture("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz");
     let f = f.to_str().expect("utf-8 path");

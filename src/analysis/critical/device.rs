@@ -224,12 +224,22 @@ impl Builder<'_> {
                 if ln != NO_SLICE {
                     self.g.edge(ln, sn, Kind::LaunchDelay, l);
                 }
-                if prev != NO_SLICE {
+                if prev != NO_SLICE && self.g.ts[prev as usize] <= self.g.ts[sn as usize] {
                     self.g
                         .edge(prev, sn, Kind::KernelGap, self.node_ev[prev as usize]);
+                } else if prev != NO_SLICE {
+                    // It started while the stream's latest-ending activity still ran (a CUDA
+                    // graph runs independent nodes at once on one stream): it waited for that
+                    // one's start, not its end. An end → start edge would weigh less than 0
+                    // and, raised to 0, lengthen every path through it past the time it spans.
+                    let p = self.node_ev[prev as usize];
+                    let pk = activity_kind(c, p, self.roles.xplane).unwrap_or(Kind::Kernel);
+                    self.g.edge(prev - 1, sn, pk, p);
                 }
             }
-            self.last[k] = en;
+            if prev == NO_SLICE || hta || self.g.ts[en as usize] >= self.g.ts[prev as usize] {
+                self.last[k] = en;
+            }
         }
         self.order = order;
     }
