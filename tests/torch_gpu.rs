@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 const STEM: &str = "worker0.1795774111709892780";
 /// The CUDA-graph capture (docs/oracle/gen_torch_graph_capture.py).
 const GRAPH: &str = "worker0.1795882105227733644";
+/// The torch.compile capture (the same script with `--compile`).
+const COMPILE: &str = "worker0.1795885472423495775";
 /// torch's event set (its CPU and device `FunctionEvent`s).
 const TORCH_CATS: &str = "cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,gpu_memset,gpu_user_annotation";
 
@@ -121,6 +123,17 @@ fn cuda_graph_capture_equals_torch_but_for_the_graphs_device_time() {
         GRAPH,
         &HashMap::from([("ProfilerStep*".to_string(), graph)]),
     );
+}
+
+#[test]
+fn torch_compile_capture_equals_torch_key_averages() {
+    // Inductor's graphs launch from a `## Call CompiledFxGraph` annotation inside
+    // `CompiledFunction`; the launch's `External id` is the op's, and torch gives the kernels
+    // to the op, not to the innermost annotation.
+    key_averages_equal(COMPILE, &HashMap::new());
+    let ours = stats_of(COMPILE, &[]);
+    let f = &ours[&("CompiledFunction".to_string(), false)];
+    assert!(f["self_device_ns"].as_i64().unwrap_or(0) > 1_000_000, "{f}");
 }
 
 /// Compares `stem`'s `stats --json` with torch's key_averages; `extra_device` names host rows

@@ -2,7 +2,11 @@
 step captured once as a CUDA graph and replayed, beside an eager bf16 forward in every step; then
 torch's own answers for the same profile (needs a CUDA GPU; not run by CI).
 
-usage: gen_torch_graph_capture.py LOGDIR STEPS [--d-model N] [--layers N]
+usage: gen_torch_graph_capture.py LOGDIR STEPS [--d-model N] [--layers N] [--compile]
+
+--compile: instead of the hand-captured graph, the model runs through
+torch.compile(mode="reduce-overhead") (Inductor's Triton kernels replayed by cudagraph trees),
+forward and backward, with an eager AdamW step.
 
 Writes, like ../shared/tools/gen_torch_capture.py, per capture FILE.pt.trace.json.gz and beside it
 FILE.key_averages.json (torch's key_averages(): count, self/total CPU µs, self device µs, memory
@@ -45,18 +49,37 @@ def train_step():
     return loss
 
 
-# Warm up on a side stream (cuBLAS handles, optimizer state), then capture one whole step.
-side = torch.cuda.Stream()
-side.wait_stream(torch.cuda.current_stream())
-with torch.cuda.stream(side):
-    for _ in range(3):
+compiled = "--compile" in sys.argv
+if compiled:
+    opt = torch.optim.AdamW(params, lr=1e-4)
+    cmodel = torch.compile(model, mode="reduce-overhead")
+
+    def replay():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = head(cmodel(static_x).mean(dim=1))
+            loss = nn.functional.cross_entropy(out, static_y)
+        loss.backward()
+        opt.step()
         opt.zero_grad(set_to_none=True)
-        train_step()
-torch.cuda.current_stream().wait_stream(side)
-graph = torch.cuda.CUDAGraph()
-opt.zero_grad(set_to_none=True)
-with torch.cuda.graph(graph):
-    static_loss = train_step()
+        return loss
+
+    for _ in range(4):  # compiles, records the cudagraph trees
+        static_loss = replay()
+    torch.cuda.synchronize()
+else:
+    # Warm up on a side stream (cuBLAS handles, optimizer state), then capture one whole step.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            train_step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        static_loss = train_step()
+    replay = graph.replay
 
 
 def handler(prof):
@@ -95,7 +118,7 @@ with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
     for i in range(steps):
         with torch.profiler.record_function("data_loading"):
             static_x.copy_(torch.randn_like(static_x))
-        graph.replay()
+        replay()
         with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
             with torch.profiler.record_function("eval_forward"):
                 head(model(eval_x).mean(dim=1)).argmax(dim=-1).cpu()
@@ -103,4 +126,4 @@ with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
 torch.cuda.synchronize()
 torch.cuda.memory._dump_snapshot(os.path.join(logdir, "memory_snapshot.pickle"))
 torch.cuda.memory._record_memory_history(enabled=None)
-print("loss", float(static_loss))
+print("loss", float(static_loss.detach()))

@@ -30,5 +30,6 @@ run torch-cnn 120 python3 "$tools/gen_torch_capture.py" "$work/torch-cnn" cnn 10
 run torch-graph 150 python3 docs/oracle/gen_torch_graph_capture.py "$work/torch-graph" 8
 run jax-attn 120 python3 "$tools/gen_jax_capture.py" "$work/jax-attn" 20 --autotune
 run jax-bf16 150 python3 docs/oracle/gen_jax_bf16_capture.py "$work/jax-bf16" 20
+if [ "${RECORD_COMPILE:-0}" = 1 ]; then run torch-compile 300 python3 docs/oracle/gen_torch_graph_capture.py "$work/torch-compile" 8 --compile; fi
 python3 -c 'import torch.cuda._memory_viz as m; print(m.__file__)' 2>>"$log" | xargs -r -I{} cp {} "$out/_memory_viz.py"
 ls -la "$out" >>"$log"

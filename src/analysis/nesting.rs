@@ -100,6 +100,15 @@ impl<T> ContainmentStack<T> {
             .map(|o| &mut o.data)
     }
 
+    /// The innermost open event whose data satisfies `pred`.
+    pub fn innermost_mut(&mut self, pred: impl Fn(&T) -> bool) -> Option<&mut T> {
+        self.stack
+            .iter_mut()
+            .rev()
+            .find(|o| pred(&o.data))
+            .map(|o| &mut o.data)
+    }
+
     /// Closes everything still open, innermost first, each with its parent's data.
     pub fn drain_linked(&mut self, mut closed: impl FnMut(T, Option<&mut T>)) {
         while let Some(o) = self.stack.pop() {

@@ -161,7 +161,7 @@ pub use crate::threads::cores as threads;
 fn nest_tracks(
     c: &Capture,
     opts: &StatsOptions,
-    launches: &[(u32, Ps)],
+    launches: &[(u32, tree::Launched)],
     tracks: std::ops::Range<usize>,
     base: usize,
     out: &mut [Ps],
@@ -206,11 +206,9 @@ fn nest_tracks(
                 1 => i as u32,
                 2 => NONE,
                 _ => {
-                    if launched != 0
-                        && let Some(p) = stack.containing_mut(start, start + dur)
-                    {
-                        p.own_dev += launched;
-                    }
+                    tree::give_up(&mut stack, launched, |st| {
+                        st.containing_mut(start, start + dur)
+                    });
                     continue;
                 }
             };

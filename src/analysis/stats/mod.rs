@@ -181,11 +181,9 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
                 1 | 2 => NONE,
                 _ => {
                     // Not in the table: its launches still belong to the event around it.
-                    if launched != 0
-                        && let Some(p) = stack.containing_mut(start, start + dur)
-                    {
-                        p.own_dev += launched;
-                    }
+                    tree::give_up(&mut stack, launched, |st| {
+                        st.containing_mut(start, start + dur)
+                    });
                     continue;
                 }
             };

@@ -7,9 +7,12 @@
 //!   its key — gives torch's fixed point: a merge never changes how many children the
 //!   grandparent has.
 //! - **Device time** (`FunctionEvent.device_time_total` / `self_device_time_total`): a device
-//!   activity belongs to the event that launched it — the innermost event around its runtime
-//!   launch call (the launch itself when it is not a runtime or driver call); total = own +
-//!   the children's totals, self = own.
+//!   activity belongs to the event that launched it — the op whose `External id` its runtime
+//!   launch call carries, when that op is open around the call (torch links by that id: under
+//!   `torch.compile` the call sits in a `## Call CompiledFxGraph` annotation inside
+//!   `CompiledFunction`, and the id is the op's); else the innermost event around the call
+//!   (the launch itself when it is not a runtime or driver call); total = own + the children's
+//!   totals, self = own.
 //!
 //! A removed event contributes nothing ([`Done::removed`]); the parent takes torch's figures:
 //! self' = self + the child's self (its children are now the child's children), own device
@@ -17,7 +20,7 @@
 //! same [`EventKind`](super::EventKind) (torch compares names only; a CPU op and an annotation
 //! of one name are never merged here).
 
-use crate::model::{Capture, Ps};
+use crate::model::{Capture, Category, NO_SLICE, Ps};
 
 /// One open event on the containment stack.
 #[derive(Clone, Copy, Debug)]
@@ -98,29 +101,54 @@ pub(crate) fn same_name(c: &Capture, a: u32, b: u32) -> bool {
             == super::group_name(c.strings.get(s.name[b]))
 }
 
-/// Opens `o` (a slice that launched `launched` ps of device work) below the stack's top: the
-/// parent loses `o`'s duration from its self time, and a runtime launch call hands its device
-/// work up to the op around it ([`launch_goes_up`]) while any other slice keeps it.
+/// Opens `o` (a slice that launched `launched` device work) below the stack's top: the parent
+/// loses `o`'s duration from its self time, and a runtime launch call hands its device work up
+/// ([`launch_goes_up`], [`give_up`]) while any other slice keeps it.
 pub(crate) fn enter(
     stack: &mut crate::analysis::nesting::ContainmentStack<Open>,
     mut o: Open,
     end: Ps,
     goes_up: bool,
-    launched: Ps,
+    launched: Launched,
 ) {
-    match stack.top_mut() {
-        Some(p) => {
-            p.self_ps -= o.dur;
-            if goes_up {
-                p.own_dev += launched;
-            } else {
-                o.own_dev = launched;
-            }
-        }
-        None if !goes_up => o.own_dev = launched,
-        None => {}
+    if let Some(p) = stack.top_mut() {
+        p.self_ps -= o.dur;
+    }
+    if goes_up {
+        give_up(stack, launched, |s| s.top_mut());
+    } else {
+        o.own_dev = launched.ps;
     }
     stack.enter(end, o);
+}
+
+/// Gives device work launched by a call to the open op of its `External id`, else to the event
+/// `around` picks from the stack (none: the work belongs to no event).
+pub(crate) fn give_up(
+    stack: &mut crate::analysis::nesting::ContainmentStack<Open>,
+    launched: Launched,
+    around: impl FnOnce(&mut crate::analysis::nesting::ContainmentStack<Open>) -> Option<&mut Open>,
+) {
+    if launched.ps == 0 {
+        return;
+    }
+    if launched.op != NO_SLICE
+        && let Some(p) = stack.innermost_mut(|o| o.id == launched.op)
+    {
+        p.own_dev += launched.ps;
+    } else if let Some(p) = around(stack) {
+        p.own_dev += launched.ps;
+    }
+}
+
+/// Device work launched by one host slice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Launched {
+    /// Σ durations of its kernels, copies and sets, ps.
+    pub ps: Ps,
+    /// The op (or annotation) around the slice whose `External id` the slice carries, or
+    /// `NO_SLICE`.
+    pub op: u32,
 }
 
 /// Closes `o` (popped from the stack; `parent` is the event below it): settles its held-back
@@ -192,59 +220,93 @@ pub(crate) fn launch_by_corr(c: &Capture) -> rustc_hash::FxHashMap<u64, u32> {
 }
 
 /// Device time launched per host slice: (launch slice id, Σ durations of the kernels, copies
-/// and sets whose correlation id is the launch's), sorted by id. Activities whose launch is
-/// not in the capture are left out (torch has no event to put them on either).
-pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Ps)> {
+/// and sets whose correlation id is the launch's, the op of its `External id`), sorted by id.
+/// Activities whose launch is not in the capture are left out (torch has no event to put them
+/// on either).
+pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Launched)> {
     let s = &c.slices;
     let is_act = |i: usize| s.kind(i).is_activity();
     if !(0..s.len()).any(is_act) {
         return Vec::new();
     }
     let by_corr = launch_by_corr(c);
-    let mut out: Vec<(u32, Ps)> = (0..s.len())
+    let mut out: Vec<(u32, Launched)> = (0..s.len())
         .filter(|&i| is_act(i))
-        .filter_map(|i| Some((*by_corr.get(&s.corr(i))?, s.dur[i])))
+        .filter_map(|i| {
+            let ps = s.dur[i];
+            Some((*by_corr.get(&s.corr(i))?, Launched { ps, op: NO_SLICE }))
+        })
         .collect();
     out.sort_unstable_by_key(|p| p.0);
     out.dedup_by(|b, a| {
         if a.0 == b.0 {
-            a.1 += b.1;
+            a.1.ps += b.1.ps;
             true
         } else {
             false
         }
     });
+    if let Some(ext) = c.strings.lookup("External id") {
+        for (l, d) in &mut out {
+            d.op = external_op(c, *l, ext);
+        }
+    }
     out
+}
+
+/// The op or annotation around launch call `l` (up to 256 levels: python frames lie between) whose `External id` is the
+/// call's, or `NO_SLICE`.
+fn external_op(c: &Capture, l: u32, ext: crate::model::StrId) -> u32 {
+    let s = &c.slices;
+    if !launch_goes_up(s.kind(l as usize)) {
+        return NO_SLICE;
+    }
+    let id_of = |i: u32| c.args.get(s.args[i as usize], ext, &c.strings);
+    let Some(want) = id_of(l) else {
+        return NO_SLICE;
+    };
+    let mut p = s.parent[l as usize];
+    for _ in 0..256 {
+        if p == NO_SLICE {
+            break;
+        }
+        if matches!(
+            s.kind(p as usize),
+            Category::CpuOp | Category::UserAnnotation
+        ) && id_of(p) == Some(want)
+        {
+            return p;
+        }
+        p = s.parent[p as usize];
+    }
+    NO_SLICE
 }
 
 /// True when the device time a slice of `cat` launched belongs to the event around it (runtime
 /// and driver calls: torch puts kernels on the op, never on `cudaLaunchKernel`).
 #[inline]
-pub(crate) fn launch_goes_up(cat: crate::model::Category) -> bool {
-    matches!(
-        cat,
-        crate::model::Category::Runtime | crate::model::Category::Driver
-    )
+pub(crate) fn launch_goes_up(cat: Category) -> bool {
+    matches!(cat, Category::Runtime | Category::Driver)
 }
 
 /// Walks a track's slice ids in increasing order and answers the device time each launched.
 pub(crate) struct LaunchCursor<'a> {
-    launches: &'a [(u32, Ps)],
+    launches: &'a [(u32, Launched)],
     at: usize,
 }
 
 impl<'a> LaunchCursor<'a> {
     /// A cursor over `launches` (sorted by id) starting at slice `from`.
-    pub(crate) fn new(launches: &'a [(u32, Ps)], from: u32) -> Self {
+    pub(crate) fn new(launches: &'a [(u32, Launched)], from: u32) -> Self {
         LaunchCursor {
             launches,
             at: launches.partition_point(|p| p.0 < from),
         }
     }
 
-    /// Device time launched by slice `id` (ids asked in increasing order).
+    /// Device work launched by slice `id` (ids asked in increasing order).
     #[inline]
-    pub(crate) fn get(&mut self, id: u32) -> Ps {
+    pub(crate) fn get(&mut self, id: u32) -> Launched {
         while let Some(&(l, d)) = self.launches.get(self.at) {
             if l < id {
                 self.at += 1;
@@ -254,7 +316,10 @@ impl<'a> LaunchCursor<'a> {
                 break;
             }
         }
-        0
+        Launched {
+            ps: 0,
+            op: NO_SLICE,
+        }
     }
 }
 
