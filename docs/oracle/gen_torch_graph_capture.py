@@ -4,6 +4,8 @@ torch's own answers for the same profile (needs a CUDA GPU; not run by CI).
 
 usage: gen_torch_graph_capture.py LOGDIR STEPS [--d-model N] [--layers N] [--compile]
 
+--prefetch: no graph: an eager bf16 step whose input is copied host → device from pinned memory
+on a side stream (non_blocking, the stream waited for), so two streams and H2D copies.
 --compile: instead of the hand-captured graph, the model runs through
 torch.compile(mode="reduce-overhead") (Inductor's Triton kernels replayed by cudagraph trees),
 forward and backward, with an eager AdamW step.
@@ -50,7 +52,23 @@ def train_step():
 
 
 compiled = "--compile" in sys.argv
-if compiled:
+if "--prefetch" in sys.argv:
+    copy_stream = torch.cuda.Stream()
+    host_x = torch.randn(batch, seq, d_model).pin_memory()
+
+    def replay():
+        with torch.cuda.stream(copy_stream):
+            nx = host_x.to(dev, non_blocking=True)
+        torch.cuda.current_stream().wait_stream(copy_stream)
+        nx.record_stream(torch.cuda.current_stream())
+        static_x.copy_(nx)
+        opt.zero_grad(set_to_none=True)
+        return train_step()
+
+    for _ in range(3):
+        static_loss = replay()
+    torch.cuda.synchronize()
+elif compiled:
     opt = torch.optim.AdamW(params, lr=1e-4)
     cmodel = torch.compile(model, mode="reduce-overhead")
 
