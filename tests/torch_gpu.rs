@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 const STEM: &str = "worker0.1795774111709892780";
 /// The CUDA-graph capture (docs/oracle/gen_torch_graph_capture.py).
 const GRAPH: &str = "worker0.1795882105227733644";
+/// Two streams, H2D prefetch (the same script with `--prefetch`).
+const PREFETCH: &str = "worker0.1795887060116290334";
 /// The torch.compile capture (the same script with `--compile`).
 const COMPILE: &str = "worker0.1795885472423495775";
 /// torch's event set (its CPU and device `FunctionEvent`s).
@@ -123,6 +125,24 @@ fn cuda_graph_capture_equals_torch_but_for_the_graphs_device_time() {
         GRAPH,
         &HashMap::from([("ProfilerStep*".to_string(), graph)]),
     );
+}
+
+#[test]
+fn prefetch_capture_equals_torch_in_stats_and_device_stacks() {
+    key_averages_equal(PREFETCH, &HashMap::new());
+    // The device `ProfilerStep` spans start while the host is inside
+    // `Optimizer.zero_grad#AdamW.zero_grad`, an annotation entered inside
+    // `_record_function_enter_new` (which returns at once): torch's tree closes the
+    // annotation with that call, so the span goes under the `zero_grad` frame.
+    let torch = summed(&gunzip(&fixture(&format!(
+        "{PREFETCH}.stacks_device.txt.gz"
+    ))));
+    let cap = capture_of(PREFETCH);
+    let ours = summed(&tracetui(&[
+        "stacks", &cap, "--torch", "--metric", "device",
+    ]));
+    let share = matched(&torch, &ours);
+    assert!(share >= 0.999, "{:.2} %", share * 100.0);
 }
 
 #[test]

@@ -256,6 +256,12 @@ impl RawStacks<'_> {
             .filter(|&i| i >= ids.start)? as u32;
         loop {
             let i = id as usize;
+            let closed_parent = orphaned(c, id, ids.start as u32, at);
+            if let Some(p) = closed_parent.filter(|_| s.start[i] <= at && at < s.end(i)) {
+                // Closed with its parent: what runs is around that parent.
+                id = p;
+                continue;
+            }
             if s.start[i] <= at && at < s.end(i) {
                 match s.kind(i) {
                     Category::PythonFunction => {
@@ -282,6 +288,26 @@ impl RawStacks<'_> {
             }
         }
     }
+}
+
+/// torch's parent of slice `id` when torch's tree has closed `id` by `at`: the innermost slice
+/// around its start (torch's parent for it) ends before it and by `at` — e.g. an annotation
+/// entered inside the `_record_function_enter_new` call, which returns at once. torch's
+/// per-thread stack pops such a child with its parent, so what runs at `at` is around that
+/// parent. `first`: the track's first slice id.
+fn orphaned(c: &Capture, id: u32, first: u32, at: Ps) -> Option<u32> {
+    let s = &c.slices;
+    if id <= first {
+        return None;
+    }
+    let start = s.start[id as usize];
+    // The slices before `id` that contain its start are `id - 1` and its ancestors.
+    let mut p = id - 1;
+    while p != NO_SLICE && s.end(p as usize) <= start {
+        p = s.parent[p as usize];
+    }
+    (p != NO_SLICE && s.end(p as usize) < s.end(id as usize) && s.end(p as usize) <= at)
+        .then_some(p)
 }
 
 /// The device events' own lines (torch's device `FunctionEvent`s have stacks, from its event
