@@ -234,6 +234,7 @@ impl Builder<'_> {
                     // and, raised to 0, lengthen every path through it past the time it spans.
                     let p = self.node_ev[prev as usize];
                     let pk = activity_kind(c, p, self.roles.xplane).unwrap_or(Kind::Kernel);
+                    // An activity's start node is the one before its end node.
                     self.g.edge(prev - 1, sn, pk, p);
                 }
             }

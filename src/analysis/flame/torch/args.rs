@@ -256,13 +256,12 @@ impl RawStacks<'_> {
             .filter(|&i| i >= ids.start)? as u32;
         loop {
             let i = id as usize;
-            let closed_parent = orphaned(c, id, ids.start as u32, at);
-            if let Some(p) = closed_parent.filter(|_| s.start[i] <= at && at < s.end(i)) {
-                // Closed with its parent: what runs is around that parent.
-                id = p;
-                continue;
-            }
             if s.start[i] <= at && at < s.end(i) {
+                if let Some(p) = orphaned(c, id, ids.start as u32, at) {
+                    // Closed with its parent: what runs is around that parent.
+                    id = p;
+                    continue;
+                }
                 match s.kind(i) {
                     Category::PythonFunction => {
                         let mut st = String::new();
