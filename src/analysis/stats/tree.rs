@@ -254,8 +254,8 @@ pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Launched)> {
     out
 }
 
-/// The op or annotation around launch call `l` (up to 256 levels: python frames lie between) whose `External id` is the
-/// call's, or `NO_SLICE`.
+/// The op or annotation around launch call `l` whose `External id` is the call's (up to 256
+/// levels up: python frames lie between), or `NO_SLICE`.
 fn external_op(c: &Capture, l: u32, ext: crate::model::StrId) -> u32 {
     let s = &c.slices;
     if !launch_goes_up(s.kind(l as usize)) {
