@@ -90,9 +90,10 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
     // Per thread: the op events (containment parents, merge) and each one's stack as the file
     // has it (`raw`, before the backward rewrite).
     let mut per_track: Vec<(u32, Vec<Ev>, Vec<String>)> = Vec::new();
-    let mut raw_by_ext: FxHashMap<i64, String> = FxHashMap::default();
-    // Launch calls' stacks by correlation id, user annotations' threads by `External id`.
-    let mut raw_by_corr: FxHashMap<u64, String> = FxHashMap::default();
+    // Where the device lines find their stacks (positions in `per_track`, no copies): ops and
+    // annotations by `External id`, launch calls by correlation id, annotations' threads.
+    let mut raw_by_ext: FxHashMap<i64, At> = FxHashMap::default();
+    let mut raw_by_corr: FxHashMap<u64, At> = FxHashMap::default();
     let mut thread_by_ext: FxHashMap<i64, u32> = FxHashMap::default();
     for (t, tr) in c.tracks.iter().enumerate() {
         let mut evs: Vec<Ev> = Vec::new();
@@ -135,16 +136,18 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
                 }
                 None => st.clone_from(&raw[outer as usize]),
             }
+            // This thread's place in `per_track` (it is pushed: `evs` gets this event).
+            let at = (per_track.len() as u32, k);
             if let Some(e) = arg_i64(c, id, keys.ext)
                 && matches!(s.kind(i), Category::CpuOp | Category::UserAnnotation)
             {
-                raw_by_ext.entry(e).or_insert_with(|| st.clone());
+                raw_by_ext.entry(e).or_insert(at);
                 if s.kind(i) == Category::UserAnnotation {
-                    thread_by_ext.entry(e).or_insert(t as u32);
+                    thread_by_ext.entry(e).or_insert(at.0);
                 }
             }
             if matches!(s.kind(i), Category::Runtime | Category::Driver) && s.corr(i) != 0 {
-                raw_by_corr.entry(s.corr(i)).or_insert_with(|| st.clone());
+                raw_by_corr.entry(s.corr(i)).or_insert(at);
             }
             raw.push(st);
             evs.push(Ev {
@@ -229,26 +232,36 @@ pub(super) fn export_stacks(c: &Capture, metric: TorchMetric, key: StrId) -> Tor
     out
 }
 
+/// An event's place: (index in `per_track`, index in that thread's events).
+type At = (u32, u32);
+
 /// The stacks the file gives, for the device events' lines.
 struct RawStacks<'a> {
     /// The `Call stack` key.
     key: StrId,
-    /// Op and annotation stacks by `External id`.
-    by_ext: &'a FxHashMap<i64, String>,
-    /// Launch (runtime / driver) call stacks by correlation id.
-    by_corr: &'a FxHashMap<u64, String>,
-    /// The thread (track) of each user annotation, by `External id`.
+    /// Ops and annotations by `External id`.
+    by_ext: &'a FxHashMap<i64, At>,
+    /// Launch (runtime / driver) calls by correlation id.
+    by_corr: &'a FxHashMap<u64, At>,
+    /// The thread (index in `per_track`) of each user annotation, by `External id`.
     thread_by_ext: &'a FxHashMap<i64, u32>,
-    /// Per thread: its events (slice order) and their stacks.
+    /// Per thread: its track, its events (slice order) and their stacks.
     per_track: &'a [(u32, Vec<Ev>, Vec<String>)],
 }
 
 impl RawStacks<'_> {
+    /// The stack of the event at `at`.
+    fn raw(&self, at: At) -> Option<&String> {
+        self.per_track.get(at.0 as usize)?.2.get(at.1 as usize)
+    }
+
     /// The stack of the innermost event (op, annotation, launch call or python frame) running
-    /// at `at` on thread `track`: where torch's event tree puts a device annotation.
-    fn running_at(&self, c: &Capture, track: u32, at: Ps) -> Option<String> {
+    /// at `at` on thread `thread` (index in `per_track`): where torch's event tree puts a device
+    /// annotation.
+    fn running_at(&self, c: &Capture, thread: u32, at: Ps) -> Option<String> {
         let s = &c.slices;
-        let tr = c.tracks.get(track as usize)?;
+        let (track, evs, raw) = self.per_track.get(thread as usize)?;
+        let tr = c.tracks.get(*track as usize)?;
         let ids = tr.slices.0 as usize..tr.slices.1 as usize;
         let after = s.start[ids.clone()].partition_point(|&x| x <= at);
         let mut id = (ids.start + after)
@@ -274,7 +287,6 @@ impl RawStacks<'_> {
                     | Category::UserAnnotation
                     | Category::Runtime
                     | Category::Driver => {
-                        let (_, evs, raw) = self.per_track.iter().find(|p| p.0 == track)?;
                         let k = evs.binary_search_by_key(&id, |e| e.id).ok()?;
                         return raw.get(k).cloned();
                     }
@@ -331,6 +343,7 @@ fn device_event_lines(
                     .flatten();
                 by_corr
                     .or_else(|| stacks.by_ext.get(&arg_i64(c, id, keys.ext)?))
+                    .and_then(|&at| stacks.raw(at))
                     .cloned()
             } else if s.kind(i) == Category::GpuUserAnnotation {
                 arg_i64(c, id, keys.ext)
