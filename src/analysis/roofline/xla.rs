@@ -404,21 +404,27 @@ mod tests {
         assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
     }
 
-    #[test]
-    fn gpu_ops_costed_from_the_module_tables_of_their_module() {
+    /// A builder with process `/device:GPU:0` holding one track per name, in order.
+    fn gpu_lines<const N: usize>(names: [&str; N]) -> (CaptureBuilder, [u32; N]) {
         let mut b = CaptureBuilder::new();
         let pn = b.intern("/device:GPU:0");
         let p = b.process(Key::Str(pn));
         b.process_mut(p).name = pn;
         b.process_mut(p).kind = ProcessKind::Gpu;
-        let mods = b.track(p, Key::Int(1), TrackKind::Thread);
-        let ops = b.track(p, Key::Int(2), TrackKind::Thread);
-        let (mn, on) = (
-            b.intern("XLA Modules - from #7"),
-            b.intern("XLA Ops - from #7"),
-        );
-        b.track_mut(mods).name = mn;
-        b.track_mut(ops).name = on;
+        let mut key = 0;
+        let tracks = names.map(|n| {
+            key += 1;
+            let t = b.track(p, Key::Int(key), TrackKind::Thread);
+            let n = b.intern(n);
+            b.track_mut(t).name = n;
+            t
+        });
+        (b, tracks)
+    }
+
+    #[test]
+    fn gpu_ops_costed_from_the_module_tables_of_their_module() {
+        let (mut b, [mods, ops]) = gpu_lines(["XLA Modules - from #7", "XLA Ops - from #7"]);
         let cat = b.intern("");
         let slice = |b: &mut CaptureBuilder, t: u32, start: Ps, dur: Ps, name: &str| {
             let n = b.intern(name);
@@ -489,34 +495,23 @@ mod tests {
             (1, 1_000, 7_000)
         );
     }
+
     #[test]
     fn device_copies_of_hlo_ops_are_rows_of_their_module() {
-        let mut b = CaptureBuilder::new();
-        let pn = b.intern("/device:GPU:0");
-        let p = b.process(Key::Str(pn));
-        b.process_mut(p).name = pn;
-        b.process_mut(p).kind = ProcessKind::Gpu;
-        let mods = b.track(p, Key::Int(1), TrackKind::Thread);
-        let ops = b.track(p, Key::Int(2), TrackKind::Thread);
-        let stream = b.track(p, Key::Int(3), TrackKind::Thread);
-        let (mn, on, sn) = (
-            b.intern("XLA Modules - from #7"),
-            b.intern("XLA Ops - from #7"),
-            b.intern("Stream #7(Compute,MemcpyD2D)"),
-        );
-        b.track_mut(mods).name = mn;
-        b.track_mut(ops).name = on;
-        b.track_mut(stream).name = sn;
+        let (mut b, [mods, ops, stream]) = gpu_lines([
+            "XLA Modules - from #7",
+            "XLA Ops - from #7",
+            "Stream #7(Compute,MemcpyD2D)",
+        ]);
         let (none, kernel, memcpy) = (b.intern(""), b.intern("kernel"), b.intern("gpu_memcpy"));
         let (k_op, k_pid, k_mod) = (
             b.intern("hlo_op"),
             b.intern("program_id"),
             b.intern("hlo_module"),
         );
-        let name = |b: &mut CaptureBuilder, s: &str| b.intern(s);
-        let n = name(&mut b, "jit_f(7)");
+        let n = b.intern("jit_f(7)");
         b.add_slice(mods, 0, 10_000, n, none, ArgsRef::NONE, 0);
-        let n = name(&mut b, "fusion.1");
+        let n = b.intern("fusion.1");
         b.add_slice(ops, 1_000, 2_000, n, none, ArgsRef::NONE, 0);
         b.add_slice(stream, 1_000, 2_000, n, kernel, ArgsRef::NONE, 0);
         // (start, dur, hlo_op, program id, module): two copies of jit_f's `copy.4`, one of a
@@ -527,13 +522,13 @@ mod tests {
             (6_000, 900, "command_buffer_3", 7, "jit_f"),
             (20_000, 300, "copy.2", 9, "jit_h"),
         ] {
-            let (o, m) = (name(&mut b, op), name(&mut b, module));
+            let (o, m) = (b.intern(op), b.intern(module));
             b.args.begin();
             b.args.push(k_op, ArgValue::Str(o));
             b.args.push(k_pid, ArgValue::I64(pid));
             b.args.push(k_mod, ArgValue::Str(m));
             let a = b.args.finish();
-            let n = name(&mut b, "MemcpyD2D");
+            let n = b.intern("MemcpyD2D");
             b.add_slice(stream, start, dur, n, memcpy, a, 0);
         }
         let (k7, k9) = (b.intern("hlo_costs:7"), b.intern("hlo_costs:9"));
@@ -551,8 +546,8 @@ mod tests {
             .rows
             .iter()
             .map(|r| {
-                let id = (r.name.clone(), r.input_dims.clone());
-                (id.0, id.1, r.count, r.cost.flops, r.cost.bytes, r.device_ps)
+                let (n, m) = (r.name.clone(), r.input_dims.clone());
+                (n, m, r.count, r.cost.flops, r.cost.bytes, r.device_ps)
             })
             .collect();
         rows.sort_by(|a, b| a.0.cmp(&b.0));
