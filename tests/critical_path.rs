@@ -50,6 +50,14 @@ fn window(c: &Capture, annotation: &str, k: usize) -> Steps {
     }
 }
 
+/// A capture of tests/fixtures/torch_gpu and the critical path of each of its steps.
+fn torch_gpu_paths(file: &str, opts: &Options) -> (Capture, Vec<StepPath>) {
+    let c = load(&fixture("torch_gpu", file));
+    let steps = tracetui::analysis::steps::find(&c, &Default::default());
+    let paths = critical::analyze(&c, &steps, opts, None);
+    (c, paths)
+}
+
 fn hta(zero_weight_launch_edges: bool) -> Options {
     Options {
         mode: Mode::Hta,
@@ -125,12 +133,7 @@ fn event_sync_matches_hta_exactly() {
 /// thread alone (docs/oracle/hta_critical_path.py).
 #[test]
 fn h200_hta_mode_matches_hta() {
-    let c = load(&fixture(
-        "torch_gpu",
-        "worker0.1795774111709892780.pt.trace.json.gz",
-    ));
-    let steps = tracetui::analysis::steps::find(&c, &Default::default());
-    let paths = critical::analyze(&c, &steps, &hta(false), None);
+    let (c, paths) = torch_gpu_paths("worker0.1795774111709892780.pt.trace.json.gz", &hta(false));
     let got: Vec<(i64, f64, f64)> = paths
         .iter()
         .map(|p| (p.step.number, us(p.path), bound(p, "cpu_bound")))
@@ -146,16 +149,12 @@ fn h200_hta_mode_matches_hta() {
 /// thread at `run_backward` and back, counts the Python time between ops, and covers the step.
 #[test]
 fn h200_full_mode_follows_the_main_thread_through_backward() {
-    let c = load(&fixture(
-        "torch_gpu",
-        "worker0.1795774111709892780.pt.trace.json.gz",
-    ));
-    let steps = tracetui::analysis::steps::find(&c, &Default::default());
     let opts = Options {
         top: 10,
         ..Options::default()
     };
-    for p in critical::analyze(&c, &steps, &opts, None) {
+    let (c, paths) = torch_gpu_paths("worker0.1795774111709892780.pt.trace.json.gz", &opts);
+    for p in paths {
         let step = p.step.dur();
         assert!(p.path <= step);
         assert!(p.path as f64 > 0.95 * step as f64, "{} of {}", p.path, step);
@@ -186,12 +185,10 @@ fn cuda_graph_steps_read_alike() {
     // start stream edge there weighed −1 µs; raised to 0 it made every path through the GPU
     // 1 µs longer than the time it spans, and step 2 (only) read GPU-bound through 5 ms of
     // idle gaps while the host, as in steps 3 and 4, bound it.
-    let c = load(&fixture(
-        "torch_gpu",
+    let (_, paths) = torch_gpu_paths(
         "worker0.1795882105227733644.pt.trace.json.gz",
-    ));
-    let steps = tracetui::analysis::steps::find(&c, &Default::default());
-    let paths = critical::analyze(&c, &steps, &Options::default(), None);
+        &Options::default(),
+    );
     assert_eq!(paths.len(), 3);
     for p in &paths {
         assert_eq!(p.skipped.negative_edges, 0);
