@@ -34,6 +34,7 @@ mod samples;
 mod scan;
 mod seed;
 mod sequential;
+mod shape;
 pub mod time;
 
 pub use load::{load, load_bytes, load_bytes_chunked, load_gz_streaming};
@@ -45,3 +46,5 @@ mod tests;
 mod tests_chunks;
 #[cfg(test)]
 mod tests_scan;
+#[cfg(test)]
+mod tests_shape;

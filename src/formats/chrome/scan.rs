@@ -20,6 +20,7 @@ use super::lex::{
     Val, float, int_value, nested, scalar, short_string, string, time_ps, time_ps_long, ws,
 };
 use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
+use super::shape::Shapes;
 use super::time::us_text_to_ps;
 use crate::model::{ArgValue, ArgsRef, Key, StrId};
 use std::cell::Cell;
@@ -40,6 +41,10 @@ pub struct Plan {
     arg: Gaps,
     /// Values read after the event object's gaps.
     lits: Lits,
+    /// Whole events learned from the ones read here, tried first.
+    pub shapes: Shapes,
+    /// The last event's `args` entries as applied (key id, value span), for [`Shapes::learn`].
+    keyed: Vec<(StrId, u32, u32)>,
 }
 
 /// One top-level field as read: its value, and the index of the kept value it was read from or
@@ -49,6 +54,9 @@ struct Item {
     f: Field,
     lit: u8,
     v: Val,
+    /// The value's text.
+    s: u32,
+    e: u32,
 }
 
 /// One `args` entry as read: its key's span, the learned gap the key was matched in
@@ -59,6 +67,9 @@ struct Entry {
     ke: u32,
     gap: u8,
     v: Val,
+    /// The value's text.
+    vs: u32,
+    ve: u32,
 }
 
 /// Fields whose values [`Lits`] keeps: the ones that repeat across the events of one kind.
@@ -162,7 +173,13 @@ impl Plan {
                     (e, v, lit)
                 }
             };
-            self.fields.push(Item { f, lit, v });
+            self.fields.push(Item {
+                f,
+                lit,
+                v,
+                s: j as u32,
+                e: e as u32,
+            });
             at = e;
         }
         None
@@ -201,26 +218,14 @@ impl Plan {
                     (j, ((q + 1) as u32, ke as u32), slot)
                 }
             };
-            let (e, v) = match *b.get(j)? {
-                b'[' | b'{' => {
-                    let t0 = self.text.len() as u32;
-                    let e = nested(b, j, &mut self.text, 1)?;
-                    (e, Val::Json(t0, self.text.len() as u32))
-                }
-                _ => match scalar(b, j)? {
-                    (e, Val::Int(s, t)) => {
-                        let (neg, mag) = int_value(b, s, t)?;
-                        (e, Val::Whole(neg, mag))
-                    }
-                    (e, Val::Num(s, t)) => (e, Val::Float(float(b, s, t)?)),
-                    other => other,
-                },
-            };
+            let (e, v) = arg_value(b, j, &mut self.text)?;
             self.entries.push(Entry {
                 ks: key.0,
                 ke: key.1,
                 gap: if gap_ids { slot } else { NO_SLOT },
                 v,
+                vs: j as u32,
+                ve: e as u32,
             });
             at = e;
         }
@@ -256,6 +261,46 @@ impl Plan {
     }
 }
 
+/// An `args` value at `j`: nested arrays/objects written compactly into `text` (`Json`),
+/// integers as `Whole`, other numbers as `Float`, strings and literals as read.
+#[inline(always)]
+pub(super) fn arg_value(b: &[u8], j: usize, text: &mut Vec<u8>) -> Option<(usize, Val)> {
+    Some(match *b.get(j)? {
+        b'[' | b'{' => {
+            let t0 = text.len() as u32;
+            let e = nested(b, j, text, 1)?;
+            (e, Val::Json(t0, text.len() as u32))
+        }
+        _ => match scalar(b, j)? {
+            (e, Val::Int(s, t)) => {
+                let (neg, mag) = int_value(b, s, t)?;
+                (e, Val::Whole(neg, mag))
+            }
+            (e, Val::Num(s, t)) => (e, Val::Float(float(b, s, t)?)),
+            other => other,
+        },
+    })
+}
+
+/// The arena value of an `args` value read by [`arg_value`] (`text`: its nested values).
+#[inline(always)]
+pub(super) fn arg_of(ld: &mut Loader<'_>, v: Val, b: &[u8], text: &[u8]) -> ArgValue {
+    match v {
+        Val::Str(s, e) => ArgValue::Str(ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e))),
+        Val::Whole(false, mag) => uint_value(mag),
+        Val::Whole(true, mag) => ArgValue::I64(int(true, mag)),
+        Val::Float(f) => ArgValue::F64(f),
+        Val::True => ArgValue::Bool(true),
+        Val::False => ArgValue::Bool(false),
+        Val::Json(s, e) => {
+            let t = text.get(s as usize..e as usize).unwrap_or(&[]);
+            ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
+        }
+        // `arg_value` resolves every number; the rest is null.
+        Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) | Val::Time(_) => ArgValue::Null,
+    }
+}
+
 fn bytes(b: &[u8], s: u32, e: u32) -> &[u8] {
     b.get(s as usize..e as usize).unwrap_or(&[])
 }
@@ -285,14 +330,19 @@ pub fn event(
     b: &[u8],
     i: usize,
 ) -> Option<usize> {
+    if let Some(end) = plan.shapes.event(ld, ev, b, i) {
+        return Some(end);
+    }
     let end = plan.read(b, i)?;
     if !plan.supported() {
         return None;
     }
     ev.clear();
+    let mut keyed = std::mem::take(&mut plan.keyed);
+    keyed.clear();
     // The last `id` / `id2` string (see `RawEvent::id_text`).
     let mut id_span: Option<(u32, u32)> = None;
-    for &Item { f, lit, v } in &plan.fields {
+    for &Item { f, lit, v, .. } in &plan.fields {
         ev.fields += 1;
         match (f, v) {
             (Field::Ph, Val::Str(s, e)) => ev.ph = first(b, s, e),
@@ -342,7 +392,8 @@ pub fn event(
             (Field::Args, Val::Args(from, to)) => {
                 ld.b.args.drop_last(ev.args);
                 ev.facts = Default::default();
-                ev.args = args(ld, plan, b, from, to, ev);
+                keyed.clear();
+                ev.args = args(ld, plan, b, from, to, ev, &mut keyed);
             }
             (Field::Id | Field::Id2 | Field::BindId, v) => {
                 let id = match v {
@@ -370,6 +421,16 @@ pub fn event(
     {
         ev.id_text = ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e));
     }
+    // Times read by the fast readers only: a shape reads them with those.
+    if plan
+        .fields
+        .iter()
+        .all(|it| !matches!(it.f, Field::Ts | Field::Dur) || matches!(it.v, Val::Time(_)))
+    {
+        let fields = plan.fields.iter().map(|it| (it.f, it.s, it.e));
+        plan.shapes.learn(fields, &keyed, ev, b, (i, end));
+    }
+    plan.keyed = keyed;
     Some(end)
 }
 
@@ -406,12 +467,24 @@ fn args(
     from: u32,
     to: u32,
     ev: &mut RawEvent,
+    keyed: &mut Vec<(StrId, u32, u32)>,
 ) -> ArgsRef {
     let entries = plan.entries.get(from as usize..to as usize).unwrap_or(&[]);
     // The entry count is known: the block goes straight into the arena.
     let mark = ld.b.args.begin_counted(entries.len() as u32);
     let mut spare = StrId::EMPTY;
-    for (pos, &Entry { ks, ke, gap, v }) in entries.iter().enumerate() {
+    for (
+        pos,
+        &Entry {
+            ks,
+            ke,
+            gap,
+            v,
+            vs,
+            ve,
+        },
+    ) in entries.iter().enumerate()
+    {
         // The key's id from its learned gap; else through the per-position cache, as serde.
         let known = plan.arg.id(gap);
         let k = match known.map(Cell::get) {
@@ -429,24 +502,8 @@ fn args(
                 id
             }
         };
-        let value = match v {
-            Val::Str(s, e) => {
-                ArgValue::Str(ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e)))
-            }
-            Val::Whole(false, mag) => uint_value(mag),
-            Val::Whole(true, mag) => ArgValue::I64(int(true, mag)),
-            Val::Float(f) => ArgValue::F64(f),
-            Val::True => ArgValue::Bool(true),
-            Val::False => ArgValue::Bool(false),
-            Val::Json(s, e) => {
-                let t = plan.text.get(s as usize..e as usize).unwrap_or(&[]);
-                ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
-            }
-            // Phase 1 resolves every number in args; the rest is null.
-            Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) | Val::Time(_) => {
-                ArgValue::Null
-            }
-        };
+        let value = arg_of(ld, v, b, &plan.text);
+        keyed.push((k, vs, ve));
         ev.facts.note(k, ld.k.correlation, ld.k.stream, value);
         ld.b.args.push_counted(k, value);
     }

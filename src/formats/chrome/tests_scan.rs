@@ -7,7 +7,7 @@ use crate::formats::progress::Progress;
 use crate::model::SourceInfo;
 use proptest::prelude::*;
 
-fn value() -> impl Strategy<Value = String> {
+pub(super) fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("0".to_string()),
         Just("-0".to_string()),
