@@ -76,38 +76,39 @@ struct Shape {
 }
 
 /// Whether `b` holds `text[off..off + len]` at `p` (`text` padded to whole 16-byte blocks).
+/// Most stretches fit one block: it is compared first, the rest (if any) block by block.
 #[inline(always)]
 fn same(b: &[u8], p: usize, text: &[u8], off: usize, len: usize) -> bool {
-    let n = len.div_ceil(16) * 16;
-    match (b.get(p..p + n), text.get(off..off + n)) {
-        (Some(s), Some(t)) => {
-            let (s, _) = s.as_chunks::<16>();
-            let (t, _) = t.as_chunks::<16>();
-            let mut rest = len;
-            for (x, y) in s.iter().zip(t) {
-                let want = if rest >= 16 {
-                    0xffff
-                } else {
-                    (1u32 << rest) - 1
-                };
-                if equal16(x, y) & want != want {
-                    return false;
-                }
-                rest = rest.saturating_sub(16);
-            }
-            true
-        }
-        _ => b.get(p..p + len) == text.get(off..off + len),
+    let (Some(x), Some(y)) = (b.get(p..p + 16), text.get(off..off + 16)) else {
+        return b.get(p..p + len) == text.get(off..off + len);
+    };
+    let want = (1u32 << len.min(16)) - 1;
+    if equal16(x, y) & want != want {
+        return false;
     }
+    let mut k = 16;
+    while k < len {
+        let (Some(x), Some(y)) = (b.get(p + k..p + k + 16), text.get(off + k..off + k + 16)) else {
+            return b.get(p + k..p + len) == text.get(off + k..off + len);
+        };
+        let want = (1u32 << (len - k).min(16)) - 1;
+        if equal16(x, y) & want != want {
+            return false;
+        }
+        k += 16;
+    }
+    true
 }
 
 /// Bits (one per byte, lowest first) of the bytes equal in `x` and `y`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn equal16(x: &[u8; 16], y: &[u8; 16]) -> u32 {
+fn equal16(x: &[u8], y: &[u8]) -> u32 {
     use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
-    // SAFETY: SSE2 is part of every x86_64 CPU; each load reads exactly the 16 bytes of its
-    // array (unaligned load).
+    // Both are 16-byte slices where they are called from: the check folds away.
+    assert!(x.len() >= 16 && y.len() >= 16);
+    // SAFETY: SSE2 is part of every x86_64 CPU; each load reads 16 bytes, which both slices
+    // hold (asserted above); unaligned loads.
     unsafe {
         let a = _mm_loadu_si128(x.as_ptr().cast());
         let b = _mm_loadu_si128(y.as_ptr().cast());
@@ -117,9 +118,10 @@ fn equal16(x: &[u8; 16], y: &[u8; 16]) -> u32 {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn equal16(x: &[u8; 16], y: &[u8; 16]) -> u32 {
+fn equal16(x: &[u8], y: &[u8]) -> u32 {
     x.iter()
         .zip(y)
+        .take(16)
         .enumerate()
         .fold(0, |m, (i, (a, b))| m | (u32::from(a == b) << i))
 }
