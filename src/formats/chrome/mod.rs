@@ -4,10 +4,10 @@
 //!
 //! 1. bytes — [`crate::formats::source`]: a plain file mapped, a `.gz` inflated into a temporary
 //!    file (or streamed when none can be written);
-//! 2. tokenizers — the text → one `RawEvent` (`raw`) at a time: `scan` (hand-written,
-//!    on the byte-level lexer `lex`) and `seed` (serde `DeserializeSeed` chain, which also reads
-//!    the document around the events and takes whatever the scanner declines); `ts`/`dur` are
-//!    read exactly from their text ([`time`]);
+//! 2. tokenizers — the text → one `RawEvent` (`raw`) at a time: `shape` (events of a learned
+//!    layout, tried first), `scan` (hand-written, on the byte-level lexer `lex`) and `seed`
+//!    (serde `DeserializeSeed` chain, which also reads the document around the events and takes
+//!    whatever the scanner declines); `ts`/`dur` are read exactly from their text ([`time`]);
 //! 3. argument decoding — `args`: `args` objects → arena blocks (through the `intern` caches);
 //! 4. apply — `apply`: a complete raw event → [`CaptureBuilder`](crate::model::CaptureBuilder),
 //!    with `M` events in `metadata` and what is applied once all events are read in `finalize`
