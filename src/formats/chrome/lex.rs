@@ -400,6 +400,27 @@ pub fn scalar(b: &[u8], i: usize) -> Option<(usize, Val)> {
     }
 }
 
+/// An `args` value at `j`: nested arrays/objects written compactly into `text` (`Json`),
+/// integers as `Whole`, other numbers as `Float`, strings and literals as read.
+#[inline(always)]
+pub fn arg_value(b: &[u8], j: usize, text: &mut Vec<u8>) -> Option<(usize, Val)> {
+    Some(match *b.get(j)? {
+        b'[' | b'{' => {
+            let t0 = text.len() as u32;
+            let e = nested(b, j, text, 1)?;
+            (e, Val::Json(t0, text.len() as u32))
+        }
+        _ => match scalar(b, j)? {
+            (e, Val::Int(s, t)) => {
+                let (neg, mag) = int_value(b, s, t)?;
+                (e, Val::Whole(neg, mag))
+            }
+            (e, Val::Num(s, t)) => (e, Val::Float(float(b, s, t)?)),
+            other => other,
+        },
+    })
+}
+
 /// Writes the array/object at `i` compactly into `out` (the serde `JsonText` output for the
 /// subset handled: strings without escapes, integers, literals); returns the end.
 pub fn nested(b: &[u8], i: usize, out: &mut Vec<u8>, depth: u32) -> Option<usize> {

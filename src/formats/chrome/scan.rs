@@ -17,12 +17,12 @@ use super::apply::Loader;
 use super::intern::cached_key;
 use super::learned::{Gaps, Lits, NO_SLOT};
 use super::lex::{
-    Val, float, int_value, nested, scalar, short_string, string, time_ps, time_ps_long, ws,
+    Val, arg_value, int_value, scalar, short_string, string, time_ps, time_ps_long, ws,
 };
-use super::raw::{Field, RawEvent, id_from_str, key_from_str, uint_value};
-use super::shape::Shapes;
+use super::raw::{Field, RawEvent, id_from_str, key_from_str};
+use super::shape::{Shapes, arg_of};
 use super::time::us_text_to_ps;
-use crate::model::{ArgValue, ArgsRef, Key, StrId};
+use crate::model::{ArgsRef, Key, StrId};
 use std::cell::Cell;
 
 /// What phase 1 found; reused across events (no allocation once warm).
@@ -258,46 +258,6 @@ impl Plan {
             Field::FlowIn | Field::FlowOut => matches!(v, Val::True | Val::False),
             Field::Other => true,
         })
-    }
-}
-
-/// An `args` value at `j`: nested arrays/objects written compactly into `text` (`Json`),
-/// integers as `Whole`, other numbers as `Float`, strings and literals as read.
-#[inline(always)]
-pub(super) fn arg_value(b: &[u8], j: usize, text: &mut Vec<u8>) -> Option<(usize, Val)> {
-    Some(match *b.get(j)? {
-        b'[' | b'{' => {
-            let t0 = text.len() as u32;
-            let e = nested(b, j, text, 1)?;
-            (e, Val::Json(t0, text.len() as u32))
-        }
-        _ => match scalar(b, j)? {
-            (e, Val::Int(s, t)) => {
-                let (neg, mag) = int_value(b, s, t)?;
-                (e, Val::Whole(neg, mag))
-            }
-            (e, Val::Num(s, t)) => (e, Val::Float(float(b, s, t)?)),
-            other => other,
-        },
-    })
-}
-
-/// The arena value of an `args` value read by [`arg_value`] (`text`: its nested values).
-#[inline(always)]
-pub(super) fn arg_of(ld: &mut Loader<'_>, v: Val, b: &[u8], text: &[u8]) -> ArgValue {
-    match v {
-        Val::Str(s, e) => ArgValue::Str(ld.cache.intern_bytes(&mut ld.b.strings, bytes(b, s, e))),
-        Val::Whole(false, mag) => uint_value(mag),
-        Val::Whole(true, mag) => ArgValue::I64(int(true, mag)),
-        Val::Float(f) => ArgValue::F64(f),
-        Val::True => ArgValue::Bool(true),
-        Val::False => ArgValue::Bool(false),
-        Val::Json(s, e) => {
-            let t = text.get(s as usize..e as usize).unwrap_or(&[]);
-            ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
-        }
-        // `arg_value` resolves every number; the rest is null.
-        Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) | Val::Time(_) => ArgValue::Null,
     }
 }
 

@@ -16,10 +16,9 @@
 //! captures).
 
 use super::apply::Loader;
-use super::lex::{Val, scalar, time_ps, time_ps_long};
-use super::raw::{Field, RawEvent, id_from_str};
-use super::scan::{arg_of, arg_value};
-use crate::model::{Key, StrId};
+use super::lex::{Val, arg_value, scalar, time_ps, time_ps_long};
+use super::raw::{Field, RawEvent, id_from_str, uint_value};
+use crate::model::{ArgValue, Key, StrId};
 
 /// Shapes kept per chunk parse (a Kineto trace has a handful of event kinds per thread).
 const SHAPES: usize = 8;
@@ -464,5 +463,27 @@ fn signed(neg: bool, mag: u64) -> i64 {
         (mag as i64).wrapping_neg()
     } else {
         mag as i64
+    }
+}
+
+/// The arena value of an `args` value read by [`arg_value`] (`text`: its nested values).
+#[inline(always)]
+pub(super) fn arg_of(ld: &mut Loader<'_>, v: Val, b: &[u8], text: &[u8]) -> ArgValue {
+    match v {
+        Val::Str(s, e) => ArgValue::Str(ld.cache.intern_bytes(
+            &mut ld.b.strings,
+            b.get(s as usize..e as usize).unwrap_or(&[]),
+        )),
+        Val::Whole(false, mag) => uint_value(mag),
+        Val::Whole(true, mag) => ArgValue::I64(signed(true, mag)),
+        Val::Float(f) => ArgValue::F64(f),
+        Val::True => ArgValue::Bool(true),
+        Val::False => ArgValue::Bool(false),
+        Val::Json(s, e) => {
+            let t = text.get(s as usize..e as usize).unwrap_or(&[]);
+            ArgValue::Json(ld.cache.intern_bytes(&mut ld.b.strings, t))
+        }
+        // `arg_value` resolves every number; the rest is null.
+        Val::Null | Val::Int(..) | Val::Num(..) | Val::Args(..) | Val::Time(_) => ArgValue::Null,
     }
 }
