@@ -136,10 +136,12 @@ struct Deferred {
 #[derive(Default)]
 pub struct Shapes {
     list: Vec<Shape>,
-    /// The shape that matched after each shape last time (`u8::MAX`: none yet).
-    next: [u8; SHAPES],
-    /// The shape that matched last.
+    /// The shape that matched after each pair of shapes last time (`u8::MAX`: none yet),
+    /// indexed by the two shapes that matched last.
+    next: [[u8; SHAPES]; SHAPES],
+    /// The shapes that matched last and the one before it.
     last: u8,
+    prev: u8,
     clock: u64,
     deferred: Vec<Deferred>,
     /// Compact JSON of nested arg values of the event being matched.
@@ -164,7 +166,8 @@ impl Shapes {
         if n == 0 {
             return None;
         }
-        let guess = usize::from(*self.next.get(usize::from(self.last))?);
+        let (prev, last) = (usize::from(self.prev), usize::from(self.last));
+        let guess = usize::from(*self.next.get(prev)?.get(last)?);
         let mut found = None;
         if guess < n
             && let Some(end) = self.read(guess, ev, b, i)
@@ -179,9 +182,10 @@ impl Shapes {
             }
         }
         let (s, end) = found?;
-        if let Some(x) = self.next.get_mut(usize::from(self.last)) {
+        if let Some(x) = self.next.get_mut(prev).and_then(|r| r.get_mut(last)) {
             *x = s as u8;
         }
+        self.prev = self.last;
         self.last = s as u8;
         self.clock += 1;
         self.hits += 1;
@@ -398,18 +402,16 @@ impl Shapes {
         // Reuse the least recently used shape's buffers once all are taken.
         let slot = if self.list.len() < SHAPES {
             self.list.push(Shape::default());
-            self.next[self.list.len() - 1] = u8::MAX;
             self.list.len() - 1
         } else {
             let Some(lru) = (0..self.list.len()).min_by_key(|&s| self.list[s].used) else {
                 return;
             };
-            for x in &mut self.next {
+            for x in self.next.iter_mut().flatten() {
                 if usize::from(*x) == lru {
                     *x = u8::MAX;
                 }
             }
-            self.next[lru] = u8::MAX;
             lru
         };
         self.clock += 1;
@@ -443,6 +445,7 @@ impl Shapes {
         sh.has_args = has_args;
         sh.args = entries.len() as u32;
         sh.used = self.clock;
+        self.prev = self.last;
         self.last = slot as u8;
     }
 }
