@@ -146,6 +146,8 @@ pub struct Shapes {
     deferred: Vec<Deferred>,
     /// Compact JSON of nested arg values of the event being matched.
     text: Vec<u8>,
+    /// The constant stretches of the event being learned (reused).
+    cuts: Vec<(usize, usize)>,
     /// Events matched, and learned (for tests).
     pub hits: u64,
     pub learned: u64,
@@ -314,7 +316,7 @@ impl Shapes {
     /// value start, value end); `ev`: the record it was applied as; `i..end`: its text.
     pub fn learn(
         &mut self,
-        fields: impl Iterator<Item = (Field, u32, u32)> + Clone,
+        fields: impl Iterator<Item = (Field, u32, u32)>,
         entries: &[(StrId, u32, u32)],
         ev: &RawEvent,
         b: &[u8],
@@ -382,23 +384,39 @@ impl Shapes {
         }
         let holes = &holes[..n];
         // The constant stretches: before, between and after the values.
-        let mut cuts = Vec::with_capacity(n + 1);
+        let mut cuts = std::mem::take(&mut self.cuts);
+        cuts.clear();
         let mut p = i;
         for &(s, e, _) in holes {
             let s = s as usize;
             if s < p {
+                self.cuts = cuts;
                 return;
             }
             cuts.push((p, s));
             p = e as usize;
         }
         if end < p {
+            self.cuts = cuts;
             return;
         }
         cuts.push((p, end));
-        if cuts.iter().map(|&(a, z)| z - a).sum::<usize>() > MAX_TEXT {
-            return;
+        if cuts.iter().map(|&(a, z)| z - a).sum::<usize>() <= MAX_TEXT {
+            self.keep(&cuts, holes, entries.len() as u32, has_args, ev, b);
         }
+        self.cuts = cuts;
+    }
+
+    /// Keeps a shape of constant text `cuts` (byte ranges of `b`) and values `holes`.
+    fn keep(
+        &mut self,
+        cuts: &[(usize, usize)],
+        holes: &[(u32, u32, Hole)],
+        args: u32,
+        has_args: bool,
+        ev: &RawEvent,
+        b: &[u8],
+    ) {
         // Reuse the least recently used shape's buffers once all are taken.
         let slot = if self.list.len() < SHAPES {
             self.list.push(Shape::default());
@@ -443,7 +461,7 @@ impl Shapes {
         sh.base.flow_out = ev.flow_out;
         sh.base.fields = ev.fields;
         sh.has_args = has_args;
-        sh.args = entries.len() as u32;
+        sh.args = args;
         sh.used = self.clock;
         self.prev = self.last;
         self.last = slot as u8;

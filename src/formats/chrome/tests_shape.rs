@@ -128,8 +128,8 @@ proptest! {
 }
 
 /// Runs the scanner over `events` (joined by `, `) with one plan: the ends it returned, and
-/// how many events shapes took.
-fn scan_all(events: &[&str]) -> (Vec<usize>, u64) {
+/// how many events shapes took and how many shapes were learned.
+fn scan_all(events: &[&str]) -> (Vec<usize>, u64, u64) {
     let text = format!("{}{}", events.join(", "), " ".repeat(64));
     let b = text.as_bytes();
     let p = Progress::default();
@@ -143,7 +143,7 @@ fn scan_all(events: &[&str]) -> (Vec<usize>, u64) {
         ends.push(end.saturating_sub(i));
         i += e.len() + 2;
     }
-    (ends, plan.shapes.hits)
+    (ends, plan.shapes.hits, plan.shapes.learned)
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn repeated_layouts_are_read_as_shapes() {
     let exp = r#"{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10.5, "dur": 3e2, "args": {"correlation": 7}}"#;
     let spaced = r#"{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10.5, "dur": 3,  "args": {"correlation": 7}}"#;
     let events = [x, s, x2, s, x, pid_str, escaped, exp, spaced, x2];
-    let (ends, hits) = scan_all(&events);
+    let (ends, hits, learned) = scan_all(&events);
     // Every event read, to its end (the escaped one is left to serde).
     let want: Vec<usize> = events
         .iter()
@@ -168,4 +168,6 @@ fn repeated_layouts_are_read_as_shapes() {
     assert_eq!(ends, want);
     // x2, s, x and the last x2 matched a shape; the first two and the four odd ones did not.
     assert_eq!(hits, 4);
+    // x, s and the spaced one became shapes; the other odd ones cannot be matched as shapes.
+    assert_eq!(learned, 3);
 }
