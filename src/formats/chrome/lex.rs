@@ -353,6 +353,16 @@ fn time_ps_rest(b: &[u8], i: usize, mut j: usize, mut int: u64) -> Option<(usize
     Some((j, i128::from(int) * 1_000_000 + i128::from(frac * POW[k])))
 }
 
+/// An integer read as (negative, magnitude) as an `i64` (`-2^63` wraps to itself).
+#[inline(always)]
+pub fn signed(neg: bool, mag: u64) -> i64 {
+    if neg {
+        (mag as i64).wrapping_neg()
+    } else {
+        mag as i64
+    }
+}
+
 /// The value of an integer's text as serde reads it: `(negative, magnitude)`, `None` when serde
 /// would read a float instead (beyond u64, or below i64::MIN).
 #[inline]

@@ -17,7 +17,7 @@ use super::apply::Loader;
 use super::intern::cached_key;
 use super::learned::{Gaps, Lits, NO_SLOT};
 use super::lex::{
-    Val, arg_value, int_value, scalar, short_string, string, time_ps, time_ps_long, ws,
+    Val, arg_value, int_value, scalar, short_string, signed, string, time_ps, time_ps_long, ws,
 };
 use super::raw::{Field, RawEvent, id_from_str, key_from_str};
 use super::shape::{Shapes, arg_of};
@@ -272,14 +272,6 @@ fn span(b: &[u8], s: u32, e: u32) -> &str {
         .unwrap_or("")
 }
 
-fn int(neg: bool, mag: u64) -> i64 {
-    if neg {
-        (mag as i64).wrapping_neg()
-    } else {
-        mag as i64
-    }
-}
-
 /// Parses the event at `i` (its `{`) into `ev` through `ld`'s interner and args arena, exactly as
 /// `EventSeed` would; returns the end of the object, or `None` (with no side effect) when the
 /// event is outside the handled subset.
@@ -312,7 +304,7 @@ pub fn event(
             (Field::Cat, Val::Str(s, e)) => ev.cat = lit_string(ld, &plan.lits, lit, b, s, e),
             (Field::Pid | Field::Tid, v) => {
                 let k = match v {
-                    Val::Whole(neg, mag) => Key::Int(int(neg, mag)),
+                    Val::Whole(neg, mag) => Key::Int(signed(neg, mag)),
                     Val::Str(s, e) => key_from_str(&mut ld.b.strings, span(b, s, e)),
                     _ => Key::Str(StrId::EMPTY),
                 };
@@ -352,12 +344,11 @@ pub fn event(
             (Field::Args, Val::Args(from, to)) => {
                 ld.b.args.drop_last(ev.args);
                 ev.facts = Default::default();
-                keyed.clear();
                 ev.args = args(ld, plan, b, from, to, ev, &mut keyed);
             }
             (Field::Id | Field::Id2 | Field::BindId, v) => {
                 let id = match v {
-                    Val::Whole(neg, mag) => Some(int(neg, mag) as u64),
+                    Val::Whole(neg, mag) => Some(signed(neg, mag) as u64),
                     Val::Str(s, e) => Some(id_from_str(span(b, s, e))),
                     _ => None,
                 };

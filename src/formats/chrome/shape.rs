@@ -16,7 +16,7 @@
 //! captures).
 
 use super::apply::Loader;
-use super::lex::{Val, arg_value, scalar, time_ps, time_ps_long};
+use super::lex::{Val, arg_value, scalar, signed, time_ps, time_ps_long};
 use super::raw::{Field, RawEvent, id_from_str, uint_value};
 use crate::model::{ArgValue, Key, StrId};
 
@@ -313,7 +313,8 @@ impl Shapes {
 
     /// Keeps the event just read field by field as a shape. `fields`: its top-level fields in
     /// text order (field, value start, value end); `entries`: its `args` entries (key id,
-    /// value start, value end); `ev`: the record it was applied as; `i..end`: its text.
+    /// value start, value end); `ev`: the record it was applied as; `i..end`: its text. Its
+    /// `ts`/`dur`, if any, were read by the fast readers (the caller checks).
     pub fn learn(
         &mut self,
         fields: impl Iterator<Item = (Field, u32, u32)>,
@@ -378,9 +379,6 @@ impl Shapes {
             if push((s, e, hole)).is_none() {
                 return;
             }
-        }
-        if ev.ts().is_some_and(|t| t.is_err()) || ev.dur().is_some_and(|t| t.is_err()) {
-            return;
         }
         let holes = &holes[..n];
         // The constant stretches: before, between and after the values.
@@ -475,15 +473,6 @@ fn whole(b: &[u8], v: Val) -> Option<(bool, u64)> {
         Val::Whole(neg, mag) => Some((neg, mag)),
         Val::Int(s, e) => super::lex::int_value(b, s, e),
         _ => None,
-    }
-}
-
-#[inline(always)]
-fn signed(neg: bool, mag: u64) -> i64 {
-    if neg {
-        (mag as i64).wrapping_neg()
-    } else {
-        mag as i64
     }
 }
 
