@@ -189,22 +189,35 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
     #[test]
     fn scanner_builds_what_serde_builds(events in proptest::collection::vec(event(), 1..40)) {
-        let text = format!("{{\"traceEvents\": [\n  {}\n]}}", events.join(",\n  "));
-        let p = Progress::default();
-        let seq = load_bytes(text.as_bytes(), SourceInfo::default(), &p);
         // Small chunks (a fresh scanner every event or two) and one chunk (the scanner's learned
         // key layouts reused, and relearned where the whitespace changes).
-        let seq = seq.map(|s| format!("{s:?}")).map_err(|e| e.to_string());
-        for (chunk, threads) in [(200, 2), (1 << 20, 1)] {
-            let par = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, chunk, threads);
-            match (&seq, par) {
-                (Ok(s), Some(c)) => prop_assert!(*s == format!("{c:?}"), "chunk {chunk}: {text}"),
-                (Ok(_), None) => prop_assert!(false, "chunked path declined valid input: {text}"),
-                (Err(_), None) => {}
-                (Err(e), Some(_)) => prop_assert!(false, "serde failed ({e}) but chunks loaded: {text}"),
+        chunked_equals_serde(&events, &[(200, 2), (1 << 20, 1)])?;
+    }
+}
+
+/// The chunked load of `events` (a `traceEvents` array) with each (chunk bytes, threads) of
+/// `configs` builds exactly the capture of the sequential serde load, or both fail.
+pub(super) fn chunked_equals_serde(
+    events: &[String],
+    configs: &[(usize, usize)],
+) -> Result<(), TestCaseError> {
+    let text = format!("{{\"traceEvents\": [\n  {}\n]}}", events.join(",\n  "));
+    let p = Progress::default();
+    let seq = load_bytes(text.as_bytes(), SourceInfo::default(), &p)
+        .map(|s| format!("{s:?}"))
+        .map_err(|e| e.to_string());
+    for &(chunk, threads) in configs {
+        let par = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, chunk, threads);
+        match (&seq, par) {
+            (Ok(s), Some(c)) => prop_assert!(*s == format!("{c:?}"), "chunk {chunk}: {text}"),
+            (Ok(_), None) => prop_assert!(false, "chunked path declined valid input: {text}"),
+            (Err(_), None) => {}
+            (Err(e), Some(_)) => {
+                prop_assert!(false, "serde failed ({e}) but chunks loaded: {text}")
             }
         }
     }
+    Ok(())
 }
 
 /// Integer `ts` read whole by the scanner keeps serde's limit (at most i64::MAX µs).

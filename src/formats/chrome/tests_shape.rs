@@ -5,24 +5,22 @@
 //! build exactly the capture of the sequential serde load.
 
 use super::apply::Loader;
-use super::load::{load_bytes, load_bytes_chunked};
 use super::raw::RawEvent;
 use super::scan::{Plan, event};
-use super::tests_scan::value;
+use super::tests_scan::{chunked_equals_serde, value};
 use crate::formats::progress::Progress;
-use crate::model::SourceInfo;
 use proptest::prelude::*;
 
 /// Layouts with `@` for each value; `~` is replaced by the event's whitespace variant.
 const LAYOUTS: [&str; 5] = [
     "{~\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": @, \"pid\": @, \"tid\": @,\n    \"ts\": @, \"dur\": @,\n    \"args\": {\n      \"External id\": @,\"Ev Idx\": @\n    }\n  }",
     "{~\"ph\": \"f\", \"id\": @, \"pid\": @, \"tid\": @, \"ts\": @, \"cat\": \"ac2g\", \"name\": @, \"bp\": \"e\"}",
-    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": @, \"pid\": @, \"tid\": @, \"ts\": @, \"dur\": @,~\"args\": {\"correlation\": @, \"stream\": @, \"grid\": @}}",
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": @, \"pid\": @, \"tid\": @, \"ts\": @, \"dur\": @,~\"args\": {\"correlation\": @, \"stream\": @, \"kernel name\": @}}",
     "{\"ph\": \"C\", \"name\": @, \"pid\": @, \"id\": @, \"ts\": @, \"args\": {~\"v\": @}}",
     "{\"ph\": \"s\", \"bind_id\": @, \"flow_out\": true, \"pid\": @, \"tid\": @, \"ts\": @,~\"args\": {}}",
 ];
 
-/// What each `@` of a layout holds, in order.
+/// What a `@` of a layout holds.
 #[derive(Clone, Copy, Debug)]
 enum Slot {
     Name,
@@ -31,30 +29,16 @@ enum Slot {
     Dur,
 }
 
-const SLOTS: [&[Slot]; 5] = [
-    &[
-        Slot::Name,
-        Slot::Int,
-        Slot::Int,
-        Slot::Ts,
-        Slot::Dur,
-        Slot::Int,
-        Slot::Int,
-    ],
-    &[Slot::Int, Slot::Int, Slot::Int, Slot::Ts, Slot::Name],
-    &[
-        Slot::Name,
-        Slot::Int,
-        Slot::Int,
-        Slot::Ts,
-        Slot::Dur,
-        Slot::Int,
-        Slot::Int,
-        Slot::Name,
-    ],
-    &[Slot::Name, Slot::Int, Slot::Int, Slot::Ts, Slot::Int],
-    &[Slot::Int, Slot::Int, Slot::Int, Slot::Ts],
-];
+/// The slot after `before` (a layout's text up to a `@`), by the key that ends it.
+fn slot(before: &str) -> Slot {
+    let key = before.rsplit('"').nth(1).unwrap_or("");
+    match key {
+        "ts" => Slot::Ts,
+        "dur" => Slot::Dur,
+        k if k.ends_with("name") => Slot::Name,
+        _ => Slot::Int,
+    }
+}
 
 /// A value in the layout's usual form, or (one time in seven) any edge case.
 fn typical(slot: Slot) -> BoxedStrategy<String> {
@@ -83,7 +67,12 @@ fn typical(slot: Slot) -> BoxedStrategy<String> {
 /// One event: a layout, its values, its whitespace variant.
 fn event_text() -> impl Strategy<Value = String> {
     (0..LAYOUTS.len(), 0..8u8).prop_flat_map(|(l, w)| {
-        let values: Vec<BoxedStrategy<String>> = SLOTS[l].iter().map(|&s| typical(s)).collect();
+        let parts: Vec<&str> = LAYOUTS[l].split('@').collect();
+        let values: Vec<BoxedStrategy<String>> = parts
+            .iter()
+            .take(parts.len() - 1)
+            .map(|before| typical(slot(before)))
+            .collect();
         values.prop_map(move |vals| {
             // Mostly the usual whitespace; sometimes none or more.
             let ws = match w {
@@ -108,22 +97,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
     #[test]
     fn shapes_build_what_serde_builds(events in proptest::collection::vec(event_text(), 1..60)) {
-        let text = format!("{{\"traceEvents\": [\n  {}\n]}}", events.join(",\n  "));
-        let p = Progress::default();
-        let seq = load_bytes(text.as_bytes(), SourceInfo::default(), &p)
-            .map(|s| format!("{s:?}"))
-            .map_err(|e| e.to_string());
         // One chunk (shapes learned once, matched by every later event of the layout), and
         // small chunks (shapes learned anew in each).
-        for (chunk, threads) in [(1 << 20, 1), (400, 2)] {
-            let par = load_bytes_chunked(text.as_bytes(), SourceInfo::default(), &p, chunk, threads);
-            match (&seq, par) {
-                (Ok(s), Some(c)) => prop_assert!(*s == format!("{c:?}"), "chunk {chunk}: {text}"),
-                (Ok(_), None) => prop_assert!(false, "chunked path declined valid input: {text}"),
-                (Err(_), None) => {}
-                (Err(e), Some(_)) => prop_assert!(false, "serde failed ({e}) but chunks loaded: {text}"),
-            }
-        }
+        chunked_equals_serde(&events, &[(1 << 20, 1), (400, 2)])?;
     }
 }
 
