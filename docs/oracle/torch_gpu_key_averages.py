@@ -1,6 +1,10 @@
 """Compare `tracetui stats --json` with torch's own key_averages() of a GPU capture (not run by CI).
 
-usage: torch_gpu_key_averages.py TRACETUI CAPTURE.pt.trace.json[.gz] [--nest-cat python_function]
+usage: torch_gpu_key_averages.py TRACETUI CAPTURE.pt.trace.json[.gz] [--cat-set] [--nest-cat python_function]
+
+By default tracetui runs with no flags at all (`tracetui stats FILE --json`): on a PyTorch
+capture its default table is torch's key_averages(), the event set read from the file
+(src/analysis/torch_events.rs). `--cat-set` passes torch's categories explicitly instead.
 
 FILE.key_averages.json beside the capture is written by tools/gen_torch_capture.py from
 the same profile: per torch row (name, device type) count, self_cpu_us, cpu_total_us,
@@ -28,12 +32,25 @@ import json, subprocess, sys
 tracetui, path = sys.argv[1], sys.argv[2]
 nest = sys.argv[sys.argv.index("--nest-cat") + 1] if "--nest-cat" in sys.argv else None
 stem = path.replace(".gz", "").replace(".pt.trace.json", "")
-ref = json.load(open(stem + ".key_averages.json"))
-cmd = [tracetui, "stats", path, "--json", "--cat",
-       "cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,gpu_memset,gpu_user_annotation"]
+def _load_ref(stem):
+    import gzip, os
+    for p, op in ((stem + ".key_averages.json", open), (stem + ".key_averages.json.gz", gzip.open)):
+        if os.path.exists(p):
+            with op(p, "rt") as f:
+                return json.load(f)
+    raise SystemExit(f"no {stem}.key_averages.json[.gz] beside the capture")
+
+
+ref = _load_ref(stem)
+cmd = [tracetui, "stats", path, "--json"]
+if "--cat-set" in sys.argv:
+    cmd += ["--cat", "cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,"
+            "gpu_memset,gpu_user_annotation"]
 if nest:
     cmd += ["--nest-cat", nest]
-out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+import os
+out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True,
+                                env={**os.environ, "TRACETUI_CACHE": "off"}).stdout)
 cap = out["captures"][0] if isinstance(out, dict) and "captures" in out else out[0]
 DEVICE_KINDS = {"kernel", "memcpy", "memset", "gpu_annotation"}
 
@@ -80,7 +97,7 @@ checked = {"count": 0, "self_cpu": 0, "cpu_total": 0, "self_device": 0, "memory"
 bad = documented = 0
 worst = {"self_cpu": 0.0, "cpu_total": 0.0, "self_device": 0.0}
 for r in ref:
-    dev = r["cpu_total_us"] == 0 and r["self_cpu_us"] == 0
+    dev = r["cpu_total_us"] == 0 and r["self_cpu_us"] == 0 and "self_device_us" in r
     o = ours.get((r["name"], dev))
     if o is None:
         bad += 1
@@ -106,6 +123,12 @@ for r in ref:
         mem = ["self_cpu_mem", "cpu_mem", "self_device_mem", "device_mem"]
         if any(o.get(k) for k in mem):
             diffs.append(f"device row with memory figures {[o.get(k) for k in mem]}")
+    if "self_device_us" not in r:
+        # CPU-only answers (torch-cpu-cnn): count, self and total CPU only.
+        if diffs:
+            bad += 1
+            print(f"DIFFER   {o['kind']:>14} {r['name'][:70]}: " + "; ".join(diffs))
+        continue
     mine = o["device_total_ns"] if o["kind"] == "gpu_annotation" else o["self_device_ns"]
     checked["self_device"] += 1
     worst["self_device"] = max(worst["self_device"], abs(mine / 1000 - r["self_device_us"]))

@@ -18,4 +18,5 @@ pub mod search;
 pub mod stats;
 pub mod stats_index;
 pub mod steps;
+pub mod torch_events;
 pub mod unified;

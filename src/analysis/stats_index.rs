@@ -11,7 +11,7 @@ use super::nesting::ContainmentStack;
 use super::stats::tree::{self, Done, LaunchCursor, Open};
 use super::stats::{
     CatFilter, NONE, Rows, StatsOptions, StatsTable, add_instants, group::device_figures,
-    is_device_process, track_selected,
+    is_device_process, resolve, track_selected,
 };
 use crate::model::{Capture, Ps};
 
@@ -23,6 +23,9 @@ const PARALLEL_MIN: usize = 200_000;
 pub struct SelfTimes {
     cats: Option<Vec<String>>,
     nest_cats: Vec<String>,
+    /// `every` and the category grouping: they decide the default event set ([`resolve`]).
+    every: bool,
+    by_category: bool,
     /// Self time per slice id, ps (0 for slices outside the category filter).
     self_ps: Vec<Ps>,
     /// Slices merged into their parent or with device time, by id ([`tree`]): few, so kept
@@ -54,7 +57,9 @@ impl SelfTimes {
     }
 
     /// [`SelfTimes::new`] on `parts` threads (1 when the tracks are not in id order).
-    fn in_parts(c: &Capture, opts: &StatsOptions, parts: usize) -> SelfTimes {
+    fn in_parts(c: &Capture, asked: &StatsOptions, parts: usize) -> SelfTimes {
+        let resolved = resolve(c, asked);
+        let opts = resolved.as_ref().unwrap_or(asked);
         let n = c.slices.len();
         let mut self_ps = vec![0; n];
         // Tracks own contiguous id ranges in track order; cut the id space at track boundaries
@@ -102,9 +107,12 @@ impl SelfTimes {
         });
         let mut extra: Vec<(u32, Extra)> = extras.into_iter().flatten().collect();
         extra.sort_unstable_by_key(|e| e.0);
+        // What `fits` compares: the options as asked (resolution depends on the capture only).
         SelfTimes {
-            cats: opts.cats.clone(),
-            nest_cats: opts.nest_cats.clone(),
+            cats: asked.cats.clone(),
+            nest_cats: asked.nest_cats.clone(),
+            every: asked.every,
+            by_category: asked.group == super::stats::GroupBy::Category,
             self_ps,
             extra,
         }
@@ -113,7 +121,10 @@ impl SelfTimes {
     /// True when these self times hold for `opts` (same capture assumed): same category
     /// filter and nesting-only categories.
     pub fn fits(&self, opts: &StatsOptions) -> bool {
-        self.cats == opts.cats && self.nest_cats == opts.nest_cats
+        self.cats == opts.cats
+            && self.nest_cats == opts.nest_cats
+            && self.every == opts.every
+            && self.by_category == (opts.group == super::stats::GroupBy::Category)
     }
 
     /// Self time of slice `id`, ps.
@@ -245,6 +256,8 @@ fn compute_in_parts(
     opts: &StatsOptions,
     parts: Option<usize>,
 ) -> StatsTable {
+    let resolved = resolve(c, opts);
+    let opts = resolved.as_ref().unwrap_or(opts);
     let s = &c.slices;
     // Per selected track: the run of ids starting in the range (track, first, end, device).
     let mut runs: Vec<(u32, usize, usize, bool)> = Vec::new();
@@ -383,6 +396,8 @@ fn compute_in_parts(
 /// Ids of the slices that [`compute_with`] counts in the row named `row` (same range, filters
 /// and grouping), in track order.
 pub fn slices_of_row(c: &Capture, opts: &StatsOptions, row: &str) -> Vec<u32> {
+    let resolved = resolve(c, opts);
+    let opts = resolved.as_ref().unwrap_or(opts);
     let s = &c.slices;
     let mut rows = Rows::new(c, opts);
     let mut cats = CatFilter::new(opts);

@@ -25,7 +25,8 @@ Examples:
   tracetui stacks trace.pt.trace.json --torch              torch's export_stacks, summed per stack
   inferno-flamegraph < app.folded > app.svg
 
-Frames are the capture's own nesting (python frames, ops, kernels), root first; spaces, `;`, tabs
+Frames are the capture's own nesting (python frames, ops, kernels; a slice that only partly
+overlaps another is its sibling and counts only the time after it, so no time counts twice), root first; spaces, `;`, tabs
 and newlines inside a frame become `_`. One line per distinct stack, sorted; values are whole µs
 (--unit ns for ns), stacks below one unit are left out (counted on stderr). Several captures are
 summed into one set of stacks. --torch: frames are only the enclosing python_function events (a
@@ -86,6 +87,10 @@ pub struct StacksArgs {
     /// Print JSON (stable shape, see docs/cli.md) instead of folded lines
     #[arg(long)]
     pub json: bool,
+    /// Include the profiler's own spans (Kineto `PyTorch Profiler (0)`), left out by default:
+    /// they span the whole capture and would count its wall time a second time
+    #[arg(long)]
+    pub with_profiler: bool,
 }
 
 /// One capture's part of `stacks --json`.
@@ -148,6 +153,7 @@ pub fn scope_of(c: &Capture, a: &StacksArgs) -> Scope {
         None => Scope::all(),
     };
     s.range = range;
+    s.profiler = a.with_profiler;
     s
 }
 

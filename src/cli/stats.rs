@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use super::text::{self, Align, clean};
 use crate::analysis::memory::key_averages::{self, MemColumns};
 use crate::analysis::stats::{
-    EventKind, GroupBy, SortKey, StatsOptions, categories, compute, profiler_events,
+    EventKind, GroupBy, SortKey, StatsOptions, categories, compute, profiler_events, resolve,
     shows_profiler, sort_rows,
 };
 use crate::discover::CaptureFile;
@@ -22,16 +22,23 @@ use serde::Serialize;
 
 pub const STATS_AFTER: &str = "\
 Examples:
-  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation
-        torch key_averages(): count, CPU total, self CPU per op
-  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation --nest-cat python_function
-        same, with python frames (with_stack=True) taking self time like torch does
-  tracetui stats trace.pt.trace.json --cat cpu_op,user_annotation,cuda_runtime,cuda_driver --sort self_device
+  tracetui stats trace.pt.trace.json
+        torch key_averages(): count, self / total CPU, Self / Total CUDA, memory per op (the
+        default on a PyTorch capture, whatever torch version wrote it)
+  tracetui stats trace.pt.trace.json --sort self_device --limit 20
         which ops launched the GPU time: SELF DEV / DEV TOTAL, torch's Self CUDA / CUDA total
+  tracetui stats trace.pt.trace.json --all-events
+        every event with a row: python frames, instants and flows' categories too
   tracetui stats logs/ --cat kernel --sort total --limit 10
+        the ten GPU kernels with the most time
   tracetui stats vm.xplane.pb --plane GPU --line 'XLA Ops' --json
   tracetui stats vm.xplane.pb --plane TPU --unified
 
+On a PyTorch capture the default table is torch's key_averages(): its categories (cpu_op,
+user_annotation, cuda_runtime, cuda_driver, kernel, gpu_memcpy, gpu_memset, gpu_user_annotation),
+with python frames nesting without rows where the torch version that wrote the file keeps them in
+its event list (the header says which). Other captures: every event. --cat / --nest-cat /
+--all-events choose the events instead.
 Self time = duration minus the durations of direct children on the same track, children found
 with torch's containment rule among the kept events. ProfilerStep#N rows group as ProfilerStep*.
 Rows of different kinds (CPU ops, GPU kernels, runtime calls, memory copies, annotations, instant
@@ -49,7 +56,8 @@ pub struct StatsArgs {
     #[arg(long)]
     pub json: bool,
     /// Only events of these categories (comma-separated; raw `cat` or canonical name, so `cpu_op`
-    /// also matches legacy `Operator`) [default: all slices]
+    /// also matches legacy `Operator`) [default: torch's key_averages() set on a PyTorch
+    /// capture, every event elsewhere]
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub cat: Option<Vec<String>>,
     /// Categories that count as children for self time without rows of their own
@@ -89,6 +97,10 @@ pub struct StatsArgs {
     /// out by default as in torch's key_averages()
     #[arg(long)]
     pub with_profiler: bool,
+    /// Every event of every category: on a PyTorch capture the default table is torch's
+    /// key_averages() (its categories; python frames nested where torch's event list has them)
+    #[arg(long, conflicts_with_all = ["cat", "nest_cat"])]
+    pub all_events: bool,
 }
 
 /// Row order of `stats`.
@@ -139,6 +151,7 @@ pub fn cmd_stats(a: &StatsArgs) -> i32 {
         track: None,
         process: None,
         profiler: a.with_profiler,
+        every: a.all_events,
     };
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });
@@ -260,6 +273,22 @@ pub struct LeftOutJson {
     pub include_with: &'static str,
 }
 
+/// The event set a PyTorch capture's default table takes (`stats --json` `event_set`): torch's
+/// `key_averages()`.
+#[derive(Serialize, Clone, Debug)]
+pub struct EventSetJson {
+    /// `torch_key_averages`.
+    pub preset: &'static str,
+    /// Categories with rows.
+    pub cats: Vec<String>,
+    /// Categories nested without rows (`python_function` where torch's event list has them).
+    pub nest_cats: Vec<String>,
+    /// The capture's other categories and their events: not in the table.
+    pub left_out: Vec<CategoryJson>,
+    /// How to see every event.
+    pub include_with: &'static str,
+}
+
 /// A category of the capture and its events (`stats --json` `categories`, listed when `--cat`
 /// matched nothing).
 #[derive(Serialize, Clone, Debug)]
@@ -301,6 +330,10 @@ pub struct CaptureStats {
     /// Events left out by default (absent when none or when shown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_out: Option<LeftOutJson>,
+    /// torch's event set, when the table took it by default (a PyTorch capture, no `--cat`,
+    /// `--nest-cat` or `--all-events`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_set: Option<EventSetJson>,
     /// The capture's categories, when `--cat` matched none of its events.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<CategoryJson>>,
@@ -334,6 +367,7 @@ pub fn capture_stats(
         names: 0,
         kinds: Vec::new(),
         left_out: None,
+        event_set: None,
         categories: None,
         stats: Vec::new(),
     };
@@ -385,6 +419,26 @@ pub fn capture_stats(
                 include_with: "--with-profiler",
             });
         }
+    }
+    if let Some(r) = resolve(&c, opts) {
+        let kept = |cat: &str| {
+            r.cats.iter().flatten().chain(&r.nest_cats).any(|w| {
+                w == cat
+                    || w == crate::model::Category::from_cat(cat).canonical()
+                    || cat.split(',').any(|p| p.trim() == w)
+            })
+        };
+        out.event_set = Some(EventSetJson {
+            preset: "torch_key_averages",
+            cats: r.cats.clone().unwrap_or_default(),
+            nest_cats: r.nest_cats.clone(),
+            left_out: categories(&c)
+                .into_iter()
+                .filter(|(cat, _)| !kept(cat))
+                .map(|(cat, events)| CategoryJson { cat, events })
+                .collect(),
+            include_with: "--all-events",
+        });
     }
     if opts.cats.is_some() && t.rows.is_empty() {
         out.categories = Some(
@@ -468,6 +522,34 @@ pub fn render_text(s: &CaptureStats) -> String {
             names.join(", "),
             l.include_with
         ));
+    }
+    if let Some(e) = &s.event_set {
+        let nested = if e.nest_cats.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} nested for self time, without rows",
+                e.nest_cats.join(", ")
+            )
+        };
+        let out: Vec<String> = e
+            .left_out
+            .iter()
+            .take(6)
+            .map(|c| format!("{} {}", clean(&c.cat), c.events))
+            .collect();
+        o.push_str(&format!(
+            "   torch's key_averages() table: {}{nested}\n",
+            e.cats.join(", ")
+        ));
+        if !out.is_empty() {
+            o.push_str(&format!(
+                "   not in it: {}{}; {} shows every event\n",
+                out.join(", "),
+                if e.left_out.len() > 6 { ", …" } else { "" },
+                e.include_with
+            ));
+        }
     }
     if s.stats.is_empty() {
         o.push_str("   no events match the filters\n");

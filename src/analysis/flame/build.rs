@@ -9,8 +9,10 @@
 
 use super::gpu::DeviceLinks;
 use super::tree::{DEVICE, FlameTree, ROOT, TreeBuilder, UNLINKED};
+use crate::analysis::nesting::ContainmentStack;
 use crate::analysis::stats::group_name;
-use crate::model::{Capture, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
+use crate::analysis::stats::is_profiler_track;
+use crate::model::{Capture, Category, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 
 /// Which slices a tree merges.
@@ -20,6 +22,9 @@ pub struct Scope {
     pub range: Option<(Ps, Ps)>,
     /// Only these tracks (sorted ids); `None` = all tracks.
     pub tracks: Option<Vec<u32>>,
+    /// Also the profiler's own spans (Kineto's `PyTorch Profiler (0)`, the `Trace` category),
+    /// which span the whole capture; left out by default, as in `stats`.
+    pub profiler: bool,
 }
 
 impl Scope {
@@ -32,7 +37,7 @@ impl Scope {
     pub fn range(from: Ps, to: Ps) -> Scope {
         Scope {
             range: Some((from, to)),
-            tracks: None,
+            ..Scope::default()
         }
     }
 
@@ -41,8 +46,8 @@ impl Scope {
         tracks.sort_unstable();
         tracks.dedup();
         Scope {
-            range: None,
             tracks: Some(tracks),
+            ..Scope::default()
         }
     }
 
@@ -181,7 +186,27 @@ impl NameMerge {
     }
 }
 
+/// One open slice on a track's containment stack while the tree is built.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// Its node.
+    node: u32,
+    /// The end of the part of its time the tree counts (which starts at the first `mark`).
+    to: Ps,
+    /// Its children count time from here on: the start of its counted part, then the end of
+    /// the last child counted.
+    mark: Ps,
+}
+
 /// The merged tree of `scope`, with device time from `links` (see [`super::gpu`]).
+///
+/// Per track, a slice's parent is given by torch's containment rule
+/// ([`crate::analysis::nesting`], the rule `stats` and `stacks --torch` nest with): a slice that
+/// only partly overlaps an open one is its sibling, not its child. Each slice counts the part of
+/// its time inside its parent's counted part and after its earlier siblings' (a partial overlap
+/// is counted once, by the slice that started first), so per track the roots never add up to
+/// more than the track's busy time and no child outgrows its parent. The profiler's own spans
+/// are left out unless [`Scope::profiler`] is set.
 pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTree {
     let s = &c.slices;
     let merge = NameMerge::of_capture(c);
@@ -192,10 +217,12 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
         open: FxHashMap::default(),
     };
     let mut path: Vec<u32> = Vec::new();
+    let mut stack: ContainmentStack<Frame> = ContainmentStack::new();
+    let (ra, rz) = scope.range.unwrap_or((Ps::MIN, Ps::MAX));
     for (t, tr) in c.tracks.iter().enumerate() {
         let t = t as u32;
         let (first, end) = tr.slices;
-        if first == end || !scope.has_track(t) {
+        if first == end || !scope.has_track(t) || (!scope.profiler && is_profiler_track(c, t)) {
             continue;
         }
         let starts = &s.start[first as usize..end as usize];
@@ -218,23 +245,46 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
         node_of.dense.resize((hi - lo) as usize, NO_SLICE);
         node_of.open.clear();
         b.reserve_instances((hi - lo) as usize + open.len());
+        stack.drain(|_| {});
+        let mut root_mark = Ps::MIN;
         for id in open.into_iter().chain(lo..hi) {
             let i = id as usize;
+            if !scope.profiler && s.kind(i) == Category::Trace {
+                continue;
+            }
             let (st, en) = (s.start[i], s.end(i));
-            let d = scope.clip(st, en);
-            let p = s.parent[i];
-            let pn = if p == NO_SLICE {
-                Some(top)
-            } else {
-                node_of.get(p)
+            stack.close_before(st, en, |_, _| {});
+            let (pn, from, to) = match stack.top_mut() {
+                Some(p) => {
+                    let from = st.max(ra).max(p.mark);
+                    let to = en.min(rz).min(p.to);
+                    if to > p.mark {
+                        p.mark = to;
+                    }
+                    (p.node, from, to)
+                }
+                None => {
+                    let from = st.max(ra).max(root_mark);
+                    let to = en.min(rz);
+                    root_mark = root_mark.max(to);
+                    (top, from, to)
+                }
             };
-            let pn = pn.unwrap_or(top);
+            let d = (to - from).max(0);
             let n = b.child(pn, merge.of(s.name[i]));
             node_of.set(id, n);
             b.add(n, d, d, Some(id));
             if pn != top {
                 b.sub_self(pn, d);
             }
+            stack.enter(
+                en,
+                Frame {
+                    node: n,
+                    to: to.max(from),
+                    mark: from,
+                },
+            );
         }
         if let Some(l) = links {
             for &(launch, act) in l.launched_on(tr.slices) {
@@ -297,17 +347,56 @@ fn add_unlinked(
     }
 }
 
+/// Parent of each slice of track `t` by torch's containment rule (the rule [`build`] nests
+/// with), indexed by `id - first`; `NO_SLICE` for a root. The profiler's `Trace` slices are
+/// nobody's parent.
+pub fn containment_parents(c: &Capture, t: u32) -> Vec<u32> {
+    let s = &c.slices;
+    let Some(tr) = c.tracks.get(t as usize) else {
+        return Vec::new();
+    };
+    let (first, end) = (tr.slices.0, (tr.slices.1 as usize).min(s.len()) as u32);
+    let mut out = vec![NO_SLICE; end.saturating_sub(first) as usize];
+    let mut stack: ContainmentStack<u32> = ContainmentStack::new();
+    for id in first..end {
+        let i = id as usize;
+        if s.kind(i) == Category::Trace {
+            continue;
+        }
+        let (st, en) = (s.start[i], s.end(i));
+        stack.close_before(st, en, |_, _| {});
+        if let Some(&mut p) = stack.top_mut() {
+            out[(id - first) as usize] = p;
+        }
+        stack.enter(en, id);
+    }
+    out
+}
+
 /// The merged tree of the given slices and all their ancestors (e.g. the search hits): full
-/// durations; self time is what the included children do not cover.
+/// durations; self time is what the included children do not cover. Ancestors by the
+/// containment rule, as in [`build`].
 pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) -> FlameTree {
     let s = &c.slices;
     let merge = NameMerge::of_capture(c);
-    let mut set: Vec<u32> = Vec::with_capacity(ids.len() * 2);
+    let mut parents: FxHashMap<u32, (u32, Vec<u32>)> = FxHashMap::default();
+    let mut parent_of = |id: u32| -> u32 {
+        let t = c.track_of(id);
+        let (first, v) = parents.entry(t).or_insert_with(|| {
+            let first = c.tracks.get(t as usize).map_or(0, |tr| tr.slices.0);
+            (first, containment_parents(c, t))
+        });
+        id.checked_sub(*first)
+            .and_then(|k| v.get(k as usize).copied())
+            .unwrap_or(NO_SLICE)
+    };
+    let mut set: Vec<(u32, u32)> = Vec::with_capacity(ids.len() * 2);
     for &id in ids {
         let mut k = id;
         while k != NO_SLICE && (k as usize) < s.len() {
-            set.push(k);
-            k = s.parent[k as usize];
+            let p = parent_of(k);
+            set.push((k, p));
+            k = p;
         }
     }
     set.sort_unstable();
@@ -315,9 +404,8 @@ pub fn build_ancestors(c: &Capture, ids: &[u32], links: Option<&DeviceLinks>) ->
     let mut node_of: FxHashMap<u32, u32> = FxHashMap::default();
     let mut b = TreeBuilder::new();
     let mut device_root = None;
-    for &id in &set {
+    for &(id, p) in &set {
         let i = id as usize;
-        let p = s.parent[i];
         let top = if is_device_track(c, c.track_of(id)) {
             *device_root.get_or_insert_with(|| b.child(ROOT, DEVICE))
         } else {

@@ -1,8 +1,32 @@
 //! Which events a table covers: the category filter (kept, nesting-only or out), the track /
 //! process filters, and the profiler's own events that are left out by default.
 
-use super::StatsOptions;
+use super::{GroupBy, StatsOptions};
+use crate::analysis::torch_events::{KEY_AVERAGES_CATS, is_pytorch, python_in_event_list};
 use crate::model::{Capture, Category, Key, ProcessKind, StrId};
+
+/// The options a table of `c` is computed with, when they differ from `opts`: with no
+/// category filter of its own (no `cats`, no `nest_cats`, not [`StatsOptions::every`]) a
+/// PyTorch capture's table is torch's `key_averages()` — the categories torch aggregates
+/// ([`KEY_AVERAGES_CATS`]), and `python_function` frames nested without rows where torch's
+/// event list holds them ([`python_in_event_list`]). The category grouping keeps every
+/// category.
+pub fn resolve(c: &Capture, opts: &StatsOptions) -> Option<StatsOptions> {
+    if opts.cats.is_some()
+        || !opts.nest_cats.is_empty()
+        || opts.every
+        || opts.group == GroupBy::Category
+        || !is_pytorch(c)
+    {
+        return None;
+    }
+    let mut o = opts.clone();
+    o.cats = Some(KEY_AVERAGES_CATS.iter().map(|s| s.to_string()).collect());
+    if python_in_event_list(c) {
+        o.nest_cats = vec!["python_function".to_string()];
+    }
+    Some(o)
+}
 
 /// Category filter state per category `StrId`: 0 unknown, 1 aggregated, 2 nesting only, 3 out.
 pub(crate) struct CatFilter<'a> {

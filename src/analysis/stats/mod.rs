@@ -23,7 +23,8 @@ pub(crate) mod tree;
 
 pub(crate) use filter::{CatFilter, is_device_process};
 pub use filter::{
-    ProfilerEvents, categories, is_profiler_track, profiler_events, shows_profiler, track_selected,
+    ProfilerEvents, categories, is_profiler_track, profiler_events, resolve, shows_profiler,
+    track_selected,
 };
 pub use group::{GroupBy, NO_GROUP, group_name};
 pub(crate) use group::{NONE, Rows};
@@ -63,6 +64,9 @@ pub struct StatsOptions {
     /// Include the profiler's own spans ([`profiler_events`]); left out by default, as torch's
     /// `key_averages` has no such row.
     pub profiler: bool,
+    /// Every event of every category, also on a PyTorch capture, whose table is otherwise
+    /// torch's `key_averages()` ([`resolve`]).
+    pub every: bool,
 }
 
 /// One row: all events of one (grouped) name and kind.
@@ -141,6 +145,8 @@ impl StatsTable {
 /// Computes the statistics table of a capture in one pass (the nesting and the aggregation
 /// together). For repeated range queries see [`super::stats_index`].
 pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
+    let resolved = resolve(c, opts);
+    let opts = resolved.as_ref().unwrap_or(opts);
     let mut cats = CatFilter::new(opts);
     let mut rows = Rows::new(c, opts);
     let s = &c.slices;

@@ -25,23 +25,10 @@ use crate::analysis::nesting::ContainmentStack;
 use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
 
-/// The `Call stack` key when `c` takes these rules: its ops carry `Call stack` arguments and its
-/// `python_function` events do not carry `CallFrom`. torch 2.15 writes `CallFrom` and keeps the
-/// python frames in its event list (the CPU path, tests/fixtures/flame); torch 2.11 writes
-/// neither the argument nor the frames into the list. The JSON has no torch version: this is
-/// what tells the two writers apart on the captures at hand.
+/// The `Call stack` key when `c` takes these rules: see
+/// [`crate::analysis::torch_events::call_stack_key`].
 pub(super) fn has_call_stacks(c: &Capture) -> Option<StrId> {
-    let key = c.strings.lookup("Call stack")?;
-    let s = &c.slices;
-    let op = (0..s.len()).find(|&i| s.kind(i) == Category::CpuOp && s.args[i].is_some())?;
-    c.args.get(s.args[op], key, &c.strings)?;
-    if let Some(from) = c.strings.lookup("CallFrom") {
-        let py = (0..s.len()).find(|&i| s.kind(i) == Category::PythonFunction);
-        if py.is_some_and(|i| c.args.get(s.args[i], from, &c.strings).is_some()) {
-            return None;
-        }
-    }
-    Some(key)
+    crate::analysis::torch_events::call_stack_key(c)
 }
 
 /// Appends the folded form of a `Call stack` value (innermost first, `;`-separated) to `out`:
