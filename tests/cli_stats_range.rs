@@ -8,8 +8,9 @@ const FILE: &str = "tests/fixtures/ui/alexnet.pt.trace.json.gz";
 fn counts(args: &[&str]) -> u64 {
     let out = assert_cmd::Command::cargo_bin("tracetui")
         .unwrap()
-        // The profiler's own span is a slice like the others here (left out by default).
-        .args(["stats", FILE, "--json", "--with-profiler"])
+        // The profiler's own span is a slice like the others here (left out by default), and
+        // every category counts (the default on this PyTorch capture is torch's event set).
+        .args(["stats", FILE, "--json", "--with-profiler", "--all-events"])
         .args(args)
         .output()
         .unwrap();
@@ -67,7 +68,7 @@ fn profiler_spans_left_out_and_totals_explained() {
         assert!(out.status.success());
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    let text = run(&[]);
+    let text = run(&["--all-events"]);
     assert!(
         text.contains(
             "left out: the profiler's own spans (2 events: PyTorch Profiler (0), Iteration Start: \
@@ -85,6 +86,14 @@ fn profiler_spans_left_out_and_totals_explained() {
         "{text}"
     );
     assert!(text.contains("capture span"), "{text}");
+    // By default this PyTorch capture's table is torch's: it says so, and which events are not
+    // in it.
+    let dflt = run(&[]);
+    assert!(
+        dflt.contains("torch's key_averages() table: cpu_op, user_annotation, cuda_runtime"),
+        "{dflt}"
+    );
+    assert!(dflt.contains("--all-events shows every event"), "{dflt}");
     let with = run(&["--with-profiler", "--group-by", "kind"]);
     assert!(with.contains("profiler spans"), "{with}");
     assert!(!with.contains("left out"), "{with}");

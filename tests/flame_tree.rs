@@ -42,29 +42,81 @@ struct Fig {
     inst: Vec<u32>,
 }
 
+/// Containment parent of every slice (torch's rule, written out with a plain stack per track:
+/// pop while the slice starts at or after the top's end or ends after it).
+fn cparents(c: &Capture) -> Vec<u32> {
+    let s = &c.slices;
+    let mut out = vec![NO_SLICE; s.len()];
+    for tr in &c.tracks {
+        let mut st: Vec<u32> = Vec::new();
+        for id in tr.slices.0..tr.slices.1 {
+            let i = id as usize;
+            while let Some(&t) = st.last() {
+                let te = s.end(t as usize);
+                if s.start[i] >= te || s.end(i) > te {
+                    st.pop();
+                } else {
+                    break;
+                }
+            }
+            out[i] = st.last().copied().unwrap_or(NO_SLICE);
+            st.push(id);
+        }
+    }
+    out
+}
+
+/// The part of each slice the tree counts, clipped to `[a, z)`: inside its parent's counted
+/// part, after the counted parts of its earlier siblings (roots: after earlier roots of the
+/// track). Returns (from, to); the counted time is `max(0, to - from)`.
+fn counted(c: &Capture, a: Ps, z: Ps) -> Vec<(Ps, Ps)> {
+    let s = &c.slices;
+    let par = cparents(c);
+    let mut out: Vec<(Ps, Ps)> = vec![(0, 0); s.len()];
+    for id in 0..s.len() {
+        let p = par[id];
+        let earlier = (0..id)
+            .filter(|&j| par[j] == p && c.track_of(j as u32) == c.track_of(id as u32))
+            .map(|j| out[j].1)
+            .max()
+            .unwrap_or(Ps::MIN);
+        let (pf, pt) = if p == NO_SLICE {
+            (Ps::MIN, Ps::MAX)
+        } else {
+            out[p as usize]
+        };
+        let from = s.start[id].max(a).max(pf).max(earlier);
+        let to = s.end(id).min(z).min(pt);
+        out[id] = (from, to.max(from));
+    }
+    out
+}
+
 fn path_of(c: &Capture, id: u32) -> Vec<StrId> {
+    let par = cparents(c);
     let mut p = Vec::new();
     let mut k = id;
     while k != NO_SLICE {
         p.push(c.slices.name[k as usize]);
-        k = c.slices.parent[k as usize];
+        k = par[k as usize];
     }
     p.reverse();
     p
 }
 
-/// Brute force: every kept slice's path of names, figures summed per path; self = clipped
-/// duration minus the clipped durations of its kept children (found by scanning all slices).
+/// Brute force: every kept slice's path of names (containment parents), figures summed per
+/// path; self = counted time minus the counted times of its kept children.
 fn brute(
     c: &Capture,
     keep: &dyn Fn(u32) -> bool,
     clip: &dyn Fn(u32) -> Ps,
 ) -> BTreeMap<Vec<StrId>, Fig> {
+    let par = cparents(c);
     let mut m: BTreeMap<Vec<StrId>, Fig> = BTreeMap::new();
     let n = c.slices.len() as u32;
     for id in (0..n).filter(|&i| keep(i)) {
         let kids: Ps = (0..n)
-            .filter(|&j| keep(j) && c.slices.parent[j as usize] == id)
+            .filter(|&j| keep(j) && par[j as usize] == id)
             .map(clip)
             .sum();
         let f = m.entry(path_of(c, id)).or_default();
@@ -103,7 +155,8 @@ proptest! {
     fn whole_capture_matches_brute_force(s in spec()) {
         let c = capture(&s);
         let t = build(&c, &Scope::all(), None);
-        let want = brute(&c, &|_| true, &|i| c.slices.dur[i as usize]);
+        let cnt = counted(&c, Ps::MIN, Ps::MAX);
+        let want = brute(&c, &|_| true, &|i| cnt[i as usize].1 - cnt[i as usize].0);
         prop_assert_eq!(figures(&t), want);
         let roots: Ps = t.children(ROOT).iter().map(|&n| t.total(n)).sum();
         prop_assert_eq!(t.total(ROOT), roots);
@@ -119,7 +172,8 @@ proptest! {
             let (st, en) = (sl.start[i as usize], sl.end(i as usize));
             (st >= a && st < b) || (st < a && en > a)
         };
-        let clip = |i: u32| (sl.end(i as usize).min(b) - sl.start[i as usize].max(a)).max(0);
+        let cnt = counted(&c, a, b);
+        let clip = |i: u32| cnt[i as usize].1 - cnt[i as usize].0;
         prop_assert_eq!(figures(&t), brute(&c, &keep, &clip));
     }
 
@@ -128,7 +182,9 @@ proptest! {
         let c = capture(&s);
         let t = build(&c, &Scope::tracks(vec![pick]), None);
         let keep = |i: u32| c.track_of(i) == pick;
-        prop_assert_eq!(figures(&t), brute(&c, &keep, &|i| c.slices.dur[i as usize]));
+        let cnt = counted(&c, Ps::MIN, Ps::MAX);
+        prop_assert_eq!(figures(&t), brute(&c, &keep, &|i| cnt[i as usize].1 - cnt[i as usize].0));
+        let par = cparents(&c);
         let n = c.slices.len() as u32;
         let hits: Vec<u32> = hits.into_iter().filter(|&h| h < n).collect();
         let mut set = std::collections::BTreeSet::new();
@@ -136,7 +192,7 @@ proptest! {
             let mut k = h;
             while k != NO_SLICE {
                 set.insert(k);
-                k = c.slices.parent[k as usize];
+                k = par[k as usize];
             }
         }
         let t = build_ancestors(&c, &hits, None);
@@ -149,9 +205,10 @@ proptest! {
         let t = build(&c, &Scope::all(), None);
         let name = c.strings.lookup("n1").unwrap_or_default();
         let sw = sandwich(&t, name);
+        let cnt = counted(&c, Ps::MIN, Ps::MAX);
         let outer: Ps = (0..c.slices.len() as u32)
             .filter(|&i| c.slices.name[i as usize] == name && !path_of(&c, i)[..path_of(&c, i).len() - 1].contains(&name))
-            .map(|i| c.slices.dur[i as usize])
+            .map(|i| cnt[i as usize].1 - cnt[i as usize].0)
             .sum();
         let top = sw.callees.child(ROOT, name);
         prop_assert_eq!(top.map_or(0, |n| sw.callees.total(n)), outer);

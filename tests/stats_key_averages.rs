@@ -145,11 +145,17 @@ fn analysis_matches_key_averages() {
 }
 
 fn cli_rows(extra: &[&str]) -> Vec<(String, u64, f64, f64)> {
+    let mut args = vec!["--cat", "cpu_op,user_annotation"];
+    args.extend_from_slice(extra);
+    cli_rows_with(&args)
+}
+
+fn cli_rows_with(args: &[&str]) -> Vec<(String, u64, f64, f64)> {
     let mut cmd = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"));
     cmd.arg("stats")
         .arg(fixture(&format!("{STEM}.pt.trace.json.gz")))
-        .args(["--json", "--cat", "cpu_op,user_annotation"])
-        .args(extra);
+        .arg("--json")
+        .args(args);
     let out = cmd.assert().success().get_output().stdout.clone();
     let v: Value = serde_json::from_slice(&out).expect("stats --json output");
     let cap = &v["captures"][0];
@@ -178,4 +184,13 @@ fn cli_stats_matches_key_averages() {
     );
     let (ok, n, bad) = parity(&cli_rows(&["--nest-cat", "python_function"]));
     assert_eq!(ok, n, "mismatches with python frames nested: {bad:?}");
+}
+
+/// With no flags at all the table is torch's (issue 52 §2): this torch 2.15 capture keeps its
+/// python frames in torch's event list, so the default nests them, and every name matches.
+#[test]
+fn default_stats_is_torchs_table() {
+    let (ok, n, bad) = parity(&cli_rows_with(&[]));
+    assert!(n > 0);
+    assert_eq!(ok, n, "mismatches of the default table: {bad:?}");
 }

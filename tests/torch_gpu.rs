@@ -65,9 +65,11 @@ fn stats(extra: &[&str]) -> HashMap<(String, bool), Value> {
     stats_of(STEM, extra)
 }
 
+/// With no flags: the default table of a PyTorch capture is torch's (issue 52 §2). Extra
+/// arguments go after `--json`.
 fn stats_of(stem: &str, extra: &[&str]) -> HashMap<(String, bool), Value> {
     let cap = capture_of(stem);
-    let mut args = vec!["stats", cap.as_str(), "--json", "--cat", TORCH_CATS];
+    let mut args = vec!["stats", cap.as_str(), "--json"];
     args.extend_from_slice(extra);
     let v: Value = serde_json::from_str(&tracetui(&args)).expect("json");
     let rows = v["captures"][0]["stats"].as_array().expect("rows").clone();
@@ -89,6 +91,38 @@ fn near(ours_ns: i64, torch_us: f64) -> bool {
 #[test]
 fn stats_equals_torch_key_averages_with_device_time() {
     key_averages_equal(STEM, &HashMap::new());
+}
+
+/// torch's categories named explicitly give the same table as the default, and the default
+/// says which event set it took (torch 2.11: python frames not nested, listed as left out).
+#[test]
+fn default_table_is_torchs_event_set_and_says_so() {
+    let cap = capture_of(STEM);
+    let dflt: Value = serde_json::from_str(&tracetui(&["stats", &cap, "--json"])).expect("json");
+    let named: Value =
+        serde_json::from_str(&tracetui(&["stats", &cap, "--json", "--cat", TORCH_CATS]))
+            .expect("json");
+    assert_eq!(dflt["captures"][0]["stats"], named["captures"][0]["stats"]);
+    let set = &dflt["captures"][0]["event_set"];
+    assert_eq!(set["preset"], "torch_key_averages");
+    assert_eq!(set["nest_cats"].as_array().map(Vec::len), Some(0));
+    assert!(
+        set["left_out"]
+            .as_array()
+            .expect("left_out")
+            .iter()
+            .any(|c| c["cat"] == "python_function"),
+        "{set}"
+    );
+    assert!(named["captures"][0].get("event_set").is_none());
+    // Every event: python frames get rows again.
+    let all: Value =
+        serde_json::from_str(&tracetui(&["stats", &cap, "--json", "--all-events"])).expect("json");
+    let rows = all["captures"][0]["stats"].as_array().expect("rows");
+    assert!(
+        rows.iter().any(|r| r["kind"] == "python"),
+        "no python rows with --all-events"
+    );
 }
 
 /// The µs of kernels (and copies) launched by `cudaGraphLaunch` calls in `stem`'s capture.

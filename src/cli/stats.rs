@@ -536,7 +536,10 @@ pub fn render_text(s: &CaptureStats) -> String {
             .left_out
             .iter()
             .take(6)
-            .map(|c| format!("{} {}", clean(&c.cat), c.events))
+            .map(|c| {
+                let name = if c.cat.is_empty() { "(none)" } else { &c.cat };
+                format!("{} {}", clean(name), c.events)
+            })
             .collect();
         o.push_str(&format!(
             "   torch's key_averages() table: {}{nested}\n",

@@ -21,7 +21,11 @@ pub fn resolve(c: &Capture, opts: &StatsOptions) -> Option<StatsOptions> {
         return None;
     }
     let mut o = opts.clone();
-    o.cats = Some(KEY_AVERAGES_CATS.iter().map(|s| s.to_string()).collect());
+    let mut cats: Vec<String> = KEY_AVERAGES_CATS.iter().map(|s| s.to_string()).collect();
+    if opts.profiler {
+        cats.push("Trace".to_string());
+    }
+    o.cats = Some(cats);
     if python_in_event_list(c) {
         o.nest_cats = vec!["python_function".to_string()];
     }
