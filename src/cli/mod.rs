@@ -40,7 +40,7 @@ Examples:
   tracetui                              explore the log dir in the current directory
   tracetui ~/logs/jax                   explore every capture below ~/logs/jax
   tracetui summary run/worker0.123.pt.trace.json.gz
-  tracetui stats logs/ --cat cpu_op,user_annotation --limit 20
+  tracetui stats logs/ --limit 20          torch's key_averages() of each PyTorch capture
   tracetui stats logs/ --plane '^/device:GPU:0$' --unified --json
 
 Log dirs are searched recursively: TensorBoard/XProf sessions (plugins/profile/<session>/*.xplane.pb),
