@@ -440,6 +440,14 @@ mod tests {
     use crate::model::*;
     use proptest::prelude::*;
 
+    /// Every event (the mechanics under test), not the PyTorch default of torch's event set.
+    fn every() -> StatsOptions {
+        StatsOptions {
+            every: true,
+            ..StatsOptions::default()
+        }
+    }
+
     /// (track, start, dur, name, category) → capture on two processes (tracks 0-1: pid 1).
     fn capture(events: &[(u32, i64, i64, u8, u8)]) -> Capture {
         let mut b = CaptureBuilder::new();
@@ -586,7 +594,7 @@ mod tests {
         ]);
         let opts = StatsOptions {
             range: Some((10, 51)),
-            ..Default::default()
+            ..every()
         };
         let st = SelfTimes::new(&c, &opts);
         assert_eq!(st.get(0), 100 - 30 - 10);
@@ -636,7 +644,7 @@ mod tests {
                 range: (len < 240).then_some((from, from + len)),
                 group: if by_cat { GroupBy::Category } else { GroupBy::Name },
                 track: track.filter(|&t| (t as usize) < c.tracks.len()),
-                ..Default::default()
+                ..every()
             };
             // Split over `parts` threads (the small inputs would otherwise run on one).
             let st = SelfTimes::in_parts(&c, &opts, parts);

@@ -3,6 +3,14 @@ use super::*;
 use crate::model::*;
 use proptest::prelude::*;
 
+/// Every event (the mechanics under test), not the PyTorch default of torch's event set.
+fn every() -> StatsOptions {
+    StatsOptions {
+        every: true,
+        ..StatsOptions::default()
+    }
+}
+
 fn capture(events: &[(u32, i64, i64, &str, &str)]) -> Capture {
     let mut b = CaptureBuilder::new();
     let p = b.process(Key::Int(1));
@@ -26,7 +34,7 @@ fn empty_names_get_a_row_that_says_so() {
         (1, 20, 5, "", "cpu_op"),
         (1, 30, 5, "a", "cpu_op"),
     ]);
-    let t = compute(&c, &StatsOptions::default());
+    let t = compute(&c, &every());
     assert!(t.rows.iter().all(|r| !r.name.is_empty()));
     let r = row(&t, group::UNNAMED);
     assert_eq!((r.count, r.total_ps), (2, 15));
@@ -42,14 +50,14 @@ fn self_time_and_profiler_steps() {
         (1, 200, 50, "ProfilerStep#2", "user_annotation"),
         (2, 0, 10, "aten::mm", "Operator"),
     ]);
-    let all = compute(&c, &StatsOptions::default());
+    let all = compute(&c, &every());
     assert_eq!(row(&all, "ProfilerStep*").count, 2);
     assert_eq!(row(&all, "ProfilerStep*").self_ps, 100 - 30 - 20 + 50);
     assert_eq!(row(&all, "aten::mm").self_ps, 30 - 5 + 20 + 10);
     assert_eq!(all.total_self_ps, 150 + 10);
     let opts = StatsOptions {
         cats: Some(vec!["cpu_op".into(), "user_annotation".into()]),
-        ..Default::default()
+        ..every()
     };
     let t = compute(&c, &opts);
     assert!(t.rows.iter().all(|r| r.name != "py"));
@@ -75,7 +83,7 @@ fn track_filters_and_sorting() {
     ]);
     let opts = StatsOptions {
         line: Some(Regex::new("tid 2$").expect("regex")),
-        ..Default::default()
+        ..every()
     };
     let mut t = compute(&c, &opts);
     sort_rows(&mut t.rows, SortKey::Name);
@@ -114,7 +122,7 @@ fn unified_names_and_aggregated_events() {
         &c,
         &StatsOptions {
             unified: true,
-            ..Default::default()
+            ..every()
         },
     );
     let r = row(&t, "jit_f(9-None)");
@@ -132,7 +140,7 @@ fn unified_names_and_aggregated_events() {
         (4, 100, 100, None)
     );
     // without --unified the aggregated row merges with nothing and keeps its name
-    let t = compute(&c, &StatsOptions::default());
+    let t = compute(&c, &every());
     assert_eq!(row(&t, "jit_f").count, 4);
     assert_eq!(row(&t, "fusion").count, 4);
     // a --cat filter leaves aggregated (category-less) events out
@@ -140,7 +148,7 @@ fn unified_names_and_aggregated_events() {
         &c,
         &StatsOptions {
             cats: Some(vec!["other".into()]),
-            ..Default::default()
+            ..every()
         },
     );
     assert!(t.rows.iter().all(|r| r.name != "jit_f"));
@@ -193,10 +201,7 @@ fn grouping_by_category_and_stats_with_a_none_row() {
         rows.sort();
         rows
     };
-    let by = |group| StatsOptions {
-        group,
-        ..Default::default()
-    };
+    let by = |group| StatsOptions { group, ..every() };
     let s = |n: &str, k, t, sp| (n.to_string(), k, t, sp);
     // self: A 100-30-10 = 60, B 30-5 = 25, C 5, D 10, E 10
     assert_eq!(
@@ -229,7 +234,7 @@ fn grouping_by_category_and_stats_with_a_none_row() {
     let o = StatsOptions {
         track: Some(0),
         range: Some((5, 50)),
-        ..Default::default()
+        ..every()
     };
     assert_eq!(summary(&o), vec![s("B", 1, 30, 25), s("C", 1, 5, 5)]);
     let o = StatsOptions {
@@ -261,7 +266,7 @@ proptest! {
         let events: Vec<(u32, i64, i64, &str, &str)> =
             ev.iter().map(|(s, d, n)| (1, *s, *d, n.as_str(), "cpu_op")).collect();
         let c = capture(&events);
-        let table = compute(&c, &StatsOptions::default());
+        let table = compute(&c, &every());
         // brute force over the sorted slices of the capture
         let s = &c.slices;
         let n = s.len();
@@ -312,7 +317,7 @@ fn kineto_like() -> Capture {
 #[test]
 fn profiler_spans_are_left_out_unless_asked_for() {
     let c = kineto_like();
-    let t = compute(&c, &StatsOptions::default());
+    let t = compute(&c, &every());
     assert!(t.rows.iter().all(|r| r.name != "PyTorch Profiler (0)"));
     assert!(t.kind(EventKind::Profiler).is_none());
     let p = profiler_events(&c);
@@ -323,11 +328,11 @@ fn profiler_spans_are_left_out_unless_asked_for() {
     for opts in [
         StatsOptions {
             profiler: true,
-            ..Default::default()
+            ..every()
         },
         StatsOptions {
             cats: Some(vec!["Trace".into()]),
-            ..Default::default()
+            ..every()
         },
     ] {
         let t = compute(&c, &opts);
@@ -353,7 +358,7 @@ fn profiler_spans_are_left_out_unless_asked_for() {
 #[test]
 fn kinds_stay_apart_and_say_what_they_sum() {
     let c = kineto_like();
-    let t = compute(&c, &StatsOptions::default());
+    let t = compute(&c, &every());
     // `aten::mm` as a CPU op (two threads) and as a kernel: two rows.
     let mm: Vec<(EventKind, u64, Ps)> = t
         .rows
@@ -393,7 +398,7 @@ fn kinds_stay_apart_and_say_what_they_sum() {
         &c,
         &StatsOptions {
             group: GroupBy::Kind,
-            ..Default::default()
+            ..every()
         },
     );
     let names: Vec<&str> = by_kind.rows.iter().map(|r| r.name.as_str()).collect();
@@ -404,7 +409,7 @@ fn kinds_stay_apart_and_say_what_they_sum() {
 #[test]
 fn instant_events_are_counted_without_duration() {
     let c = kineto_like();
-    let t = compute(&c, &StatsOptions::default());
+    let t = compute(&c, &every());
     let r = row(&t, "[memory]");
     assert_eq!(
         (r.kind, r.count, r.total_ps, r.min_ps, r.timed()),
@@ -414,7 +419,7 @@ fn instant_events_are_counted_without_duration() {
     // A range counts the instants in it; the fast path agrees.
     let opts = StatsOptions {
         range: Some((0, 100)),
-        ..Default::default()
+        ..every()
     };
     assert_eq!(row(&compute(&c, &opts), "[memory]").count, 1);
     let st = crate::analysis::stats_index::SelfTimes::new(&c, &opts);
@@ -423,7 +428,7 @@ fn instant_events_are_counted_without_duration() {
     // A category filter applies to them too.
     let opts = StatsOptions {
         cats: Some(vec!["cpu_op".into()]),
-        ..Default::default()
+        ..every()
     };
     assert!(compute(&c, &opts).rows.iter().all(|r| r.name != "[memory]"));
 }
