@@ -294,3 +294,47 @@ fn enter_on_a_category_row_makes_its_slices_the_hits() {
     );
     assert_eq!(app.selected, hits.ids.first().copied());
 }
+
+/// On a PyTorch capture the explorer's table is `tracetui stats`'s default: torch's
+/// `key_averages()` event set, said in the title (issue 52 §2).
+#[test]
+fn stats_table_of_a_torch_capture_is_torchs_table() {
+    let mut app = open("tests/fixtures/cli/worker0.1795311589169457977.pt.trace.json.gz");
+    app.update(key('t'));
+    let t = table(&app);
+    assert!(t.title.contains("torch key_averages()"), "{}", t.title);
+    let want = compute(&app.loaded().unwrap().cap, &StatsOptions::default());
+    let every = compute(
+        &app.loaded().unwrap().cap,
+        &StatsOptions {
+            every: true,
+            ..StatsOptions::default()
+        },
+    );
+    assert_eq!(t.rows.len(), want.rows.len());
+    assert!(
+        every.rows.len() > want.rows.len(),
+        "python frames are rows of their own"
+    );
+    let step = want
+        .rows
+        .iter()
+        .find(|r| r.name == "ProfilerStep*")
+        .expect("ProfilerStep* row");
+    // torch's own self CPU of ProfilerStep* in this capture (key_averages.json beside it).
+    let torch: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            "tests/fixtures/cli/worker0.1795311589169457977.key_averages.json",
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let torch_self = torch
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ProfilerStep*")
+        .and_then(|r| r["self_cpu_us"].as_f64())
+        .unwrap();
+    assert!((step.self_ps as f64 / 1e6 - torch_self).abs() < 0.01 * torch_self);
+}

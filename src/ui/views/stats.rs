@@ -221,6 +221,9 @@ impl StatsScope {
         if let Some(c) = &self.cat {
             let c = if c.is_empty() { NO_GROUP } else { c };
             title.push_str(&format!(" · category {c}"));
+        } else if crate::analysis::stats::resolve(cap, &opts).is_some() {
+            // A PyTorch capture's default: torch's key_averages() event set (docs/stats.md).
+            title.push_str(" · torch key_averages()");
         }
         if let Some(p) = self.process {
             title.push_str(&format!(" · process {}", cap.process_name(p)));
