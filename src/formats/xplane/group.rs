@@ -190,7 +190,7 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
         out.of_node = of_node;
         return out;
     }
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(n);
     // Nesting within each line (async events take no part).
     let mut stack: Vec<u32> = Vec::new();
     let mut line = u32::MAX;
@@ -213,29 +213,64 @@ pub fn group(hn: &HostNodes, text: &dyn Fn(StrId) -> String) -> Groups {
         stack.push(i as u32);
     }
     // Producers → consumers of the same context (skipped when both sides are large, as XProf).
-    let mut ctx: FxHashMap<(i64, i64), (Vec<u32>, Vec<u32>)> = FxHashMap::default();
+    // A node produces at most one context and consumes at most one, so the order of the
+    // contexts does not change any node's list of children or parents: contexts are numbered
+    // as first seen, and each one's producers and consumers kept in node order in two flat
+    // CSR arrays (no vector, no allocation per context; JAX captures have one per launch).
+    let mut ctx_of: FxHashMap<(i64, i64), u32> = FxHashMap::default();
+    // Per node with a context: (node, context, producer?), in node order.
+    let mut sides: Vec<(u32, u32, bool)> = Vec::new();
     for (i, e) in nodes.iter().enumerate() {
         if e.rare == u32::MAX {
             continue;
         }
         let r = hn.rare[e.rare as usize];
-        if r.prod.0 != NONE {
-            ctx.entry(r.prod).or_default().0.push(i as u32);
-        }
-        if r.cons.0 != NONE {
-            ctx.entry(r.cons).or_default().1.push(i as u32);
+        for (key, producer) in [(r.prod, true), (r.cons, false)] {
+            if key.0 != NONE {
+                let next = ctx_of.len() as u32;
+                let k = *ctx_of.entry(key).or_insert(next);
+                sides.push((i as u32, k, producer));
+            }
         }
     }
-    let mut keys: Vec<&(i64, i64)> = ctx.keys().collect();
-    keys.sort_unstable();
-    for k in keys {
-        let (p, c) = &ctx[k];
-        if p.len() >= 64 && c.len() >= 64 {
-            continue;
+    if !sides.is_empty() {
+        let m = ctx_of.len();
+        drop(ctx_of);
+        // Producers then consumers of context k: `list[at[2k]..at[2k + 1]]`, `list[at[2k + 1]..at[2k + 2]]`.
+        let slot = |k: u32, producer: bool| 2 * k as usize + usize::from(!producer);
+        let mut at = vec![0u32; 2 * m + 1];
+        for &(_, k, p) in &sides {
+            at[slot(k, p) + 1] += 1;
         }
-        for &a in p {
-            for &b in c {
-                edges.push((a, b));
+        for i in 0..2 * m {
+            at[i + 1] += at[i];
+        }
+        let mut fill = at.clone();
+        let mut list = vec![0u32; sides.len()];
+        for &(i, k, p) in &sides {
+            let f = &mut fill[slot(k, p)];
+            list[*f as usize] = i;
+            *f += 1;
+        }
+        drop(fill);
+        let mut pairs = 0usize;
+        for k in 0..m {
+            let (np, nc) = (at[2 * k + 1] - at[2 * k], at[2 * k + 2] - at[2 * k + 1]);
+            if !(np >= 64 && nc >= 64) {
+                pairs += (np as usize) * (nc as usize);
+            }
+        }
+        edges.reserve(pairs);
+        for k in 0..m {
+            let p = &list[at[2 * k] as usize..at[2 * k + 1] as usize];
+            let c = &list[at[2 * k + 1] as usize..at[2 * k + 2] as usize];
+            if p.len() >= 64 && c.len() >= 64 {
+                continue;
+            }
+            for &a in p {
+                for &b in c {
+                    edges.push((a, b));
+                }
             }
         }
     }
