@@ -391,6 +391,9 @@ impl<'p> Decoder<'p> {
             }
         };
         let done = AtomicU64::new(0);
+        // Step grouping feeds only the derived lines (and their Launch Stats): without a plane
+        // to derive, host events are not recorded and grouping has nothing to do.
+        let group_host = preps.iter().any(|p| p.collect_dev);
         let global = std::mem::take(&mut self.b.strings);
         let extra = Mutex::new(Interner::new());
         let walk = Walk {
@@ -402,6 +405,7 @@ impl<'p> Decoder<'p> {
             done: &done,
             total: counts.iter().map(|&c| c as u64).sum(),
             bytes_total: self.progress.bytes_total.load(Ordering::Relaxed),
+            group_host,
         };
         let slot_runs: Vec<(u32, usize)> = units
             .iter()
@@ -418,7 +422,7 @@ impl<'p> Decoder<'p> {
         // planes that get derived timelines count double (their plane's derivation follows).
         let is_host: Vec<bool> = units
             .iter()
-            .map(|&(pi, _)| preps[pi].kind == ProcessKind::Host)
+            .map(|&(pi, _)| group_host && preps[pi].kind == ProcessKind::Host)
             .collect();
         let cost = |u: usize| {
             let (pi, li) = units[u];

@@ -197,6 +197,9 @@ pub(super) struct Walk<'a> {
     pub(super) done: &'a AtomicU64,
     pub(super) total: u64,
     pub(super) bytes_total: u64,
+    /// Host events are recorded for step grouping: only when a plane's lines are derived
+    /// (grouping's results feed nothing else), so a capture without one skips it.
+    pub(super) group_host: bool,
 }
 
 impl Walk<'_> {
@@ -220,7 +223,7 @@ impl Walk<'_> {
             .saturating_sub(self.origin_ns)
             .saturating_mul(1000);
         let gpu = prep.kind == ProcessKind::Gpu;
-        let host = prep.kind == ProcessKind::Host;
+        let host = self.group_host && prep.kind == ProcessKind::Host;
         let line_uid = ((plane as u32) << 16) | (li as u32 & 0xffff);
         let mut since_report = 0u64;
         let mut r = lh.r;
