@@ -482,6 +482,77 @@ mod tests {
         assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
     }
 
+    #[test]
+    fn async_start_and_done_ops_are_counted_apart_not_rows() {
+        // A TPU `XLA Ops` line as the inference capture has it: `copy-start` a few cycles
+        // with the whole copy's bytes, `copy-done` the wait, and a fusion.
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:TPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Tpu;
+        let t = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ln = b.intern("XLA Ops");
+        b.track_mut(t).name = ln;
+        let (kf, kb) = (b.intern("flops"), b.intern("bytes_accessed"));
+        let cat = b.intern("");
+        for (start, dur, name, f, by) in [
+            (0, 2, "copy-start.4", 0, 5_000_000_000),
+            (10, 1_000, "fusion.1", 2_000, 4_000),
+            (2_000, 900_000, "copy-done.4", 0, 5_000_000_000),
+            (1_000_000, 50, "all-gather-start", 0, 64),
+            (1_000_100, 70, "all-gather-done.1", 0, 64),
+        ] {
+            b.args.begin();
+            b.args.push(kf, ArgValue::I64(f));
+            b.args.push(kb, ArgValue::I64(by));
+            let a = b.args.finish();
+            let n = b.intern(name);
+            b.add_slice(t, start, dur, n, cat, a, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let got = collect(&c).expect("rows");
+        let names: Vec<&str> = got.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["fusion.1"]);
+        let apart: Vec<(&str, Ps)> = got
+            .apart
+            .iter()
+            .map(|(n, l, d)| {
+                assert_eq!(*l, super::super::Link::Async);
+                (c.strings.get(*n), *d)
+            })
+            .collect();
+        assert_eq!(
+            apart,
+            [
+                ("copy-start.4", 2),
+                ("copy-done.4", 900_000),
+                ("all-gather-start", 50),
+                ("all-gather-done.1", 70)
+            ]
+        );
+        assert_eq!(got.total, 2 + 1_000 + 900_000 + 50 + 70);
+        let r = super::super::compute(&c);
+        assert_eq!(
+            r.modelled_ps() + r.transfer_ps() + r.unmodelled_ps(),
+            r.total_device_ps
+        );
+        let t: Vec<(&str, u64)> = r
+            .transfers
+            .iter()
+            .map(|t| (t.name.as_str(), t.count))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("copy-done", 1),
+                ("all-gather-done", 1),
+                ("all-gather-start", 1),
+                ("copy-start", 1)
+            ]
+        );
+    }
+
     /// A builder with process `/device:GPU:0` holding one track per name, in order.
     fn gpu_lines<const N: usize>(names: [&str; N]) -> (CaptureBuilder, [u32; N]) {
         let mut b = CaptureBuilder::new();
