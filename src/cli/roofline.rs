@@ -367,7 +367,6 @@ pub fn render_text(s: &CaptureRoofline) -> String {
     if !beyond.is_empty() {
         let named: Vec<String> = beyond
             .iter()
-            .take(5)
             .map(|r| {
                 format!(
                     "{} {} ({} {} TFLOP/s, {} TB/s)",
@@ -380,7 +379,7 @@ pub fn render_text(s: &CaptureRoofline) -> String {
             })
             .collect();
         o.push_str(&format!(
-            "   ! {} row(s) above the peak they are measured against (the precision assumed or the byte model does not hold for them): {}\n",
+            "   ! {} row(s) above the peak they are measured against (data served from L2, or the precision assumed or the byte model does not hold for them): {}\n",
             beyond.len(),
             named.join("; ")
         ));

@@ -215,15 +215,67 @@ fn sum_transfers(
     v
 }
 
+/// True for a kernel that runs fp32 data on TF32 tensor cores, by its name: cuBLAS / cuDNN
+/// `…tf32…` (`sm80_xmma_gemm_f32f32_tf32f32_f32…`, `ampere_tf32_s1688gemm…`) and CUTLASS
+/// single-precision tensor-op GEMMs (`cutlass_80_tensorop_s1688gemm…`).
+pub fn is_tf32_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("tf32") || n.contains("tensorop_s") || n.contains("_s1688") || n.contains("_s16816")
+}
+
+/// The TF32 setting, read from what ran: an fp32 matrix row whose calls launched a TF32
+/// kernel ([`is_tf32_kernel`]; `torch.backends.cuda.matmul.allow_tf32` /
+/// `cudnn.allow_tf32` on) is measured against the TF32 peak, and says so.
+fn tf32_from_kernels(c: &Capture, rows: &mut [Row]) {
+    let mut row_of: FxHashMap<u32, usize> = FxHashMap::default();
+    for (k, r) in rows.iter().enumerate() {
+        if r.cost.matrix && r.cost.precision == Some(dtype::Precision::Fp32) {
+            row_of.extend(r.slices.iter().map(|&id| (id, k)));
+        }
+    }
+    if row_of.is_empty() {
+        return;
+    }
+    let s = &c.slices;
+    let by_corr = crate::analysis::stats::tree::launch_by_corr(c);
+    let mut seen: FxHashMap<usize, String> = FxHashMap::default();
+    for i in 0..s.len() {
+        if s.kind(i) != Category::Kernel || !is_tf32_kernel(c.strings.get(s.name[i])) {
+            continue;
+        }
+        let Some(&l) = by_corr.get(&s.corr(i)) else {
+            continue;
+        };
+        let mut p = l;
+        while p != NO_SLICE {
+            if let Some(&k) = row_of.get(&p) {
+                seen.entry(k)
+                    .or_insert_with(|| c.strings.get(s.name[i]).to_string());
+                break;
+            }
+            p = s.parent[p as usize];
+        }
+    }
+    for (k, kernel) in seen {
+        let r = &mut rows[k];
+        r.cost.precision = Some(dtype::Precision::Tf32);
+        let name: String = kernel.chars().take(48).collect();
+        r.precision_from = format!(
+            "input type {}; its kernels run TF32 ({name}…): allow_tf32 on",
+            r.dtype
+        );
+    }
+}
+
 /// Where a PyTorch row's precision comes from, for people.
 fn torch_precision_from(dtype: &str, cost: &Cost) -> String {
     if dtype.is_empty() {
         return "no input type with a precision: no compute peak".into();
     }
     match (cost.precision, cost.matrix) {
-        (Some(dtype::Precision::Fp32), true) => format!(
-            "input type {dtype}; TF32 not recorded in the trace: torch's default (off), fp32 peak"
-        ),
+        (Some(dtype::Precision::Fp32), true) => {
+            format!("input type {dtype}; no TF32 kernel ran (allow_tf32 off): fp32 peak")
+        }
         (Some(_), true) => format!("input type {dtype} (after autocast)"),
         (Some(_), false) => format!("input type {dtype}; vector op: fp32 vector peak"),
         (None, _) => format!("input type {dtype}: no compute peak"),
@@ -437,6 +489,7 @@ pub fn compute(c: &Capture) -> Roofline {
         out.rows[r].device_ps += d;
         out.rows[r].slices.push(id);
     }
+    tf32_from_kernels(c, &mut out.rows);
     out.device = device::detect(c);
     out.host_link = out.device.as_ref().and_then(|d| d.peaks?.host_link());
     finish_rows(&mut out);
