@@ -101,10 +101,12 @@ fn check_dir(dir: &Path) -> (usize, usize, usize) {
         );
         beyond += b;
         if c.format != Some(tracetui::model::Format::XPlane) {
+            // Unless its kernels say why (cuDNN Winograd / FFT convolutions).
             torch_compute += r
                 .rows
                 .iter()
                 .filter(|x| x.beyond_peak() && x.bound() == Some(Bound::Compute))
+                .filter(|x| !x.precision_from.contains("Winograd / FFT"))
                 .count();
         }
     }

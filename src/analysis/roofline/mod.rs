@@ -223,13 +223,21 @@ pub fn is_tf32_kernel(name: &str) -> bool {
     n.contains("tf32") || n.contains("tensorop_s") || n.contains("_s1688") || n.contains("_s16816")
 }
 
-/// The TF32 setting, read from what ran: an fp32 matrix row whose calls launched a TF32
-/// kernel ([`is_tf32_kernel`]; `torch.backends.cuda.matmul.allow_tf32` /
-/// `cudnn.allow_tf32` on) is measured against the TF32 peak, and says so.
-fn tf32_from_kernels(c: &Capture, rows: &mut [Row]) {
+/// True for a cuDNN convolution kernel that does fewer multiply-adds than the direct
+/// convolution the model counts (Winograd, FFT): its row can read above the compute peak.
+pub fn is_fast_conv_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("winograd") || n.contains("fft")
+}
+
+/// What the kernels say about a row's model: the TF32 setting (an fp32 matrix row whose calls
+/// launched a TF32 kernel, [`is_tf32_kernel`]: `allow_tf32` on, measured against the TF32
+/// peak) and convolutions run as Winograd / FFT ([`is_fast_conv_kernel`]: fewer FLOPs than
+/// counted, said in the row's precision source).
+fn read_kernels(c: &Capture, rows: &mut [Row]) {
     let mut row_of: FxHashMap<u32, usize> = FxHashMap::default();
     for (k, r) in rows.iter().enumerate() {
-        if r.cost.matrix && r.cost.precision == Some(dtype::Precision::Fp32) {
+        if r.cost.matrix {
             row_of.extend(r.slices.iter().map(|&id| (id, k)));
         }
     }
@@ -238,9 +246,15 @@ fn tf32_from_kernels(c: &Capture, rows: &mut [Row]) {
     }
     let s = &c.slices;
     let by_corr = crate::analysis::stats::tree::launch_by_corr(c);
-    let mut seen: FxHashMap<usize, String> = FxHashMap::default();
+    let (mut tf32, mut fast): (FxHashMap<usize, String>, FxHashMap<usize, String>) =
+        Default::default();
     for i in 0..s.len() {
-        if s.kind(i) != Category::Kernel || !is_tf32_kernel(c.strings.get(s.name[i])) {
+        if s.kind(i) != Category::Kernel {
+            continue;
+        }
+        let name = c.strings.get(s.name[i]);
+        let (t, f) = (is_tf32_kernel(name), is_fast_conv_kernel(name));
+        if !t && !f {
             continue;
         }
         let Some(&l) = by_corr.get(&s.corr(i)) else {
@@ -249,21 +263,29 @@ fn tf32_from_kernels(c: &Capture, rows: &mut [Row]) {
         let mut p = l;
         while p != NO_SLICE {
             if let Some(&k) = row_of.get(&p) {
-                seen.entry(k)
-                    .or_insert_with(|| c.strings.get(s.name[i]).to_string());
+                let into = if t { &mut tf32 } else { &mut fast };
+                into.entry(k)
+                    .or_insert_with(|| name.chars().take(48).collect());
                 break;
             }
             p = s.parent[p as usize];
         }
     }
-    for (k, kernel) in seen {
+    for (k, kernel) in tf32 {
         let r = &mut rows[k];
-        r.cost.precision = Some(dtype::Precision::Tf32);
-        let name: String = kernel.chars().take(48).collect();
-        r.precision_from = format!(
-            "input type {}; its kernels run TF32 ({name}…): allow_tf32 on",
-            r.dtype
-        );
+        if r.cost.precision == Some(dtype::Precision::Fp32) {
+            r.cost.precision = Some(dtype::Precision::Tf32);
+            r.precision_from = format!(
+                "input type {}; its kernels run TF32 ({kernel}…): allow_tf32 on",
+                r.dtype
+            );
+        }
+    }
+    for (k, kernel) in fast {
+        let r = &mut rows[k];
+        r.precision_from.push_str(&format!(
+            "; runs as Winograd / FFT ({kernel}…): fewer FLOPs than the direct convolution counted"
+        ));
     }
 }
 
@@ -489,7 +511,7 @@ pub fn compute(c: &Capture) -> Roofline {
         out.rows[r].device_ps += d;
         out.rows[r].slices.push(id);
     }
-    tf32_from_kernels(c, &mut out.rows);
+    read_kernels(c, &mut out.rows);
     out.device = device::detect(c);
     out.host_link = out.device.as_ref().and_then(|d| d.peaks?.host_link());
     finish_rows(&mut out);
