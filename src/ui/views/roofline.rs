@@ -198,12 +198,19 @@ impl View for RooflineView {
             None => "unknown device (no roof)".into(),
         };
         let total = self.roof.total_device_ps.max(1) as f64;
-        let title = format!(
+        let chart_w = (area.width * 3 / 5).max(10);
+        let mut title = format!(
             " roofline · {dev} · {} ops · {:.1}% of device time not modelled ",
             self.roof.rows.len(),
             100.0 * self.roof.unmodelled_ps() as f64 / total
         );
-        let chart_w = (area.width * 3 / 5).max(10);
+        if title.chars().count() + 2 > usize::from(chart_w) {
+            title = format!(
+                " {dev} · {} ops · {:.1}% not modelled ",
+                self.roof.rows.len(),
+                100.0 * self.roof.unmodelled_ps() as f64 / total
+            );
+        }
         let chart = Rect {
             width: chart_w,
             ..area
@@ -227,17 +234,10 @@ impl View for RooflineView {
             })
             .collect();
         let which = if self.all_roofs {
-            format!(
-                " roofs: {} (each point in its roof's colour) · m: the selected op's ",
-                if roofs.len() == 1 {
-                    "the one precision present".to_string()
-                } else {
-                    format!("every precision present ({})", roofs.len())
-                }
-            )
+            format!(" roofs: every precision present ({}) ", roofs.len())
         } else {
             format!(
-                " roof: the selected op's ({}) · m: every precision ",
+                " roof: the selected op's ({}) ",
                 sel.roof_label().unwrap_or_else(|| "none".into())
             )
         };
@@ -276,19 +276,6 @@ impl View for RooflineView {
                     });
                 }
                 ctx.layer();
-                // Labels at the right end of each compute roof.
-                for (k, r) in roofs.iter().enumerate() {
-                    let color = ROOF_COLORS[k % ROOF_COLORS.len()];
-                    let x = xb[1] - (xb[1] - xb[0]) * (label_w / cols).min(0.9);
-                    ctx.print(
-                        x,
-                        r.tflops.log10(),
-                        ratatui::text::Span::styled(
-                            format!("{} {:.0}", r.label, r.tflops),
-                            Style::default().fg(color),
-                        ),
-                    );
-                }
                 for &(i, x, y, c) in &pts {
                     if i != self.selected {
                         let st = match (self.all_roofs, c) {
@@ -305,6 +292,19 @@ impl View for RooflineView {
                         ratatui::text::Span::styled(
                             "◆",
                             Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+                        ),
+                    );
+                }
+                // Labels at the right end of each compute roof, over the points.
+                for (k, r) in roofs.iter().enumerate() {
+                    let color = ROOF_COLORS[k % ROOF_COLORS.len()];
+                    let x = xb[1] - (xb[1] - xb[0]) * (label_w / cols).min(0.9);
+                    ctx.print(
+                        x,
+                        r.tflops.log10(),
+                        ratatui::text::Span::styled(
+                            format!("{} {:.0}", r.label, r.tflops),
+                            Style::default().fg(color),
                         ),
                     );
                 }
@@ -352,16 +352,24 @@ impl View for RooflineView {
         line(
             buf,
             &format!(
-                "{}{}% of the {} roof · peak {}",
+                "peak {} {} TFLOP/s",
+                sel.roof_label().unwrap_or_else(|| "none".into()),
+                fmt(sel.peak_tflops, 0)
+            ),
+            dim,
+        );
+        line(
+            buf,
+            &format!(
+                "{}% of the {} roof{}",
                 fmt(sel.peak_pct(), 1),
+                sel.bound()
+                    .map_or("unknown".to_string(), |b| format!("{b:?}").to_lowercase()),
                 if sel.beyond_peak() {
                     " (above it!)"
                 } else {
                     ""
                 },
-                sel.bound()
-                    .map_or("unknown".to_string(), |b| format!("{b:?}").to_lowercase()),
-                sel.roof_label().unwrap_or_else(|| "none".into()),
             ),
             dim,
         );
