@@ -29,16 +29,16 @@ fn check(r: &Roofline, what: &str) -> usize {
             !roofline::is_async_half(&row.name),
             "{id}: an async start/done op is a row"
         );
-        if let Some(p) = row.peak_pct() {
-            if p > 100.0 {
-                beyond += 1;
-                assert!(row.beyond_peak(), "{id}: {p}% not flagged");
-                let label = row.roof_label().expect("a flagged row names its peak");
-                assert!(
-                    text.contains(&format!("{p:.1}% ({label} ")),
-                    "{id}: the text does not flag {p:.1}% against {label}:\n{text}"
-                );
-            }
+        if let Some(p) = row.peak_pct()
+            && p > 100.0
+        {
+            beyond += 1;
+            assert!(row.beyond_peak(), "{id}: {p}% not flagged");
+            let label = row.roof_label().expect("a flagged row names its peak");
+            assert!(
+                text.contains(&format!("{p:.1}% ({label} ")),
+                "{id}: the text does not flag {p:.1}% against {label}:\n{text}"
+            );
         }
         if row.peak_tflops.is_some() {
             assert!(row.peak_of.is_some(), "{id}: peak without precision");

@@ -56,23 +56,29 @@ impl Peaks {
     /// never against HBM.
     pub fn host_link(&self) -> Option<(f64, &'static str)> {
         let n = self.name;
-        Some(
-            if n.starts_with("NVIDIA H100") || n.starts_with("NVIDIA H200") {
-                (64.0, "PCIe Gen5 x16")
-            } else if n.contains("MI300") || n.contains("MI325") {
-                (64.0, "PCIe Gen5 x16")
-            } else if n.starts_with("NVIDIA A100")
-                || n == "NVIDIA L40S"
-                || n == "NVIDIA L4"
-                || n.contains("MI250")
-            {
-                (32.0, "PCIe Gen4 x16")
-            } else if n == "NVIDIA V100 SXM2" || n == "NVIDIA T4" {
-                (16.0, "PCIe Gen3 x16")
-            } else {
-                return None;
-            },
-        )
+        let gen5 = [
+            "NVIDIA H100",
+            "NVIDIA H200",
+            "AMD Instinct MI300",
+            "AMD Instinct MI325",
+        ];
+        let gen4 = [
+            "NVIDIA A100",
+            "NVIDIA L40S",
+            "NVIDIA L4",
+            "AMD Instinct MI250",
+        ];
+        let gen3 = ["NVIDIA V100", "NVIDIA T4"];
+        let is = |list: &[&str]| list.iter().any(|p| n.starts_with(p));
+        if is(&gen5) {
+            Some((64.0, "PCIe Gen5 x16"))
+        } else if is(&gen4) {
+            Some((32.0, "PCIe Gen4 x16"))
+        } else if is(&gen3) {
+            Some((16.0, "PCIe Gen3 x16"))
+        } else {
+            None
+        }
     }
 }
 
