@@ -264,3 +264,107 @@ fn xplane_gpu_ops_costed_from_the_hlo_protos_as_xprof() {
     );
     assert!(r["note"].as_str().unwrap().contains("HLO modules"));
 }
+
+#[test]
+fn side_stream_casts_and_host_copies_are_measured_against_what_they_use() {
+    // The side-stream capture (tests/fixtures/torch_gpu, `--prefetch`): bf16 autocast casts
+    // `_to_copy(x float, dtype=15)` and the input copied host → device from pinned memory.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/torch_gpu/worker0.1795887060116290334.pt.trace.json.gz");
+    let p = p.to_string_lossy();
+    let v: Value = serde_json::from_str(&tracetui(&["roofline", &p, "--json"])).expect("json");
+    let r = &v["captures"][0];
+    let rows = r["rows"].as_array().expect("rows");
+    // float → bf16: 4 bytes read + 2 written per element (was 8, 113 % of HBM).
+    let cast = rows
+        .iter()
+        .find(|x| {
+            x["name"] == "aten::_to_copy"
+                && x["input_dims"] == "[[512,8,1024],[],[],[],[],[],[]]"
+                && x["concrete_inputs"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("\"15\"")
+        })
+        .expect("float → bf16 cast row");
+    assert_eq!(cast["bytes"], 512.0 * 8.0 * 1024.0 * 6.0);
+    assert!(cast["peak_pct"].as_f64().unwrap() < 100.0, "{cast}");
+    assert_eq!(cast["beyond_peak"], false);
+    for x in rows {
+        assert!(x["peak_pct"].as_f64().unwrap_or(0.0) <= 100.0, "{x}");
+        assert!(x["saved_ns"].as_f64().unwrap() <= x["device_ns"].as_f64().unwrap());
+        assert!(
+            !x["precision_from"].as_str().unwrap_or("").is_empty(),
+            "{x}"
+        );
+    }
+    // The pinned H2D copies are not a row: counted apart against PCIe Gen5 (64 GB/s).
+    assert_eq!(r["host_link"], "PCIe Gen5 x16");
+    assert_eq!(r["host_link_gbytes_per_s"], 64.0);
+    let t = r["transfers"].as_array().expect("transfers");
+    let h2d = t
+        .iter()
+        .find(|x| x["link"] == "host_to_device")
+        .expect("H2D copies");
+    assert_eq!(h2d["name"], "Memcpy HtoD (Pinned -> Device)");
+    assert_eq!(h2d["count"], 3);
+    // Three 8×512×1024 float inputs.
+    assert_eq!(h2d["bytes"], 3.0 * 8.0 * 512.0 * 1024.0 * 4.0);
+    let pct = h2d["peak_pct"].as_f64().unwrap();
+    assert!(pct > 50.0 && pct <= 100.0, "{h2d}");
+    let total = r["total_device_ns"].as_i64().unwrap();
+    let parts: i64 = [
+        "modelled_device_ns",
+        "transfer_device_ns",
+        "unmodelled_device_ns",
+    ]
+    .iter()
+    .map(|k| r[*k].as_i64().unwrap())
+    .sum();
+    assert!((parts - total).abs() <= 3, "{parts} vs {total}");
+    let text = tracetui(&["roofline", &p]);
+    assert!(
+        text.contains("Memcpy HtoD (Pinned -> Device)")
+            && text.contains("host↔device copies against the host link (PCIe Gen5 x16, 64 GB/s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("peak bf16 matrix ← input type c10::BFloat16"),
+        "{text}"
+    );
+}
+
+#[test]
+fn jax_f32_gemms_say_which_precision_their_hlo_asked_for() {
+    // The H200 JAX capture's three autotune programs run one f32 cuBLAS GEMM each, with
+    // operand precision DEFAULT, HIGH and HIGHEST (their backend configs): TF32 for the first
+    // two, full FP32 for the last; never the bf16 peak.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/xplane/h200_jax_gpu_attn.xplane.pb.gz");
+    let v: Value = serde_json::from_str(&tracetui(&["roofline", &p.to_string_lossy(), "--json"]))
+        .expect("json");
+    let rows = v["captures"][0]["rows"].as_array().expect("rows").clone();
+    let gemm = |m: &str| {
+        rows.iter()
+            .find(|x| x["name"] == "custom-call.1" && x["input_dims"] == m)
+            .unwrap_or_else(|| panic!("no GEMM of {m}"))
+            .clone()
+    };
+    for (m, peak, tflops, why) in [
+        ("jit_autotune_fn_0(9948)", "tf32 matrix", 494.7, "DEFAULT"),
+        ("jit_autotune_fn_1(26486)", "tf32 matrix", 494.7, "HIGH"),
+        ("jit_autotune_fn_2(43024)", "fp32 vector", 67.0, "HIGHEST"),
+    ] {
+        let g = gemm(m);
+        assert_eq!(g["peak_of"], peak, "{g}");
+        assert_eq!(g["peak_tflops"], tflops, "{g}");
+        assert!(g["precision_from"].as_str().unwrap().contains(why), "{g}");
+    }
+    // Vector fusions at the FP32 vector peak; XLA's cycle-weighted FLOPs put the softmax a
+    // hair above it: flagged, with the peak named.
+    for x in rows.iter().filter(|x| x["name"] == "triton_softmax.2") {
+        assert_eq!(x["peak_of"], "fp32 vector");
+        let pct = x["peak_pct"].as_f64().unwrap();
+        assert_eq!(x["beyond_peak"], pct > 100.0);
+    }
+}

@@ -21,7 +21,7 @@ fn open(path: &str) -> App {
 fn roofline_chart_selects_ops_and_jumps_to_their_kernels() {
     let mut app = open("tests/fixtures/torch_gpu/worker0.1795774111709892780.pt.trace.json.gz");
     app.update(key('L'));
-    assert_eq!(app.top(), ViewKind::Table);
+    assert_eq!(app.top(), ViewKind::Roofline);
     let v = app
         .views()
         .last()
@@ -113,4 +113,92 @@ fn statistics_table_toggles_the_achieved_columns() {
     assert!(screen(&app).contains("achieved"));
     app.update(key('A'));
     assert!(!cols(&app).contains(&"TFLOP/s".to_string()));
+}
+
+/// The bf16 CUDA-graph capture (tests/fixtures/torch_gpu): bf16 GEMMs and fp32 vector ops.
+const BF16: &str = "tests/fixtures/torch_gpu/worker0.1795882105227733644.pt.trace.json.gz";
+
+fn roofline_view(app: &App) -> &RooflineView {
+    app.views()
+        .last()
+        .and_then(|v| v.as_any().downcast_ref::<RooflineView>())
+        .expect("roofline on top")
+}
+
+#[test]
+fn every_precision_gets_its_labelled_roof_and_no_point_sits_above_its_own() {
+    for size in [(80, 24), (120, 40)] {
+        let mut app = common::open_file(BF16, size);
+        app.update(key('L'));
+        let v = roofline_view(&app);
+        let roofs = v.roofs();
+        let labels: Vec<&str> = roofs.iter().map(|r| r.label.as_str()).collect();
+        assert!(
+            labels.contains(&"bf16 matrix") && labels.contains(&"fp32 vector"),
+            "{labels:?}"
+        );
+        // Every point's own roof is drawn, and the point is under it (rows above their peak
+        // are flagged instead).
+        for r in &v.roof.rows {
+            let (Some(x), Some(y), Some(label)) = (r.intensity(), r.tflops(), r.roof_label())
+            else {
+                continue;
+            };
+            let roof = roofs
+                .iter()
+                .find(|f| f.label == label)
+                .expect("its roof drawn");
+            let at = roof.tflops.min(roof.tbps * x);
+            assert!(
+                y <= at * 1.000_001 || r.beyond_peak(),
+                "{} {}: {y} above {at}",
+                r.name,
+                r.input_dims
+            );
+            if r.dtype == "c10::BFloat16" && r.cost.matrix {
+                assert_eq!(label, "bf16 matrix");
+            }
+        }
+        let s = screen(&app);
+        // Labelled roofs, which roofs the chart shows, and the view's keys.
+        assert!(
+            s.contains("bf16 matrix 989") && s.contains("fp32 vector 67"),
+            "{s}"
+        );
+        assert!(s.contains("roofs: every precision present"), "{s}");
+        assert!(s.contains("j/k") && s.contains("? help"), "{s}");
+        insta::assert_snapshot!(format!("roofline_{}x{}", size.0, size.1), s);
+    }
+}
+
+#[test]
+fn m_shows_the_selected_ops_roof_and_question_mark_lists_the_keys() {
+    let mut app = common::open_file(BF16, (120, 40));
+    app.update(key('L'));
+    app.update(key('m'));
+    let v = roofline_view(&app);
+    assert!(!v.all_roofs);
+    let sel = v.roof.rows[v.selected].roof_label().expect("a roof");
+    assert_eq!(v.roofs().len(), 1);
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("roof: the selected op's ({sel})")),
+        "{s}"
+    );
+    app.update(key('m'));
+    assert!(roofline_view(&app).all_roofs);
+    app.update(key('?'));
+    assert_eq!(app.top(), ViewKind::Help);
+    let s = screen(&app);
+    for k in [
+        "next op",
+        "roofs: every precision present / the selected op's only",
+        "back to the timeline",
+    ] {
+        assert!(s.contains(k), "{k}: {s}");
+    }
+    insta::assert_snapshot!("roofline_help_120x40", s);
+    // Any key closes the help; back on the chart.
+    app.update(key('x'));
+    assert_eq!(app.top(), ViewKind::Roofline);
 }

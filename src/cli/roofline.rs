@@ -78,9 +78,16 @@ pub struct RowJson {
     pub precision: Option<String>,
     pub matrix: bool,
     pub peak_tflops: Option<f64>,
+    /// Whose peak `peak_tflops` is (`bf16 matrix`, `fp32 vector`).
+    pub peak_of: Option<String>,
+    /// What the precision was taken from (input type, HLO precision config, …).
+    pub precision_from: String,
     pub peak_tbytes_per_s: Option<f64>,
     pub bound: Option<roofline::Bound>,
     pub peak_pct: Option<f64>,
+    /// `peak_pct` above 100: faster than the table's peak (`peak_of`) allows, so the
+    /// precision assumed or the byte model does not hold for this row.
+    pub beyond_peak: bool,
     pub time_at_peak_ns: Option<f64>,
     pub saved_ns: f64,
 }
@@ -103,9 +110,12 @@ impl RowJson {
             precision: r.precision().map(|p| p.name().to_string()),
             matrix: r.cost.matrix,
             peak_tflops: r.peak_tflops,
+            peak_of: r.roof_label(),
+            precision_from: r.precision_from.clone(),
             peak_tbytes_per_s: r.peak_tbps,
             bound: r.bound(),
             peak_pct: r.peak_pct(),
+            beyond_peak: r.beyond_peak(),
             time_at_peak_ns: r.time_at_peak_ps().map(|t| t / 1000.0),
             saved_ns: r.saved_ps() / 1000.0,
         }
@@ -118,6 +128,22 @@ pub struct UnmodelledJson {
     pub name: String,
     pub device_ns: i64,
     pub count: u64,
+}
+
+/// Device time counted apart from the compute rows, for one activity / async op name.
+#[derive(Serialize, Clone, Debug)]
+pub struct TransferJson {
+    pub name: String,
+    /// `host_to_device`, `device_to_host`, `host_to_host`, `peer`, `async`.
+    pub link: roofline::Link,
+    pub count: u64,
+    pub device_ns: i64,
+    /// Σ bytes moved; null when not recorded (async ops: left out, not measured).
+    pub bytes: Option<f64>,
+    pub gbytes_per_s: Option<f64>,
+    /// The link's peak per direction (host link), GB/s.
+    pub peak_gbytes_per_s: Option<f64>,
+    pub peak_pct: Option<f64>,
 }
 
 /// Modelled op calls whose inputs could not be costed.
@@ -144,6 +170,13 @@ pub struct CaptureRoofline {
     pub modelled_device_ns: i64,
     /// Device time under no modelled op.
     pub unmodelled_device_ns: i64,
+    /// Device time counted apart: host ↔ device copies and XLA async start / done ops.
+    /// modelled + transfer + unmodelled = total.
+    pub transfer_device_ns: i64,
+    /// The device's host link (per direction) the host copies are measured against.
+    pub host_link: Option<String>,
+    pub host_link_gbytes_per_s: Option<f64>,
+    pub transfers: Vec<TransferJson>,
     /// Its share of the total, %.
     pub unmodelled_pct: f64,
     /// Kernel names with unmodelled time, how many.
@@ -176,6 +209,23 @@ pub fn of_roofline(r: &Roofline) -> CaptureRoofline {
         total_device_ns: total,
         modelled_device_ns: ns(r.modelled_ps()),
         unmodelled_device_ns: un,
+        transfer_device_ns: ns(r.transfer_ps()),
+        host_link: r.host_link.map(|h| h.1.to_string()),
+        host_link_gbytes_per_s: r.host_link.map(|h| h.0),
+        transfers: r
+            .transfers
+            .iter()
+            .map(|t| TransferJson {
+                name: t.name.clone(),
+                link: t.link,
+                count: t.count,
+                device_ns: ns(t.device_ps),
+                bytes: t.bytes,
+                gbytes_per_s: t.gbps(),
+                peak_gbytes_per_s: t.peak_gbps,
+                peak_pct: t.peak_pct(),
+            })
+            .collect(),
         unmodelled_pct: if total > 0 {
             100.0 * un as f64 / total as f64
         } else {
@@ -267,7 +317,12 @@ pub fn render_text(s: &CaptureRoofline) -> String {
                 opt(r.tflops, 2),
                 opt(r.tbytes_per_s, 3),
                 opt(r.intensity, 1),
-                r.peak_pct.map_or("-".into(), |p| format!("{p:.1}%")),
+                r.peak_of.as_deref().map_or("-".into(), |p| {
+                    p.replace("matrix", "mx").replace("vector", "vec")
+                }),
+                r.peak_pct.map_or("-".into(), |p| {
+                    format!("{p:.1}%{}", if r.beyond_peak { "!" } else { "" })
+                }),
                 r.bound
                     .map_or("-".into(), |b| format!("{b:?}").to_lowercase()),
                 d(r.saved_ns.round() as i64),
@@ -294,6 +349,7 @@ pub fn render_text(s: &CaptureRoofline) -> String {
             ("TFLOP/S", Align::Right),
             ("TB/S", Align::Right),
             ("FLOP/B", Align::Right),
+            ("PEAK", Align::Left),
             ("% PEAK", Align::Right),
             ("BOUND", Align::Right),
             ("SAVED", Align::Right),
@@ -305,6 +361,110 @@ pub fn render_text(s: &CaptureRoofline) -> String {
             "   … {} more rows (--json has all)\n",
             s.rows.len() - 25
         ));
+    }
+    // Rows above their roof: say so, with the peak each was measured against.
+    let beyond: Vec<&RowJson> = s.rows.iter().filter(|r| r.beyond_peak).collect();
+    if !beyond.is_empty() {
+        let named: Vec<String> = beyond
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} ({} {} TFLOP/s, {} TB/s)",
+                    clean(&text::fit(&r.name, 40)),
+                    r.peak_pct.map_or("-".into(), |p| format!("{p:.1}%")),
+                    r.peak_of.as_deref().unwrap_or("no compute peak"),
+                    opt(r.peak_tflops, 1),
+                    opt(r.peak_tbytes_per_s, 2)
+                )
+            })
+            .collect();
+        o.push_str(&format!(
+            "   ! {} row(s) above the peak they are measured against (data served from L2, or the precision assumed or the byte model does not hold for them): {}\n",
+            beyond.len(),
+            named.join("; ")
+        ));
+    }
+    // Where each row's precision comes from (one line per distinct source).
+    let mut from: Vec<(String, &str, usize)> = Vec::new();
+    for r in &s.rows {
+        let p = r
+            .peak_of
+            .clone()
+            .unwrap_or_else(|| "no compute peak".into());
+        match from
+            .iter_mut()
+            .find(|f| f.0 == p && f.1 == r.precision_from)
+        {
+            Some(f) => f.2 += 1,
+            None => from.push((p, &r.precision_from, 1)),
+        }
+    }
+    for (p, f, n) in from.iter().take(8) {
+        o.push_str(&format!("   peak {p} ← {} ({n} rows)\n", clean(f)));
+    }
+    if !s.transfers.is_empty() {
+        let mut what = Vec::new();
+        if s.transfers.iter().any(|t| t.link != roofline::Link::Async) {
+            what.push(match (&s.host_link, s.host_link_gbytes_per_s) {
+                (Some(l), Some(g)) => {
+                    format!(
+                        "host↔device copies against the host link ({l}, {g} GB/s per direction)"
+                    )
+                }
+                _ => "host↔device copies (host link not in the peaks table: no %)".into(),
+            });
+        }
+        let asyncs: u64 = s
+            .transfers
+            .iter()
+            .filter(|t| t.link == roofline::Link::Async)
+            .map(|t| t.count)
+            .sum();
+        if asyncs > 0 {
+            what.push(format!(
+                "{asyncs} XLA async start/done ops left out (they start or wait for a transfer: no FLOP/s, no time saved)"
+            ));
+        }
+        o.push_str(&format!(
+            "   counted apart, not compute ({} of device time): {}\n",
+            d(s.transfer_device_ns),
+            what.join("; ")
+        ));
+        let rows: Vec<Vec<String>> = s
+            .transfers
+            .iter()
+            .take(10)
+            .map(|t| {
+                vec![
+                    clean(&text::fit(&t.name, 48)).into_owned(),
+                    t.link.name().to_string(),
+                    t.count.to_string(),
+                    t.bytes.map_or("-".into(), si),
+                    d(t.device_ns),
+                    opt(t.gbytes_per_s, 2),
+                    t.peak_pct.map_or("-".into(), |p| format!("{p:.1}%")),
+                ]
+            })
+            .collect();
+        o.push_str(&text::table(
+            "   ",
+            &[
+                ("TRANSFER", Align::Left),
+                ("LINK", Align::Left),
+                ("COUNT", Align::Right),
+                ("BYTES", Align::Right),
+                ("DEVICE", Align::Right),
+                ("GB/S", Align::Right),
+                ("% LINK", Align::Right),
+            ],
+            &rows,
+        ));
+        if s.transfers.len() > 10 {
+            o.push_str(&format!(
+                "   … {} more (--json has all)\n",
+                s.transfers.len() - 10
+            ));
+        }
     }
     o.push_str(&format!(
         "   {:.1}% of device time ({} of {}) not modelled",

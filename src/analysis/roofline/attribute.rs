@@ -8,14 +8,14 @@ use crate::model::{Capture, NO_SLICE, Ps};
 use rustc_hash::FxHashMap;
 
 /// Total device time of each wanted host slice (`wanted` sorted ascending), ps, in `wanted`'s
-/// order.
-pub fn device_totals(c: &Capture, wanted: &[u32]) -> Vec<Ps> {
+/// order, over the device activities `keep` accepts (slice ids).
+pub fn device_totals(c: &Capture, wanted: &[u32], keep: impl Fn(usize) -> bool) -> Vec<Ps> {
     let mut out = vec![0; wanted.len()];
     if wanted.is_empty() {
         return out;
     }
     let s = &c.slices;
-    let launches = tree::launched_device_time(c);
+    let launches = tree::launched_device_time_of(c, keep);
     let mut stack: ContainmentStack<tree::Open> = ContainmentStack::new();
     let mut put = |d: tree::Done| {
         if let Ok(k) = wanted.binary_search(&d.id) {
@@ -50,8 +50,13 @@ pub fn device_totals(c: &Capture, wanted: &[u32]) -> Vec<Ps> {
 }
 
 /// Device time not covered by a selected op, per activity name: (name id, ps, count), most
-/// time first; and the total device time of all activities, ps. `selected` is sorted.
-pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
+/// time first; and the total device time of all activities, ps. `selected` is sorted; the
+/// activities `apart` accepts (counted elsewhere) are in the total only.
+pub fn uncovered(
+    c: &Capture,
+    selected: &[u32],
+    apart: impl Fn(usize) -> bool,
+) -> (Vec<(u32, Ps, u64)>, Ps) {
     let s = &c.slices;
     let by_corr = tree::launch_by_corr(c);
     // Memo per launch slice: covered or not.
@@ -63,6 +68,9 @@ pub fn uncovered(c: &Capture, selected: &[u32]) -> (Vec<(u32, Ps, u64)>, Ps) {
             continue;
         }
         total += s.dur[i];
+        if apart(i) {
+            continue;
+        }
         let launch = by_corr.get(&s.corr(i)).copied();
         let covered = launch.is_some_and(|l| {
             *memo.entry(l).or_insert_with(|| {

@@ -72,6 +72,27 @@ pub fn precision(name: &str) -> Option<Precision> {
     })
 }
 
+/// The recorded type name of a c10 `ScalarType` code, as a `dtype` concrete input records it
+/// (`aten::_to_copy(x, dtype=15)` → `c10::BFloat16`; `c10/core/ScalarType.h` order); `None` for
+/// codes without a size here (complex, quantized, bit types).
+pub fn scalar_type_name(code: i64) -> Option<&'static str> {
+    Some(match code {
+        0 => "unsigned char",
+        1 => "signed char",
+        3 => "int",
+        4 => "long int",
+        5 => "c10::Half",
+        6 => "float",
+        7 => "double",
+        15 => "c10::BFloat16",
+        23 => "c10::Float8_e5m2",
+        24 => "c10::Float8_e4m3fn",
+        25 => "c10::Float8_e5m2fnuz",
+        26 => "c10::Float8_e4m3fnuz",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +108,8 @@ mod tests {
         assert_eq!(precision("c10::Half"), Some(Precision::Fp16));
         assert_eq!(precision("c10::Float8_e5m2"), Some(Precision::Fp8));
         assert_eq!(precision("long int"), None);
+        assert_eq!(scalar_type_name(15), Some("c10::BFloat16"));
+        assert_eq!(scalar_type_name(6), Some("float"));
+        assert_eq!(scalar_type_name(9), None);
     }
 }

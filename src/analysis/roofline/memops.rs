@@ -10,7 +10,7 @@
 //! - dropout (not in TraceLens): input and output plus a one-byte mask.
 
 use super::cost::{Cost, Why, bytes_of};
-use super::dtype::{bytes_per_element, precision};
+use super::dtype::{bytes_per_element, precision, scalar_type_name};
 use super::shapes::{OpInputs, numel};
 
 fn vector(flops: f64, bytes: Option<f64>, ty: &str) -> Cost {
@@ -22,12 +22,23 @@ fn vector(flops: f64, bytes: Option<f64>, ty: &str) -> Cost {
     }
 }
 
-/// Unary elementwise / copy.
-pub fn unary(a: &OpInputs) -> Result<Cost, Why> {
+/// Unary elementwise / copy. Each side is counted at its own element size: the output's type
+/// is the second argument's when it is a tensor (`copy_`'s source), the `dtype` concrete input
+/// of a conversion (`_to_copy(x, dtype=15)`: float → bf16 is 4 + 2 bytes per element, not 8),
+/// else the input's.
+pub fn unary(name: &str, a: &OpInputs) -> Result<Cost, Why> {
     let s = a.shape(0).ok_or("no input shape")?;
     let n = numel(s);
     let t_in = a.ty(0);
-    let t_out = if a.tensor(1).is_some() { a.ty(1) } else { t_in };
+    let converted = (name == "aten::_to_copy")
+        .then(|| a.concrete(1).parse::<i64>().ok())
+        .flatten()
+        .and_then(scalar_type_name);
+    let t_out = if a.tensor(1).is_some() {
+        a.ty(1)
+    } else {
+        converted.unwrap_or(t_in)
+    };
     let bytes = bytes_of(n, t_in)
         .zip(bytes_of(n, t_out))
         .map(|(x, y)| x + y);
@@ -197,21 +208,46 @@ mod tests {
     #[test]
     fn elementwise_by_hand() {
         // copy_ [32,16,128] float ← float.
-        let c = unary(&args(
-            "[[32,16,128],[32,16,128],[]]",
-            r#"["float","float","Scalar"]"#,
-            "[]",
-        ))
+        let c = unary(
+            "aten::copy_",
+            &args(
+                "[[32,16,128],[32,16,128],[]]",
+                r#"["float","float","Scalar"]"#,
+                "[]",
+            ),
+        )
         .unwrap();
         assert_eq!((c.flops, c.bytes), (65536.0, Some(65536.0 * 8.0)));
         // copy_ bf16 ← float: 2 + 4 bytes per element.
-        let c = unary(&args(
-            "[[4],[4],[]]",
-            r#"["c10::BFloat16","float","Scalar"]"#,
-            "[]",
-        ))
+        let c = unary(
+            "aten::copy_",
+            &args(
+                "[[4],[4],[]]",
+                r#"["c10::BFloat16","float","Scalar"]"#,
+                "[]",
+            ),
+        )
         .unwrap();
         assert_eq!(c.bytes, Some(24.0));
+        // _to_copy(x float[8,512,1024], dtype=15): 4 read + 2 written per element, as the
+        // side-stream capture's autocast casts record it.
+        let to_bf16 = args(
+            "[[8, 512, 1024], [], [], [], [], [], []]",
+            r#"["float", "Scalar", "", "", "", "Scalar", ""]"#,
+            r#"["", "15", "", "", "", "False", ""]"#,
+        );
+        let n = 8.0 * 512.0 * 1024.0;
+        assert_eq!(
+            unary("aten::_to_copy", &to_bf16).unwrap().bytes,
+            Some(n * 6.0)
+        );
+        // No dtype (a device move): the input's type both ways.
+        let to_dev = args(
+            "[[4], [], [], []]",
+            r#"["c10::BFloat16", "", "", ""]"#,
+            "[]",
+        );
+        assert_eq!(unary("aten::_to_copy", &to_dev).unwrap().bytes, Some(16.0));
         // add_(x[32,16,384], bias[384], alpha): broadcast, out = wider.
         let c = binary(&args(
             "[[32,16,384],[384],[]]",

@@ -41,6 +41,100 @@ pub struct Unmodelled {
     pub count: u64,
 }
 
+/// The link a data transfer uses, when it is not the device's own memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Link {
+    /// Host memory → device (PCIe or the device's host link).
+    HostToDevice,
+    /// Device → host memory.
+    DeviceToHost,
+    /// Host → host, staged by the driver.
+    HostToHost,
+    /// Device → another device (NVLink / PCIe peer).
+    Peer,
+    /// An XLA async start / done op (`copy-start`, `all-gather-done`, …): it starts or waits
+    /// for a transfer, it does not compute.
+    Async,
+}
+
+impl Link {
+    /// Short name for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Link::HostToDevice => "host→device",
+            Link::DeviceToHost => "device→host",
+            Link::HostToHost => "host→host",
+            Link::Peer => "peer",
+            Link::Async => "async start/done",
+        }
+    }
+}
+
+/// The link of a memcpy activity by its name (Kineto `Memcpy HtoD (Pinned -> Device)`, XPlane
+/// `MemcpyH2D`, …); `None` for a copy within the device's memory (DtoD), which HBM bounds.
+pub fn copy_link(name: &str) -> Option<Link> {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let has = |ks: &[&str]| ks.iter().any(|k| n.contains(k));
+    if has(&["htod", "h2d", "hosttodevice"]) {
+        Some(Link::HostToDevice)
+    } else if has(&["dtoh", "d2h", "devicetohost"]) {
+        Some(Link::DeviceToHost)
+    } else if has(&["htoh", "h2h"]) {
+        Some(Link::HostToHost)
+    } else if has(&["ptop", "p2p", "peer"]) {
+        Some(Link::Peer)
+    } else {
+        None
+    }
+}
+
+/// True for an XLA async start / done / update op name (`copy-start.4`, `all-gather-done`,
+/// `send-done.1`, `async-update`): the halves of a transfer the device runs beside compute.
+pub fn is_async_half(name: &str) -> bool {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    base.ends_with("-start")
+        || base.ends_with("-done")
+        || base.ends_with("-update")
+        || matches!(base, "send" | "recv")
+}
+
+/// Device time that moves data over a link other than the device's memory, counted apart
+/// from the compute table: per activity (or async op) name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transfer {
+    /// Activity / HLO op name (raw; sanitise before display). Async ops: the name without
+    /// its `.N` suffix.
+    pub name: String,
+    /// The link.
+    pub link: Link,
+    /// Activities.
+    pub count: u64,
+    /// Σ durations, ps.
+    pub device_ps: Ps,
+    /// Σ bytes moved (the activities' `bytes`); `None` when not recorded (async ops).
+    pub bytes: Option<f64>,
+    /// The link's peak per direction, GB/s, when the device table knows it.
+    pub peak_gbps: Option<f64>,
+}
+
+impl Transfer {
+    /// Achieved GB/s.
+    pub fn gbps(&self) -> Option<f64> {
+        let b = self.bytes?;
+        (self.device_ps > 0).then(|| b / (self.device_ps as f64 * 1e-12) / 1e9)
+    }
+
+    /// Achieved share of the link's peak, %.
+    pub fn peak_pct(&self) -> Option<f64> {
+        Some(100.0 * self.gbps()? / self.peak_gbps.filter(|&p| p > 0.0)?)
+    }
+}
+
 /// The roofline of one capture.
 #[derive(Clone, Debug, Default)]
 pub struct Roofline {
@@ -52,6 +146,12 @@ pub struct Roofline {
     pub total_device_ps: Ps,
     /// Device time under no modelled op, per activity name, most first.
     pub unmodelled: Vec<Unmodelled>,
+    /// Host ↔ device copies (measured against the host link) and XLA async start / done ops
+    /// (left out): device time counted apart from the rows, per name, most first. Σ rows +
+    /// Σ transfers + Σ unmodelled = the total.
+    pub transfers: Vec<Transfer>,
+    /// The device's host link per direction: (GB/s, what it is), when the table knows it.
+    pub host_link: Option<(f64, &'static str)>,
     /// Calls of modelled ops whose inputs could not be costed: (op name, reason, calls).
     pub uncosted: Vec<(String, &'static str, u64)>,
     /// Calls of modelled ops without device time (CPU work).
@@ -65,7 +165,7 @@ pub struct Roofline {
 /// The note of an XPlane capture without cost stats.
 pub const NOTE_NO_XLA_COSTS: &str = "the HLO ops carry no flops / bytes_accessed stats and no HLO module of the capture names them (XProf derives the costs from those modules)";
 /// The note of an XPlane capture whose op costs come from the HLO cost model.
-pub const NOTE_HLO_COSTS: &str = "FLOPs and bytes from the HLO modules of /host:metadata (XLA's GPU cost analysis, as XProf); XLA Ops without a module or a modelled opcode are not modelled";
+pub const NOTE_HLO_COSTS: &str = "FLOPs and bytes from the HLO modules of /host:metadata (XLA's GPU cost analysis, as XProf); XLA Ops without a module or a modelled opcode are not modelled; an elementwise op's FLOPs are XLA's cycle-weighted counts (an f32 exp counts 86), so a vector fusion can read above the FP32 peak";
 /// The note of a PyTorch capture without shapes.
 pub const NOTE_NO_SHAPES: &str = "no op records its input shapes: profile with record_shapes=True";
 
@@ -77,6 +177,130 @@ impl Roofline {
     /// Σ device time not modelled, ps.
     pub fn unmodelled_ps(&self) -> Ps {
         self.unmodelled.iter().map(|u| u.device_ps).sum()
+    }
+    /// Σ device time of the transfers counted apart, ps.
+    pub fn transfer_ps(&self) -> Ps {
+        self.transfers.iter().map(|t| t.device_ps).sum()
+    }
+}
+
+/// Transfers summed per (name, link), most time first; `bytes_of` gives an activity's bytes.
+fn sum_transfers(
+    items: impl Iterator<Item = (String, Link, Ps, Option<f64>)>,
+    host_link: Option<(f64, &'static str)>,
+) -> Vec<Transfer> {
+    let mut by: FxHashMap<(String, Link), Transfer> = FxHashMap::default();
+    for (name, link, ps, bytes) in items {
+        let t = by.entry((name.clone(), link)).or_insert_with(|| Transfer {
+            name,
+            link,
+            count: 0,
+            device_ps: 0,
+            bytes: Some(0.0),
+            peak_gbps: matches!(link, Link::HostToDevice | Link::DeviceToHost)
+                .then_some(host_link.map(|h| h.0))
+                .flatten(),
+        });
+        t.count += 1;
+        t.device_ps += ps;
+        t.bytes = t.bytes.zip(bytes).map(|(a, b)| a + b);
+    }
+    let mut v: Vec<Transfer> = by.into_values().collect();
+    v.sort_by(|a, b| {
+        b.device_ps
+            .cmp(&a.device_ps)
+            .then(a.name.cmp(&b.name))
+            .then(a.link.cmp(&b.link))
+    });
+    v
+}
+
+/// True for a kernel that runs fp32 data on TF32 tensor cores, by its name: cuBLAS / cuDNN
+/// `…tf32…` (`sm80_xmma_gemm_f32f32_tf32f32_f32…`, `ampere_tf32_s1688gemm…`) and CUTLASS
+/// single-precision tensor-op GEMMs (`cutlass_80_tensorop_s1688gemm…`).
+pub fn is_tf32_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("tf32") || n.contains("tensorop_s") || n.contains("_s1688") || n.contains("_s16816")
+}
+
+/// True for a cuDNN convolution kernel that does fewer multiply-adds than the direct
+/// convolution the model counts (Winograd, FFT): its row can read above the compute peak.
+pub fn is_fast_conv_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("winograd") || n.contains("fft")
+}
+
+/// What the kernels say about a row's model: the TF32 setting (an fp32 matrix row whose calls
+/// launched a TF32 kernel, [`is_tf32_kernel`]: `allow_tf32` on, measured against the TF32
+/// peak) and convolutions run as Winograd / FFT ([`is_fast_conv_kernel`]: fewer FLOPs than
+/// counted, said in the row's precision source).
+fn read_kernels(c: &Capture, rows: &mut [Row]) {
+    let mut row_of: FxHashMap<u32, usize> = FxHashMap::default();
+    for (k, r) in rows.iter().enumerate() {
+        if r.cost.matrix {
+            row_of.extend(r.slices.iter().map(|&id| (id, k)));
+        }
+    }
+    if row_of.is_empty() {
+        return;
+    }
+    let s = &c.slices;
+    let by_corr = crate::analysis::stats::tree::launch_by_corr(c);
+    let (mut tf32, mut fast): (FxHashMap<usize, String>, FxHashMap<usize, String>) =
+        Default::default();
+    for i in 0..s.len() {
+        if s.kind(i) != Category::Kernel {
+            continue;
+        }
+        let name = c.strings.get(s.name[i]);
+        let (t, f) = (is_tf32_kernel(name), is_fast_conv_kernel(name));
+        if !t && !f {
+            continue;
+        }
+        let Some(&l) = by_corr.get(&s.corr(i)) else {
+            continue;
+        };
+        let mut p = l;
+        while p != NO_SLICE {
+            if let Some(&k) = row_of.get(&p) {
+                let into = if t { &mut tf32 } else { &mut fast };
+                into.entry(k)
+                    .or_insert_with(|| name.chars().take(48).collect());
+                break;
+            }
+            p = s.parent[p as usize];
+        }
+    }
+    for (k, kernel) in tf32 {
+        let r = &mut rows[k];
+        if r.cost.precision == Some(dtype::Precision::Fp32) {
+            r.cost.precision = Some(dtype::Precision::Tf32);
+            r.precision_from = format!(
+                "input type {}; its kernels run TF32 ({kernel}…): allow_tf32 on",
+                r.dtype
+            );
+        }
+    }
+    for (k, kernel) in fast {
+        let r = &mut rows[k];
+        r.precision_from.push_str(&format!(
+            "; runs as Winograd / FFT ({kernel}…): fewer FLOPs than the direct convolution counted"
+        ));
+    }
+}
+
+/// Where a PyTorch row's precision comes from, for people.
+fn torch_precision_from(dtype: &str, cost: &Cost) -> String {
+    if dtype.is_empty() {
+        return "no input type with a precision: no compute peak".into();
+    }
+    match (cost.precision, cost.matrix) {
+        (Some(dtype::Precision::Fp32), true) => {
+            format!("input type {dtype}; no TF32 kernel ran (allow_tf32 off): fp32 peak")
+        }
+        (Some(_), true) => format!("input type {dtype} (after autocast)"),
+        (Some(_), false) => format!("input type {dtype}; vector op: fp32 vector peak"),
+        (None, _) => format!("input type {dtype}: no compute peak"),
     }
 }
 
@@ -116,14 +340,31 @@ pub fn compute(c: &Capture) -> Roofline {
         other,
         total,
         from_hlo,
+        apart,
         ..
     }) = xla::collect(c)
     {
+        let device = device::detect(c);
+        let host_link = device.as_ref().and_then(|d| d.peaks?.host_link());
         let mut out = Roofline {
-            device: device::detect(c),
+            device,
             rows,
             total_device_ps: total,
             note: from_hlo.then_some(NOTE_HLO_COSTS),
+            host_link,
+            transfers: sum_transfers(
+                apart.into_iter().map(|(n, l, d)| {
+                    let n = c.strings.get(n);
+                    let n = if l == Link::Async {
+                        n.trim_end_matches(|c: char| c.is_ascii_digit())
+                            .trim_end_matches('.')
+                    } else {
+                        n
+                    };
+                    (n.to_string(), l, d, None)
+                }),
+                host_link,
+            ),
             ..Roofline::default()
         };
         let bad = xla::malformed_modules(c);
@@ -197,7 +438,10 @@ pub fn compute(c: &Capture) -> Roofline {
         .map(|(_, &id)| id)
         .collect();
     out.nested_calls = (cand.len() - selected.len()) as u64;
-    let dev = attribute::device_totals(c, &selected);
+    // Host ↔ device copies are counted apart (against the host link), never in a row.
+    let host_copy =
+        |i: usize| s.kind(i) == Category::Memcpy && copy_link(c.strings.get(s.name[i])).is_some();
+    let dev = attribute::device_totals(c, &selected, |i| !host_copy(i));
     // Rows keyed by (name, dims, types, concrete).
     type Key = (StrId, StrId, StrId, StrId);
     let mut rows: FxHashMap<Key, usize> = FxHashMap::default();
@@ -251,21 +495,25 @@ pub fn compute(c: &Capture) -> Roofline {
                 .cloned()
                 .unwrap_or_default();
             let family = ops::lookup(name).map_or(Family::Elementwise, |m| m.family);
-            out.rows.push(Row::new(
+            let mut row = Row::new(
                 name,
                 c.strings.get(kd),
                 &dtype,
                 c.strings.get(kc),
                 family,
                 cost,
-            ));
+            );
+            row.precision_from = torch_precision_from(&dtype, &cost);
+            out.rows.push(row);
             out.rows.len() - 1
         });
         out.rows[r].count += 1;
         out.rows[r].device_ps += d;
         out.rows[r].slices.push(id);
     }
+    read_kernels(c, &mut out.rows);
     out.device = device::detect(c);
+    out.host_link = out.device.as_ref().and_then(|d| d.peaks?.host_link());
     finish_rows(&mut out);
     let mut sel_rows: Vec<u32> = out
         .rows
@@ -273,8 +521,24 @@ pub fn compute(c: &Capture) -> Roofline {
         .flat_map(|r| r.slices.iter().copied())
         .collect();
     sel_rows.sort_unstable();
-    let (un, total) = attribute::uncovered(c, &sel_rows);
+    let (un, total) = attribute::uncovered(c, &sel_rows, host_copy);
     out.total_device_ps = total;
+    let k_bytes = c.strings.lookup("bytes");
+    out.transfers = sum_transfers(
+        (0..s.len())
+            .filter(|&i| s.kind(i).is_activity() && host_copy(i))
+            .filter_map(|i| {
+                let name = c.strings.get(s.name[i]);
+                let bytes = k_bytes
+                    .and_then(|k| c.args.get(s.args[i], k, &c.strings))
+                    .and_then(|v| match v {
+                        ArgValue::F64(x) => Some(x),
+                        v => v.as_i64(&c.strings).map(|x| x as f64),
+                    });
+                Some((name.to_string(), copy_link(name)?, s.dur[i], bytes))
+            }),
+        out.host_link,
+    );
     out.unmodelled = un
         .into_iter()
         .map(|(n, d, k)| Unmodelled {

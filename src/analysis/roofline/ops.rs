@@ -54,7 +54,7 @@ impl Model {
             Kind::Linear => gemm::linear(a),
             Kind::GroupedMm => gemm::grouped_mm(a),
             Kind::Attention(l) => sdpa::cost(a, &l),
-            Kind::Unary => memops::unary(a),
+            Kind::Unary => memops::unary(name, a),
             Kind::Fill => memops::fill(a),
             Kind::Binary => memops::binary(a),
             Kind::Reduce => memops::reduce(name, a),

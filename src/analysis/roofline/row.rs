@@ -38,6 +38,10 @@ pub struct Row {
     pub peak_tflops: Option<f64>,
     /// Peak memory bandwidth, TB/s.
     pub peak_tbps: Option<f64>,
+    /// Whose compute peak `peak_tflops` is: (precision, on matrix units).
+    pub peak_of: Option<(Precision, bool)>,
+    /// What the precision was taken from (input type, HLO precision config, …), for people.
+    pub precision_from: String,
     /// Slice ids of the calls.
     pub slices: Vec<u32>,
 }
@@ -63,16 +67,33 @@ impl Row {
             device_ps: 0,
             peak_tflops: None,
             peak_tbps: None,
+            peak_of: None,
+            precision_from: String::new(),
             slices: Vec::new(),
         }
     }
 
     /// Sets the device's peaks.
     pub fn set_peaks(&mut self, p: Option<&Peaks>) {
-        self.peak_tflops = p
+        let roof = p
             .zip(self.cost.precision)
-            .and_then(|(p, pr)| p.tflops(pr, self.cost.matrix));
+            .and_then(|(p, pr)| p.roof(pr, self.cost.matrix));
+        self.peak_tflops = roof.map(|r| r.0);
+        self.peak_of = roof.map(|r| (r.1, r.2));
         self.peak_tbps = p.map(|p| p.mem_tbps);
+    }
+
+    /// The compute roof used, for people: `bf16 matrix`, `fp32 vector` (`None`: no peak).
+    pub fn roof_label(&self) -> Option<String> {
+        self.peak_of
+            .map(|(p, m)| format!("{} {}", p.name(), if m { "matrix" } else { "vector" }))
+    }
+
+    /// True when the calls ran faster than the roof allows (`peak_pct` > 100): the table's
+    /// peak, the precision assumed or the byte model does not hold for this row, and its
+    /// figures must be read with the peak named.
+    pub fn beyond_peak(&self) -> bool {
+        self.peak_pct().is_some_and(|p| p > 100.0)
     }
 
     /// Device seconds.

@@ -30,6 +30,9 @@ pub struct Collected {
     pub total: Ps,
     /// True when the figures come from the HLO cost model ([`hlo_costs`]), not from stats.
     pub from_hlo: bool,
+    /// Device time counted apart from the rows: XLA async start / done ops and host ↔ device
+    /// copies, one entry per event: (name, link, ps). Its time is in `total`.
+    pub apart: Vec<(StrId, super::Link, Ps)>,
 }
 
 /// Capture metadata key prefix of a module's cost table (the XPlane loader's
@@ -50,9 +53,39 @@ pub fn malformed_modules(c: &Capture) -> u64 {
     n
 }
 
-/// Per `program_id/instruction`: (FLOPs, bytes, dtype) from the capture's `hlo_costs:<id>`
-/// metadata (the loader's HLO cost model, `formats/xplane/hlo_cost.rs`); empty without any.
-pub fn hlo_costs(c: &Capture) -> FxHashMap<String, (f64, f64, String)> {
+/// One instruction of a module's cost table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HloCost {
+    /// FLOPs per execution.
+    pub flops: f64,
+    /// Bytes accessed per execution.
+    pub bytes: f64,
+    /// Result element type (`f32`, `bf16`, …).
+    pub dtype: String,
+    /// Precision whose peak applies (`None`: none known).
+    pub precision: Option<Precision>,
+    /// On matrix units (a GEMM).
+    pub matrix: bool,
+    /// Where the precision comes from (HLO precision config, operand type, …).
+    pub from: String,
+}
+
+fn precision_named(n: &str) -> Option<Precision> {
+    Some(match n {
+        "fp64" => Precision::Fp64,
+        "fp32" => Precision::Fp32,
+        "tf32" => Precision::Tf32,
+        "bf16" => Precision::Bf16,
+        "fp16" => Precision::Fp16,
+        "fp8" => Precision::Fp8,
+        "int8" => Precision::Int8,
+        _ => return None,
+    })
+}
+
+/// Per `program_id/instruction`: its [`HloCost`] from the capture's `hlo_costs:<id>` metadata
+/// (the loader's HLO cost model, `formats/xplane/hlo_cost.rs`); empty without any.
+pub fn hlo_costs(c: &Capture) -> FxHashMap<String, HloCost> {
     let mut out = FxHashMap::default();
     c.args.for_each(c.metadata, &c.strings, |k, v| {
         let Some(pid) = c.strings.get(k).strip_prefix(META_PREFIX) else {
@@ -66,8 +99,30 @@ pub fn hlo_costs(c: &Capture) -> FxHashMap<String, (f64, f64, String)> {
             let (Some(n), Some(fl), Some(b), d) = (f.next(), f.next(), f.next(), f.next()) else {
                 continue;
             };
+            let (p, unit, from) = (f.next(), f.next(), f.next());
             if let (Ok(fl), Ok(b)) = (fl.parse::<f64>(), b.parse::<f64>()) {
-                out.insert(format!("{pid}/{n}"), (fl, b, d.unwrap_or("").to_string()));
+                let dtype = d.unwrap_or("").to_string();
+                // Tables without the precision columns: the result type, vector.
+                let precision = match p {
+                    Some(p) => precision_named(p),
+                    None => super::dtype::precision(match dtype.as_str() {
+                        "f32" => "float",
+                        "bf16" => "c10::BFloat16",
+                        "f16" => "c10::Half",
+                        "f64" => "double",
+                        _ => "",
+                    }),
+                };
+                let from = from.map_or_else(|| format!("{dtype} result"), str::to_string);
+                let cost = HloCost {
+                    flops: fl,
+                    bytes: b,
+                    dtype,
+                    precision,
+                    matrix: unit == Some("matrix"),
+                    from,
+                };
+                out.insert(format!("{pid}/{n}"), cost);
             }
         }
     });
@@ -78,6 +133,7 @@ pub fn hlo_costs(c: &Capture) -> FxHashMap<String, (f64, f64, String)> {
 /// no device event records any.
 /// Without such stats, the figures of the capture's HLO cost tables ([`hlo_costs`]).
 pub fn collect(c: &Capture) -> Option<Collected> {
+    // (Event-level cost stats, else the HLO cost tables.)
     collect_with(c, None).or_else(|| {
         let h = hlo_costs(c);
         (!h.is_empty()).then(|| collect_with(c, Some(h))).flatten()
@@ -114,11 +170,11 @@ fn program_of(module: &str) -> &str {
 
 /// The cost table entry of `program id/op name`, looked up in one buffer reused for every event.
 fn cost_of<'h>(
-    h: &'h FxHashMap<String, (f64, f64, String)>,
+    h: &'h FxHashMap<String, HloCost>,
     buf: &mut String,
     pid: &str,
     op: &str,
-) -> Option<&'h (f64, f64, String)> {
+) -> Option<&'h HloCost> {
     buf.clear();
     buf.push_str(pid);
     buf.push('/');
@@ -143,27 +199,40 @@ impl Rows {
         c: &Capture,
         i: usize,
         key: (StrId, StrId),
-        dtype: &str,
+        h: Option<&HloCost>,
         flops: f64,
         bytes: Option<f64>,
     ) {
         let rows = &mut self.rows;
         let sums = &mut self.sums;
         let r = *self.by_name.entry(key).or_insert_with(|| {
+            // Cost stats on the event (TPU): XProf's one peak per device, the BF16 matrix
+            // peak; the HLO cost table says the op's own precision.
+            let (precision, matrix, from) = match h {
+                Some(h) => (h.precision, h.matrix, h.from.clone()),
+                None => (
+                    Some(Precision::Bf16),
+                    true,
+                    "the trace's cost stats name no type: XProf's one peak per device (BF16 matrix)"
+                        .to_string(),
+                ),
+            };
             let cost = Cost {
                 flops: 0.0,
                 bytes: None,
-                precision: Some(Precision::Bf16),
-                matrix: true,
+                precision,
+                matrix,
             };
-            rows.push(Row::new(
+            let mut row = Row::new(
                 c.strings.get(key.0),
                 c.strings.get(key.1),
-                dtype,
+                h.map_or("", |h| h.dtype.as_str()),
                 "",
                 Family::Hlo,
                 cost,
-            ));
+            );
+            row.precision_from = from;
+            rows.push(row);
             sums.push((0.0, 0.0, false));
             rows.len() - 1
         });
@@ -189,8 +258,9 @@ impl Rows {
 fn device_copies(
     c: &Capture,
     device_tracks: &[u32],
-    h: &FxHashMap<String, (f64, f64, String)>,
+    h: &FxHashMap<String, HloCost>,
     acc: &mut Rows,
+    apart: &mut Vec<(StrId, super::Link, Ps)>,
 ) -> Ps {
     let (Some(k_op), Some(k_pid)) = (c.strings.lookup("hlo_op"), c.strings.lookup("program_id"))
     else {
@@ -231,25 +301,27 @@ fn device_copies(
             };
             pid_buf.clear();
             let _ = write!(pid_buf, "{pid}");
-            let Some((fl, by, d)) = cost_of(h, &mut buf, &pid_buf, c.strings.get(op)) else {
+            let Some(hc) = cost_of(h, &mut buf, &pid_buf, c.strings.get(op)) else {
                 continue;
             };
+            total += s.dur[i];
+            // A host ↔ device copy is bounded by the host link, not HBM: counted apart.
+            if let Some(link) = super::copy_link(c.strings.get(s.name[i])) {
+                apart.push((s.name[i], link, s.dur[i]));
+                continue;
+            }
             // A module with no kernel has no `XLA Modules` event: its own name then.
             let module = module_of
                 .get(pid_buf.as_str())
                 .copied()
                 .unwrap_or(raw_module);
-            acc.add(c, i, (op, module), d, *fl, Some(*by));
-            total += s.dur[i];
+            acc.add(c, i, (op, module), Some(hc), hc.flops, Some(hc.bytes));
         }
     }
     total
 }
 
-fn collect_with(
-    c: &Capture,
-    hlo: Option<FxHashMap<String, (f64, f64, String)>>,
-) -> Option<Collected> {
+fn collect_with(c: &Capture, hlo: Option<FxHashMap<String, HloCost>>) -> Option<Collected> {
     let key = |s: &str| c.strings.lookup(s);
     let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
     if hlo.is_none() && kf.is_none() && km.is_none() && kb.is_none() {
@@ -270,6 +342,7 @@ fn collect_with(
         named
     };
     let mut acc = Rows::default();
+    let mut apart = Vec::new();
     let mut other: FxHashMap<StrId, (Ps, u64)> = FxHashMap::default();
     let mut total: Ps = 0;
     let mut key_buf = String::new();
@@ -282,9 +355,15 @@ fn collect_with(
         };
         for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
             total += s.dur[i];
+            // An async start / done op starts or waits for a transfer: not compute, never a
+            // row (its bytes over its few cycles, or its wait against HBM, mean nothing).
+            if super::is_async_half(c.strings.get(s.name[i])) {
+                apart.push((s.name[i], super::Link::Async, s.dur[i]));
+                continue;
+            }
             let (mut f, mut mf, mut b) = (None, None, None);
             let mut module = StrId::EMPTY;
-            let mut dtype = "";
+            let mut hc = None;
             if let Some(h) = &hlo {
                 let at = modules.partition_point(|m| m.0 <= s.start[i]);
                 if let Some(&(_, end, m)) = at.checked_sub(1).and_then(|k| modules.get(k))
@@ -292,10 +371,8 @@ fn collect_with(
                 {
                     module = m;
                     let pid = program_of(c.strings.get(m));
-                    if let Some((fl, by, d)) =
-                        cost_of(h, &mut key_buf, pid, c.strings.get(s.name[i]))
-                    {
-                        (f, b, dtype) = (Some(*fl), Some(*by), d.as_str());
+                    if let Some(x) = cost_of(h, &mut key_buf, pid, c.strings.get(s.name[i])) {
+                        (f, b, hc) = (Some(x.flops), Some(x.bytes), Some(x));
                     }
                 }
             }
@@ -320,11 +397,11 @@ fn collect_with(
                 e.1 += 1;
                 continue;
             }
-            acc.add(c, i, (s.name[i], module), dtype, flops.unwrap_or(0.0), b);
+            acc.add(c, i, (s.name[i], module), hc, flops.unwrap_or(0.0), b);
         }
     }
     if let Some(h) = &hlo {
-        total += device_copies(c, &device_tracks, h, &mut acc);
+        total += device_copies(c, &device_tracks, h, &mut acc, &mut apart);
     }
     let Rows {
         mut rows,
@@ -347,6 +424,7 @@ fn collect_with(
         other,
         total,
         from_hlo: hlo.is_some(),
+        apart,
     })
 }
 
@@ -402,6 +480,77 @@ mod tests {
         assert_eq!((other.len(), other[0].1, total), (1, 1_000_000, 3_000_000));
         // 2 MFLOP per µs = 2 TFLOP/s.
         assert!((rows[0].tflops().unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn async_start_and_done_ops_are_counted_apart_not_rows() {
+        // A TPU `XLA Ops` line as the inference capture has it: `copy-start` a few cycles
+        // with the whole copy's bytes, `copy-done` the wait, and a fusion.
+        let mut b = CaptureBuilder::new();
+        let pn = b.intern("/device:TPU:0");
+        let p = b.process(Key::Str(pn));
+        b.process_mut(p).name = pn;
+        b.process_mut(p).kind = ProcessKind::Tpu;
+        let t = b.track(p, Key::Int(1), TrackKind::Thread);
+        let ln = b.intern("XLA Ops");
+        b.track_mut(t).name = ln;
+        let (kf, kb) = (b.intern("flops"), b.intern("bytes_accessed"));
+        let cat = b.intern("");
+        for (start, dur, name, f, by) in [
+            (0, 2, "copy-start.4", 0, 5_000_000_000),
+            (10, 1_000, "fusion.1", 2_000, 4_000),
+            (2_000, 900_000, "copy-done.4", 0, 5_000_000_000),
+            (1_000_000, 50, "all-gather-start", 0, 64),
+            (1_000_100, 70, "all-gather-done.1", 0, 64),
+        ] {
+            b.args.begin();
+            b.args.push(kf, ArgValue::I64(f));
+            b.args.push(kb, ArgValue::I64(by));
+            let a = b.args.finish();
+            let n = b.intern(name);
+            b.add_slice(t, start, dur, n, cat, a, 0);
+        }
+        let c = b.finish(SourceInfo::default(), Format::XPlane);
+        let got = collect(&c).expect("rows");
+        let names: Vec<&str> = got.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["fusion.1"]);
+        let apart: Vec<(&str, Ps)> = got
+            .apart
+            .iter()
+            .map(|(n, l, d)| {
+                assert_eq!(*l, super::super::Link::Async);
+                (c.strings.get(*n), *d)
+            })
+            .collect();
+        assert_eq!(
+            apart,
+            [
+                ("copy-start.4", 2),
+                ("copy-done.4", 900_000),
+                ("all-gather-start", 50),
+                ("all-gather-done.1", 70)
+            ]
+        );
+        assert_eq!(got.total, 2 + 1_000 + 900_000 + 50 + 70);
+        let r = super::super::compute(&c);
+        assert_eq!(
+            r.modelled_ps() + r.transfer_ps() + r.unmodelled_ps(),
+            r.total_device_ps
+        );
+        let t: Vec<(&str, u64)> = r
+            .transfers
+            .iter()
+            .map(|t| (t.name.as_str(), t.count))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("copy-done", 1),
+                ("all-gather-done", 1),
+                ("all-gather-start", 1),
+                ("copy-start", 1)
+            ]
+        );
     }
 
     /// A builder with process `/device:GPU:0` holding one track per name, in order.

@@ -224,8 +224,16 @@ pub(crate) fn launch_by_corr(c: &Capture) -> rustc_hash::FxHashMap<u64, u32> {
 /// Activities whose launch is not in the capture are left out (torch has no event to put them
 /// on either).
 pub(crate) fn launched_device_time(c: &Capture) -> Vec<(u32, Launched)> {
+    launched_device_time_of(c, |_| true)
+}
+
+/// [`launched_device_time`] over the activities `keep` accepts (slice ids).
+pub(crate) fn launched_device_time_of(
+    c: &Capture,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<(u32, Launched)> {
     let s = &c.slices;
-    let is_act = |i: usize| s.kind(i).is_activity();
+    let is_act = |i: usize| s.kind(i).is_activity() && keep(i);
     if !(0..s.len()).any(is_act) {
         return Vec::new();
     }

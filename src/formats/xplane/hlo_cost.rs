@@ -485,6 +485,147 @@ fn dot_flops(lhs: &Shape, out: &Shape, contracting: &[i64]) -> f64 {
     2.0 * out.elements() * k
 }
 
+/// The precision an instruction's compute peak is taken at: (precision name as the roofline
+/// names it — `fp64`, `fp32`, `tf32`, `bf16`, `fp16`, `fp8`, `int8`, or `""` for none —, on
+/// matrix units, where that comes from). GEMMs (`dot`, cuBLAS custom calls, fusions around a
+/// `dot`) run on tensor cores at their operand type; an f32 cuBLAS GEMM follows its
+/// `precision_config`: an explicit `algorithm` (`ALG_DOT_TF32_TF32_F32`, …), else operand
+/// precision DEFAULT or HIGH lets cuBLAS use TF32 (jax's "tensorfloat32") and HIGHEST keeps
+/// full FP32. Everything else is vector work at its result type.
+pub fn precision_of(m: &Module, i: &Instr) -> (&'static str, bool, String) {
+    let gemm = m.gemm_of(i, 0);
+    let Some(g) = gemm else {
+        let t = if i.shape.element_type == TUPLE {
+            i.shape.tuple.first().map_or(0, |s| s.element_type)
+        } else {
+            i.shape.element_type
+        };
+        let p = precision_name(t);
+        let from = format!("{} result: vector op", dtype_name(t));
+        return (p, false, from);
+    };
+    let t = m.operand_shape(g, 0).map_or(0, |s| s.element_type);
+    let what = if g.opcode == "dot" {
+        "dot"
+    } else {
+        "cuBLAS GEMM"
+    };
+    let inner = if std::ptr::eq(g, i) {
+        ""
+    } else {
+        " in the fusion"
+    };
+    let algo = json_str(&g.backend_config, "algorithm").filter(|a| a != "ALG_UNSET");
+    if let Some(a) = algo {
+        let p = if a.contains("TF32") {
+            "tf32"
+        } else if a.contains("BF16") {
+            "bf16"
+        } else if a.contains("F16") {
+            "fp16"
+        } else if a.contains("F8") {
+            "fp8"
+        } else if a.contains("F64") {
+            "fp64"
+        } else {
+            "fp32"
+        };
+        return (
+            p,
+            true,
+            format!("{what}{inner}: precision_config algorithm {a}"),
+        );
+    }
+    if t != 11 {
+        let p = precision_name(t);
+        return (
+            p,
+            true,
+            format!("{} operands of the {what}{inner}", dtype_name(t)),
+        );
+    }
+    let ops = json_strs(&g.backend_config, "operand_precision").unwrap_or_default();
+    let highest = ops.iter().any(|o| o == "HIGHEST");
+    let named = if ops.is_empty() {
+        "not recorded (DEFAULT)".to_string()
+    } else {
+        ops.join("/")
+    };
+    if g.opcode == "dot" && ops.is_empty() {
+        return (
+            "fp32",
+            true,
+            format!("f32 dot{inner}: precision config not read, FP32 assumed"),
+        );
+    }
+    if highest {
+        (
+            "fp32",
+            true,
+            format!("f32 {what}{inner}, operand precision {named}: full FP32"),
+        )
+    } else {
+        (
+            "tf32",
+            true,
+            format!("f32 {what}{inner}, operand precision {named}: XLA lets cuBLAS use TF32"),
+        )
+    }
+}
+
+/// The roofline's name of a `PrimitiveType`'s compute precision (`""`: none).
+fn precision_name(t: u32) -> &'static str {
+    match t {
+        12 => "fp64",
+        11 => "fp32",
+        16 => "bf16",
+        10 => "fp16",
+        19 | 20 | 23..=28 => "fp8",
+        2 | 6 => "int8",
+        _ => "",
+    }
+}
+
+/// The string after `"key":` (`None` when absent or not a string).
+fn json_str(text: &str, key: &str) -> Option<String> {
+    let at = text.find(&format!("\"{key}\""))?;
+    let rest = text[at + key.len() + 2..].trim_start().strip_prefix(':')?;
+    let rest = rest.trim_start().strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// The strings of the JSON list after `"key":`.
+fn json_strs(text: &str, key: &str) -> Option<Vec<String>> {
+    let at = text.find(&format!("\"{key}\""))?;
+    let rest = &text[at + key.len() + 2..];
+    let open = rest.find('[')?;
+    let close = rest[open..].find(']')? + open;
+    Some(
+        rest[open + 1..close]
+            .split(',')
+            .map(|s| s.trim().trim_matches('"').to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    )
+}
+
+impl Module {
+    /// The GEMM an instruction runs: itself (`dot`, a cuBLAS custom call) or the first `dot`
+    /// of the computation a fusion calls.
+    fn gemm_of<'a>(&'a self, i: &'a Instr, depth: u32) -> Option<&'a Instr> {
+        if i.opcode == "dot" || (i.opcode == "custom-call" && i.target.contains("cublas")) {
+            return Some(i);
+        }
+        if i.opcode != "fusion" || depth > 8 {
+            return None;
+        }
+        self.comps
+            .get(i.called.first()?)?
+            .iter()
+            .find_map(|x| self.gemm_of(x, depth + 1))
+    }
+}
+
 /// The integers of the JSON list after `"key":` (proto JSON writes int64 as strings).
 fn json_ints(text: &str, key: &str) -> Option<Vec<i64>> {
     let at = text.find(&format!("\"{key}\""))?;
@@ -507,7 +648,8 @@ pub const META_MALFORMED: &str = "hlo_costs_malformed";
 /// Per-module cost tables of a capture, keyed `program_id/instruction`.
 #[derive(Debug, Default)]
 pub struct HloCosts {
-    /// Per program id: `name\tflops\tbytes\tdtype` lines, as stored in the capture.
+    /// Per program id: `name\tflops\tbytes\tdtype\tprecision\tmatrix|vector\tfrom` lines
+    /// ([`precision_of`]), as stored in the capture.
     pub tables: Vec<(u64, String)>,
     /// Modules whose proto could not be decoded.
     pub malformed: u64,
@@ -529,13 +671,17 @@ impl HloCosts {
                 continue;
             };
             use std::fmt::Write;
+            let (prec, matrix, from) = precision_of(&m, i);
             let _ = writeln!(
                 t,
-                "{}\t{}\t{}\t{}",
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
                 i.name.replace(['\t', '\n'], " "),
                 c.flops,
                 c.bytes,
-                dtype_name(c.element_type)
+                dtype_name(c.element_type),
+                prec,
+                if matrix { "matrix" } else { "vector" },
+                from.replace(['\t', '\n'], " ")
             );
         }
         self.tables.push((program_id, t));

@@ -531,4 +531,21 @@ pub const DEFAULTS: &[Default] = &[
         "aligned by sequence / plain overlay from a common zero",
     ),
     d(V::DiffAlign, A::Back, &["Esc"], "close"),
+    d(V::Roofline, A::Down, &["j", "Down"], "next op"),
+    d(V::Roofline, A::Up, &["k", "Up"], "previous op"),
+    d(V::Roofline, A::Top, &["g", "Home"], "first op"),
+    d(V::Roofline, A::Bottom, &["G", "End"], "last op"),
+    d(
+        V::Roofline,
+        A::Confirm,
+        &["Enter"],
+        "the op's kernels become the hits; jump to the first",
+    ),
+    d(
+        V::Roofline,
+        A::CycleMetric,
+        &["m"],
+        "roofs: every precision present / the selected op's only",
+    ),
+    d(V::Roofline, A::Back, &["Esc"], "back to the timeline"),
 ];

@@ -76,6 +76,15 @@ const DIFF_ALIGN_HINTS: &[Hint] = &[
     h(&[A::Help], "help"),
 ];
 
+/// Hints of the roofline chart.
+const ROOFLINE_HINTS: &[Hint] = &[
+    h(&[A::Down, A::Up], "op"),
+    h(&[A::Confirm], "its kernels"),
+    h(&[A::CycleMetric], "roofs"),
+    h(&[A::Help], "help"),
+    h(&[A::Back], "back"),
+];
+
 /// The hints of `view` (`narrow` below 100 columns) and the separator between them; `None`
 /// for views without a status line of their own.
 pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'static str)> {
@@ -86,6 +95,7 @@ pub fn for_view(view: ViewKind, narrow: bool) -> Option<(&'static [Hint], &'stat
         ViewKind::Overview => Some((OVERVIEW_HINTS, if narrow { " " } else { "  " })),
         ViewKind::Aligned => Some((ALIGNED_HINTS, " ")),
         ViewKind::DiffAlign => Some((DIFF_ALIGN_HINTS, if narrow { " " } else { "  " })),
+        ViewKind::Roofline => Some((ROOFLINE_HINTS, if narrow { " " } else { "  " })),
         _ => None,
     }
 }

@@ -157,6 +157,7 @@ impl Keymap {
                     ViewKind::Overview => "Run overview (rank × step heatmap)",
                     ViewKind::Aligned => "Aligned ranks (one timeline, busiest device track each)",
                     ViewKind::DiffAlign => "Aligned timelines of a diff (a stream of A over B's)",
+                    ViewKind::Roofline => "Roofline chart (ops against the device's roofs)",
                 },
                 v.name()
             ));

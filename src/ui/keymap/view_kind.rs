@@ -28,6 +28,8 @@ pub enum ViewKind {
     Aligned,
     /// The aligned timelines of a diff (one stream of A over its partner in B).
     DiffAlign,
+    /// The roofline chart and its ops.
+    Roofline,
 }
 
 impl ViewKind {
@@ -55,6 +57,7 @@ impl ViewKind {
         ViewKind::Overview,
         ViewKind::Aligned,
         ViewKind::DiffAlign,
+        ViewKind::Roofline,
     ];
 
     /// Name of the `[keys.<name>]` table in the config file.
@@ -71,6 +74,7 @@ impl ViewKind {
             ViewKind::Overview => "overview",
             ViewKind::Aligned => "aligned",
             ViewKind::DiffAlign => "diff_align",
+            ViewKind::Roofline => "roofline",
         }
     }
 
