@@ -253,6 +253,12 @@ pub const DEFAULTS: &[Default] = &[
         &["M"],
         "memory: allocations live at the cursor, at end, in range",
     ),
+    d(
+        V::Timeline,
+        A::OpenWarnings,
+        &["!"],
+        "load warnings: truncated, repaired, dropped (file, offset)",
+    ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),
     d(V::Help, A::Back, &["Esc"], "close (any other key too)"),
