@@ -457,7 +457,7 @@ mod tests {
     fn own_binding_beats_a_default_and_conflicts_are_reported() {
         // `--print-config` output with quit moved from `q` to `x` (jump_device keeps its `x`).
         let text =
-            default_toml().replace("quit = [\"q\", \"Ctrl-c\"]", "quit = [\"x\", \"Ctrl-c\"]");
+            default_toml().replace("quit = [\"q\", \"Ctrl-C\"]", "quit = [\"x\", \"Ctrl-C\"]");
         assert!(text.contains("quit = [\"x\""));
         let (cfg, errors) = parse(&text, p());
         assert!(errors.is_empty(), "{errors:?}");
