@@ -210,8 +210,8 @@ impl Entries {
     /// Puts the entries in the picker's order: runs by when their newest capture was taken
     /// (newest first; the file time when the trace does not say; ties in their order), each
     /// run's captures together — its traces before its memory profiles (allocator snapshots,
-    /// pprof), hosts by rank when the files say, else by name with numbers in numeric order
-    /// (`worker2` before `worker10`), a host's captures newest first. Keeps
+    /// pprof), hosts by name with numbers in numeric order (`worker2` before `worker10`, so the
+    /// ranks of a job come in rank order), then by rank, a host's captures newest first. Keeps
     /// [`Entries::current`] on its entry; returns each entry's new index by its old one.
     pub fn reorder(&mut self) -> Vec<usize> {
         let mut newest: rustc_hash::FxHashMap<&str, i64> = Default::default();
@@ -228,8 +228,8 @@ impl Entries {
             std::cmp::Reverse<i64>,
             usize,
             bool,
-            (Option<i64>, bool),
             Vec<(String, Option<u64>)>,
+            (bool, Option<i64>),
             std::cmp::Reverse<i64>,
             usize,
         );
@@ -244,21 +244,16 @@ impl Entries {
                     std::cmp::Reverse(newest.get(run).copied().unwrap_or(i64::MIN)),
                     first.get(run).copied().unwrap_or(0),
                     e.capture.format == Some(crate::model::Format::Snapshot),
-                    // Ranked hosts first, by rank.
-                    (e.rank, e.rank.is_none()),
                     natural_key(&src.host),
+                    // Ranked first (`None` would sort before every rank).
+                    (e.rank.is_none(), e.rank),
                     std::cmp::Reverse(e.when().unwrap_or(i64::MIN)),
                     i,
                 )
             })
             .collect();
         let mut order: Vec<usize> = (0..self.list.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (ka, kb) = (&keys[a], &keys[b]);
-            // `None` ranks sort after every rank.
-            (ka.0, ka.1, ka.2, ka.3.1, ka.3.0, &ka.4, ka.5, ka.6)
-                .cmp(&(kb.0, kb.1, kb.2, kb.3.1, kb.3.0, &kb.4, kb.5, kb.6))
-        });
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
         let mut new_index = vec![0; order.len()];
         for (to, &from) in order.iter().enumerate() {
             new_index[from] = to;
