@@ -68,6 +68,12 @@ pub const DEFAULTS: &[Default] = &[
         "diff this capture (B) against the baseline: per-name Δ table",
     ),
     d(
+        V::Picker,
+        A::OpenOverview,
+        &["R"],
+        "run overview of the capture's run: rank × step heatmap, rank table",
+    ),
+    d(
         V::Timeline,
         A::ZoomIn,
         &["w", "+", "="],
