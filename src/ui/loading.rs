@@ -207,25 +207,29 @@ impl Entries {
         e
     }
 
-    /// Puts the entries in the picker's order: runs by when their newest capture was taken
-    /// (newest first; the file time when the trace does not say; ties in their order), each
+    /// Puts the entries in the picker's order: runs by when their newest trace was taken
+    /// (newest first; the file time when the trace does not say; ties in their order; runs of
+    /// memory profiles only last), each
     /// run's captures together — its traces before its memory profiles (allocator snapshots,
     /// pprof), hosts by name with numbers in numeric order (`worker2` before `worker10`, so the
     /// ranks of a job come in rank order), then by rank, a host's captures newest first. Keeps
     /// [`Entries::current`] on its entry; returns each entry's new index by its old one.
     pub fn reorder(&mut self) -> Vec<usize> {
-        let mut newest: rustc_hash::FxHashMap<&str, i64> = Default::default();
+        // A run's age is its newest trace's: memory profiles beside (or apart from) the traces
+        // do not make a run newer, and runs of memory profiles only come after the others.
+        let is_memory = |e: &Entry| e.capture.format == Some(crate::model::Format::Snapshot);
+        let mut newest: rustc_hash::FxHashMap<&str, (bool, i64)> = Default::default();
         // Where each run first appears, so runs the same age keep their order.
         let mut first: rustc_hash::FxHashMap<&str, usize> = Default::default();
         for (i, e) in self.list.iter().enumerate() {
-            let t = e.when().unwrap_or(i64::MIN);
+            let t = (!is_memory(e), e.when().unwrap_or(i64::MIN));
             let run = e.capture.source.run.as_str();
             let slot = newest.entry(run).or_insert(t);
             *slot = (*slot).max(t);
             first.entry(run).or_insert(i);
         }
         type Key = (
-            std::cmp::Reverse<i64>,
+            std::cmp::Reverse<(bool, i64)>,
             usize,
             bool,
             Vec<(String, Option<u64>)>,
@@ -241,9 +245,9 @@ impl Entries {
                 let src = &e.capture.source;
                 let run = src.run.as_str();
                 (
-                    std::cmp::Reverse(newest.get(run).copied().unwrap_or(i64::MIN)),
+                    std::cmp::Reverse(newest.get(run).copied().unwrap_or((false, i64::MIN))),
                     first.get(run).copied().unwrap_or(0),
-                    e.capture.format == Some(crate::model::Format::Snapshot),
+                    is_memory(e),
                     natural_key(&src.host),
                     // Ranked first (`None` would sort before every rank).
                     (e.rank.is_none(), e.rank),
@@ -696,6 +700,15 @@ mod tests {
         let e = Entries::new(vec![
             at("s1", "vm", XPlane, 10),
             at("s1", "device_memory", Snapshot, 20),
+        ]);
+        assert_eq!(
+            hosts(&e),
+            ["vm.Some(XPlane)", "device_memory.Some(Snapshot)"]
+        );
+        // … also when the profile is listed in a run of its own (the log dir's root).
+        let e = Entries::new(vec![
+            at("", "device_memory", Snapshot, 20),
+            at("s1", "vm", XPlane, 10),
         ]);
         assert_eq!(
             hosts(&e),
