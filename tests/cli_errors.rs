@@ -373,3 +373,28 @@ fn max_events_caps_and_reports_prominently() {
     assert_eq!(code, 0);
     assert!(!out.is_empty());
 }
+
+#[test]
+fn truncated_gzip_says_so_with_both_sizes() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let gz = fs::read(good_trace()).expect("read");
+    // 100 bytes: nothing decompresses — a truncated gzip at byte 100, not an "empty file".
+    let tiny = d.path().join("w.100.pt.trace.json.gz");
+    fs::write(&tiny, &gz[..100]).expect("write");
+    let (code, _, err) = run([OsStr::new("summary"), tiny.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("w.100.pt.trace.json.gz: at byte 100: truncated gzip"),
+        "{err}"
+    );
+    assert!(!err.contains("empty file"), "{err}");
+    // Cut mid-stream: the kept events are reported with the decompressed and compressed sizes,
+    // never the decompressed size as a share of the compressed file.
+    let cut = d.path().join("w.cut.pt.trace.json.gz");
+    fs::write(&cut, &gz[..30_000]).expect("write");
+    let (code, out, err) = run([OsStr::new("summary"), cut.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("decompressed text ends at byte"), "{out}");
+    assert!(out.contains("from the 30000-byte compressed file"), "{out}");
+    assert!(!out.contains("100% of the file"), "{out}");
+}

@@ -181,3 +181,38 @@ fn platform_picks_another_plane_or_fails() {
     assert_eq!(v["captures"][0]["kept"], 100);
     assert_eq!(v["captures"][0]["capped"], true);
 }
+
+#[test]
+fn pytorch_capture_says_what_to_pass() {
+    let torch = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cli/worker0.1795311589169457977.pt.trace.json.gz");
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .arg("nested")
+        .arg(&torch)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no event name starts with 'jit_': this is a trace-event (PyTorch) capture"),
+        "{text}"
+    );
+    assert!(text.contains("--prefix ProfilerStep"), "{text}");
+    assert!(
+        text.contains("--id-pattern 'ProfilerStep#([0-9]+)'"),
+        "{text}"
+    );
+    // The suggestion works: step ids come back as functions.
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .arg("nested")
+        .arg(&torch)
+        .args([
+            "--prefix",
+            "ProfilerStep",
+            "--id-pattern",
+            "ProfilerStep#([0-9]+)",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("== functions (samples"), "{text}");
+}

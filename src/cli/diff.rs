@@ -422,10 +422,9 @@ pub fn render_text(j: &DiffJson) -> String {
     let mut o = String::new();
     for (label, s) in [("A", &j.a), ("B", &j.b)] {
         o.push_str(&format!(
-            "{label}: {}  run {}  host {}\n",
+            "{label}: {}{}\n",
             clean(&s.path),
-            clean(&s.run),
-            clean(&s.host)
+            super::text::run_host(&s.run, &s.host)
         ));
     }
     let scope = match &j.step_range {

@@ -110,7 +110,9 @@ pub fn cmd_nested(a: &NestedArgs) -> i32 {
             s.push_str(&render_text(r));
             s.push('\n');
         }
-        s.push_str(&render_functions(&functions));
+        let trace_json = reports.iter().any(|r| r.trace_json)
+            && reports.iter().all(|r| r.trace_json || r.error.is_some());
+        s.push_str(&render_functions(&functions, trace_json));
         emit(&s)
     };
     if let Err(code) = printed {
@@ -170,7 +172,17 @@ pub struct CaptureNested {
     /// The report in ps, for the cross-capture aggregation (not in JSON).
     #[serde(skip)]
     pub report: NestedReport,
+    /// A trace-event capture (PyTorch/Kineto, Chrome JSON), whose names are not JAX's
+    /// `jit_*` ones: an empty answer then says which options to pass (not in JSON).
+    #[serde(skip)]
+    pub trace_json: bool,
+    /// The `--prefix` in force (for that advice; not in JSON).
+    #[serde(skip)]
+    pub prefix: String,
 }
+
+/// What to pass on a trace-event (PyTorch) capture, whose events are not named `jit_*`.
+const TORCH_ADVICE: &str = "this is a trace-event (PyTorch) capture, not JAX's: pass --prefix with the start of the names to time (e.g. --prefix ProfilerStep; --prefix '' for every event) and --regex for the events to count inside them";
 
 /// One function id of `nested --json`.
 #[derive(Serialize, Clone, Debug)]
@@ -218,6 +230,8 @@ pub fn capture_nested(
         capped: false,
         nested: Vec::new(),
         report: NestedReport::default(),
+        trace_json: false,
+        prefix: opts.prefix.clone(),
     };
     let c = match loaded {
         Ok(c) => c,
@@ -242,6 +256,10 @@ pub fn capture_nested(
         ));
         return out;
     }
+    out.trace_json = matches!(
+        c.format,
+        Some(crate::model::Format::Kineto | crate::model::Format::Chrome)
+    );
     out.short_skipped = r.short_skipped;
     out.plane = r.plane.clone();
     out.platform = r.platform.clone();
@@ -283,7 +301,12 @@ pub fn render_text(s: &CaptureNested) -> String {
             }
         ));
     }
-    if s.nested.is_empty() {
+    if s.nested.is_empty() && s.trace_json {
+        o.push_str(&format!(
+            "   no event name starts with '{}': {TORCH_ADVICE}\n",
+            clean(&s.prefix)
+        ));
+    } else if s.nested.is_empty() {
         o.push_str("   no event matches the prefix\n");
     } else {
         let d = |v: f64| text::dur(v * 1000.0);
@@ -323,8 +346,12 @@ pub fn render_text(s: &CaptureNested) -> String {
     o
 }
 
-/// Renders the per-function-id table.
-pub fn render_functions(f: &[FunctionJson]) -> String {
+/// Renders the per-function-id table; `trace_json` when every capture read was a trace-event
+/// (PyTorch) one, where the default `--id-pattern` (JAX's autotune ids) cannot match.
+pub fn render_functions(f: &[FunctionJson], trace_json: bool) -> String {
+    if f.is_empty() && trace_json {
+        return "== functions: no name matches --id-pattern (by default JAX's jit_autotune_fn_N): on a PyTorch capture give it a capture group over your names, e.g. --id-pattern 'ProfilerStep#([0-9]+)'\n".into();
+    }
     if f.is_empty() {
         return "== functions: no name matches --id-pattern\n".into();
     }

@@ -301,10 +301,9 @@ pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> Captu
 pub fn render_text(s: &CaptureSummary) -> String {
     let mut o = String::new();
     o.push_str(&format!(
-        "== {}  run {}  host {}  ({}){}\n",
+        "== {}{}  ({}){}\n",
         clean(&s.path),
-        clean(&s.run),
-        clean(&s.host),
+        super::text::run_host(&s.run, &s.host),
         s.format,
         s.rank.map_or(String::new(), |r| format!("  rank {r}"))
     ));

@@ -202,8 +202,20 @@ pub fn table(indent: &str, header: &[(&str, Align)], rows: &[Vec<String>]) -> St
     out
 }
 
-/// The first line of a capture's text report (`== PATH  run RUN  host HOST{extra}`), followed
-/// by `   error: …` when the capture failed. `Err` holds the finished report of a failed capture.
+/// `  run R  host H` for a capture header, each part left out when blank (an allocator
+/// snapshot or a pprof profile has neither).
+pub fn run_host(run: &str, host: &str) -> String {
+    let mut o = String::new();
+    for (what, v) in [("run", run), ("host", host)] {
+        if !v.trim().is_empty() {
+            o.push_str(&format!("  {what} {}", clean(v)));
+        }
+    }
+    o
+}
+
+/// The first line of a capture's text report (`== PATH  run RUN  host HOST{extra}`, blank
+/// parts left out), followed by `   error: …` when the capture failed. `Err` holds the finished report of a failed capture.
 pub fn capture_head(
     path: &str,
     run: &str,
@@ -211,12 +223,7 @@ pub fn capture_head(
     extra: &str,
     error: Option<&String>,
 ) -> Result<String, String> {
-    let mut o = format!(
-        "== {}  run {}  host {}{extra}\n",
-        clean(path),
-        clean(run),
-        clean(host)
-    );
+    let mut o = format!("== {}{}{extra}\n", clean(path), run_host(run, host));
     match error {
         Some(e) => {
             o.push_str(&format!("   error: {}\n", clean(e)));
@@ -229,6 +236,15 @@ pub fn capture_head(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_run_and_host_are_left_out() {
+        assert_eq!(run_host("r1", "w0"), "  run r1  host w0");
+        assert_eq!(run_host("", "w0"), "  host w0");
+        assert_eq!(run_host("", ""), "");
+        let head = capture_head("snap.pickle", "", "", "", None).unwrap_or_default();
+        assert_eq!(head, "== snap.pickle\n");
+    }
 
     #[test]
     fn cut_names_stay_distinct() {

@@ -135,6 +135,8 @@ pub enum Action {
     JumpPeak,
     /// Open the memory table: allocations live at the cursor, live at end, largest in a range.
     OpenMemory,
+    /// List the open capture's load warnings (truncated, repaired, dropped), file and offset.
+    OpenWarnings,
     /// Diff table: open the aligned timelines of A's and B's busiest stream.
     OpenDiffAlign,
     /// Diff table: the next noise threshold under which a row is `same`.
@@ -211,6 +213,7 @@ impl Action {
         Action::OpenAligned,
         Action::JumpPeak,
         Action::OpenMemory,
+        Action::OpenWarnings,
         Action::OpenDiffAlign,
         Action::DiffThreshold,
         Action::DiffSteps,
@@ -284,6 +287,7 @@ impl Action {
             Action::OpenAligned => "open_aligned",
             Action::JumpPeak => "jump_peak",
             Action::OpenMemory => "open_memory",
+            Action::OpenWarnings => "open_warnings",
             Action::OpenDiffAlign => "open_diff_align",
             Action::DiffThreshold => "diff_threshold",
             Action::DiffSteps => "diff_steps",

@@ -258,7 +258,21 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigError>) {
             )),
         }
     }
-    cfg.keymap = Keymap::with(&overrides);
+    let (keymap, conflicts) = Keymap::with_conflicts(&overrides);
+    cfg.keymap = keymap;
+    for c in conflicts {
+        let at = |(v, a): (ViewKind, Action)| format!("`{}` in [keys.{}]", a.name(), v.name());
+        errors.push(err(
+            find_line(text, &format!("keys.{}", c.kept.0.name()), c.kept.1.name()),
+            format!(
+                "key `{}` is bound to {} and to {}: {} keeps it",
+                c.key,
+                at(c.lost),
+                at(c.kept),
+                at(c.kept)
+            ),
+        ));
+    }
     // Tables come back sorted by key: report in file order.
     errors.sort_by_key(|e| e.line);
     (cfg, errors)
@@ -319,8 +333,9 @@ pub fn default_toml() -> String {
          # (~/.config/tracetui/config.toml) or pass --config PATH. Every setting is optional:\n\
          # what you leave out keeps its default. Key names: a character (w, +, G), Enter, Esc,\n\
          # Tab, BackTab, Space, Backspace, Delete, Left, Right, Up, Down, Home, End, PgUp, PgDn,\n\
-         # F1-F12, with Ctrl-, Alt- or Shift- in front. A key given to one action is taken away\n\
-         # from the other actions of the same view.\n\n\
+         # F1-F12, with Ctrl-, Alt- or Shift- in front. A key you give to an action is taken away\n\
+         # from the other actions of the same view ([keys.global]: of every view), even where\n\
+         # they still list it as printed here; two of your own bindings of one key are reported.\n\n\
          [theme]\n\
          # \"name\": slices coloured by a hash of their name; \"category\": by category (toggle: c).\n\
          palette = \"name\"\n\
@@ -435,6 +450,30 @@ mod tests {
             cfg.keymap
                 .action(ViewKind::Timeline, &KeyEvent::from(KeyCode::Char('w'))),
             Some(Action::ZoomIn)
+        );
+    }
+
+    #[test]
+    fn own_binding_beats_a_default_and_conflicts_are_reported() {
+        // `--print-config` output with quit moved from `q` to `x` (jump_device keeps its `x`).
+        let text =
+            default_toml().replace("quit = [\"q\", \"Ctrl-C\"]", "quit = [\"x\", \"Ctrl-C\"]");
+        assert!(text.contains("quit = [\"x\""));
+        let (cfg, errors) = parse(&text, p());
+        assert!(errors.is_empty(), "{errors:?}");
+        let x = KeyEvent::from(KeyCode::Char('x'));
+        assert_eq!(
+            cfg.keymap.action(ViewKind::Timeline, &x),
+            Some(Action::Quit)
+        );
+        // Two bindings of the user's on one key: reported at the line of the one keeping it.
+        let text = "[keys.global]\nquit = \"y\"\n\n[keys.timeline]\nzoom_in = \"y\"\n";
+        let (_, errors) = parse(text, p());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].line, Some(5));
+        assert_eq!(
+            errors[0].message,
+            "key `y` is bound to `quit` in [keys.global] and to `zoom_in` in [keys.timeline]: `zoom_in` in [keys.timeline] keeps it"
         );
     }
 }

@@ -150,29 +150,18 @@ impl State {
         }
     }
 
-    /// Adds a picker entry for `c`: within its run (by host, span, path) when the run is
-    /// listed, else first (the newest run). The picker cursor stays on its entry.
+    /// Adds a picker entry for `c` where the picker's order puts it (newest first: a new capture
+    /// leads its run, and its run moves up with it). The picker cursor stays on its entry.
     fn insert_entry(&mut self, c: &CaptureFile) -> usize {
-        let run_rows: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| self.entries[i].capture.source.run == c.run)
-            .collect();
-        let at = match (run_rows.first(), run_rows.last()) {
-            (Some(&first), Some(&last)) => (first..=last)
-                .find(|&i| {
-                    let r = &self.entries[i].capture;
-                    (r.source.host.as_str(), r.span, r.source.path.as_path())
-                        > (c.host.as_str(), c.span, c.path.as_path())
-                })
-                .unwrap_or(last + 1),
-            _ => 0,
-        };
         let cursor = self.picker;
         let was_empty = self.entries.is_empty();
+        let at = self.entries.len();
         let i = self.entries.insert(at, capture_ref(c), true);
-        if !was_empty && cursor >= i {
-            self.picker = cursor + 1;
+        let moved = self.entries.reorder();
+        if !was_empty {
+            self.picker = moved.get(cursor).copied().unwrap_or(cursor);
         }
-        i
+        moved.get(i).copied().unwrap_or(i)
     }
 
     /// Entry `i` is still being written: remember to open it once complete (true: deferred).

@@ -184,9 +184,7 @@ impl std::ops::Deref for Entries {
 }
 
 impl Entries {
-    /// Idle entries for `captures`, runs ordered by when their newest capture was taken
-    /// (newest first; the file time when the trace does not say), each run's captures kept
-    /// together, its hosts in their order, a host's captures newest first.
+    /// Idle entries for `captures` in the picker's order ([`Entries::reorder`]).
     pub fn new(captures: Vec<CaptureRef>) -> Entries {
         let n = captures.len() as u32;
         let list: Vec<Entry> = captures
@@ -194,40 +192,7 @@ impl Entries {
             .zip(0..)
             .map(|(capture, id)| Entry::idle(CaptureId(id), capture, false))
             .collect();
-        let mut newest: rustc_hash::FxHashMap<String, i64> = Default::default();
-        // Where each run and each (run, host) first appears, so runs the same age and a
-        // run's hosts keep their order.
-        let mut first: rustc_hash::FxHashMap<(&str, Option<&str>), usize> = Default::default();
-        for (i, e) in list.iter().enumerate() {
-            let t = e.when().unwrap_or(i64::MIN);
-            let slot = newest.entry(e.capture.source.run.clone()).or_insert(t);
-            *slot = (*slot).max(t);
-            let src = &e.capture.source;
-            first.entry((src.run.as_str(), None)).or_insert(i);
-            first
-                .entry((src.run.as_str(), Some(src.host.as_str())))
-                .or_insert(i);
-        }
-        let keys: Vec<(std::cmp::Reverse<i64>, usize, usize, std::cmp::Reverse<i64>)> = list
-            .iter()
-            .map(|e| {
-                let src = &e.capture.source;
-                let run = newest.get(&src.run).copied().unwrap_or(i64::MIN);
-                let at = |host| first.get(&(src.run.as_str(), host)).copied().unwrap_or(0);
-                (
-                    std::cmp::Reverse(run),
-                    at(None),
-                    at(Some(src.host.as_str())),
-                    std::cmp::Reverse(e.when().unwrap_or(i64::MIN)),
-                )
-            })
-            .collect();
-        // Runs newest first; a run's hosts in their order; a host's captures newest first.
-        let mut order: Vec<usize> = (0..list.len()).collect();
-        order.sort_by_key(|&i| keys[i]);
-        let mut slots: Vec<Option<Entry>> = list.into_iter().map(Some).collect();
-        let list: Vec<Entry> = order.iter().filter_map(|&i| slots[i].take()).collect();
-        Entries {
+        let mut e = Entries {
             list,
             current: None,
             generation: 0,
@@ -237,7 +202,75 @@ impl Entries {
             max_jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             clock: 0,
             pinned: Vec::new(),
+        };
+        e.reorder();
+        e
+    }
+
+    /// Puts the entries in the picker's order: runs by when their newest trace was taken
+    /// (newest first; the file time when the trace does not say; ties in their order; runs of
+    /// memory profiles only last), each
+    /// run's captures together — its traces before its memory profiles (allocator snapshots,
+    /// pprof), hosts by name with numbers in numeric order (`worker2` before `worker10`, so the
+    /// ranks of a job come in rank order), then by rank, a host's captures newest first. Keeps
+    /// [`Entries::current`] on its entry; returns each entry's new index by its old one.
+    pub fn reorder(&mut self) -> Vec<usize> {
+        // A run's age is its newest trace's: memory profiles beside (or apart from) the traces
+        // do not make a run newer, and runs of memory profiles only come after the others.
+        let is_memory = |e: &Entry| e.capture.format == Some(crate::model::Format::Snapshot);
+        let mut newest: rustc_hash::FxHashMap<&str, (bool, i64)> = Default::default();
+        // Where each run first appears, so runs the same age keep their order.
+        let mut first: rustc_hash::FxHashMap<&str, usize> = Default::default();
+        for (i, e) in self.list.iter().enumerate() {
+            let t = (!is_memory(e), e.when().unwrap_or(i64::MIN));
+            let run = e.capture.source.run.as_str();
+            let slot = newest.entry(run).or_insert(t);
+            *slot = (*slot).max(t);
+            first.entry(run).or_insert(i);
         }
+        type Key = (
+            std::cmp::Reverse<(bool, i64)>,
+            usize,
+            bool,
+            Vec<(String, Option<u64>)>,
+            (bool, Option<i64>),
+            std::cmp::Reverse<i64>,
+            usize,
+        );
+        let keys: Vec<Key> = self
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let src = &e.capture.source;
+                let run = src.run.as_str();
+                (
+                    std::cmp::Reverse(newest.get(run).copied().unwrap_or((false, i64::MIN))),
+                    first.get(run).copied().unwrap_or(0),
+                    is_memory(e),
+                    natural_key(&src.host),
+                    // Ranked first (`None` would sort before every rank).
+                    (e.rank.is_none(), e.rank),
+                    std::cmp::Reverse(e.when().unwrap_or(i64::MIN)),
+                    i,
+                )
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..self.list.len()).collect();
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        let mut new_index = vec![0; order.len()];
+        for (to, &from) in order.iter().enumerate() {
+            new_index[from] = to;
+        }
+        let mut slots: Vec<Option<Entry>> = std::mem::take(&mut self.list)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.list = order.iter().filter_map(|&i| slots[i].take()).collect();
+        if let Some(c) = self.current.as_mut() {
+            *c = new_index.get(*c).copied().unwrap_or(*c);
+        }
+        new_index
     }
 
     /// Index of the entry whose running job is `generation` (`hint` first: the entry index
@@ -590,10 +623,34 @@ impl Entries {
     }
 }
 
+/// `s` as text runs each followed by the number after it, so names compare with their numbers
+/// in numeric order (`worker2` < `worker10`).
+fn natural_key(s: &str) -> Vec<(String, Option<u64>)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(d) = c.to_digit(10) {
+            let mut n = u64::from(d);
+            while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
+                n = n.saturating_mul(10).saturating_add(u64::from(d));
+                chars.next();
+            }
+            out.push((std::mem::take(&mut text), Some(n)));
+        } else {
+            text.push(c);
+        }
+    }
+    if !text.is_empty() || out.is_empty() {
+        out.push((text, None));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SourceInfo;
+    use crate::model::{Format, SourceInfo};
 
     fn cref(name: &str) -> CaptureRef {
         CaptureRef {
@@ -605,6 +662,90 @@ mod tests {
             modified: None,
             span: None,
         }
+    }
+
+    fn at(run: &str, host: &str, format: Format, secs: u64) -> CaptureRef {
+        CaptureRef {
+            source: SourceInfo {
+                path: format!("{run}/{host}.{secs}").into(),
+                run: run.into(),
+                host: host.into(),
+                ..SourceInfo::default()
+            },
+            format: Some(format),
+            modified: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs)),
+            span: None,
+        }
+    }
+
+    fn hosts(e: &Entries) -> Vec<String> {
+        e.iter()
+            .map(|x| format!("{}.{:?}", x.capture.source.host, x.capture.format))
+            .collect()
+    }
+
+    #[test]
+    fn hosts_in_numeric_order_traces_before_memory_profiles() {
+        use crate::model::Format::{Kineto, Snapshot, XPlane};
+        // Text order from discovery: worker0, worker1, worker10, worker2.
+        let e = Entries::new(
+            ["worker0", "worker1", "worker10", "worker2"]
+                .iter()
+                .map(|h| at("run", h, Kineto, 10))
+                .collect(),
+        );
+        let names: Vec<&str> = e.iter().map(|x| x.capture.source.host.as_str()).collect();
+        assert_eq!(names, ["worker0", "worker1", "worker2", "worker10"]);
+        // A JAX session: the memory profile written last is not the first (preselected) entry.
+        let e = Entries::new(vec![
+            at("s1", "vm", XPlane, 10),
+            at("s1", "device_memory", Snapshot, 20),
+        ]);
+        assert_eq!(
+            hosts(&e),
+            ["vm.Some(XPlane)", "device_memory.Some(Snapshot)"]
+        );
+        // … also when the profile is listed in a run of its own (the log dir's root).
+        let e = Entries::new(vec![
+            at("", "device_memory", Snapshot, 20),
+            at("s1", "vm", XPlane, 10),
+        ]);
+        assert_eq!(
+            hosts(&e),
+            ["vm.Some(XPlane)", "device_memory.Some(Snapshot)"]
+        );
+        assert!(natural_key("w10") > natural_key("w9"));
+        assert!(natural_key("w") < natural_key("w0"));
+    }
+
+    #[test]
+    fn a_capture_added_later_goes_where_newest_first_puts_it() {
+        use crate::model::Format::Kineto;
+        let mut e = Entries::new(vec![
+            at("old", "worker0", Kineto, 5),
+            at("run", "worker0", Kineto, 10),
+            at("run", "worker0", Kineto, 20),
+        ]);
+        e.current = Some(2);
+        assert_eq!(e[2].capture.source.path, Path::new("old/worker0.5"));
+        let i = e.insert(e.len(), at("run", "worker0", Kineto, 30), true);
+        let moved = e.reorder();
+        assert_eq!(moved[i], 0);
+        let paths: Vec<String> = e
+            .iter()
+            .map(|x| x.capture.source.path.display().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "run/worker0.30",
+                "run/worker0.20",
+                "run/worker0.10",
+                "old/worker0.5"
+            ]
+        );
+        // The open entry is still the one it was.
+        assert_eq!(e.current, Some(3));
     }
 
     #[test]

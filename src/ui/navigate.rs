@@ -402,6 +402,7 @@ impl State {
             | Action::ToggleSandwich
             | Action::ToggleTable
             | Action::OpenMemory
+            | Action::OpenWarnings
             | Action::OpenDiffAlign
             | Action::DiffThreshold
             | Action::DiffSteps => {}

@@ -213,6 +213,14 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
             if h.within_track { " (track)" } else { "" }
         );
     }
+    // Load warnings of the shown capture: counted on the right, whatever else is said there.
+    if let Some(m) = super::views::warnings::marker(st) {
+        right = if right.is_empty() {
+            m
+        } else {
+            format!("{m} · {right}")
+        };
+    }
     // A file changed under the open capture: what was loaded stays usable, lazily read
     // details (XPlane stats) are not shown.
     let changed = (st.screen() == Screen::Timeline)
@@ -304,7 +312,11 @@ pub fn draw_loading(st: &State, buf: &mut Buffer, area: Rect) {
         }
         EntryState::Failed(msg) => {
             lines.push("could not load this capture:".into());
-            lines.push(text::sanitize(msg).into_owned());
+            // The whole error (file, offset, what), wrapped to the panel's width: never cut.
+            lines.extend(super::views::full_details::wrap(
+                &text::sanitize(msg),
+                w.saturating_sub(2),
+            ));
         }
         _ => {}
     }

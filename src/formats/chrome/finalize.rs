@@ -121,6 +121,11 @@ impl Loader<'_> {
             if !given && matches!(pr.kind, ProcessKind::Gpu | ProcessKind::Tpu) {
                 pr.sort_index = pr.sort_index.saturating_add(1 << 40);
             }
+            // Negative pids are profiler pseudo-processes (Kineto's `pid -1`, CUPTI Overhead),
+            // whatever index they got: after the real processes, never first.
+            if matches!(pr.key, Key::Int(k) if k < 0) {
+                pr.sort_index = (1 << 42) + pr.sort_index.clamp(-(1 << 40), 1 << 40);
+            }
         }
         // Thread metadata: names and sort indexes of the thread and the stream of each key (a
         // thread known only from metadata gets a thread track, as before).

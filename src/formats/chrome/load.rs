@@ -6,7 +6,7 @@
 
 use super::chunks;
 use super::sequential::{parse_slice, parse_stream};
-use crate::formats::error::LoadError;
+use crate::formats::error::{LoadError, LoadErrorKind};
 use crate::formats::progress::Progress;
 use crate::formats::source::{inflate as inflate_gz, is_gzip, open as open_file, pipe, spill};
 use crate::model::{Capture, Format, SourceInfo, Warning};
@@ -46,11 +46,17 @@ pub fn load(
             progress
                 .bytes_total
                 .store(text.len() as u64, Ordering::Relaxed);
-            let mut cap = parse_slice_any(path, text, source, hint, progress)?;
-            if let Some(e) = inflated.error {
-                cap.warnings.push(gzip_warning(text.len() as u64, &e));
-            }
-            return Ok(cap);
+            let parsed = parse_slice_any(path, text, source, hint, progress);
+            let n = text.len() as u64;
+            return match (parsed, inflated.error) {
+                (Ok(mut cap), Some(e)) => {
+                    cap.warnings.push(gzip_warning(n, &e));
+                    Ok(cap)
+                }
+                (Ok(cap), None) => Ok(cap),
+                (Err(err), Some(e)) if !err.is_cancelled() => Err(gzip_error(path, len, n, &e)),
+                (Err(err), _) => Err(err),
+            };
         }
         return stream_gz(path, source, hint, progress);
     }
@@ -113,13 +119,34 @@ pub(super) fn load_gz_overlapped(
             // Declined (a defect, truncation): the complete text, parsed as before.
             None => parse_slice_any(path, text, source.clone(), hint, progress),
         };
-        Some(cap.map(|mut c| {
-            if let Some(e) = error {
+        Some(match (cap, error) {
+            (Ok(mut c), Some(e)) => {
                 c.warnings.push(gzip_warning(len, &e));
+                Ok(c)
             }
-            c
-        }))
+            (Ok(c), None) => Ok(c),
+            (Err(err), Some(e)) if !err.is_cancelled() => Err(gzip_error(path, gz_len, len, &e)),
+            (Err(err), _) => Err(err),
+        })
     })
+}
+
+/// The load error of a `.gz` of `gz_len` bytes whose stream broke (`e`) after `text_len`
+/// decompressed bytes, before anything could be kept: a truncated (or corrupt) gzip, reported at
+/// the end of the compressed file, never as an "empty file".
+fn gzip_error(path: &Path, gz_len: u64, text_len: u64, e: &io::Error) -> LoadError {
+    let (kind, what) = match e.kind() {
+        io::ErrorKind::UnexpectedEof => (LoadErrorKind::Truncated, "truncated gzip"),
+        _ => (LoadErrorKind::Corrupt, "corrupt gzip"),
+    };
+    LoadError::new(
+        kind,
+        path,
+        Some(gz_len),
+        format!(
+            "{what}: the compressed stream ({gz_len} bytes) breaks off after {text_len} decompressed bytes, before the first complete event ({e})"
+        ),
+    )
 }
 
 fn gzip_warning(len: u64, e: &io::Error) -> Warning {

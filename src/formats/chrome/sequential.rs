@@ -81,7 +81,8 @@ enum Outcome {
     Repairable(serde_json::Error),
 }
 
-/// Interprets a parse result: Ok, truncation (warned), or an error.
+/// Interprets a parse result: Ok, truncation (warned), or an error. `total` is the length of
+/// the text parsed.
 fn settle(
     path: &Path,
     ld: &mut Loader<'_>,
@@ -119,6 +120,10 @@ fn settle(
     if ld.cancelled {
         return Err(LoadError::cancelled(path));
     }
+    // The text parsed is not the file when the file is gzip: offsets and sizes are then of the
+    // decompressed text, and the messages say so (with the compressed file's size).
+    let file_bytes = gzip_size(path).unwrap_or(0);
+    let inflated = file_bytes > 0;
     // A token cut by the end of the input (`12.`, `tr`) is a syntax error at EOF: a truncation.
     let mut class = e.classify();
     if class == C::Syntax && offset(&e) + 1 >= total {
@@ -128,14 +133,27 @@ fn settle(
         C::Eof => {
             if ld.saw_events {
                 let n = ld.events;
-                ld.b.warn(
-                    "truncated",
+                let form = if ld.object_form { "object" } else { "array" };
+                let message = if inflated {
                     format!(
-                        "file ends at byte {total} inside the trace (unterminated {}): kept the {n} complete events before the cut (all {total} bytes read, 100% of the file)",
-                        if ld.object_form { "object" } else { "array" }
-                    ),
-                );
+                        "decompressed text ends at byte {total} inside the trace (unterminated {form}): kept the {n} complete events before the cut (all {total} decompressed bytes read, from the {file_bytes}-byte compressed file)"
+                    )
+                } else {
+                    format!(
+                        "file ends at byte {total} inside the trace (unterminated {form}): kept the {n} complete events before the cut (all {total} bytes read, 100% of the file)"
+                    )
+                };
+                ld.b.warn("truncated", message);
                 Ok(Outcome::Done)
+            } else if total == 0 && inflated {
+                Err(LoadError::new(
+                    LoadErrorKind::Truncated,
+                    path,
+                    Some(file_bytes),
+                    format!(
+                        "the {file_bytes}-byte compressed file decompresses to no text: truncated or empty gzip"
+                    ),
+                ))
             } else if total == 0 {
                 Err(LoadError::new(
                     LoadErrorKind::NotATrace,
@@ -144,11 +162,18 @@ fn settle(
                     "empty file: expected a JSON array of trace events or an object with \"traceEvents\"",
                 ))
             } else {
+                let what = if inflated {
+                    "decompressed text"
+                } else {
+                    "file"
+                };
                 Err(LoadError::new(
                     LoadErrorKind::Truncated,
                     path,
                     Some(total),
-                    "unexpected end of file before the first event: expected a JSON array of trace events or an object with \"traceEvents\"",
+                    format!(
+                        "unexpected end of {what} before the first event: expected a JSON array of trace events or an object with \"traceEvents\""
+                    ),
                 ))
             }
         }
@@ -182,9 +207,11 @@ fn settle(
                 ld.b.warn(
                     "parse_error",
                     format!(
-                        "invalid JSON at byte {at} ({msg}): kept the {} events before it ({} of the file), the remaining {} bytes were not loaded",
+                        "invalid JSON at byte {at}{} ({msg}): kept the {} events before it ({} of the {}), the remaining {} bytes were not loaded",
+                        if inflated { " of the decompressed text" } else { "" },
                         ld.events,
                         percent(at, total),
+                        if inflated { "decompressed text" } else { "file" },
                         total.saturating_sub(at)
                     ),
                 );
@@ -206,6 +233,17 @@ fn settle(
             }
         }
     }
+}
+
+/// Size of the file at `path` when it is gzip (its first bytes are gzip's magic), else `None`.
+fn gzip_size(path: &Path) -> Option<u64> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut magic = [0u8; 2];
+    f.read_exact(&mut magic).ok()?;
+    if !crate::formats::source::is_gzip(&magic) {
+        return None;
+    }
+    Some(f.metadata().ok()?.len())
 }
 
 /// serde_json's message without its " at line L column C" suffix.

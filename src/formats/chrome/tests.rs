@@ -494,3 +494,28 @@ fn chunked_parse_of_a_growing_input_equals_the_sequential_parse() {
         );
     }
 }
+
+#[test]
+fn negative_pid_goes_after_the_real_processes() {
+    // Kineto's `pid -1` (CUPTI Overhead) first in the file, with and without a sort index.
+    for meta in [
+        "",
+        r#"{"ph":"M","name":"process_sort_index","pid":-1,"args":{"sort_index":-1}},"#,
+    ] {
+        let text = format!(
+            r#"[{{"ph":"M","name":"process_name","pid":-1,"args":{{"name":"CUPTI Overhead"}}}},
+                {meta}
+                {{"ph":"X","name":"Activity Buffer Request","cat":"overhead","pid":-1,"tid":0,"ts":1,"dur":1}},
+                {{"ph":"M","name":"process_sort_index","pid":571,"args":{{"sort_index":571}}}},
+                {{"ph":"X","name":"step","cat":"cpu_op","pid":571,"tid":571,"ts":2,"dur":5}},
+                {{"ph":"M","name":"process_labels","pid":0,"args":{{"labels":"GPU 0"}}}},
+                {{"ph":"M","name":"process_sort_index","pid":0,"args":{{"sort_index":5000000}}}},
+                {{"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":3,"dur":1}}]"#
+        );
+        let c = load(&text);
+        let mut order: Vec<&crate::model::Process> = c.processes.iter().collect();
+        order.sort_by_key(|p| p.sort_index);
+        let keys: Vec<Key> = order.iter().map(|p| p.key).collect();
+        assert_eq!(keys, [Key::Int(571), Key::Int(0), Key::Int(-1)], "{meta}");
+    }
+}

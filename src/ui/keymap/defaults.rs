@@ -68,6 +68,12 @@ pub const DEFAULTS: &[Default] = &[
         "diff this capture (B) against the baseline: per-name Δ table",
     ),
     d(
+        V::Picker,
+        A::OpenOverview,
+        &["R"],
+        "run overview of the capture's run: rank × step heatmap, rank table",
+    ),
+    d(
         V::Timeline,
         A::ZoomIn,
         &["w", "+", "="],
@@ -252,6 +258,12 @@ pub const DEFAULTS: &[Default] = &[
         A::OpenMemory,
         &["M"],
         "memory: allocations live at the cursor, at end, in range",
+    ),
+    d(
+        V::Timeline,
+        A::OpenWarnings,
+        &["!"],
+        "load warnings: truncated, repaired, dropped (file, offset)",
     ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),

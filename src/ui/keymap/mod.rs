@@ -35,11 +35,36 @@ impl std::default::Default for Keymap {
     }
 }
 
+/// A key that two of the user's own bindings claim in views that share keys (the same view, or
+/// one of them global): the later binding keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conflict {
+    /// The key.
+    pub key: Key,
+    /// The binding that lost the key (view, action).
+    pub lost: (ViewKind, Action),
+    /// The binding that kept it.
+    pub kept: (ViewKind, Action),
+}
+
+/// True when a key bound in `a` and in `b` would collide (global keys act in every view).
+fn shares(a: ViewKind, b: ViewKind) -> bool {
+    a == b || a == ViewKind::Global || b == ViewKind::Global
+}
+
 impl Keymap {
-    /// The defaults with `overrides` (view, action, keys) applied: an override replaces the
-    /// action's keys and takes its keys away from other actions of the same view (and from
-    /// global actions when the view is global).
+    /// The defaults with `overrides` (view, action, keys) applied; see [`Keymap::with_conflicts`].
     pub fn with(overrides: &[(ViewKind, Action, Vec<Key>)]) -> Keymap {
+        Keymap::with_conflicts(overrides).0
+    }
+
+    /// The defaults with `overrides` (view, action, keys) applied, and the keys two overrides
+    /// claim. An override that repeats the action's default keys (a `--print-config` copy left
+    /// as it was) is not the user's choice and changes nothing. Every other override replaces
+    /// the action's keys and takes them away from the other actions of the same view (and of
+    /// every view when either is global), defaults and earlier overrides alike: the user's
+    /// binding wins over a default of the same key.
+    pub fn with_conflicts(overrides: &[(ViewKind, Action, Vec<Key>)]) -> (Keymap, Vec<Conflict>) {
         let mut rows: Vec<(ViewKind, Action, Vec<Key>, &'static str)> = DEFAULTS
             .iter()
             .map(|d| {
@@ -47,10 +72,28 @@ impl Keymap {
                 (d.view, d.action, keys, d.desc)
             })
             .collect();
-        for (view, action, keys) in overrides {
+        let own: Vec<&(ViewKind, Action, Vec<Key>)> = overrides
+            .iter()
+            .filter(|(v, a, keys)| !rows.iter().any(|r| r.0 == *v && r.1 == *a && r.2 == *keys))
+            .collect();
+        let mut conflicts = Vec::new();
+        for (i, later) in own.iter().enumerate() {
+            for earlier in &own[..i] {
+                if !shares(earlier.0, later.0) || (earlier.0, earlier.1) == (later.0, later.1) {
+                    continue;
+                }
+                for &key in later.2.iter().filter(|k| earlier.2.contains(k)) {
+                    conflicts.push(Conflict {
+                        key,
+                        lost: (earlier.0, earlier.1),
+                        kept: (later.0, later.1),
+                    });
+                }
+            }
+        }
+        for (view, action, keys) in own {
             for r in rows.iter_mut() {
-                let shares = r.0 == *view || *view == ViewKind::Global || r.0 == ViewKind::Global;
-                if shares && !(r.0 == *view && r.1 == *action) {
+                if shares(r.0, *view) && !(r.0 == *view && r.1 == *action) {
                     r.2.retain(|k| !keys.contains(k));
                 }
             }
@@ -65,7 +108,7 @@ impl Keymap {
                 lookup.entry((*view, *k)).or_insert(*action);
             }
         }
-        Keymap { rows, lookup }
+        (Keymap { rows, lookup }, conflicts)
     }
 
     /// The action of `key` in `view` (the view's own bindings first, then the global ones).
@@ -280,5 +323,41 @@ mod tests {
             km.hints(ViewKind::Timeline, false).split("  ").nth(1),
             Some("a/→ pan")
         );
+    }
+
+    #[test]
+    fn a_users_key_wins_over_a_default_and_conflicts_are_reported() {
+        let x = Key::parse("x").unwrap();
+        let ctrl_c = Key::parse("Ctrl-c").unwrap();
+        // `--print-config` copied whole: quit moved to `x`, jump_device left at its default `x`.
+        let km = Keymap::with(&[
+            (ViewKind::Global, Action::Quit, vec![x, ctrl_c]),
+            (ViewKind::Timeline, Action::JumpDevice, vec![x]),
+        ]);
+        let ev = KeyEvent::from(KeyCode::Char('x'));
+        assert_eq!(km.action(ViewKind::Timeline, &ev), Some(Action::Quit));
+        assert!(km.keys(ViewKind::Timeline, Action::JumpDevice).is_empty());
+        // Two of the user's own bindings on one key: reported, the later keeps it.
+        let y = Key::parse("y").unwrap();
+        let (km, conflicts) = Keymap::with_conflicts(&[
+            (ViewKind::Global, Action::Quit, vec![y]),
+            (ViewKind::Timeline, Action::ZoomIn, vec![y]),
+        ]);
+        assert_eq!(
+            conflicts,
+            vec![Conflict {
+                key: y,
+                lost: (ViewKind::Global, Action::Quit),
+                kept: (ViewKind::Timeline, Action::ZoomIn),
+            }]
+        );
+        let ev = KeyEvent::from(KeyCode::Char('y'));
+        assert_eq!(km.action(ViewKind::Timeline, &ev), Some(Action::ZoomIn));
+        // Different views that do not share keys: no conflict.
+        let (_, conflicts) = Keymap::with_conflicts(&[
+            (ViewKind::Picker, Action::Down, vec![y]),
+            (ViewKind::Timeline, Action::ZoomIn, vec![y]),
+        ]);
+        assert!(conflicts.is_empty());
     }
 }

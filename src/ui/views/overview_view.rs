@@ -82,7 +82,12 @@ impl OverviewView {
     /// The overview of the shown capture's run and the request for its summaries (`None` when
     /// no capture is open).
     pub fn open(st: &State) -> Option<(OverviewView, Msg)> {
-        let focus = st.shown()?;
+        OverviewView::open_for(st, st.shown()?)
+    }
+
+    /// The overview of the run of capture `focus` (its rank starts under the cursor), with the
+    /// message requesting its summaries; `None` when `focus` is not listed.
+    pub fn open_for(st: &State, focus: CaptureId) -> Option<(OverviewView, Msg)> {
         let run = st.entries.entry(focus)?.capture.source.run.clone();
         let members: Vec<CaptureId> = st
             .entries

@@ -40,6 +40,20 @@ impl View for PickerView {
             Some(Action::Back) => vec![Msg::ShowTimeline],
             Some(Action::MarkBaseline) if n > 0 => vec![Msg::SetBaseline(st.picker)],
             Some(Action::OpenDiff) if n > 0 => vec![Msg::OpenDiff(st.picker)],
+            Some(Action::OpenOverview) if n > 0 => {
+                let open = st
+                    .entries
+                    .id_of(st.picker)
+                    .and_then(|id| super::overview_view::OverviewView::open_for(st, id));
+                match open {
+                    Some((v, req)) if ranks_of_run(st, st.picker) > 1 => {
+                        vec![Msg::Push(Box::new(v)), req]
+                    }
+                    _ => vec![Msg::Notice(
+                        "one rank in this run: no run overview (Enter opens it)".into(),
+                    )],
+                }
+            }
             _ => Vec::new(),
         }
     }
@@ -91,6 +105,47 @@ pub fn taken_label(taken: Option<i64>, modified: Option<SystemTime>, wide: bool)
     }
 }
 
+/// Runs with at least this many ranks offer their run overview before any one rank.
+pub const MANY_RANKS: usize = 4;
+
+/// How many captures of entry `i`'s run say their rank (traces only).
+pub fn ranks_of_run(st: &State, i: usize) -> usize {
+    let Some(run) = st.entries.get(i).map(|e| &e.capture.source.run) else {
+        return 0;
+    };
+    st.entries
+        .iter()
+        .filter(|e| {
+            &e.capture.source.run == run
+                && crate::analysis::ranks::is_rank_format(e.capture.format)
+                && rank_of(e).is_some()
+        })
+        .count()
+}
+
+/// The rank a capture says (file head, else the loaded capture).
+fn rank_of(e: &crate::ui::loading::Entry) -> Option<i64> {
+    e.rank.or_else(|| match &e.state {
+        EntryState::Ready(l) => l.cap.rank(),
+        _ => None,
+    })
+}
+
+/// The header's offer of the run overview when the cursor's run has many ranks: ` · 64 ranks:
+/// R run overview first, or pick one`.
+fn overview_offer(st: &State, cursor: usize) -> String {
+    let n = ranks_of_run(st, cursor);
+    let key = st
+        .keymap
+        .keys(ViewKind::Picker, Action::OpenOverview)
+        .first()
+        .map(|k| k.hint());
+    match key {
+        Some(k) if n >= MANY_RANKS => format!(" · {n} ranks: {k} run overview, or pick one"),
+        _ => String::new(),
+    }
+}
+
 /// ` · 2 loaded, 310.0 MB in memory` for the header, or nothing when none is loaded.
 fn loaded_summary(st: &State) -> String {
     let k = st.entries.loaded_count();
@@ -109,16 +164,16 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
     }
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let n = st.entries.len();
-    buf.set_stringn(
-        area.x,
-        area.y,
+    let offer = overview_offer(st, cursor);
+    let title = if offer.is_empty() {
         format!(
             " tracetui  {n} captures, newest first{}",
             loaded_summary(st)
-        ),
-        w,
-        bold,
-    );
+        )
+    } else {
+        format!(" tracetui  {n} captures{offer}{}", loaded_summary(st))
+    };
+    buf.set_stringn(area.x, area.y, title, w, bold);
     let wide = w >= 100;
     // Under 100 columns the run is narrower and the file size gives way, so the status
     // (`loading ▓▓░░░░ 40%`, errors) keeps its room beside the capture time.
@@ -132,12 +187,6 @@ pub fn draw(st: &State, cursor: usize, buf: &mut Buffer, area: Rect) {
         }
     };
     // The rank column, when a capture says its rank (file head, else the loaded capture).
-    let rank_of = |e: &crate::ui::loading::Entry| {
-        e.rank.or_else(|| match &e.state {
-            EntryState::Ready(l) => l.cap.rank(),
-            _ => None,
-        })
-    };
     let ranks = st.entries.iter().any(|e| rank_of(e).is_some());
     let time_w = if wide { 17 } else { 12 };
     let header = format!(
