@@ -133,6 +133,35 @@ pub fn fit_keep_number(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{head}{tail}"))
 }
 
+/// Cuts names shown together (the rows of a table on screen) to `max` columns like [`fit`], but
+/// so that different names stay different: names whose plain cuts read the same
+/// (`GPU 0 (python3) · str…` for stream 7 and stream 13) are cut together by
+/// [`crate::text::fit_apart`], which keeps the part that tells them apart (`GPU 0 (py…stream 7`).
+pub fn fit_column(names: &[String], max: usize) -> Vec<String> {
+    let mut out: Vec<String> = names.iter().map(|n| fit(n, max).into_owned()).collect();
+    let mut groups: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for (i, c) in out.iter().enumerate() {
+        if c.as_str() != names[i] {
+            groups.entry(c.as_str()).or_default().push(i);
+        }
+    }
+    let mut fixes: Vec<(usize, String)> = Vec::new();
+    // Only cut names can collide (a whole name never reads like a cut one, which ends in `…`).
+    for ix in groups.into_values() {
+        if ix.len() < 2 || ix.iter().all(|&i| names[i] == names[ix[0]]) {
+            continue;
+        }
+        let group: Vec<&str> = ix.iter().map(|&i| names[i].as_str()).collect();
+        for (&i, s) in ix.iter().zip(crate::text::fit_apart(&group, max)) {
+            fixes.push((i, s));
+        }
+    }
+    for (i, s) in fixes {
+        out[i] = s;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +219,29 @@ mod tests {
             "gen_torch.py(12): <module>"
         );
         assert_eq!(fold("x\x07<y>"), "x\u{FFFD}<y>");
+    }
+
+    #[test]
+    fn cut_names_shown_together_stay_apart() {
+        let names: Vec<String> = [
+            "GPU 0 (python3) · stream 7",
+            "GPU 0 (python3) · stream 13",
+            "CPU (python3) · thread 1",
+            "aten::mm",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let out = fit_column(&names, 22);
+        assert!(out.iter().all(|s| width(s) <= 22), "{out:?}");
+        assert!(out[0].ends_with("stream 7"), "{out:?}");
+        assert!(out[1].ends_with("stream 13"), "{out:?}");
+        // A cut that collides with nothing is the plain one; short names stay whole.
+        assert_eq!(out[2], fit(&names[2], 22));
+        assert_eq!(out[3], "aten::mm");
+        // Identical names stay identical (another column tells them apart).
+        let same = vec!["ProfilerStep*".to_string(); 2];
+        assert_eq!(fit_column(&same, 8), vec!["Profile…".to_string(); 2]);
     }
 
     #[test]

@@ -34,6 +34,7 @@ const TIMELINE_HINTS: &[Hint] = &[
     h(&[A::Parent], "parent"),
     h(&[A::Mark], "mark"),
     h(&[A::Partner], "flow"),
+    h(&[A::JumpDevice], "device"),
     h(&[A::Help], "help"),
 ];
 /// Hints of the timeline below 100 columns.
@@ -43,6 +44,7 @@ const TIMELINE_HINTS_NARROW: &[Hint] = &[
     h(&[A::Down, A::Up], ""),
     h(&[A::PrevSlice, A::NextSlice], ""),
     h(&[A::Confirm], ""),
+    h(&[A::JumpDevice], "device"),
     h(&[A::Help], "help"),
 ];
 
