@@ -133,33 +133,81 @@ pub fn fit_keep_number(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{head}{tail}"))
 }
 
-/// Cuts names shown together (the rows of a table on screen) to `max` columns like [`fit`], but
-/// so that different names stay different: names whose plain cuts read the same
-/// (`GPU 0 (python3) · str…` for stream 7 and stream 13) are cut together by
-/// [`crate::text::fit_apart`], which keeps the part that tells them apart (`GPU 0 (py…stream 7`).
+/// Cuts names shown together (the rows of a table on screen) to `max` columns so that different
+/// names stay different. A cut name that shares a prefix with another keeps the word where they
+/// start to differ and its end, when those fit (`GPU 0 (python3) …stream 13` beside
+/// `GPU 0 (python3) · stream 7`, where a plain cut read `…stream 1…`); others get the plain
+/// [`fit`]. Names whose cuts still read the same are cut by [`crate::text::fit_apart`].
 pub fn fit_column(names: &[String], max: usize) -> Vec<String> {
-    let mut out: Vec<String> = names.iter().map(|n| fit(n, max).into_owned()).collect();
+    let all: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = names
+        .iter()
+        .map(|n| match fit(n, max) {
+            Cow::Borrowed(_) => n.clone(),
+            Cow::Owned(plain) => cut_at_difference(n, &all, max).unwrap_or(plain),
+        })
+        .collect();
     let mut groups: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
     for (i, c) in out.iter().enumerate() {
         if c.as_str() != names[i] {
             groups.entry(c.as_str()).or_default().push(i);
         }
     }
+    // Only cut names can collide (a whole name never reads like a cut one, which has a `…`).
     let mut fixes: Vec<(usize, String)> = Vec::new();
-    // Only cut names can collide (a whole name never reads like a cut one, which ends in `…`).
     for ix in groups.into_values() {
         if ix.len() < 2 || ix.iter().all(|&i| names[i] == names[ix[0]]) {
             continue;
         }
         let group: Vec<&str> = ix.iter().map(|&i| names[i].as_str()).collect();
-        for (&i, s) in ix.iter().zip(crate::text::fit_apart(&group, max)) {
-            fixes.push((i, s));
-        }
+        fixes.extend(ix.iter().copied().zip(crate::text::fit_apart(&group, max)));
     }
     for (i, s) in fixes {
         out[i] = s;
     }
     out
+}
+
+/// `name` as `head…rest` in `max` columns, `rest` starting at the word in which `name` stops
+/// sharing a prefix with the other names of `group`; `None` when that does not fit with a head
+/// of at least 4 columns.
+fn cut_at_difference(name: &str, group: &[&str], max: usize) -> Option<String> {
+    let lcp = |a: &str, b: &str| {
+        a.char_indices()
+            .zip(b.chars())
+            .take_while(|((_, x), y)| x == y)
+            .last()
+            .map_or(0, |((i, c), _)| i + c.len_utf8())
+    };
+    let common = group
+        .iter()
+        .filter(|g| **g != name)
+        .map(|g| lcp(name, g))
+        .max()
+        .filter(|&c| c > 0)?;
+    // Back to the start of the word the difference is in, or of the word just before it
+    // (`stream 7` / `stream 13`), at most 12 characters back.
+    let mut cut = common;
+    let before = |c: usize| name[..c].chars().next_back();
+    let word = |ch: char| ch.is_alphanumeric() || ch == '_';
+    if before(cut).is_some_and(|c| c == ' ')
+        && name[..cut].trim_end().chars().next_back().is_some_and(word)
+    {
+        cut = name[..cut].trim_end().len();
+    }
+    let mut back = 0;
+    while back < 12
+        && let Some(ch) = before(cut).filter(|&c| word(c))
+    {
+        cut -= ch.len_utf8();
+        back += 1;
+    }
+    let (pre, rest) = name.split_at(cut);
+    let room = max.checked_sub(width(rest) + 1)?;
+    if pre.is_empty() || room < 4.min(width(pre)) {
+        return None;
+    }
+    Some(format!("{}…{rest}", crate::text::head(pre, room)))
 }
 
 #[cfg(test)]
@@ -234,14 +282,21 @@ mod tests {
         .collect();
         let out = fit_column(&names, 22);
         assert!(out.iter().all(|s| width(s) <= 22), "{out:?}");
-        assert!(out[0].ends_with("stream 7"), "{out:?}");
-        assert!(out[1].ends_with("stream 13"), "{out:?}");
+        assert_eq!(out[0], "GPU 0 (python…stream 7");
+        assert_eq!(out[1], "GPU 0 (pytho…stream 13");
         // A cut that collides with nothing is the plain one; short names stay whole.
         assert_eq!(out[2], fit(&names[2], 22));
         assert_eq!(out[3], "aten::mm");
         // Identical names stay identical (another column tells them apart).
         let same = vec!["ProfilerStep*".to_string(); 2];
         assert_eq!(fit_column(&same, 8), vec!["Profile…".to_string(); 2]);
+        // One name cut, its sibling whole: the cut one keeps its number.
+        let two = vec![names[0].clone(), names[1].clone()];
+        let two_cut = fit_column(&two, 26);
+        assert_eq!(
+            two_cut,
+            ["GPU 0 (python3) · stream 7", "GPU 0 (python3) …stream 13"]
+        );
     }
 
     #[test]

@@ -303,7 +303,10 @@ mod tests {
     #[test]
     fn contiguous_matches_are_told_from_scattered_ones() {
         let m = fuzzy("gemm");
-        assert_eq!(m.score_contiguous("sm90_xmma_gemm_bf16").map(|s| s.1), Some(true));
+        assert_eq!(
+            m.score_contiguous("sm90_xmma_gemm_bf16").map(|s| s.1),
+            Some(true)
+        );
         assert_eq!(m.score_contiguous("Sgemm").map(|s| s.1), Some(true));
         // The letters in order but apart: a fuzzy hit only.
         let scattered = "void at::native::vectorized_elementwise_kernel<4, GeluMM>";
@@ -311,8 +314,14 @@ mod tests {
         assert_eq!(m.score_contiguous("nvjet_tst_128x64"), None);
         // Every word counts; negations and exact words do not need a twin.
         let two = fuzzy("gemm bf16 !fp8");
-        assert_eq!(two.score_contiguous("xmma_gemm_bf16").map(|s| s.1), Some(true));
-        assert_eq!(two.score_contiguous("xmma_gemm_b_f16").map(|s| s.1), Some(false));
+        assert_eq!(
+            two.score_contiguous("xmma_gemm_bf16").map(|s| s.1),
+            Some(true)
+        );
+        assert_eq!(
+            two.score_contiguous("xmma_gemm_b_f16").map(|s| s.1),
+            Some(false)
+        );
         let r = Matcher::new(&Query::parse("g.mm", Mode::Regex)).expect("valid");
         assert_eq!(r.score_contiguous("gemm"), Some((0, true)));
     }

@@ -31,7 +31,6 @@ const TIMELINE_HINTS: &[Hint] = &[
     h(&[A::Down, A::Up], "lane"),
     h(&[A::PrevSlice, A::NextSlice], "slice"),
     h(&[A::Confirm], "select"),
-    h(&[A::Parent], "parent"),
     h(&[A::Mark], "mark"),
     h(&[A::Partner], "flow"),
     h(&[A::JumpDevice], "device"),

@@ -141,7 +141,7 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
             col("on path", 10, true),
             col("share", 7, true),
             col("kind", 12, false),
-            col("track", 18, false),
+            col("track", 12, false),
             col("start", 10, true),
         ],
         rows,

@@ -384,9 +384,15 @@ impl View for SearchView {
 type Shown = Vec<(char, bool)>;
 
 /// The names of the rows shown, cut to `max` columns: each keeps its matched characters in view
-/// ([`cut_around`]); names whose cuts would read the same keep what tells them apart instead
-/// ([`crate::text::fit_apart`], without highlight).
-fn shown_names(v: &SearchView, l: &Loaded, res: &Results, shown: &[usize], max: usize) -> Vec<Shown> {
+/// ([`cut_around`]); names whose cuts would read the same are cut as the tables cut them
+/// ([`text::fit_column`]: what tells them apart stays; highlighted only in a plain cut).
+fn shown_names(
+    v: &SearchView,
+    l: &Loaded,
+    res: &Results,
+    shown: &[usize],
+    max: usize,
+) -> Vec<Shown> {
     let names: Vec<(String, Vec<usize>)> = shown
         .iter()
         .map(|&i| {
@@ -401,15 +407,27 @@ fn shown_names(v: &SearchView, l: &Loaded, res: &Results, shown: &[usize], max: 
         })
         .collect();
     let mut out: Vec<Shown> = names.iter().map(|(n, ix)| cut_around(n, ix, max)).collect();
-    let plain: Vec<String> = out.iter().map(|s| s.iter().map(|c| c.0).collect()).collect();
+    let plain: Vec<String> = out
+        .iter()
+        .map(|s| s.iter().map(|c| c.0).collect())
+        .collect();
     let mut groups: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
     for (k, p) in plain.iter().enumerate() {
         groups.entry(p.as_str()).or_default().push(k);
     }
     for ks in groups.into_values().filter(|ks| ks.len() > 1) {
-        let group: Vec<&str> = ks.iter().map(|&k| names[k].0.as_str()).collect();
-        for (&k, cut) in ks.iter().zip(crate::text::fit_apart(&group, max)) {
-            out[k] = cut.chars().map(|c| (c, false)).collect();
+        // Cut as the tables cut (the plain cut, else the word where they differ); a name
+        // left with its plain cut keeps the highlight of its head.
+        let group: Vec<String> = ks.iter().map(|&k| names[k].0.clone()).collect();
+        for (&k, cut) in ks.iter().zip(text::fit_column(&group, max)) {
+            let (name, ix) = &names[k];
+            out[k] = if cut == text::fit(name, max) {
+                let head = cut.chars().count().saturating_sub(1);
+                let ix: Vec<usize> = ix.iter().copied().filter(|&i| i < head).collect();
+                cut_around(name, &ix, max)
+            } else {
+                cut.chars().map(|c| (c, false)).collect()
+            };
         }
     }
     out
@@ -577,7 +595,7 @@ mod tests {
         let s = cut_around(name, &ix, 40);
         assert_eq!(text::width(&plain(&s)), 40, "{}", plain(&s));
         assert_eq!(lit(&s), "Gemm", "{}", plain(&s));
-        assert!(plain(&s).starts_with("void at::native"), "{}", plain(&s));
+        assert!(plain(&s).starts_with("void at::nat"), "{}", plain(&s));
         // Matches in the head: the plain cut.
         let s = cut_around(name, &[0, 1], 20);
         assert_eq!(plain(&s), "void at::native::ve…");

@@ -6,7 +6,7 @@
 use crate::ui::text;
 
 /// The fewest cells a name gets before columns are hidden (or all of its text, when shorter).
-pub const MIN_NAME: usize = 20;
+pub const MIN_NAME: usize = 24;
 
 /// How each column is drawn.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,8 +260,21 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         let mut r = rows(
-            &["ProfilerStep*", "ProfilerStep*", "aten::empty_strided_long_name"],
-            &["1", "12.345 ms", "1.250 ms", "2.000 µs", "1.000 µs", "3.000 µs", "4.1%", "x"],
+            &[
+                "ProfilerStep*",
+                "ProfilerStep*",
+                "aten::empty_strided_long_name",
+            ],
+            &[
+                "1",
+                "12.345 ms",
+                "1.250 ms",
+                "2.000 µs",
+                "1.000 µs",
+                "3.000 µs",
+                "4.1%",
+                "x",
+            ],
         );
         r[0][8] = "user_annotation".into();
         r[1][8] = "gpu_user_annotation".into();
@@ -274,6 +287,9 @@ mod tests {
         let used: usize = l.widths.iter().flatten().map(|&w| w as usize + 1).sum();
         assert!(used <= 51, "{l:?}");
         // Unique names: nothing to keep.
-        assert_eq!(telling_apart(r[1..].iter().map(Vec::as_slice), &[0, 8]), None);
+        assert_eq!(
+            telling_apart(r[1..].iter().map(Vec::as_slice), &[0, 8]),
+            None
+        );
     }
 }
