@@ -112,6 +112,30 @@ fn two_streams_of_one_gpu_read_apart_at_80_columns() {
 }
 
 #[test]
+fn names_alike_stay_apart_in_the_statistics_at_80_and_120_columns() {
+    for (w, h) in SIZES {
+        let mut app = open(H200, (w, h));
+        app.update(key('t'));
+        typed(&mut app, "/evaluate_function");
+        app.update(common::code(ratatui::crossterm::event::KeyCode::Enter));
+        let s = screen(&app);
+        // The name cell of each row: up to the padding before the count.
+        let names: Vec<&str> = s
+            .lines()
+            .filter_map(|l| l.split_once("│autograd::"))
+            .map(|(_, rest)| rest.split("  ").next().unwrap_or(""))
+            .collect();
+        assert!(names.len() >= 5, "{s}");
+        let mut uniq = names.clone();
+        uniq.sort_unstable();
+        uniq.dedup();
+        assert_eq!(uniq.len(), names.len(), "rows read alike at {w}×{h}:\n{s}");
+        assert!(names.iter().any(|n| n.contains('…')), "{s}");
+        insta::assert_snapshot!(format!("h200_stats_evaluate_function_{w}x{h}"), s);
+    }
+}
+
+#[test]
 fn identical_names_keep_the_column_that_tells_them_apart() {
     let mut app = open(H200, (80, 24));
     app.update(key('t'));
@@ -165,6 +189,10 @@ fn gemm_says_no_name_contains_it_and_highlights_the_letters() {
             .filter(|&p| buf[p].modifier.contains(Modifier::UNDERLINED))
             .count();
         assert!(lit >= 4, "no highlight at {w}×{h}");
+        // Names take the width first: at 120 columns well over the old 47 characters.
+        let head = s.lines().find(|l| l.contains("│name ")).expect("heads");
+        let name_w = head.find("count").unwrap() - head.find("name").unwrap();
+        assert!(name_w >= if w >= 120 { 60 } else { 28 }, "{name_w}: {head}");
         insta::assert_snapshot!(format!("bf16_search_gemm_{w}x{h}"), s);
     }
 }

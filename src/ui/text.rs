@@ -168,9 +168,11 @@ pub fn fit_column(names: &[String], max: usize) -> Vec<String> {
     out
 }
 
-/// `name` as `head…rest` in `max` columns, `rest` starting at the word in which `name` stops
-/// sharing a prefix with the other names of `group`; `None` when that does not fit with a head
-/// of at least 4 columns.
+/// `name` cut to `max` columns around where it stops sharing a prefix with the other names of
+/// `group`, when its plain cut would not show the word it differs in (whole or six columns): `head…rest` with
+/// `rest` from the start of that word (or of the word before it: `stream 13`) to the end, or,
+/// when the rest is too long, a third of the width of head, `…`, and the rest cut with `…`.
+/// `None` when the plain cut shows the difference, or nothing better fits.
 fn cut_at_difference(name: &str, group: &[&str], max: usize) -> Option<String> {
     let lcp = |a: &str, b: &str| {
         a.char_indices()
@@ -184,12 +186,24 @@ fn cut_at_difference(name: &str, group: &[&str], max: usize) -> Option<String> {
         .filter(|g| **g != name)
         .map(|g| lcp(name, g))
         .max()
-        .filter(|&c| c > 0)?;
+        .filter(|&c| c > 0 && c < name.len())?;
+    let word = |ch: char| ch.is_alphanumeric() || ch == '_';
+    // The end of the word the difference is in: shown by the plain cut, nothing to do.
+    let after = &name[common..];
+    let diff_end = common
+        + after
+            .find(|c: char| !word(c))
+            .filter(|&e| e > 0)
+            .unwrap_or_else(|| after.chars().next().map_or(0, char::len_utf8));
+    // The plain cut tells it apart when it shows that word whole or six columns of it (a
+    // number cut to `1…` does not).
+    if width(&name[..diff_end]) < max || width(&name[..common]) + 6 < max {
+        return None;
+    }
     // Back to the start of the word the difference is in, or of the word just before it
     // (`stream 7` / `stream 13`), at most 12 characters back.
     let mut cut = common;
     let before = |c: usize| name[..c].chars().next_back();
-    let word = |ch: char| ch.is_alphanumeric() || ch == '_';
     if before(cut).is_some_and(|c| c == ' ')
         && name[..cut].trim_end().chars().next_back().is_some_and(word)
     {
@@ -203,11 +217,22 @@ fn cut_at_difference(name: &str, group: &[&str], max: usize) -> Option<String> {
         back += 1;
     }
     let (pre, rest) = name.split_at(cut);
-    let room = max.checked_sub(width(rest) + 1)?;
-    if pre.is_empty() || room < 4.min(width(pre)) {
+    if pre.is_empty() {
         return None;
     }
-    Some(format!("{}…{rest}", crate::text::head(pre, room)))
+    // The whole rest, with a head of at least a third of the width (or all of `pre`).
+    if let Some(room) = max.checked_sub(width(rest) + 1)
+        && room >= width(pre).min(max / 3).max(4.min(width(pre)))
+    {
+        return Some(format!("{}…{rest}", crate::text::head(pre, room)));
+    }
+    // The rest is too long: a third of the width of head, the rest cut at the end.
+    let head_w = max / 3;
+    if max < 16 || width(pre) <= head_w {
+        return None;
+    }
+    let shown = crate::text::head(rest, max - head_w - 2);
+    Some(format!("{}…{shown}…", crate::text::head(pre, head_w)))
 }
 
 #[cfg(test)]
@@ -290,6 +315,30 @@ mod tests {
         // Identical names stay identical (another column tells them apart).
         let same = vec!["ProfilerStep*".to_string(); 2];
         assert_eq!(fit_column(&same, 8), vec!["Profile…".to_string(); 2]);
+        // Long names that differ deep inside keep their head and the part where they differ.
+        let k = |n: u32| {
+            format!(
+                "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1<float, float, float, {n}ul>(at::GenericPackedTensorAccessor<float, 2ul>)"
+            )
+        };
+        let long = vec![k(5), k(2), "aten::mm".to_string()];
+        let cut = fit_column(&long, 60);
+        assert_ne!(cut[0], cut[1], "{cut:?}");
+        for c in &cut[..2] {
+            assert_eq!(width(c), 60, "{c}");
+            assert!(c.starts_with("void split_embedding"), "{c}");
+        }
+        assert!(cut[0].contains("5ul>"), "{cut:?}");
+        // Names whose plain cuts show where they differ keep the plain cut.
+        let apart = vec![
+            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+                .to_string(),
+            "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<float>>"
+                .to_string(),
+        ];
+        let cut = fit_column(&apart, 40);
+        assert_eq!(cut[0], fit(&apart[0], 40));
+        assert_eq!(cut[1], fit(&apart[1], 40));
         // One name cut, its sibling whole: the cut one keeps its number.
         let two = vec![names[0].clone(), names[1].clone()];
         let two_cut = fit_column(&two, 26);
