@@ -346,7 +346,7 @@ impl View for SearchView {
         let rest = w.saturating_sub(nums);
         let name_w = longest
             .max(4)
-            .min(rest.saturating_sub(10))
+            .min(rest.saturating_sub(14))
             .max(rest * 3 / 5)
             .max(10);
         let head = format!(
