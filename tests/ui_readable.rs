@@ -167,6 +167,21 @@ fn identical_names_keep_the_column_that_tells_them_apart() {
 }
 
 #[test]
+fn the_columns_a_asks_for_show_at_80_columns() {
+    let mut app = open(H200, (80, 24));
+    app.update(key('t'));
+    app.update(key('A'));
+    let s = screen(&app);
+    let t = top_table(&app);
+    assert!(t.title.contains("achieved"), "{}", t.title);
+    let head = s.lines().find(|l| l.contains("│name ")).expect("heads");
+    for c in ["TFLOP/s", "TB/s", "% peak"] {
+        assert!(head.contains(c), "{c} hidden: {head}\n{s}");
+    }
+    insta::assert_snapshot!("h200_stats_achieved_80x24", s);
+}
+
+#[test]
 fn gemm_says_no_name_contains_it_and_highlights_the_letters() {
     for (w, h) in SIZES {
         let mut app = open(BF16, (w, h));
