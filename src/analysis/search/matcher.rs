@@ -322,6 +322,16 @@ mod tests {
             two.score_contiguous("xmma_gemm_b_f16").map(|s| s.1),
             Some(false)
         );
+        // nucleo alone ranks scattered letters at word starts above a contiguous `gemm`
+        // inside a word: the contiguous tier puts it first.
+        let (sgemm, c) = m.score_contiguous("ampere_sgemm_128x64").expect("match");
+        let (scattered, s) = m.score_contiguous("GeneratorMM").expect("match");
+        assert!(c && !s && sgemm < scattered, "{sgemm} vs {scattered}");
+        // Within the contiguous tier nucleo's score puts a word start first.
+        let mm = fuzzy("mm");
+        let (start, c1) = mm.score_contiguous("aten::mm").expect("match");
+        let (inside, c2) = mm.score_contiguous("aten::addmm").expect("match");
+        assert!(c1 && c2 && start > inside, "{start} vs {inside}");
         let r = Matcher::new(&Query::parse("g.mm", Mode::Regex)).expect("valid");
         assert_eq!(r.score_contiguous("gemm"), Some((0, true)));
     }
