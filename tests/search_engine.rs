@@ -333,3 +333,45 @@ fn large_searches_split_over_cores_find_exactly_the_matching_names() {
         prev = Some(r);
     }
 }
+
+/// Issue 53 §6: a name holding the text as typed ranks above names that only hold its letters
+/// apart, even where nucleo scores the scattered letters higher (word starts); `only_scattered`
+/// says when no name holds it.
+#[test]
+fn contiguous_matches_rank_above_scattered_ones() {
+    let mut b = CaptureBuilder::new();
+    let p = b.process(Key::Int(1));
+    let th = b.track(p, Key::Int(1), TrackKind::Thread);
+    let ids = [
+        "GeneratorMM",
+        "Gelu_Elementwise_Mul_Mean",
+        "ampere_sgemm_128x64",
+    ]
+    .map(|s| b.intern(s));
+    // The scattered names are the longest: total time alone would rank them first too.
+    for (k, &n) in ids.iter().enumerate() {
+        b.add_slice(
+            th,
+            1000 * k as i64,
+            500 - 100 * k as i64,
+            n,
+            StrId::EMPTY,
+            ArgsRef::NONE,
+            0,
+        );
+    }
+    let c = b.finish(SourceInfo::default(), Format::Chrome);
+    let idx = CaptureIndex::build(&c);
+    let m = Matcher::new(&Query::parse("gemm", Mode::Fuzzy)).expect("fuzzy");
+    let score = |n: &str| m.score(n).expect("match");
+    assert!(score("GeneratorMM") > score("ampere_sgemm_128x64"));
+    let r = run(&c, &idx, "gemm", Mode::Fuzzy);
+    assert_eq!(names(&c, &r)[0], "ampere_sgemm_128x64");
+    assert!(r.hits[0].contiguous && !r.hits[1].contiguous && !r.hits[2].contiguous);
+    assert!(!r.only_scattered());
+    let r = run(&c, &idx, "gmm", Mode::Fuzzy);
+    assert_eq!(r.hits.len(), 3);
+    assert!(r.only_scattered(), "no name holds \"gmm\"");
+    // Regex hits are what was asked: never "scattered".
+    assert!(!run(&c, &idx, "G.*M", Mode::Regex).only_scattered());
+}

@@ -34,7 +34,11 @@ fn w_lists_the_path_and_enter_walks_it_dimmed() {
     assert!(t.title.starts_with("critical path · step "), "{}", t.title);
     assert!(t.legend.starts_with("host-bound: "), "{}", t.legend);
     assert_eq!(t.rows.len(), want.len());
-    assert_eq!(t.rows[0].cells[0], "1");
+    assert_eq!(t.rows[0].cells[1], "1");
+    assert_eq!(
+        t.columns[0].name, "name",
+        "the name leads and takes the spare width"
+    );
     app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
     assert_eq!(app.top(), ViewKind::Timeline);
     assert_eq!(app.selected, Some(want[0]));

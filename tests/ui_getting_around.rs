@@ -23,7 +23,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// HTA's test capture (a Kineto GPU trace: CPU threads, then GPU streams) opened at `w`×`h`.
+/// HTA's test capture (a Kineto GPU trace: GPU streams, then CPU threads) opened at `w`×`h`.
 fn gpu_app(w: u16, h: u16) -> App {
     let root = fixture("");
     let caps = vec![CaptureRef::from_file(&fixture("hta_test.json.gz"), &root)];
@@ -52,14 +52,23 @@ fn x_jumps_to_the_gpu_rows_and_braces_walk_the_processes() {
         .filter(|&i| matches!(app.rows[i], Row::Process(_)))
         .collect();
     assert!(procs.len() >= 2, "{procs:?}");
-    // The first GPU process is below the fold at 80×24.
+    // The GPU process leads (issue 53 §5): its streams are on the first screen at 80×24, the
+    // cursor on the first busy one, and the status line offers `x`.
     let gpu = (0..app.rows.len())
         .find(|&i| is_device(&app, app.rows[i]))
         .expect("a GPU process");
-    assert!(gpu > app.rows.scroll + app.body_height(), "GPU row {gpu}");
+    assert!(gpu < app.rows.scroll + app.body_height(), "GPU row {gpu}");
+    let s = screen(&app);
+    assert!(s.contains(" stream "), "{s}");
+    assert!(s.lines().last().unwrap().contains("x device"), "{s}");
+    assert!(
+        app.rows.cursor > gpu,
+        "cursor {} on a stream below {gpu}",
+        app.rows.cursor
+    );
+    // `x` walks the devices (one here: back to its header, the top row).
     app.update(key('x'));
     assert_eq!(app.rows.cursor, gpu);
-    // Its header is the top row: its streams are in view below it.
     assert_eq!(app.rows.scroll, gpu.min(app.rows.len() - app.body_height()));
     let s = screen(&app);
     assert!(s.contains("stream"), "{s}");

@@ -84,6 +84,9 @@ fn search_types_a_query_jumps_and_steps_with_n() {
     let mut s =
         Session::start("assets/sample/torch-cnn/worker0.1795311589169457977.pt.trace.json.gz");
     s.wait_for("w/s zoom");
+    // Loaded (the header counts the tracks): the loading screen shows the hints too, and keys
+    // pressed while loading are not for the timeline.
+    s.wait_for("tracks");
     s.press("/");
     s.wait_for("search every event");
     s.press("aten::conv2d");

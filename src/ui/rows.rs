@@ -131,7 +131,7 @@ pub fn stream_id(cap: &crate::model::Capture, t: u32) -> Option<i64> {
 }
 
 /// Rows of a capture: the `Steps` row when the capture has steps, then visible processes by
-/// (instant-only last, device activity first, sort index, name), each followed
+/// (instant-only last, device activity first — every format —, sort index, name), each followed
 /// by its tracks (sort index, then GPU streams by id, then counters) unless collapsed; one row
 /// per lane, one per counter; then the memory rows (allocated, reserved) of each device /
 /// allocator.
@@ -165,22 +165,16 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
             *d = true;
         }
     }
-    // XPlane captures (XProf's order): processes with device activity lead, so a capture with
-    // many host threads (TensorFlow's thread pools) still shows its GPUs on the first screen.
-    // Trace JSON (Perfetto's order): by the file's `process_sort_index` (Kineto: CPU, then
-    // GPU 0, 1, …), device processes first only among equal indexes. Instant-only processes
-    // (Kineto's "Traces" markers) go last; then by name.
-    let device_first = matches!(
-        cap.format,
-        Some(crate::model::Format::XPlane | crate::model::Format::XProfJson)
-    );
+    // Processes with device activity lead (as XProf orders XPlane captures), so the first
+    // screen of a GPU capture shows its streams: a PyTorch capture's CPU threads (many lanes
+    // deep) and TensorFlow's thread pools would otherwise push them below the fold. Then by
+    // the file's `process_sort_index` (Perfetto's order; Kineto: CPU, then GPU 0, 1, …).
+    // Instant-only processes (Kineto's "Traces" markers) go last; then by name.
     procs.sort_by_cached_key(|&p| {
-        let dev = !device_active[p as usize];
         (
             !substantial[p as usize],
-            device_first && dev,
+            !device_active[p as usize],
             cap.processes[p as usize].sort_index,
-            dev,
             cap.process_name(p),
             p,
         )

@@ -70,7 +70,18 @@ fn hints(st: &State) -> String {
         Screen::Picker => ViewKind::Picker,
         Screen::Timeline => ViewKind::Timeline,
     };
-    st.keymap.hints(view, st.size.0 < 100)
+    // `x device` only where there is a device to go to.
+    let device = st.loaded().is_some_and(|l| {
+        st.rows.iter().any(|r| match r {
+            Row::Process(p) => l.cap.processes.get(*p as usize).is_some_and(|p| {
+                use crate::model::ProcessKind as K;
+                matches!(p.kind, K::Gpu | K::Tpu | K::Device)
+            }),
+            _ => false,
+        })
+    });
+    let skip: &[Action] = if device { &[] } else { &[Action::JumpDevice] };
+    st.keymap.hints_skipping(view, st.size.0 < 100, skip)
 }
 
 /// What is under the cursor: merged slices or the counter value.

@@ -45,6 +45,8 @@ pub struct Hit {
     pub name: StrId,
     /// Match score (higher is better; 0 for regex and empty text).
     pub score: i64,
+    /// The name holds the text as typed (every fuzzy word contiguous): such hits rank first.
+    pub contiguous: bool,
     /// Events (aggregated XPlane events count their occurrences).
     pub count: u64,
     /// Σ duration, ps.
@@ -91,6 +93,12 @@ impl Results {
         self.ranked = n;
     }
 
+    /// No name holds the text as typed: every hit is a scattered (fuzzy) one. The hits must
+    /// be ranked ([`Results::rank_top`]) so the first is the best.
+    pub fn only_scattered(&self) -> bool {
+        self.ranked > 0 && self.hits.first().is_some_and(|h| !h.contiguous)
+    }
+
     /// The first `n` hits in final order.
     pub fn top(&mut self, cap: &Capture, n: usize) -> &[Hit] {
         self.rank_top(cap, n);
@@ -98,10 +106,11 @@ impl Results {
     }
 }
 
-/// Ranking order: score desc, total desc, name asc, entry asc.
+/// Ranking order: contiguous matches first, then score desc, total desc, name asc, entry asc.
 pub fn rank_cmp(cap: &Capture, a: &Hit, b: &Hit) -> Ordering {
-    b.score
-        .cmp(&a.score)
+    b.contiguous
+        .cmp(&a.contiguous)
+        .then(b.score.cmp(&a.score))
         .then(b.total.cmp(&a.total))
         .then_with(|| cap.strings.get(a.name).cmp(cap.strings.get(b.name)))
         .then(a.entry.cmp(&b.entry))
@@ -373,9 +382,10 @@ impl SearchEngine {
             let scan = |m: &Matcher, part: &[u32], out: &mut Vec<Hit>| {
                 for &e in part {
                     let name = self.name(e);
-                    if let Some(score) = m.score(cap.strings.get(name))
-                        && let Some(h) = self.aggregate(cap, postings, &filter, e, name, score)
+                    if let Some((score, contiguous)) = m.score_contiguous(cap.strings.get(name))
+                        && let Some(mut h) = self.aggregate(cap, postings, &filter, e, name, score)
                     {
+                        h.contiguous = contiguous;
                         out.push(h);
                     }
                 }
@@ -437,6 +447,7 @@ impl SearchEngine {
             entry: e,
             name,
             score,
+            contiguous: true,
             count: 0,
             total: 0,
             self_ps: 0,

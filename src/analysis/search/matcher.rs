@@ -46,6 +46,9 @@ pub enum Matcher {
         pattern: String,
         /// The compiled pattern: one atom per word or phrase, all of which must match.
         atoms: Vec<Atom>,
+        /// A substring twin of each fuzzy word: a name matching all of them holds every
+        /// word as typed (contiguous), which ranks above any scattered match.
+        exact: Vec<Atom>,
         /// nucleo's matcher and a reused buffer for non-ASCII names.
         scratch: RefCell<Scratch>,
     },
@@ -75,9 +78,23 @@ impl Matcher {
                 if atoms.is_empty() {
                     return Ok(Matcher::All);
                 }
+                let exact = atoms
+                    .iter()
+                    .filter(|a| a.kind == AtomKind::Fuzzy && !a.negative)
+                    .map(|a| {
+                        Atom::new(
+                            &a.needle_text().to_string(),
+                            CaseMatching::Smart,
+                            Normalization::Smart,
+                            AtomKind::Substring,
+                            false,
+                        )
+                    })
+                    .collect();
                 Ok(Matcher::Fuzzy {
                     pattern: q.text.clone(),
                     atoms,
+                    exact,
                     scratch: RefCell::new(Scratch {
                         nucleo: nucleo_matcher::Matcher::new(Config::DEFAULT),
                         buf: Vec::new(),
@@ -111,6 +128,23 @@ impl Matcher {
             }
             Matcher::Regex(r) => r.is_match(name).then_some(0),
         }
+    }
+
+    /// Score of `name` and whether it holds the text as typed (every fuzzy word as one
+    /// contiguous run, as fzf's `'word` would match it), or `None` when it does not match.
+    /// Regex and empty text count as contiguous.
+    #[inline]
+    pub fn score_contiguous(&self, name: &str) -> Option<(i64, bool)> {
+        let score = self.score(name)?;
+        let contiguous = match self {
+            Matcher::Fuzzy { exact, scratch, .. } => {
+                let Scratch { nucleo, buf } = &mut *scratch.borrow_mut();
+                let hay = utf32(name, buf);
+                exact.iter().all(|a| a.score(hay, nucleo).is_some())
+            }
+            Matcher::All | Matcher::Regex(_) => true,
+        };
+        Some((score, contiguous))
     }
 
     /// Character (not byte) positions of `name` to highlight: the fuzzy alignment, or the chars
@@ -264,6 +298,42 @@ mod tests {
         assert_eq!(fuzzy("mm add").indices("aten::addmm"), vec![6, 7, 8, 9, 10]);
         // A bare operator being typed is ignored.
         assert!(fuzzy("mm !").score("aten::mm").is_some());
+    }
+
+    #[test]
+    fn contiguous_matches_are_told_from_scattered_ones() {
+        let m = fuzzy("gemm");
+        assert_eq!(
+            m.score_contiguous("sm90_xmma_gemm_bf16").map(|s| s.1),
+            Some(true)
+        );
+        assert_eq!(m.score_contiguous("Sgemm").map(|s| s.1), Some(true));
+        // The letters in order but apart: a fuzzy hit only.
+        let scattered = "void at::native::vectorized_elementwise_kernel<4, GeluMM>";
+        assert_eq!(m.score_contiguous(scattered).map(|s| s.1), Some(false));
+        assert_eq!(m.score_contiguous("nvjet_tst_128x64"), None);
+        // Every word counts; negations and exact words do not need a twin.
+        let two = fuzzy("gemm bf16 !fp8");
+        assert_eq!(
+            two.score_contiguous("xmma_gemm_bf16").map(|s| s.1),
+            Some(true)
+        );
+        assert_eq!(
+            two.score_contiguous("xmma_gemm_b_f16").map(|s| s.1),
+            Some(false)
+        );
+        // nucleo alone ranks scattered letters at word starts above a contiguous `gemm`
+        // inside a word: the contiguous tier puts it first.
+        let (sgemm, c) = m.score_contiguous("ampere_sgemm_128x64").expect("match");
+        let (scattered, s) = m.score_contiguous("GeneratorMM").expect("match");
+        assert!(c && !s && sgemm < scattered, "{sgemm} vs {scattered}");
+        // Within the contiguous tier nucleo's score puts a word start first.
+        let mm = fuzzy("mm");
+        let (start, c1) = mm.score_contiguous("aten::mm").expect("match");
+        let (inside, c2) = mm.score_contiguous("aten::addmm").expect("match");
+        assert!(c1 && c2 && start > inside, "{start} vs {inside}");
+        let r = Matcher::new(&Query::parse("g.mm", Mode::Regex)).expect("valid");
+        assert_eq!(r.score_contiguous("gemm"), Some((0, true)));
     }
 
     #[test]

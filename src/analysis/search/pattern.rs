@@ -48,10 +48,11 @@ pub struct PatternGroup {
 /// that tier — then every hit of that pattern (`ProfilerStep#1009` … `#1014` for
 /// "ProfilerStep", also when `PyTorch Profiler (0)` scores as well).
 pub fn pattern_group(cap: &Capture, hits: &[Hit]) -> Option<PatternGroup> {
-    let best = hits.first()?.score;
+    let first = hits.first()?;
+    let best = first.score;
     let tier: Vec<Option<String>> = hits
         .iter()
-        .take_while(|h| h.score == best)
+        .take_while(|h| h.score == best && h.contiguous == first.contiguous)
         .map(|h| pattern_key(cap.strings.get(h.name)))
         .collect();
     let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -148,6 +149,7 @@ mod tests {
             entry: 0,
             name,
             score,
+            contiguous: true,
             count,
             total: 10 * count as Ps,
             self_ps: 0,

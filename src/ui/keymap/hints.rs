@@ -31,9 +31,9 @@ const TIMELINE_HINTS: &[Hint] = &[
     h(&[A::Down, A::Up], "lane"),
     h(&[A::PrevSlice, A::NextSlice], "slice"),
     h(&[A::Confirm], "select"),
-    h(&[A::Parent], "parent"),
     h(&[A::Mark], "mark"),
     h(&[A::Partner], "flow"),
+    h(&[A::JumpDevice], "device"),
     h(&[A::Help], "help"),
 ];
 /// Hints of the timeline below 100 columns.
@@ -43,6 +43,7 @@ const TIMELINE_HINTS_NARROW: &[Hint] = &[
     h(&[A::Down, A::Up], ""),
     h(&[A::PrevSlice, A::NextSlice], ""),
     h(&[A::Confirm], ""),
+    h(&[A::JumpDevice], "device"),
     h(&[A::Help], "help"),
 ];
 

@@ -154,11 +154,20 @@ impl Keymap {
 
     /// The status-line hints of `view` (`narrow` below 100 columns).
     pub fn hints(&self, view: ViewKind, narrow: bool) -> String {
+        self.hints_skipping(view, narrow, &[])
+    }
+
+    /// [`Keymap::hints`] without the hints of `skip` (actions with nothing to act on, like
+    /// `x device` on a capture without a device).
+    pub fn hints_skipping(&self, view: ViewKind, narrow: bool, skip: &[Action]) -> String {
         let Some((list, sep)) = hints::for_view(view, narrow) else {
             return String::new();
         };
         let mut parts = Vec::new();
-        for hint in list {
+        for hint in list
+            .iter()
+            .filter(|h| !h.actions.iter().any(|a| skip.contains(a)))
+        {
             let keys: Vec<String> = hint
                 .actions
                 .iter()
@@ -293,11 +302,11 @@ mod tests {
         let km = Keymap::default();
         assert_eq!(
             km.hints(ViewKind::Timeline, false),
-            "w/s zoom  a/d pan  j/k lane  h/l slice  ⏎ select  u parent  m mark  p flow  ? help"
+            "w/s zoom  a/d pan  j/k lane  h/l slice  ⏎ select  m mark  p flow  x device  ? help"
         );
         assert_eq!(
             km.hints(ViewKind::Timeline, true),
-            "w/s zoom a/d pan j/k h/l ⏎ ? help"
+            "w/s zoom a/d pan j/k h/l ⏎ x device ? help"
         );
         assert_eq!(
             km.hints(ViewKind::Picker, false),

@@ -1,5 +1,5 @@
-//! The critical path of the step under the cursor (`P`): the events the path passes, in path
-//! order, with their time on the path, kind, track and start; sort by "on path" for the top
+//! The critical path of the step under the cursor (`W`): the events the path passes, in path
+//! order (`#`), with their time on the path, kind, track and start; sort by "on path" for the top
 //! contributors. `Enter` makes the path the hit list — drawn, the rest dimmed (`D` undims) —
 //! and jumps to the row's event; `n` / `N` then walk along the path (docs/critical-path.md).
 
@@ -65,7 +65,7 @@ impl Source for PathSource {
 
     fn confirm(&self, row: &Row, st: &State) -> Option<Vec<Msg>> {
         let l = st.loaded()?;
-        let Key::Num(k) = row.keys.first()? else {
+        let Key::Num(k) = row.keys.get(1)? else {
             return None;
         };
         let k = *k as usize;
@@ -96,20 +96,20 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
         };
         rows.push(Row {
             cells: vec![
+                name.clone(),
                 (k + 1).to_string(),
                 format_dur(ps),
                 format!("{share:.1}%"),
                 kind.to_string(),
-                name.clone(),
                 track.clone(),
                 format_dur(start - z),
             ],
             keys: vec![
+                Key::Text(name),
                 Key::Num(k as f64),
                 Key::Num(ps as f64),
                 Key::Num(share),
                 Key::Text(kind.to_string()),
-                Key::Text(name),
                 Key::Text(track),
                 Key::Num(start as f64),
             ],
@@ -134,13 +134,14 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
             format_dur(p.step.dur()),
             events.len()
         ),
+        // The name first: it takes the spare width and the filter (`/`) reads it.
         vec![
+            col("name", 0, false),
             col("#", 5, true),
             col("on path", 10, true),
             col("share", 7, true),
             col("kind", 12, false),
-            col("name", 0, false),
-            col("track", 18, false),
+            col("track", 12, false),
             col("start", 10, true),
         ],
         rows,

@@ -294,10 +294,20 @@ impl View for SearchView {
         let Some(l) = st.loaded() else {
             return;
         };
+        let scattered = self.mode == Mode::Fuzzy
+            && !self.input.trim().is_empty()
+            && self.results.as_ref().is_some_and(Results::only_scattered);
         let status = match (&self.error, &self.results) {
             (Some(e), _) => format!(
                 "error: {} (showing the last valid results)",
                 text::sanitize(e)
+            ),
+            // Say so above the list when no name holds the text as typed.
+            (None, Some(res)) if scattered => format!(
+                "no name contains “{}” · {} fuzzy matches (its letters in order, apart; of {})",
+                text::sanitize(self.input.trim()),
+                count(res.hits.len() as u64),
+                count(l.built_search_engine().map_or(0, |e| e.len()) as u64),
             ),
             (None, Some(res)) => format!(
                 "{} names match (of {}) · filters: cat: track: proc: arg:KEY=VALUE",
@@ -308,6 +318,8 @@ impl View for SearchView {
         };
         let status_style = if self.error.is_some() {
             Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else if scattered {
+            bold
         } else {
             dim
         };
@@ -319,9 +331,24 @@ impl View for SearchView {
             Mark::Range(a, b, _) => Some((a, b)),
             _ => None,
         };
-        // Columns: count, [in range], total, self, then name and tracks share the rest.
+        let body = inner.height.saturating_sub(3) as usize;
+        let top = self.selected.saturating_sub(body.saturating_sub(1));
+        let ranked = res.ranked();
+        let shown: Vec<usize> = (top..res.hits.len().min(top + body).min(ranked)).collect();
+        // Columns: name, count, [in range], total, self, tracks. Names take the space first,
+        // the tracks keep at least a few columns.
         let nums = if range.is_some() { 44 } else { 34 };
-        let name_w = (w.saturating_sub(nums) * 3 / 5).max(10);
+        let longest = shown
+            .iter()
+            .map(|&i| text::width(&text::sanitize(l.cap.strings.get(res.hits[i].name))))
+            .max()
+            .unwrap_or(0);
+        let rest = w.saturating_sub(nums);
+        let name_w = longest
+            .max(4)
+            .min(rest.saturating_sub(14))
+            .max(rest * 3 / 5)
+            .max(10);
         let head = format!(
             "{:<name_w$} {:>8}{} {:>9} {:>9}  tracks",
             "name",
@@ -331,13 +358,8 @@ impl View for SearchView {
             "self"
         );
         buf.set_stringn(inner.x, inner.y + 2, text::fit(&head, w), w, bold);
-        let body = inner.height.saturating_sub(3) as usize;
-        let top = self.selected.saturating_sub(body.saturating_sub(1));
-        let ranked = res.ranked();
-        for (row, i) in (top..res.hits.len().min(top + body)).enumerate() {
-            if i >= ranked {
-                break;
-            }
+        let names = shown_names(self, l, res, &shown, name_w);
+        for (row, (&i, name)) in shown.iter().zip(&names).enumerate() {
             let h = res.hits[i];
             let y = inner.y + 3 + row as u16;
             let style = if i == self.selected {
@@ -345,7 +367,7 @@ impl View for SearchView {
             } else {
                 Style::default()
             };
-            draw_row(self, l, res, h, range, (inner.x, y, w, name_w), style, buf);
+            draw_row(l, res, h, name, range, (inner.x, y, w, name_w), style, buf);
         }
     }
 
@@ -358,43 +380,154 @@ impl View for SearchView {
     }
 }
 
-/// One result row: highlighted name, numbers, tracks.
-#[allow(clippy::too_many_arguments)]
-fn draw_row(
+/// A name as drawn: its characters, each with whether it is a matched one (`…` never is).
+type Shown = Vec<(char, bool)>;
+
+/// The names of the rows shown, cut to `max` columns: each keeps its matched characters in view
+/// ([`cut_around`]); names whose cuts would read the same are cut as the tables cut them
+/// ([`text::fit_column`]: what tells them apart stays; highlighted only in a plain cut).
+fn shown_names(
     v: &SearchView,
     l: &Loaded,
     res: &Results,
+    shown: &[usize],
+    max: usize,
+) -> Vec<Shown> {
+    let names: Vec<(String, Vec<usize>)> = shown
+        .iter()
+        .map(|&i| {
+            let raw = l.cap.strings.get(res.hits[i].name);
+            let name = text::sanitize(raw);
+            // Matched positions are in the raw name: only when sanitizing changed nothing.
+            let ix = match &v.matcher {
+                Some(m) if name.as_ref() == raw => m.indices(raw),
+                _ => Vec::new(),
+            };
+            (name.into_owned(), ix)
+        })
+        .collect();
+    let mut out: Vec<Shown> = names.iter().map(|(n, ix)| cut_around(n, ix, max)).collect();
+    let plain: Vec<String> = out
+        .iter()
+        .map(|s| s.iter().map(|c| c.0).collect())
+        .collect();
+    let mut groups: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for (k, p) in plain.iter().enumerate() {
+        groups.entry(p.as_str()).or_default().push(k);
+    }
+    for ks in groups.into_values().filter(|ks| ks.len() > 1) {
+        // Cut as the tables cut (the plain cut, else the word where they differ); a name
+        // left with its plain cut keeps the highlight of its head.
+        let group: Vec<String> = ks.iter().map(|&k| names[k].0.clone()).collect();
+        for (&k, cut) in ks.iter().zip(text::fit_column(&group, max)) {
+            let (name, ix) = &names[k];
+            out[k] = if cut == text::fit(name, max) {
+                let head = cut.chars().count().saturating_sub(1);
+                let ix: Vec<usize> = ix.iter().copied().filter(|&i| i < head).collect();
+                cut_around(name, &ix, max)
+            } else {
+                cut.chars().map(|c| (c, false)).collect()
+            };
+        }
+    }
+    out
+}
+
+/// `name` cut to `max` columns so that its matched characters (`ix`, char positions) stay in
+/// view: the plain cut when they are all in its head, else a short head, `…`, and the part of
+/// the name from a little before the first match the head does not show (`…` again when cut).
+fn cut_around(name: &str, ix: &[usize], max: usize) -> Shown {
+    let cw = |c: char| text::width(c.encode_utf8(&mut [0; 4]));
+    let chars: Vec<(char, bool)> = name
+        .chars()
+        .enumerate()
+        .map(|(i, c)| (c, ix.binary_search(&i).is_ok()))
+        .collect();
+    let total: usize = chars.iter().map(|c| cw(c.0)).sum();
+    if total <= max {
+        return chars;
+    }
+    if max == 0 {
+        return Vec::new();
+    }
+    // The chars of `from..` that fit in `room` columns.
+    let fit_from = |from: usize, room: usize| {
+        let mut w = 0;
+        let mut n = 0;
+        for &(c, _) in &chars[from..] {
+            if w + cw(c) > room {
+                break;
+            }
+            w += cw(c);
+            n += 1;
+        }
+        n
+    };
+    let ell = ('…', false);
+    let plain = fit_from(0, max - 1);
+    let first_out = ix.iter().copied().find(|&i| i >= plain);
+    let head_n = fit_from(0, max / 3);
+    let Some(first) = first_out.filter(|_| head_n > 0 && max >= 12) else {
+        let mut v = chars[..plain].to_vec();
+        v.push(ell);
+        return v;
+    };
+    let head_w: usize = chars[..head_n].iter().map(|c| cw(c.0)).sum();
+    let room = max - head_w - 1;
+    let mut start = first.saturating_sub(3).max(head_n);
+    let tail_w: usize = chars[start..].iter().map(|c| cw(c.0)).sum();
+    let mut v = chars[..head_n].to_vec();
+    v.push(ell);
+    if tail_w <= room {
+        // The rest fits: start earlier to fill the room, end at the name's end.
+        let mut w = tail_w;
+        while start > head_n && w + cw(chars[start - 1].0) <= room {
+            start -= 1;
+            w += cw(chars[start].0);
+        }
+        v.extend_from_slice(&chars[start..]);
+    } else {
+        let n = fit_from(start, room - 1);
+        v.extend_from_slice(&chars[start..start + n]);
+        v.push(ell);
+    }
+    v
+}
+
+/// One result row: highlighted name, numbers, tracks.
+#[allow(clippy::too_many_arguments)]
+fn draw_row(
+    l: &Loaded,
+    res: &Results,
     h: crate::analysis::search::Hit,
+    name: &Shown,
     range: Option<(Ps, Ps)>,
     (x, y, w, name_w): (u16, u16, usize, usize),
     style: Style,
     buf: &mut Buffer,
 ) {
     let cap = &l.cap;
-    let raw = cap.strings.get(h.name);
-    let name = text::sanitize(raw);
-    let fitted = text::fit(&name, name_w);
     buf.set_stringn(x, y, " ".repeat(w), w, style);
-    buf.set_stringn(x, y, &fitted, name_w, style);
-    // Highlight matched characters (positions in the raw name; sanitizing keeps printable
-    // names unchanged, so only highlight when it did).
-    if let Some(m) = &v.matcher
-        && name.as_ref() == raw
-    {
-        let ix = m.indices(raw);
-        let mut col = 0usize;
-        for (ci, ch) in raw.chars().enumerate() {
-            let cw = text::width(ch.encode_utf8(&mut [0; 4]));
-            if col + cw > name_w.saturating_sub(1) {
-                break;
-            }
-            if ix.binary_search(&ci).is_ok()
-                && let Some(c) = buf.cell_mut((x + col as u16, y))
-            {
-                c.modifier.insert(Modifier::BOLD | Modifier::UNDERLINED);
-            }
-            col += cw;
+    // Matched characters bold and underlined: runs of the same style (a combining mark goes
+    // with its base character).
+    let mut runs: Vec<(String, bool)> = Vec::new();
+    for &(ch, hit) in name {
+        let zero = text::width(ch.encode_utf8(&mut [0; 4])) == 0;
+        match runs.last_mut() {
+            Some((s, h)) if *h == hit || zero => s.push(ch),
+            _ => runs.push((ch.to_string(), hit)),
         }
+    }
+    let mut col = 0usize;
+    for (s, hit) in runs {
+        let st = if hit {
+            style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        } else {
+            style
+        };
+        let room = name_w.saturating_sub(col);
+        buf.set_stringn(x + col as u16, y, &s, room, st);
+        col += text::width(&s).min(room);
     }
     let in_range = range.map(|(a, b)| {
         let occ = Occurrences::of_names(cap, &l.index, &[h.name], &res.filter);
@@ -440,4 +573,39 @@ fn popup(area: Rect) -> Rect {
         w,
         h,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(s: &Shown) -> String {
+        s.iter().map(|c| c.0).collect()
+    }
+
+    fn lit(s: &Shown) -> String {
+        s.iter().filter(|c| c.1).map(|c| c.0).collect()
+    }
+
+    #[test]
+    fn cut_names_keep_their_matches_in_view() {
+        let name = "void at::native::vectorized_elementwise_kernel<4, GemmFunctor<float>>";
+        let at = name.find("Gemm").expect("in the name");
+        let ix: Vec<usize> = (at..at + 4).collect();
+        let s = cut_around(name, &ix, 40);
+        assert_eq!(text::width(&plain(&s)), 40, "{}", plain(&s));
+        assert_eq!(lit(&s), "Gemm", "{}", plain(&s));
+        assert!(plain(&s).starts_with("void at::nat"), "{}", plain(&s));
+        // Matches in the head: the plain cut.
+        let s = cut_around(name, &[0, 1], 20);
+        assert_eq!(plain(&s), "void at::native::ve…");
+        assert_eq!(lit(&s), "vo");
+        // Whole names stay whole.
+        assert_eq!(plain(&cut_around("aten::mm", &[6, 7], 20)), "aten::mm");
+        // Never wider than asked, whatever the positions.
+        for max in 0..45 {
+            let s = cut_around(name, &[3, 30, 60], max);
+            assert!(text::width(&plain(&s)) <= max, "{max}: {}", plain(&s));
+        }
+    }
 }

@@ -245,7 +245,10 @@ impl StatsScope {
         if with_dev {
             columns.extend([col("self dev", 9, true), col("dev total", 9, true)]);
         }
+        // The columns `A` asks for are hidden last on a narrow terminal.
+        let mut keep = Vec::new();
         if achieved.is_some() {
+            keep.extend(columns.len()..columns.len() + 3);
             columns.extend([
                 col("TFLOP/s", 9, true),
                 col("TB/s", 8, true),
@@ -254,6 +257,7 @@ impl StatsScope {
             title.push_str(" · achieved: whole capture, modelled ops");
         }
         let mut t = TableView::new(ViewKind::Table, title, columns, rows);
+        t.keep = keep;
         let key = |a| {
             st.keymap
                 .keys(ViewKind::Table, a)

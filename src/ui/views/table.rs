@@ -164,6 +164,8 @@ pub struct TableView {
     pub source: Option<Box<dyn Source>>,
     /// The source's text prompt while it is open.
     pub prompt: Option<Prompt>,
+    /// Columns hidden last on a narrow terminal (those the user just asked for, `A`).
+    pub keep: Vec<usize>,
     /// The last column layout and what it was computed for: it reads every row's cells, so it
     /// is redone only when the width, the sort (the head's arrow) or the rows change.
     pub(super) layout: std::cell::RefCell<Option<(LayoutKey, super::table_layout::Layout)>>,
@@ -194,6 +196,7 @@ impl TableView {
             text_ranks: Vec::new(),
             source: None,
             prompt: None,
+            keep: Vec::new(),
             layout: std::cell::RefCell::new(None),
         }
     }
@@ -207,6 +210,7 @@ impl TableView {
         self.rows = new.rows;
         self.hits_label = new.hits_label;
         self.hits_from_rows = new.hits_from_rows;
+        self.keep = new.keep;
         self.text_ranks.clear();
         self.refresh();
     }

@@ -6,7 +6,7 @@
 use crate::ui::text;
 
 /// The fewest cells a name gets before columns are hidden (or all of its text, when shorter).
-pub const MIN_NAME: usize = 20;
+pub const MIN_NAME: usize = 24;
 
 /// How each column is drawn.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,12 +26,15 @@ impl Layout {
 
 /// Lays out columns of declared widths `declared` (headers `heads`, the sort arrow included) in
 /// `width` cells for the cells of `rows`. Column 0 is the name; the others keep their declared
-/// width while the names fit.
+/// width while the names fit. Columns in `keep` are hidden last (after every other one but the
+/// first number): the column telling identical names apart ([`telling_apart`]), columns the
+/// user just asked for.
 pub fn layout<'a>(
     declared: &[u16],
     heads: &[String],
     rows: impl Iterator<Item = &'a [String]> + Clone,
     width: usize,
+    keep: &[usize],
 ) -> Layout {
     let n = declared.len();
     let head_w = |i: usize| heads.get(i).map_or(0, |h| text::width(h));
@@ -45,10 +48,17 @@ pub fn layout<'a>(
     let full: Vec<usize> = (1..n)
         .map(|i| (declared[i] as usize).max(head_w(i)))
         .collect();
-    let used = |ws: &[usize], shown: usize| -> usize { ws.iter().take(shown).map(|w| w + 1).sum() };
+    let all = vec![true; n.saturating_sub(1)];
+    let used = |ws: &[usize], shown: &[bool]| -> usize {
+        ws.iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(w, _)| w + 1)
+            .sum()
+    };
     // 1. Declared widths, when the names keep their full length (or the floor).
-    if width.saturating_sub(used(&full, n - 1)) >= name_need.min(width / 2).max(min_name) {
-        return finish(&full, n - 1, width, false);
+    if width.saturating_sub(used(&full, &all)) >= name_need.min(width / 2).max(min_name) {
+        return finish(&full, &all, width, false);
     }
     // 2. Short numbers, each column as wide as its longest short value.
     let short: Vec<usize> = (1..n)
@@ -61,23 +71,65 @@ pub fn layout<'a>(
             cells.max(head_w(i)).min(full[i - 1])
         })
         .collect();
-    // 3. Hide columns from the right until the names get their floor (one column stays).
-    let mut shown = n - 1;
-    while shown > 1 && width.saturating_sub(used(&short, shown)) < min_name {
-        shown -= 1;
+    // 3. Hide columns from the right until the names get their floor: first those not kept,
+    //    then the kept ones; the first number stays.
+    let mut shown = all;
+    for pass_keep in [false, true] {
+        for i in (2..n).rev() {
+            if width.saturating_sub(used(&short, &shown)) >= min_name {
+                break;
+            }
+            if keep.contains(&i) == pass_keep {
+                shown[i - 1] = false;
+            }
+        }
     }
-    finish(&short, shown, width, true)
+    finish(&short, &shown, width, true)
 }
 
-fn finish(ws: &[usize], shown: usize, width: usize, compact: bool) -> Layout {
-    let rest: usize = ws.iter().take(shown).map(|w| w + 1).sum();
+/// The first text column (`text_cols`, by index) whose cells differ between two rows of the
+/// same name (column 0), e.g. the `kind` of a host and a device `ProfilerStep*`: the column
+/// that must stay when columns are hidden. `None` when every name is unique or no text
+/// column tells them apart.
+pub fn telling_apart<'a>(
+    rows: impl Iterator<Item = &'a [String]>,
+    text_cols: &[usize],
+) -> Option<usize> {
+    let mut seen: rustc_hash::FxHashMap<&str, &[String]> = rustc_hash::FxHashMap::default();
+    let mut best: Option<usize> = None;
+    for r in rows {
+        let Some(name) = r.first() else {
+            continue;
+        };
+        match seen.entry(name.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(r);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                let first = *o.get();
+                if let Some(&c) = text_cols
+                    .iter()
+                    .filter(|&&c| c > 0 && best.is_none_or(|b| c < b))
+                    .find(|&&c| first.get(c) != r.get(c))
+                {
+                    best = Some(c);
+                }
+            }
+        }
+    }
+    best
+}
+
+fn finish(ws: &[usize], shown: &[bool], width: usize, compact: bool) -> Layout {
+    let rest: usize = ws
+        .iter()
+        .zip(shown)
+        .filter(|(_, s)| **s)
+        .map(|(w, _)| w + 1)
+        .sum();
     let name = width.saturating_sub(rest).max(1);
     let mut widths = vec![Some(name as u16)];
-    widths.extend(
-        ws.iter()
-            .enumerate()
-            .map(|(i, &w)| (i < shown).then_some(w as u16)),
-    );
+    widths.extend(ws.iter().zip(shown).map(|(&w, &s)| s.then_some(w as u16)));
     Layout { widths, compact }
 }
 
@@ -153,7 +205,7 @@ mod tests {
         let c = cols(&[0, 9, 9]);
         let heads = vec!["name".to_string(), "total".into(), "self".into()];
         let r = rows(&["aten::empty_strided"], &["12.345 ms", "1.000 ms"]);
-        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 120);
+        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 120, &[]);
         assert!(!l.compact);
         assert_eq!(l.widths[1..], [Some(9), Some(9)]);
         assert_eq!(l.widths[0], Some(120 - 20));
@@ -182,7 +234,7 @@ mod tests {
                 "cpu_op",
             ],
         );
-        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 78);
+        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 78, &[]);
         assert!(l.compact);
         let name = l.widths[0].expect("name shown") as usize;
         assert!(name >= "aten::empty_strided".len(), "{l:?}");
@@ -190,9 +242,54 @@ mod tests {
         let used: usize = l.widths.iter().flatten().map(|&w| w as usize + 1).sum();
         assert!(used <= 79, "{l:?}");
         // Very narrow: columns go before the name falls under its floor.
-        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 40);
+        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 40, &[]);
         assert!(l.hidden() > 0);
         assert!(l.widths[0].expect("name") as usize >= "aten::empty_strided".len().min(MIN_NAME));
         assert!(l.widths[1].is_some(), "the first number stays");
+    }
+
+    #[test]
+    fn the_column_telling_identical_names_apart_stays() {
+        // The 80x24 statistics table with a host and a device `ProfilerStep*`: only `kind`
+        // tells them apart, and it is the rightmost column.
+        let c = cols(&[0, 9, 9, 9, 9, 9, 9, 8, 10]);
+        let heads: Vec<String> = [
+            "name", "count", "total", "self", "avg", "min", "max", "% wall", "kind",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut r = rows(
+            &[
+                "ProfilerStep*",
+                "ProfilerStep*",
+                "aten::empty_strided_long_name",
+            ],
+            &[
+                "1",
+                "12.345 ms",
+                "1.250 ms",
+                "2.000 µs",
+                "1.000 µs",
+                "3.000 µs",
+                "4.1%",
+                "x",
+            ],
+        );
+        r[0][8] = "user_annotation".into();
+        r[1][8] = "gpu_user_annotation".into();
+        let apart = telling_apart(r.iter().map(Vec::as_slice), &[0, 8]);
+        assert_eq!(apart, Some(8));
+        let l = layout(&c, &heads, r.iter().map(Vec::as_slice), 50, &[8]);
+        assert!(l.hidden() > 0, "{l:?}");
+        assert!(l.widths[8].is_some(), "kind stays: {l:?}");
+        assert!(l.widths[1].is_some(), "the first number stays: {l:?}");
+        let used: usize = l.widths.iter().flatten().map(|&w| w as usize + 1).sum();
+        assert!(used <= 51, "{l:?}");
+        // Unique names: nothing to keep.
+        assert_eq!(
+            telling_apart(r[1..].iter().map(Vec::as_slice), &[0, 8]),
+            None
+        );
     }
 }

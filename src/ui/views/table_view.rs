@@ -171,11 +171,21 @@ impl View for TableView {
                 Some((k, l)) if *k == key => l.clone(),
                 _ => {
                     let declared: Vec<u16> = self.columns.iter().map(|c| c.width).collect();
+                    // Never hide the column that tells two rows of the same name apart.
+                    let text_cols: Vec<usize> = (0..self.columns.len())
+                        .filter(|&i| !self.columns[i].right)
+                        .collect();
+                    let mut keep = self.keep.clone();
+                    keep.extend(super::table_layout::telling_apart(
+                        self.rows.iter().map(|r| r.cells.as_slice()),
+                        &text_cols,
+                    ));
                     let l = super::table_layout::layout(
                         &declared,
                         &heads,
                         self.rows.iter().map(|r| r.cells.as_slice()),
                         iw,
+                        &keep,
                     );
                     *cache = Some((key, l.clone()));
                     l
@@ -192,7 +202,12 @@ impl View for TableView {
             };
             buf.set_stringn(inner.x, inner.y, text::fit(&line, iw), iw, dim);
         }
-        let put_row = |buf: &mut Buffer, y: u16, cells: &[String], style: Style, head: bool| {
+        let put_row = |buf: &mut Buffer,
+                       y: u16,
+                       cells: &[String],
+                       name: Option<&str>,
+                       style: Style,
+                       head: bool| {
             let mut x = inner.x;
             for (i, c) in self.columns.iter().enumerate() {
                 if lay.widths[i].is_none() {
@@ -209,7 +224,10 @@ impl View for TableView {
                 } else {
                     std::borrow::Cow::Borrowed(s)
                 };
-                let t = text::fit(&text::sanitize(&s), cw).into_owned();
+                let t = match name {
+                    Some(n) if i == 0 => n.to_string(),
+                    _ => text::fit(&text::sanitize(&s), cw).into_owned(),
+                };
                 let pad = if c.right {
                     format!("{t:>cw$}")
                 } else {
@@ -238,9 +256,21 @@ impl View for TableView {
             height: inner.height.saturating_sub(legend.len() as u16),
             ..inner
         };
-        put_row(buf, inner.y + 1, &heads, bold, true);
+        put_row(buf, inner.y + 1, &heads, None, bold, true);
         let body = inner.height.saturating_sub(2) as usize;
         let top = self.selected.saturating_sub(body.saturating_sub(1));
+        // Names cut so the rows shown stay apart (`…stream 7` / `…stream 13`).
+        let shown: Vec<String> = self
+            .order
+            .iter()
+            .skip(top)
+            .take(body)
+            .map(|&ri| {
+                let c = self.rows[ri].cells.first().map_or("", String::as_str);
+                text::sanitize(c).into_owned()
+            })
+            .collect();
+        let names = text::fit_column(&shown, widths.first().map_or(0, |&w| w as usize));
         for (k, &ri) in self.order.iter().skip(top).take(body).enumerate() {
             let row = &self.rows[ri];
             let y = inner.y + 2 + k as u16;
@@ -253,7 +283,14 @@ impl View for TableView {
             if sel {
                 buf.set_stringn(inner.x, y, " ".repeat(iw), iw, style);
             }
-            put_row(buf, y, &row.cells, style, false);
+            put_row(
+                buf,
+                y,
+                &row.cells,
+                names.get(k).map(String::as_str),
+                style,
+                false,
+            );
             if let (Some(f), Some(Some(lw))) = (row.bar, lay.widths.last()) {
                 // An inline bar in the last column, beside its text (`███▌  57%`), drawn where
                 // the column is (it may be cut at the right edge).
