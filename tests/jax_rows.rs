@@ -20,14 +20,22 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The H200 capture's bytes (gunzipped).
-fn h200_bytes() -> Vec<u8> {
-    let gz = std::fs::read(fixture("h200_jax_gpu_attn.xplane.pb.gz")).expect("fixture");
+/// A fixture's bytes (gunzipped when it ends in `.gz`).
+fn bytes(name: &str) -> Vec<u8> {
+    let raw = std::fs::read(fixture(name)).expect("fixture");
+    if !name.ends_with(".gz") {
+        return raw;
+    }
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..])
+    flate2::read::GzDecoder::new(&raw[..])
         .read_to_end(&mut out)
         .expect("gunzip");
     out
+}
+
+/// The H200 capture's bytes.
+fn h200_bytes() -> Vec<u8> {
+    bytes("h200_jax_gpu_attn.xplane.pb.gz")
 }
 
 fn decode(bytes: &[u8]) -> Capture {
@@ -61,12 +69,13 @@ fn host_trace_me_and_device_op_are_two_rows() {
 /// count exactly the timed events of device planes, the host rows those of the others.
 #[test]
 fn rows_of_device_kinds_count_the_device_planes_events() {
-    let mut inputs = vec![("h200".to_string(), h200_bytes())];
-    for f in ["vm.xplane.pb"] {
-        inputs.push((f.into(), std::fs::read(fixture(f)).expect("fixture")));
-    }
-    for (name, bytes) in inputs {
-        let c = decode(&bytes);
+    for name in [
+        "h200_jax_gpu_attn.xplane.pb.gz",
+        "jax_gpu_attn.xplane.pb.gz",
+        "vm.xplane.pb",
+        "tf_bert_gpu.xplane.pb.gz",
+    ] {
+        let c = decode(&bytes(name));
         let (mut dev, mut host) = (0u64, 0u64);
         for (t, tr) in c.tracks.iter().enumerate() {
             let n = u64::from(tr.slices.1 - tr.slices.0);
