@@ -582,3 +582,55 @@ fn torch_gpu_pair_compares_like_with_like() {
     assert_eq!(code, 0);
     assert!(out.contains(" KIND "), "{out}");
 }
+
+/// Invariant on every capture fixture the diff reads (torch GPU, HTA pair, hand pair, XPlane):
+/// each event is in exactly one row — Σ counts of a capture diffed with itself = its events less
+/// the profiler's own — rows of one name are apart only by kind, and no name keeps an address.
+#[test]
+fn every_event_is_in_one_row_and_no_address_is_left() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let address = regex::Regex::new(r"0x[0-9a-fA-F]{6,}\b").expect("regex");
+    let mut files: Vec<PathBuf> = ["diff", "torch_gpu"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).expect("dir"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".json") || n.ends_with(".trace.json.gz") || n.ends_with("json.gz")
+        })
+        .filter(|p| !p.to_string_lossy().contains("key_averages"))
+        .collect();
+    files.push(root.join("xplane/h200_jax_gpu_attn.xplane.pb.gz"));
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for f in &files {
+        let c = formats::load(f, SourceInfo::default(), &Progress::default()).expect("load");
+        let d = diff::diff(&c, &c, &DiffOptions::default()).expect("diff");
+        let mut want: u64 = c
+            .aggregated
+            .iter()
+            .filter(|a| !tracetui::analysis::stats::is_profiler_track(&c, a.track))
+            .map(|a| a.occurrences)
+            .sum();
+        for (t, tr) in c.tracks.iter().enumerate() {
+            let prof = tracetui::analysis::stats::is_profiler_track(&c, t as u32);
+            for i in tr.slices.0 as usize..tr.slices.1 as usize {
+                if !diff::side::is_profiler_event(&c, prof, i) {
+                    want += 1;
+                }
+            }
+        }
+        let got: u64 = d.rows.iter().map(|r| r.count_a).sum();
+        assert_eq!(got, want, "{}", f.display());
+        let mut seen = std::collections::HashSet::new();
+        for r in &d.rows {
+            assert!(r.kind.is_some(), "{}: {r:?}", f.display());
+            assert!(
+                seen.insert((r.name.clone(), r.kind)),
+                "{}: {r:?}",
+                f.display()
+            );
+            assert!(!address.is_match(&r.name), "{}: {}", f.display(), r.name);
+        }
+    }
+}
