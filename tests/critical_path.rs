@@ -243,27 +243,31 @@ fn cli_json_and_text() {
 /// the Python frame it is attributed to (that frame may have started steps before).
 #[test]
 fn gap_rows_are_the_gaps_own_times() {
-    for file in [
-        "worker0.1795774111709892780.pt.trace.json.gz",
-        "worker0.1795882105227733644.pt.trace.json.gz",
-    ] {
-        let (c, paths) = torch_gpu_paths(file, &Options::default());
-        let mut moved = 0;
+    let files = [
+        ("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz"),
+        ("torch_gpu", "worker0.1795882105227733644.pt.trace.json.gz"),
+        ("torch_gpu", "worker0.1795887060116290334.pt.trace.json.gz"),
+        ("critical", "simple_add.trace.json.gz"),
+        ("critical", "alexnet.trace.json.gz"),
+        ("critical", "event_sync.trace.json.gz"),
+        ("critical", "event_sync_multi_stream.trace.json.gz"),
+    ];
+    for (dir, file) in files {
+        let c = load(&fixture(dir, file));
+        let steps = tracetui::analysis::steps::find(&c, &Default::default());
+        let paths = critical::analyze(&c, &steps, &Options::default(), None);
+        let (mut gaps_seen, mut moved) = (0, 0);
         for p in &paths {
             let rows = p.rows(&c);
-            let gaps: Vec<_> = rows.iter().filter(|r| r.is_gap()).collect();
-            assert!(!gaps.is_empty(), "{file} step {}", p.step.number);
             assert_eq!(
                 rows.iter().map(|r| r.ps).sum::<i64>(),
                 p.path,
                 "{file} step {}: the rows add up to the path",
                 p.step.number
             );
-            for r in gaps
-                .iter()
-                .copied()
-                .chain(p.top.iter().filter(|t| t.is_gap()))
-            {
+            let gaps = rows.iter().filter(|r| r.is_gap());
+            for r in gaps.chain(p.top.iter().filter(|t| t.is_gap())) {
+                gaps_seen += 1;
                 assert!(
                     p.step.start <= r.start && r.end <= p.step.end,
                     "{file} step {} [{}, {}): gap at [{}, {})",
@@ -281,7 +285,12 @@ fn gap_rows_are_the_gaps_own_times() {
                 }
             }
         }
-        assert!(moved > 0, "{file}: no gap apart from its frame's start");
+        if dir == "torch_gpu" {
+            assert!(
+                gaps_seen > 0 && moved > 0,
+                "{file}: {gaps_seen} gaps, {moved} apart from their frame's start"
+            );
+        }
     }
     // The CLI gives every gap of the top list its own start and end.
     let f = fixture("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz");
