@@ -275,12 +275,16 @@ fn in_steps(c: &Capture, w: &Windows, hta: bool) -> Vec<bool> {
     keep
 }
 
-/// Maps events to rows by the grouping and kind, memoised per (name id or track, kind), without
-/// per-event allocation.
+const UNSET: u32 = u32::MAX;
+
+/// Maps events to rows by the grouping and kind, memoised per name id (or track) — the row of
+/// the first kind seen in a vector, those of other kinds in a map — without per-event
+/// allocation.
 struct Keys<'c> {
     c: &'c Capture,
     group: GroupKey,
-    memo: FxHashMap<(u32, Option<EventKind>), u32>,
+    memo: Vec<u32>,
+    memo_kind: FxHashMap<(u32, Option<EventKind>), u32>,
     by_text: FxHashMap<(Option<EventKind>, String), u32>,
     rows: Vec<SideRow>,
 }
@@ -290,7 +294,8 @@ impl<'c> Keys<'c> {
         Keys {
             c,
             group,
-            memo: FxHashMap::default(),
+            memo: Vec::new(),
+            memo_kind: FxHashMap::default(),
             by_text: FxHashMap::default(),
             rows: Vec::new(),
         }
@@ -316,12 +321,25 @@ impl<'c> Keys<'c> {
         kind: Option<EventKind>,
         text: impl FnOnce(&Capture) -> String,
     ) -> u32 {
-        if let Some(&r) = self.memo.get(&(i as u32, kind)) {
-            return r;
+        let first = self.memo.get(i).copied().unwrap_or(UNSET);
+        if first != UNSET {
+            if self.rows.get(first as usize).is_some_and(|r| r.kind == kind) {
+                return first;
+            }
+            if let Some(&r) = self.memo_kind.get(&(i as u32, kind)) {
+                return r;
+            }
         }
         let t = text(self.c);
         let r = self.named(kind, &t);
-        self.memo.insert((i as u32, kind), r);
+        if first == UNSET {
+            if i >= self.memo.len() {
+                self.memo.resize(i + 1, UNSET);
+            }
+            self.memo[i] = r;
+        } else {
+            self.memo_kind.insert((i as u32, kind), r);
+        }
         r
     }
 
