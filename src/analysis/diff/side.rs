@@ -323,7 +323,11 @@ impl<'c> Keys<'c> {
     ) -> u32 {
         let first = self.memo.get(i).copied().unwrap_or(UNSET);
         if first != UNSET {
-            if self.rows.get(first as usize).is_some_and(|r| r.kind == kind) {
+            if self
+                .rows
+                .get(first as usize)
+                .is_some_and(|r| r.kind == kind)
+            {
                 return first;
             }
             if let Some(&r) = self.memo_kind.get(&(i as u32, kind)) {
