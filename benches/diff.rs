@@ -147,8 +147,8 @@ fn main() {
         for _ in 0..3 {
             let t = Instant::now();
             let (sa, sb) = std::thread::scope(|s| {
-                let ha = s.spawn(|| side(&a, group, None, false));
-                let sb = side(&b, group, None, false);
+                let ha = s.spawn(|| side(&a, group, None, false, false));
+                let sb = side(&b, group, None, false, false);
                 (ha.join().ok(), sb)
             });
             let (Some(Ok(sa)), Ok(sb)) = (sa, sb) else {

@@ -237,3 +237,91 @@ fn cli_json_and_text() {
     let last = out.trim_end().lines().last().expect("a line");
     assert!(last.contains("host-bound: "), "{out}");
 }
+
+/// A `gap` row is one gap between two operators, with its own start and end (issue 52 §6): it
+/// lies inside its step, spans exactly its time on the path, and is not placed at the start of
+/// the Python frame it is attributed to (that frame may have started steps before).
+#[test]
+fn gap_rows_are_the_gaps_own_times() {
+    let files = [
+        ("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz"),
+        ("torch_gpu", "worker0.1795882105227733644.pt.trace.json.gz"),
+        ("torch_gpu", "worker0.1795887060116290334.pt.trace.json.gz"),
+        ("critical", "simple_add.trace.json.gz"),
+        ("critical", "alexnet.trace.json.gz"),
+        ("critical", "event_sync.trace.json.gz"),
+        ("critical", "event_sync_multi_stream.trace.json.gz"),
+    ];
+    for (dir, file) in files {
+        let c = load(&fixture(dir, file));
+        let steps = tracetui::analysis::steps::find(&c, &Default::default());
+        let paths = critical::analyze(&c, &steps, &Options::default(), None);
+        let (mut gaps_seen, mut moved) = (0, 0);
+        for p in &paths {
+            let rows = p.rows(&c);
+            assert_eq!(
+                rows.iter().map(|r| r.ps).sum::<i64>(),
+                p.path,
+                "{file} step {}: the rows add up to the path",
+                p.step.number
+            );
+            let gaps = rows.iter().filter(|r| r.is_gap());
+            for r in gaps.chain(p.top.iter().filter(|t| t.is_gap())) {
+                gaps_seen += 1;
+                assert!(
+                    p.step.start <= r.start && r.end <= p.step.end,
+                    "{file} step {} [{}, {}): gap at [{}, {})",
+                    p.step.number,
+                    p.step.start,
+                    p.step.end,
+                    r.start,
+                    r.end
+                );
+                assert_eq!(r.end - r.start, r.ps, "{file}: a gap spans its time");
+                if r.event != tracetui::model::NO_SLICE
+                    && c.slices.start[r.event as usize] != r.start
+                {
+                    moved += 1;
+                }
+            }
+        }
+        if dir == "torch_gpu" {
+            assert!(
+                gaps_seen > 0 && moved > 0,
+                "{file}: {gaps_seen} gaps, {moved} apart from their frame's start"
+            );
+        }
+    }
+    // The CLI gives every gap of the top list its own start and end.
+    let f = fixture("torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz");
+    let (code, out, err) = common::run_cli(&[
+        "critical",
+        f.to_str().expect("utf-8"),
+        "--json",
+        "--top",
+        "40",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    for s in v["captures"][0]["steps"].as_array().expect("steps") {
+        let (a, n) = (
+            s["start_ns"].as_i64().expect("start"),
+            s["step_ns"].as_i64().expect("dur"),
+        );
+        let gaps: Vec<&Value> = s["top"]
+            .as_array()
+            .expect("top")
+            .iter()
+            .filter(|e| e["kind"] == "gap")
+            .collect();
+        assert!(!gaps.is_empty());
+        for g in gaps {
+            let (gs, ge) = (
+                g["start_ns"].as_i64().expect("gap start"),
+                g["end_ns"].as_i64().expect("gap end"),
+            );
+            assert!(a <= gs && ge <= a + n + 1, "{g} outside step {s}");
+            assert!((ge - gs - g["ns"].as_i64().expect("ns")).abs() <= 1, "{g}");
+        }
+    }
+}

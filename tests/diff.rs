@@ -6,6 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tracetui::analysis::diff::steps::Step;
 use tracetui::analysis::diff::{self, DiffOptions, GroupKey, Side, SideRow, Status, StepRange};
+use tracetui::analysis::stats::EventKind;
 use tracetui::formats::{self, Progress};
 use tracetui::model::{Capture, SourceInfo};
 
@@ -236,10 +237,21 @@ fn contributors_are_work_and_add_up_to_the_change() {
     let d = diff::diff(&a, &b, &DiffOptions::default()).expect("diff");
     let change = (d.step_time_b - d.step_time_a) as f64;
     assert!(change > 40e9, "{change}");
-    for span in ["ProfilerStep*", "PyTorch Profiler (0)"] {
-        assert!(row(&d, span).span, "{span}");
-        assert!(d.contributors.iter().all(|c| c.name != span), "{span}");
-    }
+    assert!(row(&d, "ProfilerStep*").span);
+    assert!(d.contributors.iter().all(|c| c.name != "ProfilerStep*"));
+    // The profiler's own span is no row (as in `stats`) unless asked for; then it is a span.
+    assert!(d.rows.iter().all(|r| r.name != "PyTorch Profiler (0)"));
+    let with = DiffOptions {
+        profiler: true,
+        ..DiffOptions::default()
+    };
+    let dp = diff::diff(&a, &b, &with).expect("diff");
+    assert!(row(&dp, "PyTorch Profiler (0)").span);
+    assert!(
+        dp.contributors
+            .iter()
+            .all(|c| c.name != "PyTorch Profiler (0)")
+    );
     // Without the span rule `ProfilerStep*` and `PyTorch Profiler (0)` top the Δ total column.
     assert!(d.rows[..3].iter().any(|r| r.span));
     let listed: f64 = d.contributors.iter().map(|c| c.delta_self).sum();
@@ -402,17 +414,25 @@ fn cli_json_and_text() {
 }
 
 fn arb_side() -> impl Strategy<Value = Side> {
-    let row = (0usize..6, 1u64..5, 0i64..1_000_000_000, 0i64..1_000_000).prop_map(
-        |(n, count, total, slf)| SideRow {
+    // Two kinds per name: a host annotation and its device twin are two rows.
+    let kinds = [EventKind::Annotation, EventKind::GpuAnnotation];
+    let row = (
+        0usize..6,
+        0usize..2,
+        1u64..5,
+        0i64..1_000_000_000,
+        0i64..1_000_000,
+    )
+        .prop_map(move |(n, k, count, total, slf)| SideRow {
             name: format!("op{n}"),
+            kind: Some(kinds[k]),
             count,
             total_ps: total,
             self_ps: slf.min(total),
             durs: vec![total / count as i64; count as usize],
             span: false,
             step_self_ps: slf.min(total),
-        },
-    );
+        });
     (
         proptest::collection::vec(row, 0..6),
         0usize..3,
@@ -422,7 +442,7 @@ fn arb_side() -> impl Strategy<Value = Side> {
             let mut seen = std::collections::HashSet::new();
             let rows = rows
                 .into_iter()
-                .filter(|r| seen.insert(r.name.clone()))
+                .filter(|r| seen.insert((r.name.clone(), r.kind)))
                 .collect();
             Side {
                 rows,
@@ -459,12 +479,158 @@ proptest! {
         let ba = diff::join(&b, &a, &o);
         prop_assert_eq!(ab.rows.len(), ba.rows.len());
         for r in &ab.rows {
-            let m = row(&ba, &r.name);
+            let m = ba
+                .rows
+                .iter()
+                .find(|m| m.name == r.name && m.kind == r.kind)
+                .expect("the same row");
             prop_assert_eq!(r.delta, -m.delta);
             prop_assert_eq!(r.status, m.status.mirrored());
             prop_assert_eq!((r.count_a, r.count_b), (m.count_b, m.count_a));
             prop_assert_eq!((r.total_a, r.self_a), (m.total_b, m.self_b));
         }
         prop_assert_eq!((ab.steps_a, ab.step_time_a), (ba.steps_b, ba.step_time_b));
+    }
+}
+
+/// Issue 52 §4 on two H200 captures of one model (fp32 eager, bf16 with a side stream): a
+/// name's host annotation and its GPU twin are two rows (as `stats` keeps them), the profiler's
+/// own span is no row, and Python frames that differ only in object addresses match.
+#[test]
+fn torch_gpu_pair_compares_like_with_like() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/torch_gpu");
+    let load = |f: &str| {
+        formats::load(&dir.join(f), SourceInfo::default(), &Progress::default()).expect("load")
+    };
+    let a = load("worker0.1795774111709892780.pt.trace.json.gz");
+    let b = load("worker0.1795887060116290334.pt.trace.json.gz");
+    let d = diff::diff(&a, &b, &DiffOptions::default()).expect("diff");
+    assert!(d.per_step && (d.steps_a, d.steps_b) == (2, 3));
+    let of = |name: &str, kind: EventKind| {
+        d.rows
+            .iter()
+            .find(|r| r.name == name && r.kind == Some(kind))
+            .unwrap_or_else(|| panic!("no {name} {kind:?}"))
+    };
+    // One host annotation per step, whose time per step is the step time.
+    let host = of("ProfilerStep*", EventKind::Annotation);
+    assert_eq!((host.count_a, host.count_b), (2, 3));
+    assert!(
+        (host.total_a - d.step_time_a as f64).abs() < 1e3,
+        "{host:?}"
+    );
+    assert!(
+        (host.total_b - d.step_time_b as f64).abs() < 1e3,
+        "{host:?}"
+    );
+    let dev = of("ProfilerStep*", EventKind::GpuAnnotation);
+    assert!(dev.count_a > 0 && dev.count_b > 0);
+    assert!(d.rows.iter().all(|r| r.name != "PyTorch Profiler (0)"));
+    // Addresses: none left in a row name, and the frames of both runs meet in one row.
+    let address = regex::Regex::new(r"0x[0-9a-fA-F]{6,}").expect("regex");
+    assert!(d.rows.iter().all(|r| !address.is_match(&r.name)));
+    let append = of(
+        "<built-in method append of list object at 0x…>",
+        EventKind::Python,
+    );
+    assert!(append.count_a > 0 && append.count_b > 0);
+    let one_sided = d
+        .rows
+        .iter()
+        .filter(|r| matches!(r.status, Status::Added | Status::Removed))
+        .filter(|r| r.name.contains("object at 0x…"))
+        .count();
+    let matched = d
+        .rows
+        .iter()
+        .filter(|r| r.name.contains("object at 0x…") && r.count_a > 0 && r.count_b > 0)
+        .count();
+    assert!(
+        matched > 20 && one_sided < matched,
+        "{one_sided} vs {matched}"
+    );
+    // --profiler brings the span back, as `stats --profiler` does.
+    let o = DiffOptions {
+        profiler: true,
+        ..DiffOptions::default()
+    };
+    let dp = diff::diff(&a, &b, &o).expect("diff");
+    assert!(
+        dp.rows
+            .iter()
+            .any(|r| r.name == "PyTorch Profiler (0)" && r.span)
+    );
+    // The CLI: a KIND column and `kind` in the JSON.
+    let (f, g) = (
+        dir.join("worker0.1795774111709892780.pt.trace.json.gz"),
+        dir.join("worker0.1795887060116290334.pt.trace.json.gz"),
+    );
+    let (f, g) = (f.to_str().expect("utf-8"), g.to_str().expect("utf-8"));
+    let (code, out, err) = run(&["diff", f, g, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let steps: Vec<&Value> = v["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["name"] == "ProfilerStep*")
+        .collect();
+    let kinds: Vec<&str> = steps.iter().filter_map(|r| r["kind"].as_str()).collect();
+    assert_eq!(steps.len(), 2, "{kinds:?}");
+    assert!(kinds.contains(&"annotation") && kinds.contains(&"gpu_annotation"));
+    let (code, out, _) = run(&["diff", f, g, "--limit", "5"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(" KIND "), "{out}");
+}
+
+/// Invariant on every capture fixture the diff reads (torch GPU, HTA pair, hand pair, XPlane):
+/// each event is in exactly one row — Σ counts of a capture diffed with itself = its events less
+/// the profiler's own — rows of one name are apart only by kind, and no name keeps an address.
+#[test]
+fn every_event_is_in_one_row_and_no_address_is_left() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let address = regex::Regex::new(r"0x[0-9a-fA-F]{6,}\b").expect("regex");
+    let mut files: Vec<PathBuf> = ["diff", "torch_gpu"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).expect("dir"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".json") || n.ends_with(".trace.json.gz") || n.ends_with("json.gz")
+        })
+        .filter(|p| !p.to_string_lossy().contains("key_averages"))
+        .collect();
+    files.push(root.join("xplane/h200_jax_gpu_attn.xplane.pb.gz"));
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for f in &files {
+        let c = formats::load(f, SourceInfo::default(), &Progress::default()).expect("load");
+        let d = diff::diff(&c, &c, &DiffOptions::default()).expect("diff");
+        let mut want: u64 = c
+            .aggregated
+            .iter()
+            .filter(|a| !tracetui::analysis::stats::is_profiler_track(&c, a.track))
+            .map(|a| a.occurrences)
+            .sum();
+        for (t, tr) in c.tracks.iter().enumerate() {
+            let prof = tracetui::analysis::stats::is_profiler_track(&c, t as u32);
+            for i in tr.slices.0 as usize..tr.slices.1 as usize {
+                if !diff::side::is_profiler_event(&c, prof, i) {
+                    want += 1;
+                }
+            }
+        }
+        let got: u64 = d.rows.iter().map(|r| r.count_a).sum();
+        assert_eq!(got, want, "{}", f.display());
+        let mut seen = std::collections::HashSet::new();
+        for r in &d.rows {
+            assert!(r.kind.is_some(), "{}: {r:?}", f.display());
+            assert!(
+                seen.insert((r.name.clone(), r.kind)),
+                "{}: {r:?}",
+                f.display()
+            );
+            assert!(!address.is_match(&r.name), "{}: {}", f.display(), r.name);
+        }
     }
 }

@@ -381,7 +381,7 @@ fn real_fixtures() {
     assert_eq!(nums, vec![1, 2]);
     let parts = steps::breakdown(&c, &s, &StepOptions::default(), None);
     for (st, p) in s.steps.iter().zip(&parts) {
-        for d in &p.devices {
+        for d in p.devices.iter().filter(|d| d.has_data()) {
             let sum = d.compute + d.exposed_communication + d.memory + d.other + d.idle;
             assert_eq!(sum, st.dur(), "device {} step {}", d.device, st.number);
             assert_eq!(d.idle, d.host_wait + d.kernel_wait + d.idle_other);
@@ -469,9 +469,16 @@ proptest! {
         prop_assert_eq!(s.steps.len(), bounds.len() - 1);
         let parts = steps::breakdown(&c, &s, &opts, None);
         let flat: Vec<(i64, i64, u8, i64)> = acts.iter().map(|a| (a.0, a.1, a.2, a.4)).collect();
+        // What the device recorded: its first activity's start to its last end; a step outside
+        // it has no device data (all parts 0).
+        let first = acts.iter().map(|a| a.0).min().unwrap_or(0);
+        let last = acts.iter().map(|a| a.1).max().unwrap_or(0);
         for (st, p) in s.steps.iter().zip(&parts) {
-            let want = brute(&flat, st.start / 1_000_000, st.end / 1_000_000, 30);
+            let (lo, hi) = (st.start / 1_000_000, st.end / 1_000_000);
+            let outside = hi <= first || lo >= last;
+            let want = if outside { [0; 7] } else { brute(&flat, lo, hi, 30) };
             let d = &p.devices[0];
+            prop_assert_eq!(d.no_data, outside, "step {:?}", st);
             let got = [d.compute, d.exposed_communication, d.memory, d.other, d.host_wait, d.kernel_wait, d.idle_other]
                 .map(|x| x / 1_000_000);
             prop_assert_eq!(got, want, "step {:?}", st);

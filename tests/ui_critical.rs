@@ -26,29 +26,82 @@ fn w_lists_the_path_and_enter_walks_it_dimmed() {
     let mut app = open(H200);
     let l = app.loaded().unwrap().clone();
     let p = path_at(&l.cap, &l.steps, app.cursor_time()).expect("a path");
-    let want: Vec<u32> = path_events(&p).iter().map(|e| e.0).collect();
-    assert!(want.len() > 100, "{}", want.len());
+    let events = path_events(&l.cap, &p);
+    assert!(events.len() > 100, "{}", events.len());
+    // The hits: the distinct events of the rows, in path order (gap rows around no slice and
+    // repeated frames add none).
+    let mut want: Vec<u32> = Vec::new();
+    for e in &events {
+        if e.0 != tracetui::model::NO_SLICE && !want.contains(&e.0) {
+            want.push(e.0);
+        }
+    }
     app.update(key('W'));
     assert_eq!(app.top(), ViewKind::Table);
     let t = table(&app);
     assert!(t.title.starts_with("critical path · step "), "{}", t.title);
     assert!(t.legend.starts_with("host-bound: "), "{}", t.legend);
-    assert_eq!(t.rows.len(), want.len());
+    assert_eq!(t.rows.len(), events.len());
     assert_eq!(t.rows[0].cells[1], "1");
     assert_eq!(
         t.columns[0].name, "name",
         "the name leads and takes the spare width"
     );
+    // Enter on the first row that is not a gap jumps to its event.
+    let first = events
+        .iter()
+        .position(|e| e.2 != "gap")
+        .expect("an event row");
+    for _ in 0..first {
+        app.update(Msg::Key(KeyEvent::from(KeyCode::Down)));
+    }
     app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
     assert_eq!(app.top(), ViewKind::Timeline);
-    assert_eq!(app.selected, Some(want[0]));
+    let at = want
+        .iter()
+        .position(|&x| x == events[first].0)
+        .expect("in hits");
+    assert_eq!(app.selected, Some(want[at]));
     let h = app.hits.as_ref().expect("hits");
     assert!(h.dim && h.ordered);
-    assert_eq!(h.ids.len(), want.len());
-    for &id in want.iter().skip(1).take(3) {
+    assert_eq!(h.ids, want);
+    for &id in want.iter().skip(at + 1).take(3) {
         app.update(key('n'));
         assert_eq!(app.selected, Some(id));
     }
+}
+
+/// A gap row's start is the gap's own (issue 52 §6), and `Enter` on it shows the gap.
+#[test]
+fn w_gap_rows_start_at_the_gap() {
+    let mut app = open(H200);
+    let l = app.loaded().unwrap().clone();
+    let p = path_at(&l.cap, &l.steps, app.cursor_time()).expect("a path");
+    let rows = p.rows(&l.cap);
+    let k = rows
+        .iter()
+        .position(|r| r.is_gap() && r.event != tracetui::model::NO_SLICE)
+        .expect("a gap in a frame");
+    let g = &rows[k];
+    assert!(p.step.start <= g.start && g.end <= p.step.end);
+    app.update(key('W'));
+    let z = l.cap.time_zero();
+    let t = table(&app);
+    assert_eq!(t.rows[k].cells[4], "gap");
+    assert_eq!(
+        t.rows[k].cells[6],
+        tracetui::ui::ruler::format_dur(g.start - z)
+    );
+    for _ in 0..k {
+        app.update(Msg::Key(KeyEvent::from(KeyCode::Down)));
+    }
+    app.update(Msg::Key(KeyEvent::from(KeyCode::Enter)));
+    assert_eq!(app.top(), ViewKind::Timeline);
+    let (a, b) = (app.vp.t0, app.vp.t1);
+    assert!(
+        a <= g.start && g.end <= b && b - a <= 4 * (g.end - g.start),
+        "[{a}, {b})"
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@ pub mod flame;
 pub mod gpu;
 pub mod launch_link;
 pub mod memory;
+pub mod names;
 pub mod nested;
 pub mod nesting;
 pub mod platform;

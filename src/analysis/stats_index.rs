@@ -548,7 +548,10 @@ mod tests {
                     _ => c.slice_name(i as u32).to_string(),
                 };
                 let d = s.dur[i];
-                let kind = crate::analysis::stats::EventKind::of_category(s.kind(i));
+                let kind = crate::analysis::stats::EventKind::of_event(
+                    s.kind(i),
+                    crate::analysis::stats::is_device_process(c, t as u32),
+                );
                 // Host-track kernels: a device activity's own time (no launches here).
                 let dev = if kind == crate::analysis::stats::EventKind::Kernel {
                     d

@@ -87,8 +87,12 @@ pub struct EventJson {
     pub kind: &'static str,
     /// Track title.
     pub track: String,
-    /// Start from the capture's zero, ns (null for no event).
+    /// Start from the capture's zero, ns: a gap's own (the end of the operator before it),
+    /// else the event's (null for no event).
     pub start_ns: Option<i64>,
+    /// End from the capture's zero, ns: a gap's own (the start of the operator after it), else
+    /// the event's (null for no event).
+    pub end_ns: Option<i64>,
     /// Time on the path, ns.
     pub ns: i64,
 }
@@ -194,8 +198,10 @@ pub fn step_json(c: &Capture, p: &StepPath) -> StepJson {
                 } else {
                     track_title(c, c.track_of(e.event))
                 },
-                start_ns: (e.event != NO_SLICE)
-                    .then(|| (c.slices.start[e.event as usize] - zero).div_euclid(1000)),
+                start_ns: (e.event != NO_SLICE || e.is_gap())
+                    .then(|| (e.start - zero).div_euclid(1000)),
+                end_ns: (e.event != NO_SLICE || e.is_gap())
+                    .then(|| (e.end - zero).div_euclid(1000)),
                 ns: ns(e.ps),
             })
             .collect(),
@@ -298,14 +304,23 @@ pub fn render_text(s: &CaptureCritical) -> String {
         let mut rows: Vec<Vec<String>> = last
             .top
             .iter()
-            .map(|e| vec![d(e.ns), e.kind.to_string(), e.name.clone(), e.track.clone()])
+            .map(|e| {
+                vec![
+                    d(e.ns),
+                    e.start_ns.map_or("-".into(), d),
+                    e.kind.to_string(),
+                    e.name.clone(),
+                    e.track.clone(),
+                ]
+            })
             .collect();
-        text::fit_column(&mut rows, 2, 60);
-        text::fit_column(&mut rows, 3, 40);
+        text::fit_column(&mut rows, 3, 60);
+        text::fit_column(&mut rows, 4, 40);
         o.push_str(&text::table(
             "   ",
             &[
                 ("ON PATH", Align::Right),
+                ("START", Align::Right),
                 ("KIND", Align::Left),
                 ("EVENT", Align::Left),
                 ("TRACK", Align::Left),

@@ -8,6 +8,7 @@ use super::text::{self, Align, clean};
 use crate::analysis::diff::{
     Diff, DiffOptions, DiffRow, GroupKey, SortKey, StepRange, join, list_numbers, side,
 };
+use crate::analysis::stats::EventKind;
 use crate::discover::CaptureFile;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -59,10 +60,12 @@ Examples:
   tracetui diff runA/ runB/ --steps '#1..=3'    (the first three steps of each side)
   tracetui diff a.json b.json --json | jq '.rows[] | select(.status == \"slower\")'
 
-B is compared with A (the baseline); delta = B - A. One row per name (ProfilerStep#N as
-ProfilerStep*), HTA short name, category or stream: counts, inclusive (total) and self times,
-avg, median, delta, delta % and a status: added, removed, slower, faster, or same when |delta| is
-below --threshold-pct of the larger total or below --threshold-us. When both captures have
+B is compared with A (the baseline); delta = B - A. One row per name and kind (ProfilerStep#N as
+ProfilerStep*, addresses 0x7f… as 0x…; a CPU annotation and its GPU twin are two rows, as in
+stats; the profiler's own spans left out unless --profiler), HTA short name, category or
+stream: counts, inclusive (total) and self times, avg, median, delta, delta % and a status:
+added, removed, slower, faster, or same when |delta| is below --threshold-pct of the larger
+total or below --threshold-us. When both captures have
 ProfilerStep#N steps, times are per step (so captures of different lengths compare); --steps
 keeps the events of those steps (host events starting in a step, device events launched in one,
 or starting in one when their launch is not in the capture; --hta leaves those out like HTA),
@@ -178,6 +181,9 @@ pub struct DiffArgs {
     /// Row order
     #[arg(long, value_enum, default_value = "delta")]
     pub sort: DiffSortArg,
+    /// Keep the profiler's own spans (`PyTorch Profiler (0)`), left out by default as in `stats`
+    #[arg(long)]
+    pub profiler: bool,
     /// Show at most N rows [default: 40 for text, all for --json; with --align: 20 pairs]
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
@@ -197,6 +203,7 @@ impl DiffArgs {
             threshold_pct: self.threshold_pct,
             threshold_ps: self.threshold_us * 1e6,
             hta: self.hta,
+            profiler: self.profiler,
         }
     }
 }
@@ -225,8 +232,11 @@ impl From<&CaptureFile> for SideJson {
 /// One row of `diff --json`.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct RowJson {
-    /// Key.
+    /// Key (memory addresses as `0x…`).
     pub name: String,
+    /// What its events are (`stats`' kinds: `annotation`, `gpu_annotation`, `kernel`, …), so a
+    /// name's host and device rows are apart; null for `category` and `stream` rows.
+    pub kind: Option<&'static str>,
     /// Events in A's scope.
     pub count_a: u64,
     /// Events in B's scope.
@@ -259,6 +269,7 @@ impl From<&DiffRow> for RowJson {
     fn from(r: &DiffRow) -> RowJson {
         RowJson {
             name: r.name.clone(),
+            kind: r.kind.map(EventKind::name),
             count_a: r.count_a,
             count_b: r.count_b,
             total_a_ns: r.total_a / 1e3,
@@ -292,6 +303,8 @@ pub struct RangeJson {
 pub struct ContributorJson {
     /// Row key.
     pub name: String,
+    /// The row's kind (null for `category` and `stream` rows).
+    pub kind: Option<&'static str>,
     /// Δ self time, ns.
     pub delta_self_ns: f64,
     /// Share of the step-time difference, percent.
@@ -386,6 +399,7 @@ pub fn to_json(
             .iter()
             .map(|c| ContributorJson {
                 name: c.name.clone(),
+                kind: c.kind.map(EventKind::name),
                 delta_self_ns: c.delta_self / 1e3,
                 share_pct: c.share_pct,
             })
@@ -521,12 +535,17 @@ pub fn render_text(j: &DiffJson) -> String {
     }
     let d = |v: f64| text::dur(v * 1e3);
     let od = |v: Option<f64>| v.map_or("-".to_string(), d);
+    // Rows of names have a kind (host and device rows of one name apart).
+    let with_kind = j.rows.iter().any(|r| r.kind.is_some());
     let rows: Vec<Vec<String>> = j
         .rows
         .iter()
         .map(|r| {
-            vec![
-                text::fit(&clean(&r.name), 50).into_owned(),
+            let mut row = vec![text::fit(&clean(&r.name), 50).into_owned()];
+            if with_kind {
+                row.push(r.kind.unwrap_or("-").to_string());
+            }
+            row.extend([
                 r.count_a.to_string(),
                 r.count_b.to_string(),
                 d(r.total_a_ns),
@@ -538,7 +557,8 @@ pub fn render_text(j: &DiffJson) -> String {
                 signed(r.delta_ns * 1e3),
                 r.delta_pct.map_or("-".into(), |p| format!("{p:+.1}%")),
                 r.status.to_string(),
-            ]
+            ]);
+            row
         })
         .collect();
     let head = j.group_by.to_uppercase();
@@ -546,8 +566,11 @@ pub fn render_text(j: &DiffJson) -> String {
     // event.
     let per = if j.per_step { "/STEP" } else { "/ALL" };
     let h = |s: &str, unit: &str| format!("{s}{unit}");
-    let heads = [
-        (head.clone(), Align::Left),
+    let mut heads = vec![(head.clone(), Align::Left)];
+    if with_kind {
+        heads.push(("KIND".to_string(), Align::Left));
+    }
+    heads.extend([
         (h("COUNT A", "/ALL"), Align::Right),
         (h("COUNT B", "/ALL"), Align::Right),
         (h("TOTAL A", per), Align::Right),
@@ -559,7 +582,7 @@ pub fn render_text(j: &DiffJson) -> String {
         (h("DELTA", per), Align::Right),
         ("DELTA %".to_string(), Align::Right),
         ("STATUS".to_string(), Align::Left),
-    ];
+    ]);
     let heads: Vec<(&str, Align)> = heads.iter().map(|(s, a)| (s.as_str(), *a)).collect();
     o.push_str(&text::table("   ", &heads, &rows));
     if j.names > j.rows.len() {
@@ -577,7 +600,7 @@ pub fn compute(a: &CaptureFile, b: &CaptureFile, opts: &DiffOptions) -> Result<D
     let caps = [a, b];
     let mut sides = super::load::map_loaded(&caps, 2, |cap, loaded| {
         let c = loaded.map_err(|e| e.to_string())?;
-        side(&c, opts.group, opts.steps, opts.hta)
+        side(&c, opts.group, opts.steps, opts.hta, opts.profiler)
             .map_err(|e| format!("{}: {e}", cap.path.display()))
     });
     let sb = sides.pop().ok_or("B was not loaded")?;

@@ -92,6 +92,10 @@ pub struct PartsJson {
     pub kernel_wait_ns: i64,
     /// Idle: the rest.
     pub idle_other_ns: i64,
+    /// False when the device recorded nothing during the step (the step ends before its first
+    /// activity or starts after its last: its trace started late or stopped early); every
+    /// figure above is then 0, and the step is left out of device averages.
+    pub device_data: bool,
 }
 
 impl PartsJson {
@@ -106,6 +110,7 @@ impl PartsJson {
             host_wait_ns: ns(p.host_wait),
             kernel_wait_ns: ns(p.kernel_wait),
             idle_other_ns: ns(p.idle_other),
+            device_data: p.has_data(),
         }
     }
 }
@@ -271,8 +276,15 @@ pub fn render_text(s: &CaptureSteps) -> String {
         .steps
         .iter()
         .map(|r| {
+            let step = format!("{}{}", r.step, if r.partial { "*" } else { "" });
+            if !r.parts.device_data {
+                let mut row = vec![step, d(r.dur_ns), "no device data".into()];
+                row.extend(std::iter::repeat_n(String::new(), 6));
+                row.push(input(r.input_ns));
+                return row;
+            }
             vec![
-                format!("{}{}", r.step, if r.partial { "*" } else { "" }),
+                step,
                 d(r.dur_ns),
                 text::pct(r.parts.compute_ns, r.dur_ns, 1),
                 text::pct(r.parts.exposed_communication_ns, r.dur_ns, 1),
@@ -302,7 +314,27 @@ pub fn render_text(s: &CaptureSteps) -> String {
         &rows,
     ));
     o.push_str(&partial_note(s));
+    o.push_str(&no_data_note(s));
     o
+}
+
+/// Says which steps have no device data and why they show no parts.
+fn no_data_note(s: &CaptureSteps) -> String {
+    let none: Vec<String> = s
+        .steps
+        .iter()
+        .filter(|r| !r.parts.device_data)
+        .map(|r| r.step.to_string())
+        .collect();
+    if none.is_empty() {
+        return String::new();
+    }
+    format!(
+        "   no device data in step{} {}: the device recorded nothing then (its trace starts \
+         after or ends before), so idle time is not known there; left out of device averages\n",
+        if none.len() == 1 { "" } else { "s" },
+        none.join(", ")
+    )
 }
 
 fn partial_note(s: &CaptureSteps) -> String {

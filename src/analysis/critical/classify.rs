@@ -7,15 +7,46 @@ use crate::analysis::steps::Step;
 use crate::model::{Capture, Category, NO_SLICE, Ps};
 use rustc_hash::FxHashMap;
 
-/// One event's time on the path.
+/// One event's time on the path, or one gap's: each `gap` (time between two top-level
+/// operators of a thread) is its own entry, with its own start and end, even when several are
+/// attributed to the same enclosing slice (a Python frame spanning the whole capture).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopEvent {
-    /// Slice id (`NO_SLICE`: time attributed to no event, a gap at the top of a thread).
+    /// Slice id (`NO_SLICE`: time attributed to no event, a gap at the top of a thread); for a
+    /// gap, the innermost slice around it.
     pub event: u32,
-    /// The kind its time was counted as (its largest).
+    /// The kind its time was counted as (its largest; [`Kind::Gap`] for a gap).
     pub kind: Kind,
     /// Time on the path, ps.
     pub ps: Ps,
+    /// Start, ps: a gap's own (the end of the operator before it); else the event's start.
+    pub start: Ps,
+    /// End, ps: a gap's own (the start of the operator after it); else the event's end.
+    pub end: Ps,
+}
+
+impl TopEvent {
+    /// True for one gap between operators (not an event's time).
+    pub fn is_gap(&self) -> bool {
+        self.kind == Kind::Gap
+    }
+}
+
+/// Which entry of the path's list an edge adds to: an event (all its edges together) or one
+/// gap edge (by its index on the path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Entry {
+    Event(u32),
+    Gap(usize),
+}
+
+/// The entry of path edge `k` ([`Entry`]).
+fn entry(k: usize, e: &Edge) -> Entry {
+    if e.kind == Kind::Gap {
+        Entry::Gap(k)
+    } else {
+        Entry::Event(e.event)
+    }
 }
 
 /// The critical path of one step.
@@ -33,6 +64,9 @@ pub struct StepPath {
     pub top: Vec<TopEvent>,
     /// The path's edges, first to last.
     pub edges: Vec<Edge>,
+    /// The time each edge of [`StepPath::edges`] spans (its source's and destination's node
+    /// times), ps.
+    pub spans: Vec<(Ps, Ps)>,
     /// The distinct events the path passes, in path order (for jumping along it).
     pub events: Vec<u32>,
     /// Host threads with operator time on the path.
@@ -49,6 +83,47 @@ impl StepPath {
     pub fn kind_ps(&self, k: Kind) -> Ps {
         self.by_kind.iter().find(|x| x.0 == k).map_or(0, |x| x.1)
     }
+
+    /// The events and gaps the path passes with time on it, in path order (an event where its
+    /// first edge is; its kind that of its first edge with time; each gap apart, with its own
+    /// start and end). Edges of no time and edges attributed to no event, gaps excepted, are
+    /// left out.
+    pub fn rows(&self, c: &Capture) -> Vec<TopEvent> {
+        let mut at: FxHashMap<Entry, usize> = FxHashMap::default();
+        let mut out: Vec<TopEvent> = Vec::new();
+        for (k, e) in self.edges.iter().enumerate() {
+            if e.weight <= 0 || (e.event == NO_SLICE && e.kind != Kind::Gap) {
+                continue;
+            }
+            let key = entry(k, e);
+            match at.get(&key) {
+                Some(&i) => out[i].ps += e.weight,
+                None => {
+                    at.insert(key, out.len());
+                    let (start, end) = span_of(c, key, self.spans.get(k).copied());
+                    out.push(TopEvent {
+                        event: e.event,
+                        kind: e.kind,
+                        ps: e.weight,
+                        start,
+                        end,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Start and end of an entry: a gap's own span, else the event's (`(0, 0)` for no event).
+fn span_of(c: &Capture, key: Entry, gap: Option<(Ps, Ps)>) -> (Ps, Ps) {
+    match key {
+        Entry::Gap(_) => gap.unwrap_or((0, 0)),
+        Entry::Event(ev) if (ev as usize) < c.slices.len() => {
+            (c.slices.start[ev as usize], c.slices.end(ev as usize))
+        }
+        Entry::Event(_) => (0, 0),
+    }
 }
 
 /// Sums the path `p` of `g`.
@@ -63,14 +138,17 @@ pub(super) fn classify(
 ) -> StepPath {
     let mut by_kind: Vec<(Kind, Ps)> = Kind::ALL.iter().map(|&k| (k, 0)).collect();
     let mut tracks: FxHashMap<u32, Ps> = FxHashMap::default();
-    let mut per_ev: FxHashMap<u32, (Ps, [Ps; 10])> = FxHashMap::default();
+    let mut per_ev: FxHashMap<Entry, (Ps, [Ps; 10])> = FxHashMap::default();
     let mut host_tracks: FxHashMap<u32, ()> = FxHashMap::default();
     let mut edges = Vec::with_capacity(p.edges.len());
+    let mut spans = Vec::with_capacity(p.edges.len());
     let mut events: Vec<u32> = Vec::new();
     let mut wait: Option<(Ps, u32)> = None;
-    for &k in &p.edges {
+    for (n, &k) in p.edges.iter().enumerate() {
         let e = g.edges[k as usize];
         edges.push(e);
+        let at = |x: u32| g.ts.get(x as usize).copied().unwrap_or(0);
+        spans.push((at(e.src), at(e.dst)));
         let ki = Kind::ALL.iter().position(|&x| x == e.kind).unwrap_or(0);
         by_kind[ki].1 += e.weight;
         let owner = if e.event != NO_SLICE {
@@ -86,7 +164,7 @@ pub(super) fn classify(
             }
         }
         if e.weight > 0 || e.kind != Kind::Dependency {
-            let slot = per_ev.entry(e.event).or_default();
+            let slot = per_ev.entry(entry(n, &e)).or_default();
             slot.0 += e.weight;
             slot.1[ki] += e.weight;
         }
@@ -107,18 +185,29 @@ pub(super) fn classify(
     let mut top_events: Vec<TopEvent> = per_ev
         .into_iter()
         .filter(|(_, v)| v.0 > 0)
-        .map(|(ev, (ps, kinds))| {
+        .map(|(key, (ps, kinds))| {
             let best = (0..kinds.len())
                 .max_by_key(|&i| (kinds[i], usize::MAX - i))
                 .unwrap_or(0);
+            let (event, gap) = match key {
+                Entry::Event(ev) => (ev, None),
+                Entry::Gap(n) => (edges[n].event, spans.get(n).copied()),
+            };
+            let (start, end) = span_of(c, key, gap);
             TopEvent {
-                event: ev,
+                event,
                 kind: Kind::ALL[best],
                 ps,
+                start,
+                end,
             }
         })
         .collect();
-    top_events.sort_unstable_by(|a, b| b.ps.cmp(&a.ps).then(a.event.cmp(&b.event)));
+    top_events.sort_unstable_by(|a, b| {
+        b.ps.cmp(&a.ps)
+            .then(a.event.cmp(&b.event))
+            .then(a.start.cmp(&b.start))
+    });
     top_events.truncate(top);
     StepPath {
         step: *step,
@@ -127,6 +216,7 @@ pub(super) fn classify(
         tracks,
         top: top_events,
         edges,
+        spans,
         events,
         threads: host_tracks.len(),
         wait_site: wait.map(|(_, ev)| outermost_op(c, ev)),

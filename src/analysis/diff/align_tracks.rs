@@ -11,6 +11,7 @@
 
 use super::align::{AlignOptions, Alignment, NONE, Op, align};
 use super::side::stream_name;
+use crate::analysis::names::match_name;
 use crate::model::{Capture, NO_SLICE, Ps, StrId, TrackKind};
 use rustc_hash::FxHashMap;
 
@@ -168,28 +169,27 @@ pub fn track_pairs(a: &Capture, b: &Capture) -> Vec<TrackPair> {
     out
 }
 
-/// Name ids of `ea` (events of A) and `eb` (events of B) in one space: A's interner ids, and
-/// for names only B has, ids past A's table — each distinct name of B looked up once.
+/// Name ids of `ea` (events of A) and `eb` (events of B) in one space: equal ids for names
+/// equal once addresses read `0x…` ([`match_name`]: a Python frame's object address differs
+/// from run to run) — each distinct name of either side looked up once.
 pub fn shared_names(a: &Capture, b: &Capture, ea: &[u32], eb: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let name_a = |i: &u32| a.slices.name.get(*i as usize).map_or(0, |n| n.0);
-    let ids_a: Vec<u32> = ea.iter().map(name_a).collect();
-    let mut memo: FxHashMap<StrId, u32> = FxHashMap::default();
-    let mut next = a.strings.len() as u32;
-    let ids_b = eb
-        .iter()
-        .map(|&i| {
-            let n = b.slices.name.get(i as usize).copied().unwrap_or_default();
-            *memo.entry(n).or_insert_with(|| {
-                a.strings.lookup(b.strings.get(n)).map_or_else(
-                    || {
-                        next += 1;
-                        next - 1
-                    },
-                    |id| id.0,
-                )
+    let mut by_text: FxHashMap<String, u32> = FxHashMap::default();
+    let mut ids = |c: &Capture, events: &[u32]| -> Vec<u32> {
+        let mut memo: FxHashMap<StrId, u32> = FxHashMap::default();
+        events
+            .iter()
+            .map(|&i| {
+                let n = c.slices.name.get(i as usize).copied().unwrap_or_default();
+                *memo.entry(n).or_insert_with(|| {
+                    let text = match_name(c.strings.get(n)).into_owned();
+                    let next = by_text.len() as u32;
+                    *by_text.entry(text).or_insert(next)
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    let ids_a = ids(a, ea);
+    let ids_b = ids(b, eb);
     (ids_a, ids_b)
 }
 

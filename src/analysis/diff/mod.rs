@@ -11,6 +11,7 @@ pub mod short;
 pub mod side;
 pub mod steps;
 
+use crate::analysis::stats::EventKind;
 use crate::model::{Capture, Ps};
 pub use group::GroupKey;
 use rustc_hash::FxHashMap;
@@ -30,6 +31,9 @@ pub struct DiffOptions {
     pub threshold_ps: f64,
     /// HTA's step scope: device events without a launch in the capture are left out of steps.
     pub hta: bool,
+    /// Keep the profiler's own spans (`PyTorch Profiler (0)`), which are left out by default
+    /// as `stats` leaves them out ([`side::is_profiler_event`]).
+    pub profiler: bool,
 }
 
 impl Default for DiffOptions {
@@ -40,6 +44,7 @@ impl Default for DiffOptions {
             threshold_pct: 2.0,
             threshold_ps: 5e6,
             hta: false,
+            profiler: false,
         }
     }
 }
@@ -86,8 +91,11 @@ impl Status {
 /// One row of a diff. Totals are per step when [`Diff::per_step`], else whole; Δ = B − A.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffRow {
-    /// Key.
+    /// Key (addresses as `0x…`, [`crate::analysis::names::match_name`]).
     pub name: String,
+    /// What its events are ([`SideRow::kind`]): rows of one name and different kinds (a CPU
+    /// annotation and its GPU twin) are apart. `None` for categories and streams.
+    pub kind: Option<EventKind>,
     /// Events in A's scope.
     pub count_a: u64,
     /// Events in B's scope.
@@ -134,6 +142,8 @@ impl DiffRow {
 pub struct Contributor {
     /// Row key.
     pub name: String,
+    /// The row's kind ([`DiffRow::kind`]).
+    pub kind: Option<EventKind>,
     /// Δ self time, ps (per step when normalised).
     pub delta_self: f64,
     /// Share of the step-time difference, percent.
@@ -177,8 +187,10 @@ pub struct Diff {
 
 /// Compares captures `a` (baseline) and `b`.
 pub fn diff(a: &Capture, b: &Capture, opts: &DiffOptions) -> Result<Diff, String> {
-    let sa = side(a, opts.group, opts.steps, opts.hta).map_err(|e| format!("A: {e}"))?;
-    let sb = side(b, opts.group, opts.steps, opts.hta).map_err(|e| format!("B: {e}"))?;
+    let sa =
+        side(a, opts.group, opts.steps, opts.hta, opts.profiler).map_err(|e| format!("A: {e}"))?;
+    let sb =
+        side(b, opts.group, opts.steps, opts.hta, opts.profiler).map_err(|e| format!("B: {e}"))?;
     Ok(join(&sa, &sb, opts))
 }
 
@@ -190,16 +202,17 @@ pub fn join(a: &Side, b: &Side, opts: &DiffOptions) -> Diff {
     } else {
         (1.0, 1.0)
     };
-    let mut index: FxHashMap<&str, (Option<&SideRow>, Option<&SideRow>)> = FxHashMap::default();
+    type Pair<'s> = (Option<&'s SideRow>, Option<&'s SideRow>);
+    let mut index: FxHashMap<(Option<EventKind>, &str), Pair<'_>> = FxHashMap::default();
     for r in &a.rows {
-        index.entry(r.name.as_str()).or_default().0 = Some(r);
+        index.entry((r.kind, r.name.as_str())).or_default().0 = Some(r);
     }
     for r in &b.rows {
-        index.entry(r.name.as_str()).or_default().1 = Some(r);
+        index.entry((r.kind, r.name.as_str())).or_default().1 = Some(r);
     }
     let mut rows: Vec<DiffRow> = index
         .into_iter()
-        .map(|(name, (ra, rb))| row(name, ra, rb, na, nb, opts))
+        .map(|((kind, name), (ra, rb))| row(name, kind, ra, rb, na, nb, opts))
         .collect();
     sort_rows(&mut rows, SortKey::Delta, false);
     let on_steps = per_step && a.step_tracks && b.step_tracks;
@@ -226,6 +239,7 @@ pub fn join(a: &Side, b: &Side, opts: &DiffOptions) -> Diff {
 
 fn row(
     name: &str,
+    kind: Option<EventKind>,
     a: Option<&SideRow>,
     b: Option<&SideRow>,
     na: f64,
@@ -258,6 +272,7 @@ fn row(
     };
     DiffRow {
         name: name.to_string(),
+        kind,
         count_a,
         count_b,
         total_a,
@@ -308,6 +323,7 @@ fn contributors(
             .abs()
             .total_cmp(&delta(x).abs())
             .then_with(|| x.name.cmp(&y.name))
+            .then_with(|| x.kind.cmp(&y.kind))
     });
     let mut out = Vec::new();
     let mut explained = 0.0;
@@ -316,6 +332,7 @@ fn contributors(
         explained += share;
         out.push(Contributor {
             name: r.name.clone(),
+            kind: r.kind,
             delta_self: delta(r),
             share_pct: share,
         });
@@ -381,7 +398,7 @@ impl SortKey {
 }
 
 /// Sorts rows by `key`: numbers largest first (|Δ| and |Δ %| by magnitude), names ascending;
-/// `reverse` flips that. Ties by name, so the order is total.
+/// `reverse` flips that. Ties by name, then kind, so the order is total.
 pub fn sort_rows(rows: &mut [DiffRow], key: SortKey, reverse: bool) {
     let pct = |r: &DiffRow| r.delta_pct.map_or(f64::INFINITY, f64::abs);
     rows.sort_by(|x, y| {
@@ -398,5 +415,6 @@ pub fn sort_rows(rows: &mut [DiffRow], key: SortKey, reverse: bool) {
         };
         let o = if reverse { o.reverse() } else { o };
         o.then_with(|| x.name.cmp(&y.name))
+            .then_with(|| x.kind.cmp(&y.kind))
     });
 }

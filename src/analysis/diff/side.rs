@@ -4,15 +4,23 @@
 use super::group::GroupKey;
 use super::short::short_name;
 use super::steps::{Step, StepRange, Windows, find_steps, list_numbers};
-use crate::analysis::stats::{NO_GROUP, group_name};
-use crate::model::{Capture, NO_SLICE, Ps, StrId};
+use crate::analysis::names::match_name;
+use crate::analysis::stats::{
+    EventKind, NO_GROUP, group_name, is_device_process, is_profiler_track,
+};
+use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
 
 /// One key of one side.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SideRow {
-    /// Key (name, short name, category or stream).
+    /// Key (name, short name, category or stream). Names are matched across captures: memory
+    /// addresses read `0x…` ([`match_name`]), `ProfilerStep#N` reads `ProfilerStep*`.
     pub name: String,
+    /// What its events are, for rows of names and short names (`stats`' kinds, so a host
+    /// annotation and its GPU twin of one name are two rows); `None` for categories and
+    /// streams.
+    pub kind: Option<EventKind>,
     /// Events.
     pub count: u64,
     /// Σ duration (inclusive), ps.
@@ -57,6 +65,12 @@ pub struct Side {
     pub step_time_ps: Ps,
 }
 
+/// True for the profiler's own events, left out of a diff as `stats` leaves them out (Kineto's
+/// `PyTorch Profiler (0)` span: the `Trace` category, the `Spans` / `Traces` processes).
+pub fn is_profiler_event(c: &Capture, profiler_track: bool, i: usize) -> bool {
+    profiler_track || c.slices.kind(i) == Category::Trace
+}
+
 /// Builds the table of `c` (a host slice that encloses a whole step window, or named like a
 /// step or profiler span ([`is_span_name`]), marks its key as a span: [`SideRow::span`]): every slice (and, for whole captures, every aggregated XPlane
 /// event), keyed by `group`. With `range`, only slices of those steps: host slices starting
@@ -64,11 +78,13 @@ pub struct Side {
 /// and — unless `hta` (HTA's iteration rule, which leaves them out) — device slices without a
 /// launch in the capture that start inside a window. `Err` when the range matches no step (it
 /// lists the capture's step numbers).
+/// The profiler's own events are left out unless `profiler` ([`is_profiler_event`]).
 pub fn side(
     c: &Capture,
     group: GroupKey,
     range: Option<StepRange>,
     hta: bool,
+    profiler: bool,
 ) -> Result<Side, String> {
     let all_steps = find_steps(c);
     let all_windows: Vec<(Ps, Ps)> = all_steps.iter().map(|st| (st.start, st.end)).collect();
@@ -97,11 +113,15 @@ pub fn side(
     let mut keys = Keys::new(c, group);
     for (t, tr) in c.tracks.iter().enumerate() {
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(n));
+        let profiler_track = is_profiler_track(c, t as u32);
+        let device = is_device_process(c, t as u32);
         for i in lo..hi {
-            if keep.as_ref().is_some_and(|k| !k[i]) {
+            if keep.as_ref().is_some_and(|k| !k[i])
+                || (!profiler && is_profiler_event(c, profiler_track, i))
+            {
                 continue;
             }
-            let r = keys.of_slice(i, t as u32);
+            let r = keys.of_slice(i, t as u32, device);
             let row = &mut keys.rows[r as usize];
             row.count += 1;
             row.total_ps += s.dur[i];
@@ -117,7 +137,10 @@ pub fn side(
     }
     if keep.is_none() {
         for a in &c.aggregated {
-            let r = keys.of_aggregated(a.name, a.track);
+            if !profiler && is_profiler_track(c, a.track) {
+                continue;
+            }
+            let r = keys.of_aggregated(a.name, a.track, is_device_process(c, a.track));
             let row = &mut keys.rows[r as usize];
             row.count += a.occurrences;
             row.total_ps += a.dur;
@@ -254,13 +277,15 @@ fn in_steps(c: &Capture, w: &Windows, hta: bool) -> Vec<bool> {
 
 const UNSET: u32 = u32::MAX;
 
-/// Maps events to rows by the grouping, memoised per name id (or track), without per-event
+/// Maps events to rows by the grouping and kind, memoised per name id (or track) — the row of
+/// the first kind seen in a vector, those of other kinds in a map — without per-event
 /// allocation.
 struct Keys<'c> {
     c: &'c Capture,
     group: GroupKey,
     memo: Vec<u32>,
-    by_text: FxHashMap<String, u32>,
+    memo_kind: FxHashMap<(u32, Option<EventKind>), u32>,
+    by_text: FxHashMap<(Option<EventKind>, String), u32>,
     rows: Vec<SideRow>,
 }
 
@@ -270,60 +295,82 @@ impl<'c> Keys<'c> {
             c,
             group,
             memo: Vec::new(),
+            memo_kind: FxHashMap::default(),
             by_text: FxHashMap::default(),
             rows: Vec::new(),
         }
     }
 
-    fn named(&mut self, text: &str) -> u32 {
-        if let Some(&r) = self.by_text.get(text) {
+    fn named(&mut self, kind: Option<EventKind>, text: &str) -> u32 {
+        if let Some(&r) = self.by_text.get(&(kind, text.to_string())) {
             return r;
         }
         let r = self.rows.len() as u32;
         self.rows.push(SideRow {
             name: text.to_string(),
+            kind,
             ..SideRow::default()
         });
-        self.by_text.insert(text.to_string(), r);
+        self.by_text.insert((kind, text.to_string()), r);
         r
     }
 
-    fn memoised(&mut self, i: usize, text: impl FnOnce(&Capture) -> String) -> u32 {
-        if let Some(&r) = self.memo.get(i)
-            && r != UNSET
-        {
-            return r;
+    fn memoised(
+        &mut self,
+        i: usize,
+        kind: Option<EventKind>,
+        text: impl FnOnce(&Capture) -> String,
+    ) -> u32 {
+        let first = self.memo.get(i).copied().unwrap_or(UNSET);
+        if first != UNSET {
+            if self
+                .rows
+                .get(first as usize)
+                .is_some_and(|r| r.kind == kind)
+            {
+                return first;
+            }
+            if let Some(&r) = self.memo_kind.get(&(i as u32, kind)) {
+                return r;
+            }
         }
         let t = text(self.c);
-        let r = self.named(&t);
-        if i >= self.memo.len() {
-            self.memo.resize(i + 1, UNSET);
+        let r = self.named(kind, &t);
+        if first == UNSET {
+            if i >= self.memo.len() {
+                self.memo.resize(i + 1, UNSET);
+            }
+            self.memo[i] = r;
+        } else {
+            self.memo_kind.insert((i as u32, kind), r);
         }
-        self.memo[i] = r;
         r
     }
 
-    fn of_name(&mut self, name: StrId) -> u32 {
+    fn of_name(&mut self, name: StrId, kind: EventKind) -> u32 {
         let group = self.group;
-        self.memoised(name.index(), |c| {
-            let raw = group_name(c.strings.get(name));
+        self.memoised(name.index(), Some(kind), |c| {
+            let raw = match_name(group_name(c.strings.get(name)));
             match group {
-                GroupKey::Short => short_name(raw).into_owned(),
-                _ => raw.to_string(),
+                GroupKey::Short => short_name(&raw).into_owned(),
+                _ => raw.into_owned(),
             }
         })
     }
 
     fn of_track(&mut self, t: u32) -> u32 {
-        self.memoised(t as usize, |c| stream_name(c, t))
+        self.memoised(t as usize, None, |c| stream_name(c, t))
     }
 
-    fn of_slice(&mut self, i: usize, t: u32) -> u32 {
+    fn of_slice(&mut self, i: usize, t: u32, device: bool) -> u32 {
         match self.group {
-            GroupKey::Name | GroupKey::Short => self.of_name(self.c.slices.name[i]),
+            GroupKey::Name | GroupKey::Short => {
+                let kind = EventKind::of_event(self.c.slices.kind(i), device);
+                self.of_name(self.c.slices.name[i], kind)
+            }
             GroupKey::Category => {
                 let cat = self.c.slices.cat(i);
-                self.memoised(cat.index(), |c| {
+                self.memoised(cat.index(), None, |c| {
                     let raw = c.strings.get(cat);
                     if raw.is_empty() {
                         NO_GROUP.to_string()
@@ -336,10 +383,12 @@ impl<'c> Keys<'c> {
         }
     }
 
-    fn of_aggregated(&mut self, name: StrId, t: u32) -> u32 {
+    fn of_aggregated(&mut self, name: StrId, t: u32, device: bool) -> u32 {
         match self.group {
-            GroupKey::Name | GroupKey::Short => self.of_name(name),
-            GroupKey::Category => self.named(NO_GROUP),
+            GroupKey::Name | GroupKey::Short => {
+                self.of_name(name, EventKind::of_event(Category::Other, device))
+            }
+            GroupKey::Category => self.named(None, NO_GROUP),
             GroupKey::Stream => self.of_track(t),
         }
     }

@@ -80,6 +80,8 @@ pub fn matrix(
             let dur = s.step.dur();
             let v = match metric {
                 Metric::StepTime => dur as f64,
+                // A step the device recorded nothing of has no device figure.
+                Metric::IdleRatio | Metric::ExposedComm if !d.has_data() => continue,
                 Metric::IdleRatio if dur > 0 && r.primary_device.is_some() => {
                     d.idle as f64 / dur as f64
                 }

@@ -79,7 +79,7 @@ pub struct RankSummary {
     pub comm_comp_overlap: Option<f64>,
     /// Collective kernels, by stream then start.
     pub colls: Vec<RankColl>,
-    /// Names referenced by `colls`.
+    /// Names referenced by `colls`, as matched across ranks (addresses as `0x…`).
     pub names: Vec<String>,
     /// Latest end of the events HTA assigns to an iteration (host events starting in a step,
     /// device activities launched in one), ns.
@@ -141,11 +141,12 @@ pub fn summarize(c: &Capture, opts: &StepOptions) -> RankSummary {
         .then(|| found.steps.iter().map(|s| s.end).max())
         .flatten();
     let overlap = hta_overlap(c, &g, clock0, window);
+    // Names are matched across ranks: addresses read `0x…` (`analysis::names`).
     let mut names: Vec<String> = Vec::new();
     let mut name_ix: FxHashMap<crate::model::StrId, u32> = FxHashMap::default();
     let mut intern = |id: crate::model::StrId| -> u32 {
         *name_ix.entry(id).or_insert_with(|| {
-            names.push(c.strings.get(id).to_string());
+            names.push(crate::analysis::names::match_name(c.strings.get(id)).into_owned());
             (names.len() - 1) as u32
         })
     };

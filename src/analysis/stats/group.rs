@@ -254,7 +254,7 @@ impl<'c> Rows<'c> {
     #[inline]
     pub(crate) fn of_slice(&mut self, i: usize, device_track: bool) -> u32 {
         let s = &self.c.slices;
-        let kind = EventKind::of_category(s.kind(i));
+        let kind = EventKind::of_event(s.kind(i), device_track);
         match self.group {
             GroupBy::Name => match self.ukeys {
                 Some(k) if device_track || s.kind(i).is_device() => {
@@ -286,7 +286,7 @@ impl<'c> Rows<'c> {
 
     /// Row of aggregated (untimed, argument-less) event `name` on a device process or not.
     fn of_aggregated(&mut self, name: StrId, device_track: bool) -> u32 {
-        let kind = EventKind::Other;
+        let kind = EventKind::of_event(crate::model::Category::Other, device_track);
         match (self.group, self.ukeys) {
             (GroupBy::Name, Some(k)) if device_track => {
                 self.of_unified(kind, k.key(self.c, name, crate::model::ArgsRef::NONE))

@@ -29,6 +29,10 @@ pub enum EventKind {
     GpuAnnotation,
     /// Collective communication.
     Collective,
+    /// Other events of a device plane or process (XPlane XLA ops and modules, command buffers,
+    /// TPU ops): the device's side of names the host also has (a host TraceMe
+    /// `command_buffer_1` and the device op of that name are two rows).
+    DeviceOp,
     /// Instant events (no duration: counted only).
     Instant,
     /// The profiler's own spans (Kineto `Trace` category, the `Spans` / `Traces` processes);
@@ -41,7 +45,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in table order.
-    pub const ALL: [EventKind; 13] = [
+    pub const ALL: [EventKind; 14] = [
         EventKind::CpuOp,
         EventKind::Annotation,
         EventKind::Python,
@@ -52,6 +56,7 @@ impl EventKind {
         EventKind::Memset,
         EventKind::GpuAnnotation,
         EventKind::Collective,
+        EventKind::DeviceOp,
         EventKind::Instant,
         EventKind::Profiler,
         EventKind::Other,
@@ -77,6 +82,16 @@ impl EventKind {
         }
     }
 
+    /// The kind of a slice of category `cat` on a device process (`device_track`) or not:
+    /// [`EventKind::of_category`], where an event of no known category on a device is a
+    /// [`EventKind::DeviceOp`], not host-side [`EventKind::Other`].
+    pub fn of_event(cat: Category, device_track: bool) -> EventKind {
+        match EventKind::of_category(cat) {
+            EventKind::Other if device_track => EventKind::DeviceOp,
+            k => k,
+        }
+    }
+
     /// Short machine name (`--json` `kind`, the KIND column).
     pub fn name(self) -> &'static str {
         match self {
@@ -90,6 +105,7 @@ impl EventKind {
             EventKind::Memset => "memset",
             EventKind::GpuAnnotation => "gpu_annotation",
             EventKind::Collective => "collective",
+            EventKind::DeviceOp => "device_op",
             EventKind::Instant => "instant",
             EventKind::Profiler => "profiler",
             EventKind::Other => "other",
@@ -109,17 +125,22 @@ impl EventKind {
             EventKind::Memset => "memsets",
             EventKind::GpuAnnotation => "GPU annotations",
             EventKind::Collective => "collectives",
+            EventKind::DeviceOp => "device ops",
             EventKind::Instant => "instant events",
             EventKind::Profiler => "profiler spans",
             EventKind::Other => "events",
         }
     }
 
-    /// True for device-side rows (kernels, copies, sets, device annotations).
+    /// True for device-side rows (kernels, copies, sets, device annotations, device ops).
     pub fn is_device(self) -> bool {
         matches!(
             self,
-            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset | EventKind::GpuAnnotation
+            EventKind::Kernel
+                | EventKind::Memcpy
+                | EventKind::Memset
+                | EventKind::GpuAnnotation
+                | EventKind::DeviceOp
         )
     }
 

@@ -8,7 +8,9 @@
 //! activity that ends it, by the `gpu` idle rules: host wait when that activity's launch started
 //! after the gap began, kernel wait when the gap is shorter than the threshold, else other. The
 //! gap before the device's first activity is host wait when that activity has a launch; the gap
-//! after its last activity is other. Input wait is host time (a union of data-loading
+//! after its last activity is other. A step that ends before the device's first activity or
+//! starts after its last has no device data ([`DeviceParts::no_data`]): all its parts are 0.
+//! Input wait is host time (a union of data-loading
 //! annotations clipped to the step), reported beside the device parts, not in their sum.
 
 use super::find::{flagged, is_host_track, matching_names};
@@ -41,6 +43,19 @@ pub struct DeviceParts {
     pub kernel_wait: Ps,
     /// The rest of the idle time.
     pub idle_other: Ps,
+    /// The device recorded nothing during the step: the step ends before the device's first
+    /// activity in the capture or starts after its last ends (its trace started late — on the
+    /// H200 JAX capture 20.7 ms after the host's — or stopped early). Idle time cannot be told
+    /// from time not recorded there, so every other part is 0 and averages over steps leave the
+    /// step out.
+    pub no_data: bool,
+}
+
+impl DeviceParts {
+    /// True when the device has figures for the step (not [`DeviceParts::no_data`]).
+    pub fn has_data(&self) -> bool {
+        !self.no_data
+    }
 }
 
 /// The parts of one step.
@@ -135,6 +150,19 @@ fn clip(s: Ps, e: Ps, lo: Ps, hi: Ps) -> Ps {
 
 fn device_parts(line: &DeviceLine, g: &GpuStreams, lo: Ps, hi: Ps) -> DeviceParts {
     let a = &g.acts;
+    // What the device recorded: its first activity's start to its last end.
+    let recorded = line
+        .order
+        .first()
+        .map(|&i| a.start[i as usize])
+        .zip(line.max_end.last().copied());
+    if recorded.is_none_or(|(first, last)| hi <= first || lo >= last) {
+        return DeviceParts {
+            device: line.device,
+            no_data: true,
+            ..DeviceParts::default()
+        };
+    }
     let mut acc = BreakdownAcc::default();
     let first = line.max_end.partition_point(|&m| m <= lo);
     for &i in &line.order[first..] {

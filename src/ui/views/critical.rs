@@ -1,5 +1,6 @@
 //! The critical path of the step under the cursor (`W`): the events the path passes, in path
-//! order (`#`), with their time on the path, kind, track and start; sort by "on path" for the top
+//! order (`#`), with their time on the path, kind, track and start (each gap between operators
+//! its own row, with the gap's own start); sort by "on path" for the top
 //! contributors. `Enter` makes the path the hit list — drawn, the rest dimmed (`D` undims) —
 //! and jumps to the row's event; `n` / `N` then walk along the path (docs/critical-path.md).
 
@@ -15,7 +16,7 @@ use crate::ui::msg::Msg;
 use crate::ui::ruler::format_dur;
 use crate::ui::state::State;
 use crate::ui::steps_row::at_or_before;
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 /// The critical path of the step at time `t` of `c` (the whole capture when it has no steps).
 pub fn path_at(c: &Capture, steps: &Steps, t: Ps) -> Option<StepPath> {
@@ -33,29 +34,35 @@ pub fn path_at(c: &Capture, steps: &Steps, t: Ps) -> Option<StepPath> {
     critical::analyze(c, &one, &opts, None).into_iter().next()
 }
 
-/// The events of a path in path order with their time on it: (event, ps, kind name).
-pub fn path_events(p: &StepPath) -> Vec<(u32, Ps, &'static str)> {
-    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut out: Vec<(u32, Ps, &'static str)> = Vec::new();
-    for e in &p.edges {
-        if e.event == NO_SLICE || e.weight <= 0 {
-            continue;
-        }
-        match at.get(&e.event) {
-            Some(&i) => out[i].1 += e.weight,
-            None => {
-                at.insert(e.event, out.len());
-                out.push((e.event, e.weight, e.kind.name()));
-            }
-        }
-    }
-    out
+/// The events of a path in path order with their time on it: (event, ps, kind name). Each gap
+/// between operators is its own entry (its event: the slice around it, or `NO_SLICE`); see
+/// [`StepPath::rows`].
+pub fn path_events(c: &Capture, p: &StepPath) -> Vec<(u32, Ps, &'static str)> {
+    p.rows(c)
+        .into_iter()
+        .map(|r| (r.event, r.ps, r.kind.name()))
+        .collect()
 }
 
-/// Enter on a row: the path (in path order) becomes the dimmed hit list, positioned there.
+/// Enter on a row: the path's events (in path order) become the dimmed hit list, positioned at
+/// the row's event; a gap row shows the gap itself.
 #[derive(Debug)]
 struct PathSource {
-    ids: Vec<u32>,
+    /// Per row: its event (`NO_SLICE` for a gap around no slice), start and end, and whether
+    /// it is a gap.
+    rows: Vec<(u32, Ps, Ps, bool)>,
+}
+
+impl PathSource {
+    /// The distinct events of the rows, in path order.
+    fn ids(&self) -> Vec<u32> {
+        let mut seen = FxHashSet::default();
+        self.rows
+            .iter()
+            .filter(|r| r.0 != NO_SLICE && seen.insert(r.0))
+            .map(|r| r.0)
+            .collect()
+    }
 }
 
 impl Source for PathSource {
@@ -68,12 +75,20 @@ impl Source for PathSource {
         let Key::Num(k) = row.keys.get(1)? else {
             return None;
         };
-        let k = *k as usize;
-        let id = *self.ids.get(k)?;
-        let mut hits = HitList::in_order(&l.cap, "critical path", self.ids.clone());
+        let &(id, start, end, gap) = self.rows.get(*k as usize)?;
+        let ids = self.ids();
+        let mut hits = HitList::in_order(&l.cap, "critical path", ids.clone());
         hits.dim = true;
-        hits.pos = Some(k);
-        Some(vec![Msg::Pop, Msg::SetHits(hits), Msg::JumpTo(id)])
+        hits.pos = ids.iter().position(|&x| x == id);
+        let mut out = vec![Msg::Pop, Msg::SetHits(hits)];
+        if gap {
+            // The gap itself, with as much again on each side.
+            let pad = (end - start).max(1);
+            out.push(Msg::SetWindow(start - pad, end + pad));
+        } else if id != NO_SLICE {
+            out.push(Msg::JumpTo(id));
+        }
+        Some(out)
     }
 }
 
@@ -83,12 +98,18 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
     let cap = &l.cap;
     let p = path_at(cap, &l.steps, st.cursor_time()).ok_or("no step here")?;
     let z = st.time_zero(l);
-    let events = path_events(&p);
+    let events = p.rows(cap);
     let mut rows = Vec::with_capacity(events.len());
-    for (k, &(id, ps, kind)) in events.iter().enumerate() {
-        let name = sanitize(cap.slice_name(id)).into_owned();
-        let track = sanitize(&cap.track_name(cap.track_of(id))).into_owned();
-        let start = cap.slices.start[id as usize];
+    for (k, e) in events.iter().enumerate() {
+        let (id, ps, kind, start) = (e.event, e.ps, e.kind.name(), e.start);
+        let (name, track) = if id == NO_SLICE {
+            ("(between ops)".to_string(), String::new())
+        } else {
+            (
+                sanitize(cap.slice_name(id)).into_owned(),
+                sanitize(&cap.track_name(cap.track_of(id))).into_owned(),
+            )
+        };
         let share = if p.path > 0 {
             100.0 * ps as f64 / p.path as f64
         } else {
@@ -153,7 +174,10 @@ pub fn critical_view(st: &State) -> Result<TableView, String> {
             .into();
     t.hits_label = "critical path".into();
     t.source = Some(Box::new(PathSource {
-        ids: events.iter().map(|e| e.0).collect(),
+        rows: events
+            .iter()
+            .map(|e| (e.event, e.start, e.end, e.is_gap()))
+            .collect(),
     }));
     Ok(t)
 }

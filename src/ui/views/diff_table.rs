@@ -10,6 +10,8 @@
 use super::diff_align::DiffAlignView;
 use super::table::{Column, Key, Row, Source, TableView, Target};
 use crate::analysis::diff::{Diff, DiffOptions, GroupKey, Status, StepRange, diff, list_numbers};
+use crate::analysis::names::{ADDRESS, match_name};
+use crate::analysis::stats::{EventKind, group_name};
 use crate::model::{Capture, Ps};
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -17,6 +19,7 @@ use crate::ui::msg::Msg;
 use crate::ui::ruler::{format_dur, format_signed_dur as signed};
 use crate::ui::state::{CaptureId, State};
 use crate::ui::text;
+use rustc_hash::FxHashMap;
 
 /// A time cell: blank for a side without events.
 fn time(count: u64, ps: f64) -> String {
@@ -170,6 +173,11 @@ pub fn table(
     width: u16,
 ) -> TableView {
     let by_name = opts.group == GroupKey::Name;
+    let matched = if by_name {
+        matched_slices(b, d)
+    } else {
+        FxHashMap::default()
+    };
     let col = |name, width, right| Column { name, width, right };
     let mut rows: Vec<Row> = d
         .rows
@@ -193,6 +201,7 @@ pub fn table(
                         pct
                     },
                     signed(r.delta_self()),
+                    r.kind.map_or("-", EventKind::name).to_string(),
                 ],
                 keys: vec![
                     Key::Text(r.name.clone()),
@@ -204,11 +213,15 @@ pub fn table(
                     Key::Num(r.delta.abs()),
                     Key::Num(r.delta_pct.map_or(f64::INFINITY, f64::abs)),
                     Key::Num(r.delta_self().abs()),
+                    Key::Text(r.kind.map_or("-", EventKind::name).to_string()),
                 ],
-                // Occurrences exist only on B's side for names B has (rows of names only).
-                target: match b.strings.lookup(&r.name) {
-                    Some(id) if by_name && r.count_b > 0 => Target::Name(id),
-                    _ => Target::None,
+                // Occurrences exist only on B's side for names B has (rows of names only);
+                // a name matched across addresses (`0x…`) makes B's slices of it the hits.
+                target: match (b.strings.lookup(&r.name), matched.get(r.name.as_str())) {
+                    _ if !by_name || r.count_b == 0 => Target::None,
+                    (_, Some(ids)) => Target::Slices(ids.clone()),
+                    (Some(id), None) => Target::Name(id),
+                    (None, None) => Target::None,
                 },
                 bar: None,
             }
@@ -266,6 +279,7 @@ pub fn table(
         col(delta_total, 13, true),
         col("Δ %", 8, true),
         col(delta_self, 11, true),
+        col("kind", 14, false),
     ];
     if width < 120 {
         keep_narrow(&mut columns);
@@ -282,6 +296,35 @@ pub fn table(
     t.sort = delta_col.map(|c| (c, false));
     t.refresh();
     t
+}
+
+/// B's slices of each diff row whose name was matched across addresses (`0x…`, so B has no
+/// string of that text): one pass over B's slices, only when there are such rows.
+fn matched_slices<'d>(b: &Capture, d: &'d Diff) -> FxHashMap<&'d str, Vec<u32>> {
+    let mut out: FxHashMap<&'d str, Vec<u32>> = FxHashMap::default();
+    let wanted: FxHashMap<&str, &'d str> = d
+        .rows
+        .iter()
+        .filter(|r| r.count_b > 0 && r.name.contains(ADDRESS))
+        .map(|r| (r.name.as_str(), r.name.as_str()))
+        .collect();
+    if wanted.is_empty() {
+        return out;
+    }
+    // Name id → the row it matches.
+    let mut of_id: FxHashMap<u32, &'d str> = FxHashMap::default();
+    for (id, text) in b.strings.iter() {
+        let key = match_name(group_name(text));
+        if let Some(&row) = wanted.get(key.as_ref()) {
+            of_id.insert(id.0, row);
+        }
+    }
+    for (i, n) in b.slices.name.iter().enumerate() {
+        if let Some(&row) = of_id.get(&n.0) {
+            out.entry(row).or_default().push(i as u32);
+        }
+    }
+    out
 }
 
 /// Keeps the [`NARROW`] columns of `v`.

@@ -116,19 +116,20 @@ impl Overview {
                 d.sort_unstable();
                 let n = d.len().max(1) as f64;
                 let total: Ps = d.iter().sum();
-                let idle: Ps = r
-                    .steps
-                    .iter()
-                    .map(|s| s.device(r.primary_device).idle)
-                    .sum();
-                let comm: Ps = r
-                    .steps
-                    .iter()
-                    .map(|s| s.device(r.primary_device).exposed_communication)
-                    .sum();
+                // Device shares over the steps with device data only (a step before the
+                // device's trace started is not 100 % idle: nothing was recorded).
+                let with_data = || {
+                    r.steps
+                        .iter()
+                        .map(|s| (s.step.dur(), s.device(r.primary_device)))
+                        .filter(|(_, d)| d.has_data())
+                };
+                let idle: Ps = with_data().map(|(_, d)| d.idle).sum();
+                let comm: Ps = with_data().map(|(_, d)| d.exposed_communication).sum();
+                let covered: Ps = with_data().map(|(dur, _)| dur).sum();
                 let share = |x: Ps| {
-                    if total > 0 {
-                        x as f64 / total as f64
+                    if covered > 0 {
+                        x as f64 / covered as f64
                     } else {
                         0.0
                     }

@@ -12,11 +12,12 @@
 
 use super::table::{Column, Key, Row, Source, TableView, Target, scope};
 use crate::analysis::stats::{
-    EventKind, GroupBy, NO_GROUP, StatsOptions, categories, is_profiler_track,
+    EventKind, GroupBy, NO_GROUP, StatRow, StatsOptions, categories, is_profiler_track,
 };
 use crate::analysis::stats_index::{SelfTimes, compute_with, slices_of_row};
 use crate::model::Category;
 use crate::model::{Capture, Ps, TrackKind};
+use crate::text::sanitize;
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
 use crate::ui::loader::Loaded;
@@ -288,8 +289,28 @@ impl StatsScope {
             key(Action::FilterProcess),
             key(Action::ToggleAchieved)
         );
+        t.note.push_str(&over_wall_note(&table.rows, width));
         Some(t)
     }
+}
+
+/// Why a `% wall` (Σ duration ÷ the scope's wall time) can pass 100 %: the row's instances
+/// overlap — nested in one another (`PjitFunction` inside `PjitFunction`) or on several threads
+/// or streams at once. Empty when no row passes it; else names the largest.
+pub fn over_wall_note(rows: &[StatRow], width: Ps) -> String {
+    let pct = |r: &StatRow| r.total_ps as f64 * 100.0 / width.max(1) as f64;
+    let over: Vec<_> = rows.iter().filter(|r| pct(r) > 100.0).collect();
+    let Some(top) = over.iter().max_by(|a, b| pct(a).total_cmp(&pct(b))) else {
+        return String::new();
+    };
+    format!(
+        " · % wall = Σ duration ÷ scope: {} row{} over 100 % ({} {:.1}%) — instances overlap \
+         (nested in one another, or on several threads / streams at once)",
+        over.len(),
+        if over.len() == 1 { "" } else { "s" },
+        sanitize(&top.name),
+        pct(top)
+    )
 }
 
 /// Achieved TFLOP/s, TB/s and % of peak of one name.
