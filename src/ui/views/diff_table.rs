@@ -282,10 +282,19 @@ pub fn table(
         col("kind", 14, false),
     ];
     if width < 120 {
-        keep_narrow(&mut columns);
+        // The kind column stays when two rows share a name (a host `ProfilerStep*` and its
+        // device twin): the table then hides other columns before it (issue 53 §2).
+        let mut names: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.cells.first())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        let twins = names.windows(2).any(|w| w[0] == w[1]);
+        keep_narrow(&mut columns, twins);
         for r in &mut rows {
-            keep_narrow(&mut r.cells);
-            keep_narrow(&mut r.keys);
+            keep_narrow(&mut r.cells, twins);
+            keep_narrow(&mut r.keys, twins);
         }
     }
     let delta_col = columns.iter().position(|c| c.name == delta_total);
@@ -327,12 +336,13 @@ fn matched_slices<'d>(b: &Capture, d: &'d Diff) -> FxHashMap<&'d str, Vec<u32>> 
     out
 }
 
-/// Keeps the [`NARROW`] columns of `v`.
-fn keep_narrow<T>(v: &mut Vec<T>) {
+/// Keeps the [`NARROW`] columns of `v`, and the kind column (the last) with `kind`.
+fn keep_narrow<T>(v: &mut Vec<T>, kind: bool) {
+    let last = v.len().saturating_sub(1);
     let mut i = 0;
     v.retain(|_| {
         i += 1;
-        NARROW.contains(&(i - 1))
+        NARROW.contains(&(i - 1)) || (kind && i - 1 == last)
     });
 }
 
