@@ -269,6 +269,8 @@ pub enum DerivedKind {
     Source,
     /// `Command Buffers`: one event per execution of a CUDA graph (XProf 2.24).
     CommandBuffers,
+    /// `Host Offload Ops row N` of a TPU plane (+8 + N; rows 0–40).
+    HostOffload(u16),
 }
 
 impl DerivedKind {
@@ -284,6 +286,7 @@ impl DerivedKind {
                 DerivedKind::XlaOps => 5,
                 DerivedKind::Source => 7,
                 DerivedKind::CommandBuffers => 8,
+                DerivedKind::HostOffload(row) => 8 + i64::from(row),
             }
     }
 
@@ -298,6 +301,15 @@ impl DerivedKind {
             DerivedKind::XlaOps => "XLA Ops",
             DerivedKind::Source => "Source code",
             DerivedKind::CommandBuffers => "Command Buffers",
+            DerivedKind::HostOffload(_) => "Host Offload Ops",
+        }
+    }
+
+    /// The line's title: its name, with the row of a `Host Offload Ops` line.
+    pub fn title(self) -> String {
+        match self {
+            DerivedKind::HostOffload(row) => format!("Host Offload Ops row {row}"),
+            k => k.name().to_string(),
         }
     }
 
@@ -312,6 +324,7 @@ impl DerivedKind {
             DerivedKind::FrameworkOps => 5,
             DerivedKind::Source => 6,
             DerivedKind::CommandBuffers => 7,
+            DerivedKind::HostOffload(row) => 8 + i64::from(row),
         }
     }
 }
@@ -381,6 +394,7 @@ pub(super) struct LineBuilder {
     from: Option<i64>,
     events: Vec<DerivedEvent>,
     last: Vec<Option<Last>>,
+    gap_rule: bool,
 }
 
 impl LineBuilder {
@@ -390,7 +404,15 @@ impl LineBuilder {
             from,
             events: Vec::new(),
             last: Vec::new(),
+            gap_rule: false,
         }
+    }
+
+    /// The rule of a non-GPU plane (TPU): an event without a group extends the open one only
+    /// when it starts at most twice the open event's duration after its end.
+    pub(super) fn with_gap_rule(mut self) -> Self {
+        self.gap_rule = true;
+        self
     }
 
     /// Closes the open events of `level` and deeper (`ResetLastEvents`; the caller resets
@@ -454,6 +476,10 @@ impl LineBuilder {
             && last.group == ev.group_id
             && (scope == NO_VALUE || last.scope == NO_VALUE || last.scope == scope)
             && last.corr == corr
+            && (!self.gap_rule || ev.group_id != NO_GROUP || {
+                let o = &self.events[last.idx];
+                o.start.saturating_add(o.dur.saturating_mul(3)) >= ev.start
+            })
         {
             let e = &mut self.events[last.idx];
             let end = (ev.start + ev.dur).max(e.start + e.dur);
