@@ -307,29 +307,42 @@ fn offload_name(disp: &str) -> String {
     format!("offload-{op}.{id}")
 }
 
-/// The `Host Offload Ops` rows: each `-done` closes the oldest open `-start` of the same name;
-/// the transfer spans both and goes to the row whose last end is the earliest among those
-/// ending by its start (the later row on ties), else to a new row.
+/// The `Host Offload Ops` rows: each `-done` closes the oldest open `-start` of the same name
+/// (a `-done` seen first, as a zero-duration `-start` sorted after a `-done` of the same
+/// instant, waits for the next `-start`: XProf 2.24.2 pairs all of them); the transfer spans
+/// both and goes to the row whose last end is the earliest among those ending by its start (the
+/// later row on ties), else to a new row.
 #[derive(Default)]
 struct Offload {
-    open: FxHashMap<String, VecDeque<Ps>>,
+    /// Per name: starts waiting for a done, dones (their ends) waiting for a start.
+    open: FxHashMap<String, (VecDeque<Ps>, VecDeque<Ps>)>,
     rows: Vec<(Ps, Vec<DerivedEvent>)>,
 }
 
 impl Offload {
     fn event(&mut self, disp: &str, e: &Ev, strings: &mut Interner) {
         let name = offload_name(disp);
-        if disp.contains("-start") {
-            self.open.entry(name).or_default().push_back(e.start);
-            return;
-        }
-        if !disp.contains("-done") {
-            return;
-        }
-        let Some(start) = self.open.get_mut(&name).and_then(|q| q.pop_front()) else {
+        let (starts, dones) = self.open.entry(name.clone()).or_default();
+        let (start, end) = if disp.contains("-start") {
+            match dones.pop_front() {
+                Some(end) => (e.start, end),
+                None => {
+                    starts.push_back(e.start);
+                    return;
+                }
+            }
+        } else if disp.contains("-done") {
+            let end = e.start.saturating_add(e.dur);
+            match starts.pop_front() {
+                Some(start) => (start, end),
+                None => {
+                    dones.push_back(end);
+                    return;
+                }
+            }
+        } else {
             return;
         };
-        let end = e.start.saturating_add(e.dur);
         let mut row = None;
         let mut frontier = start;
         for (i, (f, _)) in self.rows.iter().enumerate() {
@@ -418,7 +431,8 @@ mod tests {
             ("copy-done", 90, 10),
             ("copy-start.2", 200, 1),
             ("copy-done.2", 300, 5),
-            ("copy-done.3", 400, 5), // no start: dropped
+            ("copy-done.3", 400, 5), // no start yet: waits for the next one
+            ("copy-start.3", 400, 0),
         ] {
             let e = ev(&mut s, n, st, d);
             o.event(n, &e, &mut s);
@@ -439,7 +453,8 @@ mod tests {
                 vec![("offload-copy.0".to_string(), 0, 100)],
                 vec![
                     ("offload-copy.1".to_string(), 10, 50),
-                    ("offload-copy.2".to_string(), 200, 105)
+                    ("offload-copy.2".to_string(), 200, 105),
+                    ("offload-copy.3".to_string(), 400, 5)
                 ],
             ]
         );
