@@ -542,4 +542,40 @@ mod tests {
         assert_eq!(std::mem::size_of::<DevRec>(), 48);
         assert_eq!(std::mem::size_of::<DerivedEvent>(), 32);
     }
+
+    #[test]
+    fn gap_rule_splits_ungrouped_events_far_apart() {
+        let mut s = Interner::new();
+        let k = s.intern("op");
+        let ev = |start, dur, group_id| DerivedEvent {
+            start,
+            dur,
+            name: k,
+            long_name: StrId::EMPTY,
+            group_id,
+        };
+        let run = |gap: bool| {
+            let mut b = LineBuilder::new(DerivedKind::FrameworkOps, None);
+            if gap {
+                b = b.with_gap_rule();
+            }
+            for e in [
+                ev(0, 10, NO_GROUP),
+                ev(30, 10, NO_GROUP), // starts by end + 2 × duration: extends to [0, 40)
+                ev(121, 1, NO_GROUP), // 40 + 2 × 40 < 121: a new event
+                ev(1000, 1, 7),       // another group: a new event
+                ev(5000, 1, 7),       // same group: extends, whatever the gap
+            ] {
+                b.expand_or_add(0, k, e, NO_VALUE, NO_VALUE);
+            }
+            let line = b.finish();
+            line.events
+                .iter()
+                .map(|e| (e.start, e.dur))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(true), vec![(0, 40), (121, 1), (1000, 4001)]);
+        // A GPU plane extends whenever key and group agree.
+        assert_eq!(run(false), vec![(0, 122), (1000, 4001)]);
+    }
 }

@@ -422,8 +422,9 @@ mod tests {
     fn offload_rows_pair_start_and_done_and_reuse_free_rows() {
         let mut s = Interner::new();
         let mut o = Offload::default();
-        // Two overlapping transfers (rows 0 and 1), then one after both ended: it goes to
-        // the row whose last end is earliest (row 1 ended first).
+        // Transfers are placed when they complete: copy.1 (done first) takes row 0, copy.0
+        // (overlapping it) row 1; copy.2 goes to the row whose last end is the earliest (row
+        // 0, free since 60); copy.3's done comes before its start and waits for it.
         for (n, st, d) in [
             ("copy-start", 0, 1),
             ("copy-start.1", 10, 1),
@@ -450,10 +451,12 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                vec![("offload-copy.0".to_string(), 0, 100)],
                 vec![
                     ("offload-copy.1".to_string(), 10, 50),
-                    ("offload-copy.2".to_string(), 200, 105),
+                    ("offload-copy.2".to_string(), 200, 105)
+                ],
+                vec![
+                    ("offload-copy.0".to_string(), 0, 100),
                     ("offload-copy.3".to_string(), 400, 5)
                 ],
             ]
