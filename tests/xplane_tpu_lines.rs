@@ -29,9 +29,12 @@ fn load() -> Capture {
     .expect("loads")
 }
 
-/// `process / line` → (track kind, per name (count, total ps)).
-fn lines(c: &Capture) -> BTreeMap<String, (TrackKind, BTreeMap<String, (u64, i64)>)> {
-    let mut out: BTreeMap<String, (TrackKind, BTreeMap<String, (u64, i64)>)> = BTreeMap::new();
+/// Per event name: (count, total ps).
+type Names = BTreeMap<String, (u64, i64)>;
+
+/// `process / line` → (track kind, its names).
+fn lines(c: &Capture) -> BTreeMap<String, (TrackKind, Names)> {
+    let mut out: BTreeMap<String, (TrackKind, Names)> = BTreeMap::new();
     for (t, tr) in c.tracks.iter().enumerate() {
         let key = format!(
             "{} / {}",

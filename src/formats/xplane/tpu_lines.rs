@@ -259,23 +259,19 @@ fn group_by_line(p: &PlaneScan<'_>, lines: &mut [Vec<Ev>], first: i64) {
                 e.group = spans[i].2;
                 continue;
             }
-            let mut found = None;
+            // The next grouping event that does not end before this one starts overlaps it
+            // unless it starts after this one ends.
             let from = cur.map_or(0, |i| i + 1);
-            for i in from..spans.len() {
-                if spans[i].0 > end {
+            for (i, &(s0, s1, g)) in spans.iter().enumerate().skip(from) {
+                if s0 > end {
                     break;
                 }
-                if spans[i].1 < b {
+                if s1 < b {
                     continue;
                 }
                 cur = Some(i);
-                if overlaps(i) {
-                    found = Some(i);
-                }
+                e.group = g;
                 break;
-            }
-            if let Some(i) = found {
-                e.group = spans[i].2;
             }
         }
     }
