@@ -128,3 +128,75 @@ fn raw_tpu_lines_keep_every_event_and_offloads_pair_starts_with_dones() {
         assert_eq!(n, 600, "TPU:{core}");
     }
 }
+
+/// `tracetui stats FILE --plane TPU --group-by hlo_op [--line L] --json`: name → (count,
+/// total ns, self ns).
+fn hlo_rows(line: Option<&str>) -> BTreeMap<String, (u64, i64, i64)> {
+    let path = fixture("tpu_inference_2.xplane.pb.gz");
+    let mut args = vec![
+        "stats".to_string(),
+        path.display().to_string(),
+        "--plane".into(),
+        "TPU".into(),
+        "--group-by".into(),
+        "hlo_op".into(),
+        "--json".into(),
+    ];
+    if let Some(l) = line {
+        args.extend(["--line".to_string(), l.to_string()]);
+    }
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+        .args(&args)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rows = v["captures"][0]["stats"].as_array().expect("rows").clone();
+    rows.iter()
+        .map(|r| {
+            let name = r["name"].as_str().unwrap_or_default().to_string();
+            let n = |k: &str| r[k].as_i64().unwrap_or(-1);
+            (name, (n("count") as u64, n("total_ns"), n("self_ns")))
+        })
+        .collect()
+}
+
+#[test]
+fn hlo_op_stats_equal_xprofs_hlo_stats() {
+    let want = json("tpu_inference_2.xprof_hlo_stats.json");
+    let want = want["rows"].as_array().expect("rows");
+    assert_eq!(want.len(), 17);
+    for line in [Some("^XLA Ops$"), None] {
+        let got = hlo_rows(line);
+        for w in want {
+            let name = w["hlo_op_name"].as_str().expect("name");
+            let us = |k: &str| w[k].as_f64().expect("number");
+            let (count, total, self_ns) = got
+                .get(name)
+                .copied()
+                .unwrap_or_else(|| panic!("no row {name}: {got:?}"));
+            // Occurrences over the four TensorCores; times: Σ device_duration_ps, and an op's
+            // self time is its time (XProf's µs, within 1 ns).
+            assert_eq!(count, us("occurrences") as u64, "{name}");
+            assert!(
+                (total as f64 - us("total_time") * 1e3).abs() <= 1.0,
+                "{name}: {total}"
+            );
+            assert!(
+                (self_ns as f64 - us("total_self_time") * 1e3).abs() <= 1.0,
+                "{name}"
+            );
+        }
+        // Every other event of the TPU planes (modules, async transfers, TraceMe) is `(none)`.
+        assert_eq!(
+            got.len(),
+            want.len() + usize::from(line.is_none()),
+            "{got:?}"
+        );
+    }
+}
