@@ -11,7 +11,11 @@ code, and TF's TensorFlow Ops / Name Scope): per event name, count and total fro
 integer ns; a name matches when counts are equal and totals differ by at most 1 ns.
 Prints one row per line and per mismatching name, then a verdict for the derived lines.
 Raw lines XProf's trace viewer filters (MemoryAllocation / MemoryDeallocation instants, renamed
-step roots) are listed as raw differences, not failures: tracetui keeps every raw event."""
+step roots) are listed as raw differences, not failures: tracetui keeps every raw event.
+On a TPU plane `XLA Modules`, `XLA Ops` and `Steps` are lines of the file (raw); XProf writes
+their zero-duration events as instants ("ph":"i", not counted here) and the `_a` events of
+`Async XLA Ops` as async b/e pairs. `Host Offload Ops row N` lines are derived; their sum over
+rows is compared too (`Host Offload Ops (all rows)`)."""
 import json, os, re, subprocess, sys
 
 DERIVED = ("Steps", "XLA Modules", "XLA Ops", "Framework Name Scope", "Framework Ops",
@@ -23,8 +27,32 @@ def arg(flag, default=None):
     return sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else default
 
 
-def is_derived(line):
-    return line.split(" - from #")[0] in DERIVED
+TPU_RAW = ("Steps", "XLA Modules", "XLA Ops")
+
+
+def is_derived(line, proc=""):
+    base = line.split(" - from #")[0]
+    if proc.startswith("/device:TPU") and base in TPU_RAW:
+        return False
+    return base in DERIVED or base.startswith("Host Offload Ops")
+
+
+def all_rows(d):
+    """Adds 'P / Host Offload Ops (all rows)' to a per-line dict of counts or of name maps."""
+    out = dict(d)
+    for k, v in d.items():
+        proc, line = k.split(" / ", 1)
+        if not line.startswith("Host Offload Ops row "):
+            continue
+        key = f"{proc} / Host Offload Ops (all rows)"
+        if isinstance(v, dict):
+            acc = out.setdefault(key, {})
+            for n, (c, t) in v.items():
+                a = acc.get(n, (0, 0))
+                acc[n] = (a[0] + c, a[1] + t)
+        else:
+            out[key] = out.get(key, 0) + v
+    return out
 
 
 def xprof(path, names):
@@ -54,8 +82,9 @@ def main():
     for t in cap.get("tracks") or []:
         k = f"{t['process']} / {t['name']}"
         ours[k] = ours.get(k, 0) + t["events"]
-    theirs = xprof(path, False)
-    names = xprof(path, True)
+    ours = all_rows(ours)
+    theirs = all_rows(xprof(path, False))
+    names = all_rows(xprof(path, True))
     print(f"# {path}")
     print(f"{'line':64} {'xprof':>7} {'tracetui':>8}  verdict")
     bad = 0
@@ -65,7 +94,7 @@ def main():
             continue
         a, b = theirs.get(k), ours.get(k)
         line = k.split(" / ", 1)[1]
-        derived = is_derived(line)
+        derived = is_derived(line, proc)
         if a == b:
             verdict = "ok"
         elif derived:
@@ -80,10 +109,12 @@ def main():
     print("per name (derived lines): count and total, xprof vs tracetui")
     for k in sorted(names):
         proc, line = k.split(" / ", 1)
-        if not is_derived(line):
+        if not is_derived(line, proc):
             continue
+        pat = ("Host Offload Ops row \\d+" if line == "Host Offload Ops (all rows)"
+               else re.escape(line))
         rows = tracetui(binary, "stats", path, "--plane", "^" + re.escape(proc) + "$",
-                        "--line", "^" + re.escape(line) + "$", "--json", "--sort", "count")
+                        "--line", "^" + pat + "$", "--json", "--sort", "count")
         cap_rows = rows["captures"][0]["stats"]
         got = {}
         for r in cap_rows:

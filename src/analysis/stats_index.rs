@@ -323,6 +323,7 @@ fn compute_in_parts(
         for &(t, a, b, dev) in piece {
             // Kinds of this run's rows, marked on its track once at the end of the run.
             let mut seen: u16 = 0;
+            rows.begin_track(t);
             let mut ex = st.extra.partition_point(|e| (e.0 as usize) < a);
             for i in a..b {
                 if !keep
@@ -416,6 +417,7 @@ pub fn slices_of_row(c: &Capture, opts: &StatsOptions, row: &str) -> Vec<u32> {
             None => (lo, hi),
         };
         let dev = is_device_process(c, t as u32);
+        rows.begin_track(t as u32);
         for i in a..b {
             if cats.class(c, s.cat(i)) != 1 {
                 continue;

@@ -185,7 +185,8 @@ pub enum GroupArg {
     Kind,
     /// Raw category string
     Category,
-    /// XPlane `hlo_op` stat ("(none)" row for events without it)
+    /// XPlane `hlo_op` stat ("(none)" row for events without it); on a TPU plane its `XLA Ops`
+    /// events by name, as XProf's hlo_stats
     #[value(name = "hlo_op")]
     HloOp,
     /// XPlane `tf_op` stat ("(none)" row for events without it)

@@ -106,6 +106,12 @@ pub(crate) struct Rows<'c> {
     /// Kinds with events per track ([`EventKind::bit`]).
     pub(crate) masks: Vec<u16>,
     pub(crate) rows: Vec<StatRow>,
+    /// `hlo_op` grouping, the track being read: `None` off a TPU plane; on a TPU plane
+    /// `Some(true)` for its `XLA Ops` line (each event is an HLO op, timed by its
+    /// `device_duration_ps`, as XProf's `hlo_stats`), `Some(false)` for its other lines.
+    tpu_ops: Option<bool>,
+    /// `device_duration_ps` (absent from the capture: `None`).
+    k_dev_dur: Option<StrId>,
 }
 
 impl<'c> Rows<'c> {
@@ -130,6 +136,44 @@ impl<'c> Rows<'c> {
             by_val: FxHashMap::default(),
             masks: vec![0; c.tracks.len()],
             rows: Vec::new(),
+            tpu_ops: None,
+            k_dev_dur: c.strings.lookup("device_duration_ps"),
+        }
+    }
+
+    /// Notes which track the next slices come from (see `tpu_ops`).
+    pub(crate) fn begin_track(&mut self, t: u32) {
+        let c = self.c;
+        self.tpu_ops = (self.group == GroupBy::HloOp)
+            .then(|| {
+                let tr = c.tracks.get(t as usize)?;
+                let p = c.processes.get(tr.process as usize)?;
+                (p.kind == crate::model::ProcessKind::Tpu).then(|| c.track_name(t) == "XLA Ops")
+            })
+            .flatten();
+    }
+
+    /// True on a TPU plane's `XLA Ops` line under `hlo_op` grouping: each op counts on its own,
+    /// its self time is its time (XProf's `hlo_stats`: ops of that line do not nest).
+    pub(crate) fn flat_track(&self) -> bool {
+        self.tpu_ops == Some(true)
+    }
+
+    /// The duration slice `i` counts with: on a TPU plane's `XLA Ops` line under `hlo_op`
+    /// grouping its `device_duration_ps` when it has one, else `dur`.
+    #[inline]
+    pub(crate) fn counted_dur(&self, i: usize, dur: crate::model::Ps) -> crate::model::Ps {
+        if self.tpu_ops != Some(true) {
+            return dur;
+        }
+        let (c, args) = (self.c, self.c.slices.args[i]);
+        let Some(key) = self.k_dev_dur.filter(|_| args.is_some()) else {
+            return dur;
+        };
+        match c.args.get(args, key, &c.strings) {
+            Some(crate::model::ArgValue::I64(v)) if v >= 0 => v,
+            Some(crate::model::ArgValue::U64(v)) => i64::try_from(v).unwrap_or(dur),
+            _ => dur,
         }
     }
 
@@ -265,6 +309,12 @@ impl<'c> Rows<'c> {
             GroupBy::Kind => self.fixed(kind, false),
             GroupBy::Category => self.of_name(kind, s.cat(i)),
             // XPlane stat groupings: one row per value, whatever the category says.
+            // A TPU plane's XLA ops carry no `hlo_op`: the event is the op. Its other lines
+            // (modules, async transfers, TraceMe) have no HLO op row (XProf's `hlo_stats`).
+            GroupBy::HloOp if self.tpu_ops == Some(true) => {
+                self.of_name(EventKind::Other, s.name[i])
+            }
+            GroupBy::HloOp if self.tpu_ops == Some(false) => self.fixed(EventKind::Other, true),
             GroupBy::HloOp | GroupBy::TfOp => {
                 let v = self.stat(i);
                 self.of_val(EventKind::Other, v)

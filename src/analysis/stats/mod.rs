@@ -163,9 +163,36 @@ pub fn compute(c: &Capture, opts: &StatsOptions) -> StatsTable {
             continue;
         }
         let device_track = is_device_process(c, t);
+        rows.begin_track(t);
         let same_name = |a: u32, b: u32| tree::same_name(c, a, b);
         let same = tree::merges(c, t).then_some(&same_name);
         let (lo, hi) = (tr.slices.0 as usize, (tr.slices.1 as usize).min(s.len()));
+        if rows.flat_track() {
+            for i in lo..hi {
+                let in_range = opts
+                    .range
+                    .is_none_or(|(a, b)| s.start[i] >= a && s.start[i] < b);
+                if !in_range || cats.class(c, s.cat(i)) != 1 {
+                    continue;
+                }
+                let row = rows.of_slice(i, device_track);
+                if row != NONE {
+                    rows.mark(t, row);
+                    let dur = rows.counted_dur(i, s.dur[i]);
+                    rows.add_done(&tree::Done {
+                        id: i as u32,
+                        row,
+                        named: true,
+                        dur,
+                        self_ps: dur,
+                        self_dev: 0,
+                        total_dev: 0,
+                        removed: false,
+                    });
+                }
+            }
+            continue;
+        }
         let mut dev = LaunchCursor::new(&launches, lo as u32);
         // A kept event's figures are final when it and its parent have closed (merge).
         let flush = |done: &mut Vec<Done>, rows: &mut Rows<'_>| {

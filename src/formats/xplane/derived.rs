@@ -269,6 +269,8 @@ pub enum DerivedKind {
     Source,
     /// `Command Buffers`: one event per execution of a CUDA graph (XProf 2.24).
     CommandBuffers,
+    /// `Host Offload Ops row N` of a TPU plane (+8 + N; rows 0–40).
+    HostOffload(u16),
 }
 
 impl DerivedKind {
@@ -284,6 +286,7 @@ impl DerivedKind {
                 DerivedKind::XlaOps => 5,
                 DerivedKind::Source => 7,
                 DerivedKind::CommandBuffers => 8,
+                DerivedKind::HostOffload(row) => 8 + i64::from(row),
             }
     }
 
@@ -298,6 +301,15 @@ impl DerivedKind {
             DerivedKind::XlaOps => "XLA Ops",
             DerivedKind::Source => "Source code",
             DerivedKind::CommandBuffers => "Command Buffers",
+            DerivedKind::HostOffload(_) => "Host Offload Ops",
+        }
+    }
+
+    /// The line's title: its name, with the row of a `Host Offload Ops` line.
+    pub fn title(self) -> String {
+        match self {
+            DerivedKind::HostOffload(row) => format!("Host Offload Ops row {row}"),
+            k => k.name().to_string(),
         }
     }
 
@@ -312,6 +324,7 @@ impl DerivedKind {
             DerivedKind::FrameworkOps => 5,
             DerivedKind::Source => 6,
             DerivedKind::CommandBuffers => 7,
+            DerivedKind::HostOffload(row) => 8 + i64::from(row),
         }
     }
 }
@@ -381,6 +394,7 @@ pub(super) struct LineBuilder {
     from: Option<i64>,
     events: Vec<DerivedEvent>,
     last: Vec<Option<Last>>,
+    gap_rule: bool,
 }
 
 impl LineBuilder {
@@ -390,7 +404,15 @@ impl LineBuilder {
             from,
             events: Vec::new(),
             last: Vec::new(),
+            gap_rule: false,
         }
+    }
+
+    /// The rule of a non-GPU plane (TPU): an event without a group extends the open one only
+    /// when it starts at most twice the open event's duration after its end.
+    pub(super) fn with_gap_rule(mut self) -> Self {
+        self.gap_rule = true;
+        self
     }
 
     /// Closes the open events of `level` and deeper (`ResetLastEvents`; the caller resets
@@ -454,6 +476,10 @@ impl LineBuilder {
             && last.group == ev.group_id
             && (scope == NO_VALUE || last.scope == NO_VALUE || last.scope == scope)
             && last.corr == corr
+            && (!self.gap_rule || ev.group_id != NO_GROUP || {
+                let o = &self.events[last.idx];
+                o.start.saturating_add(o.dur.saturating_mul(3)) >= ev.start
+            })
         {
             let e = &mut self.events[last.idx];
             let end = (ev.start + ev.dur).max(e.start + e.dur);
@@ -515,5 +541,41 @@ mod tests {
         assert!(std::mem::size_of::<DevEvent>() <= 88);
         assert_eq!(std::mem::size_of::<DevRec>(), 48);
         assert_eq!(std::mem::size_of::<DerivedEvent>(), 32);
+    }
+
+    #[test]
+    fn gap_rule_splits_ungrouped_events_far_apart() {
+        let mut s = Interner::new();
+        let k = s.intern("op");
+        let ev = |start, dur, group_id| DerivedEvent {
+            start,
+            dur,
+            name: k,
+            long_name: StrId::EMPTY,
+            group_id,
+        };
+        let run = |gap: bool| {
+            let mut b = LineBuilder::new(DerivedKind::FrameworkOps, None);
+            if gap {
+                b = b.with_gap_rule();
+            }
+            for e in [
+                ev(0, 10, NO_GROUP),
+                ev(30, 10, NO_GROUP), // starts by end + 2 × duration: extends to [0, 40)
+                ev(121, 1, NO_GROUP), // 40 + 2 × 40 < 121: a new event
+                ev(1000, 1, 7),       // another group: a new event
+                ev(5000, 1, 7),       // same group: extends, whatever the gap
+            ] {
+                b.expand_or_add(0, k, e, NO_VALUE, NO_VALUE);
+            }
+            let line = b.finish();
+            line.events
+                .iter()
+                .map(|e| (e.start, e.dur))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(true), vec![(0, 40), (121, 1), (1000, 4001)]);
+        // A GPU plane extends whenever key and group agree.
+        assert_eq!(run(false), vec![(0, 122), (1000, 4001)]);
     }
 }

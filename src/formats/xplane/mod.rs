@@ -23,6 +23,7 @@ pub mod scan;
 pub mod stats;
 pub mod tables;
 pub mod tf_op;
+pub mod tpu_lines;
 mod walk;
 pub mod wire;
 

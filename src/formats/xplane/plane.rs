@@ -137,7 +137,27 @@ impl<'p> Decoder<'p> {
             preps.push(prep);
             tables.push(t);
         }
-        let derived = self.walk(space, &preps, &tables)?;
+        let mut derived = self.walk(space, &preps, &tables)?;
+        // TPU TensorCore planes: the lines XProf derives from their own events' stats.
+        let first_group = self
+            .step_names
+            .keys()
+            .max()
+            .map_or(0, |g| g.saturating_add(1));
+        for (i, p) in space.planes.iter().enumerate() {
+            if preps[i].kind == ProcessKind::Tpu && super::tpu_lines::derives(p) {
+                let lines = super::tpu_lines::derive(
+                    p,
+                    &tables[i],
+                    self.origin_ns,
+                    first_group,
+                    &mut self.b.strings,
+                )?;
+                if let Some(d) = derived.get_mut(i) {
+                    d.extend(lines);
+                }
+            }
+        }
         // Derived lines after all raw tracks, plane by plane.
         let total: usize = derived
             .iter()

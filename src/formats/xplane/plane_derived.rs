@@ -73,7 +73,7 @@ impl Decoder<'_> {
                 let (key, name, sort) = match line.from {
                     None => (
                         Key::Int(kind.line_id()),
-                        self.b.intern(kind.name()),
+                        self.b.intern(&kind.title()),
                         -2000 + kind.order(),
                     ),
                     Some(id) => {
