@@ -11,6 +11,7 @@
 
 use super::shape::Shape;
 use super::tree::{FlameTree, Metric, ROOT, Unit};
+use crate::analysis::names::match_name;
 use crate::model::{Interner, StrId};
 use rustc_hash::FxHashMap;
 
@@ -71,16 +72,21 @@ impl TreeDiff {
             }
             // Same text; merged names (`ProfilerStep*`) by their shown text, as each tree's
             // node is named after a different step.
+            // Python frames that differ only in object addresses (`… at 0x7f…>`) are the same
+            // frame ([`match_name`], as `diff` and `ranks` match names).
             let raw = b_strings.get(b.name(n));
             let shown = b.name_str(n, b_strings);
-            let k = if shown == raw {
+            let exact = if shown == raw {
                 a_strings.lookup(raw).and_then(|id| a.child(p, id))
             } else {
-                a.children(p)
-                    .iter()
-                    .copied()
-                    .find(|&k| a.name_str(k, a_strings) == shown)
+                None
             };
+            let k = exact.or_else(|| {
+                let want = match_name(shown);
+                a.children(p).iter().copied().find(|&k| {
+                    b_of_a[k as usize] == NONE && match_name(a.name_str(k, a_strings)) == want
+                })
+            });
             if let Some(k) = k {
                 a_of[n as usize] = k;
                 b_of_a[k as usize] = n;
@@ -316,6 +322,31 @@ mod tests {
             }
         }
         b.finish()
+    }
+
+    /// Frames that differ only in an object address are one node (issue 52 §4); a frame of
+    /// another name is not.
+    #[test]
+    fn frames_differing_only_in_addresses_match() {
+        let (mut sa, mut sb) = (Interner::default(), Interner::default());
+        let fa = "<built-in method run of PyCapsule object at 0x7f3a11c2b0f0>";
+        let fb = "<built-in method run of PyCapsule object at 0x7f09d4e1a330>";
+        let a = tree(&mut sa, &[(&["main", fa], 10), (&["main", "other"], 1)]);
+        let b = tree(&mut sb, &[(&["main", fb], 12), (&["main", "another"], 1)]);
+        let d = TreeDiff::new(a, &sa, &b, &sb, (1, 1));
+        let find = |t: &FlameTree, s: &Interner, p: &[&str]| {
+            let ids: Vec<_> = p.iter().map(|x| s.lookup(x).unwrap()).collect();
+            t.find_path(&ids).unwrap()
+        };
+        let nb = find(&b, &sb, &["main", fb]);
+        assert_eq!(d.a_of[nb as usize], find(&d.a, &sa, &["main", fa]));
+        assert_eq!(d.delta(&b, nb, Metric::Total), 2.0);
+        assert_eq!(d.a_of[find(&b, &sb, &["main", "another"]) as usize], NONE);
+        assert_eq!(
+            d.gone_count(),
+            1,
+            "`other` is gone, the address frame is not"
+        );
     }
 
     #[test]
