@@ -83,7 +83,14 @@ fn aggregates_match_stats_and_rank_by_total() {
         names(&c, &r),
         ["ProfilerStep#1", "aten::mm", "sgemm_128x64", "aten::add"]
     );
-    let table = compute(&c, &StatsOptions::default());
+    // Every event (search covers them all; a PyTorch capture's default table is torch's set).
+    let table = compute(
+        &c,
+        &StatsOptions {
+            every: true,
+            ..StatsOptions::default()
+        },
+    );
     for h in &r.hits {
         let n = tracetui::analysis::stats::group_name(c.strings.get(h.name));
         // Stats keeps kinds apart (aten::mm as a CPU op and as a kernel): the hit sums them.

@@ -15,6 +15,8 @@ fn roofline_keys_in_a_terminal() {
     );
     let mut s = Session::start(path);
     s.wait_for("w/s zoom");
+    // The loading screen shows the hints too: wait for the capture (keys before it are dropped).
+    s.wait_for("tracks");
     s.press("L");
     let screen = s.wait_for("roofs: every precision present (2)");
     assert!(

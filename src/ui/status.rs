@@ -64,8 +64,8 @@ pub fn bar(f: f64, w: usize) -> String {
     format!("{}{}", "█".repeat(full), "░".repeat(w - full))
 }
 
-/// Key hints of the screen shown, generated from the key table.
-fn hints(st: &State) -> String {
+/// Key hints of the screen shown, generated from the key table (`short`: the narrow set).
+fn hints(st: &State, short: bool) -> String {
     let view = match st.screen() {
         Screen::Picker => ViewKind::Picker,
         Screen::Timeline => ViewKind::Timeline,
@@ -81,7 +81,7 @@ fn hints(st: &State) -> String {
         })
     });
     let skip: &[Action] = if device { &[] } else { &[Action::JumpDevice] };
-    st.keymap.hints_skipping(view, st.size.0 < 100, skip)
+    st.keymap.hints_skipping(view, short, skip)
 }
 
 /// What is under the cursor: merged slices or the counter value.
@@ -198,8 +198,7 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
         return;
     }
     let dim = Style::default().add_modifier(Modifier::DIM);
-    let hints = hints(st);
-    buf.set_stringn(area.x, area.y, &hints, w, dim);
+    let mut hints = hints(st, st.size.0 < 100);
     let mut right = String::new();
     for e in st.entries.iter() {
         if let EntryState::Loading(p) = &e.state {
@@ -248,6 +247,12 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
         .flatten()
         .and_then(|l| super::steps_row::status(&l.steps, st.cursor_time()));
     let said = st.notice.clone().or(changed).or_else(|| under_cursor(st));
+    // The long hints give way to the short ones when they would leave the middle (what is under
+    // the cursor, a notice) and the right (load warnings, hits) no room.
+    if text::width(&hints) + text::width(&right) + 3 + 24 > w {
+        hints = self::hints(st, true);
+    }
+    buf.set_stringn(area.x, area.y, &hints, w, dim);
     let hw = text::width(&hints).min(w);
     let middle = match (said, &step) {
         (Some(m), Some(s)) => {
