@@ -74,6 +74,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
             .into(),
     };
     let tracks: Vec<u32> = ctx.gpu.streams.iter().map(|s| s.track).collect();
+    let event_ids = longest_gaps(ctx, &fired, 10);
     Some(Finding {
         rule: "device_idle",
         title,
@@ -81,10 +82,34 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         saving_how: "the device's idle time in the step (the most any change could fill)",
         step,
         steps: fired,
-        event_ids: Vec::new(),
+        event_ids,
         tracks,
         analysis: "steps",
         fix,
         threshold: THRESHOLD,
     })
+}
+
+/// The activities that end the `k` longest idle gaps of a stream inside the fired steps
+/// (longest first): where the device waited.
+fn longest_gaps(ctx: &Ctx, fired: &[i64], k: usize) -> Vec<u32> {
+    let a = &ctx.gpu.acts;
+    let mut gaps: Vec<(Ps, u32)> = Vec::new();
+    for st in ctx.steps.iter().filter(|s| fired.contains(&s.number)) {
+        for info in &ctx.gpu.streams {
+            let mut prev_end: Option<Ps> = None;
+            for i in info.rows.0..info.rows.1 {
+                if a.end[i] <= st.start || a.start[i] >= st.end {
+                    continue;
+                }
+                let from = prev_end.unwrap_or(st.start).max(st.start);
+                if a.start[i] > from {
+                    gaps.push((a.start[i] - from, a.slice[i]));
+                }
+                prev_end = Some(prev_end.map_or(a.end[i], |p| p.max(a.end[i])));
+            }
+        }
+    }
+    gaps.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    gaps.into_iter().take(k).map(|g| g.1).collect()
 }

@@ -200,6 +200,17 @@ pub fn step_label(steps: &[i64]) -> String {
     }
 }
 
+/// `name` cut to `max` characters (with `…`), for titles: kernel names run to kilobytes.
+pub(crate) fn short(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
 /// Percentage `part / whole` rounded to an integer.
 pub(crate) fn pct(part: Ps, whole: Ps) -> i64 {
     if whole > 0 {
@@ -257,6 +268,3 @@ pub(crate) fn slices_by_step(
     }
     out
 }
-
-#[cfg(test)]
-mod tests;

@@ -3,7 +3,7 @@
 //! the device; fusing them or capturing them in a graph removes the launches. Saving: their
 //! launches' host time, at most the device's idle time in the step.
 
-use super::{Ctx, Finding, Framework, mean, pct, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, short, step_label};
 use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::launch::{LaunchCutoffs, LaunchRecord};
 use crate::model::{NO_SLICE, Ps, StrId};
@@ -54,7 +54,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     }
     let mut fired = Vec::new();
     let mut savings: Vec<Ps> = Vec::new();
-    let (mut short, mut all) = (0u64, 0u64);
+    let (mut n_short, mut all) = (0u64, 0u64);
     for k in 0..n {
         if counts[k] == 0 {
             continue;
@@ -66,7 +66,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         }
         fired.push(ctx.steps[k].number);
         savings.push(s);
-        short += counts[k];
+        n_short += counts[k];
         all += total[k];
     }
     if fired.is_empty() {
@@ -89,10 +89,12 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         "{}: {} of {} kernels per step are shorter than their launch ({} % of launches; the \
          most: {} ×{})",
         step_label(&fired),
-        short / f,
+        n_short / f,
         all / f,
-        pct(short as Ps, all as Ps),
-        ranked.first().map_or("", |r| c.strings.get(r.0)),
+        pct(n_short as Ps, all as Ps),
+        ranked
+            .first()
+            .map_or(String::new(), |r| short(c.strings.get(r.0), 60)),
         ranked.first().map_or(0, |r| r.1.0 / f),
     );
     let fix = match ctx.framework {

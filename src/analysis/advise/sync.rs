@@ -4,7 +4,8 @@
 //! time waited (the calls' durations).
 
 use super::{
-    Ctx, Finding, Framework, mean, outermost_op, pct, python_site, slices_by_step, step_label,
+    Ctx, Finding, Framework, mean, outermost_op, pct, python_site, short, slices_by_step,
+    step_label,
 };
 use crate::model::{Category, Ps};
 use rustc_hash::FxHashMap;
@@ -80,7 +81,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let top = &ranked[0];
     let top_op = c.slice_name(top.1.1);
     let site_text = python_site(c, top.1.1)
-        .map(|s| format!(" at {}", c.slice_name(s)))
+        .map(|s| format!(" at {}", short(c.slice_name(s), 80)))
         .unwrap_or_default();
     let title = format!(
         "{}: {} synchronising call{} wait {} % of the step; the most under {}{} ({} % of the \
@@ -89,7 +90,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         calls,
         if calls == 1 { "" } else { "s" },
         pct(saving, step),
-        top_op,
+        short(top_op, 60),
         site_text,
         pct(top.1.0, ranked.iter().map(|r| r.1.0).sum()),
     );
