@@ -66,8 +66,12 @@ fn eager_capture_is_host_bound_with_an_idle_device_and_short_kernels() {
     // `gpu`'s launch statistics: 189 of 202 activities per step shorter than their launch.
     assert!(s.title.contains("189 of 202"), "{}", s.title);
     assert!(s.saving <= d.saving);
-    // No synchronising call, no pageable copy inside the steps.
+    // No pageable copy inside the steps.
     assert!(rule(&fs, "pageable_copy").is_none());
+    // `roofline`: fp32 matmuls and attention on an H200 (TF32 peak 495 TFLOP/s).
+    let m = rule(&fs, "fp32_matmul").expect("fp32_matmul fires");
+    assert!(m.title.contains("NVIDIA H200"), "{}", m.title);
+    assert!(m.saving > 0 && m.saving < m.step / 10);
 }
 
 #[test]

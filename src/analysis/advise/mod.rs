@@ -8,6 +8,7 @@
 //! the time a sync waited), never a guess. One file per rule.
 
 mod device_idle;
+mod fp32_matmul;
 mod host_bound;
 mod pageable;
 mod short_kernels;
@@ -231,6 +232,7 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     out.extend(sync::rule(ctx));
     out.extend(pageable::rule(ctx));
     out.extend(short_kernels::rule(ctx));
+    out.extend(fp32_matmul::rule(ctx));
     out.retain(|f| f.saving > 0);
     out.sort_by(|a, b| b.saving.cmp(&a.saving).then(a.rule.cmp(b.rule)));
     out
