@@ -72,6 +72,9 @@ fn eager_capture_is_host_bound_with_an_idle_device_and_short_kernels() {
     let m = rule(&fs, "fp32_matmul").expect("fp32_matmul fires");
     assert!(m.title.contains("NVIDIA H200"), "{}", m.title);
     assert!(m.saving > 0 && m.saving < m.step / 10);
+    // foreach AdamW: 8 multi_tensor_apply kernels per step, no fused kernel.
+    let o = rule(&fs, "unfused_optimizer").expect("unfused_optimizer fires");
+    assert!(o.title.contains("launches 8 kernels"), "{}", o.title);
 }
 
 #[test]

@@ -10,6 +10,7 @@
 mod device_idle;
 mod fp32_matmul;
 mod host_bound;
+mod optimizer;
 mod pageable;
 mod short_kernels;
 mod sync;
@@ -233,6 +234,7 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     out.extend(pageable::rule(ctx));
     out.extend(short_kernels::rule(ctx));
     out.extend(fp32_matmul::rule(ctx));
+    out.extend(optimizer::rule(ctx));
     out.retain(|f| f.saving > 0);
     out.sort_by(|a, b| b.saving.cmp(&a.saving).then(a.rule.cmp(b.rule)));
     out
