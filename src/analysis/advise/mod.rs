@@ -10,6 +10,7 @@
 mod device_idle;
 mod fp32_matmul;
 mod host_bound;
+mod input_wait;
 mod optimizer;
 mod pageable;
 mod short_kernels;
@@ -230,6 +231,7 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     }
     out.extend(host_bound::rule(ctx));
     out.extend(device_idle::rule(ctx));
+    out.extend(input_wait::rule(ctx));
     out.extend(sync::rule(ctx));
     out.extend(pageable::rule(ctx));
     out.extend(short_kernels::rule(ctx));

@@ -9,7 +9,7 @@ use crate::model::{Category, NO_SLICE, Ps};
 
 /// Threshold text with its source.
 pub(super) const THRESHOLD: &str = "an Optimizer.step annotation launching more than one \
-kernel and no fused-optimizer kernel (PyTorch torch.optim docs: fused > foreach > for-loop)";
+kernel, no kernel named fused and no Fused optimizer in its name (PyTorch torch.optim docs: fused > foreach > for-loop)";
 
 pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let c = ctx.c;
@@ -53,7 +53,10 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         let (ls, lt) = (c.slices.start[l as usize], c.track_of(l));
         if let Some(j) = opts.iter().position(|o| o.0 == lt && o.1 <= ls && ls < o.2) {
             spans[j].push((a.start[i], a.end[i]));
-            if c.slice_name(a.slice[i]).contains("Fused") {
+            if c.slice_name(a.slice[i])
+                .to_ascii_lowercase()
+                .contains("fused")
+            {
                 fused[j] = true;
             }
         }
@@ -65,7 +68,8 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let mut wall: Ps = 0;
     let mut ids: Vec<(Ps, u32)> = Vec::new();
     for (j, o) in opts.iter().enumerate() {
-        if fused[j] || spans[j].len() < 2 {
+        // apex's FusedAdam names its step `Optimizer.step#FusedAdam.step`.
+        if fused[j] || spans[j].len() < 2 || c.slice_name(o.4).contains("Fused") {
             continue;
         }
         let s = &mut spans[j];
