@@ -67,7 +67,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     }
     let title = format!(
         "{}: host-bound, the device is idle {} % of each step; {} % of the critical path is CPU \
-         ops and {} % Python between ops on {} thread{}",
+         ops and {} % Python/framework between ops on {} thread{}",
         step_label(&fired),
         idle_pct,
         pct(ops, path),
