@@ -39,16 +39,17 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     }
     let n = fired.len() as Ps;
     let step = ctx.mean_step();
+    let fstep = ctx.mean_step_of(&fired);
     let mut title = format!(
         "{}: the device is idle {} % of each step: {} % waiting for the host to launch, {} % \
          between back-to-back kernels, {} % other (syncs, other streams)",
         step_label(&fired),
-        pct(idle / n, step),
-        pct(host / n, step),
-        pct(kernel / n, step),
-        pct(other / n, step),
+        pct(idle / n, fstep),
+        pct(host / n, fstep),
+        pct(kernel / n, fstep),
+        pct(other / n, fstep),
     );
-    let input_pct = pct(input / n, step);
+    let input_pct = pct(input / n, fstep);
     if input_pct >= 5 {
         title.push_str(&format!("; input loading takes {input_pct} % of the step"));
     }

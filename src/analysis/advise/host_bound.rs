@@ -54,7 +54,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let saving = mean(savings.into_iter(), n);
     let step = ctx.mean_step();
     let fired_steps: Ps = fired.len() as Ps;
-    let idle_pct = pct(idle / fired_steps, step);
+    let idle_pct = pct(idle / fired_steps, ctx.mean_step_of(&fired));
     events.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut ids: Vec<u32> = Vec::new();
     for (_, e) in events {

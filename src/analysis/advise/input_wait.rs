@@ -63,7 +63,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let title = format!(
         "{}: loading input takes {} % of each step on the host while the device idles",
         step_label(&fired),
-        pct(input / fired.len() as Ps, step),
+        pct(input / fired.len() as Ps, ctx.mean_step_of(&fired)),
     );
     let fix = match ctx.framework {
         Framework::Torch => {

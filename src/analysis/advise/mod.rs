@@ -118,6 +118,18 @@ impl<'a> Ctx<'a> {
         mean(self.steps.iter().map(|s| s.dur()), self.steps.len())
     }
 
+    /// Mean wall time of the analysed steps numbered `fired`, ps (the denominator of a title's
+    /// per-step shares).
+    pub fn mean_step_of(&self, fired: &[i64]) -> Ps {
+        let d: Vec<Ps> = self
+            .steps
+            .iter()
+            .filter(|s| fired.contains(&s.number))
+            .map(|s| s.dur())
+            .collect();
+        mean(d.iter().copied(), d.len())
+    }
+
     /// Device busy time in step `i` (the device with the least idle), ps; 0 without devices.
     pub fn device_busy(&self, i: usize) -> Ps {
         let d = self.steps[i].dur();

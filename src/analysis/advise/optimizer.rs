@@ -110,7 +110,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
          has no kernel of its own running",
         step_label(&fired),
         name,
-        pct(wall / fired.len() as Ps, step),
+        pct(wall / fired.len() as Ps, ctx.mean_step_of(&fired)),
         kernels / counted.max(1),
         pct(saving * n as Ps, wall),
     );
