@@ -1,6 +1,7 @@
 //! Analyses over a loaded capture: statistics tables, range aggregates, search and rankings.
 //! Pure functions over [`Capture`](crate::model::Capture); no terminal code.
 
+pub mod advise;
 pub mod critical;
 pub mod diff;
 pub mod flame;

@@ -1,8 +1,9 @@
-//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`, `steps`, `ranks`) and the command-line interface.
+//! Headless commands (`summary`, `stats`, `search`, `rank`, `gpu`, `watch`, `steps`, `ranks`, `advise`, …) and the command-line interface.
 //!
 //! Exit codes: 0 success (also when some captures failed: they are reported), 1 failure (missing
 //! path, no captures, nothing loaded), 2 usage error.
 
+pub mod advise;
 pub mod cache;
 pub mod capture;
 pub mod critical;
@@ -150,6 +151,9 @@ pub enum Command {
     /// FLOP/s and bytes/s per op against the device's peaks (roofline, TraceLens's perf model)
     #[command(after_help = roofline::ROOFLINE_AFTER)]
     Roofline(roofline::RooflineArgs),
+    /// What to change: findings ranked by the time each would save per step, with their evidence
+    #[command(after_help = advise::ADVISE_AFTER)]
+    Advise(advise::AdviseArgs),
     /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
     #[command(after_help = capture::CAPTURE_AFTER)]
     Capture(capture::CaptureArgs),
@@ -207,6 +211,7 @@ where
         Some(Command::Critical(a)) => critical::cmd_critical(&a),
         Some(Command::Ranks(a)) => ranks::cmd_ranks(&a),
         Some(Command::Roofline(a)) => roofline::cmd_roofline(&a),
+        Some(Command::Advise(a)) => advise::cmd_advise(&a),
         Some(Command::Capture(a)) => capture::cmd_capture(&a),
         Some(Command::Completions(a)) => shell::cmd_completions(&a),
         Some(Command::Man) => shell::cmd_man(),

@@ -23,6 +23,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Critical(a)) => Some(&mut a.path),
         Some(Command::Ranks(a)) => Some(&mut a.steps.path),
         Some(Command::Roofline(a)) => Some(&mut a.path),
+        Some(Command::Advise(a)) => Some(&mut a.path),
         Some(Command::Cache(_))
         | Some(Command::Capture(_))
         | Some(Command::Diff(_))
