@@ -285,7 +285,7 @@ pub fn render_text(s: &CaptureAdvise) -> String {
             d(f.saving_ns),
             f.saving_pct,
             d(f.step_ns),
-            f.title
+            text::clean(&f.title)
         ));
         o.push_str(&format!("    how: {}\n", f.saving_how));
         if let Some(e) = f.evidence.events.first() {
@@ -294,14 +294,14 @@ pub fn render_text(s: &CaptureAdvise) -> String {
                 f.evidence.analysis,
                 f.evidence.events.len(),
                 e.id,
-                e.name,
-                e.track
+                text::fit(&text::clean(&e.name), 96),
+                text::clean(&e.track)
             ));
         } else {
             o.push_str(&format!(
                 "    evidence ({}): {}\n",
                 f.evidence.analysis,
-                f.evidence.tracks.join(", ")
+                text::clean(&f.evidence.tracks.join(", "))
             ));
         }
         o.push_str(&format!("    try: {}\n", f.fix));
