@@ -25,6 +25,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Roofline(a)) => Some(&mut a.path),
         Some(Command::Cache(_))
         | Some(Command::Capture(_))
+        | Some(Command::Mcp(_))
         | Some(Command::Diff(_))
         | Some(Command::Completions(_))
         | Some(Command::Man) => None,
