@@ -44,8 +44,15 @@ where
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(cap) = caps.get(i) else { break };
+                    let mut from_provider = false;
                     let loaded = catch_unwind(AssertUnwindSafe(|| {
-                        provided(cap).unwrap_or_else(|| cap.load_or_alternate(&Progress::default()))
+                        provided(cap).map_or_else(
+                            || cap.load_or_alternate(&Progress::default()),
+                            |c| {
+                                from_provider = true;
+                                c
+                            },
+                        )
                     }))
                     .unwrap_or_else(|_| {
                         Err(LoadError::new(
@@ -56,7 +63,9 @@ where
                         ))
                     });
                     // Big JSON captures are cached for the next command on the same file.
-                    if let Ok(c) = &loaded {
+                    if let Ok(c) = &loaded
+                        && !from_provider
+                    {
                         crate::formats::cache::store(&cap.path, c);
                     }
                     let r = f(cap, loaded);

@@ -146,6 +146,8 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         return Ok(c);
     }
     let loaded = cap.load_or_alternate(&Progress::default())?;
+    // Big JSON captures: the model is cached for the next start, as the commands do.
+    crate::formats::cache::store(&cap.path, &loaded);
     let c = loaded.clone();
     if let Ok(mut k) = KEPT.lock() {
         k.list.push_back((cap.path.clone(), Arc::new(loaded)));
@@ -154,6 +156,17 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         }
     }
     Ok(c)
+}
+
+/// The reply to one message line of a server reading `roots` (none for a notification): the fuzz
+/// target's entry (fuzz/fuzz_targets/mcp_request.rs). Loaded captures are kept as in [`cmd_mcp`].
+pub fn handle_line(roots: &[PathBuf], line: &str) -> Option<Value> {
+    super::load::set_provider(Box::new(provide));
+    let server = Server {
+        roots: roots.to_vec(),
+        max_chars: DEFAULT_MAX_CHARS,
+    };
+    server.handle_line(line)
 }
 
 /// A JSON-RPC error: (code, message).
@@ -705,7 +718,7 @@ fn tools_list() -> Vec<Value> {
                         continue;
                     }
                     let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
-                    let (key, mut schema) = if a.is_positional() {
+                    let (key, schema) = if a.is_positional() {
                         if a.is_required_set() {
                             required.push(Value::from(id));
                         }
@@ -735,9 +748,6 @@ fn tools_list() -> Vec<Value> {
                             s
                         })
                     };
-                    if schema.get("description").is_none() {
-                        schema["description"] = Value::from(help_of(a));
-                    }
                     props.insert(key, schema);
                 }
             }
@@ -747,14 +757,10 @@ fn tools_list() -> Vec<Value> {
             json!({
                 "name": t.name,
                 "description": t.description,
-                "inputSchema": {"type": "object", "properties": props, "required": required, "additionalProperties": true},
+                "inputSchema": {"type": "object", "properties": props, "required": required, "additionalProperties": false},
             })
         })
         .collect()
-}
-
-fn help_of(a: &clap::Arg) -> String {
-    a.get_help().map(|h| h.to_string()).unwrap_or_default()
 }
 
 #[cfg(test)]
