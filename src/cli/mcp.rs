@@ -493,7 +493,12 @@ impl Server {
                         }
                     }
                 };
-                positional.push((arg.get_index().unwrap_or(0), text));
+                // Their order on the command line: the order clap declares them in.
+                let order = sub
+                    .get_positionals()
+                    .position(|p| p.get_id() == arg.get_id())
+                    .unwrap_or(0);
+                positional.push((order, text));
                 continue;
             }
             let Some(long) = arg.get_long() else { continue };

@@ -33,6 +33,7 @@ CASES = [
     ("stats", {"path": TORCH, "cat": ["kernel"], "group-by": "name"},
      ["stats", TORCH, "--cat", "kernel"]),
     ("search", {"path": TORCH, "query": "aten::mm"}, ["search", TORCH, "aten::mm"]),
+    ("search", {"query": "-mm", "path": TORCH}, ["search", TORCH, "--", "-mm"]),
     ("steps", {"path": TORCH}, ["steps", TORCH]),
     ("critical", {"path": TORCH}, ["critical", TORCH]),
     ("roofline", {"path": TORCH}, ["roofline", TORCH]),
@@ -55,7 +56,7 @@ def check(cond, what):
 
 
 def cli_json(argv):
-    out = subprocess.run([TRACETUI, *argv, "--json", "--quiet"], capture_output=True, timeout=120)
+    out = subprocess.run([TRACETUI, argv[0], "--json", "--quiet", *argv[1:]], capture_output=True, timeout=120)
     return json.loads(out.stdout)
 
 
