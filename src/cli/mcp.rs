@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub const MCP_AFTER: &str = "\
@@ -145,7 +146,7 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         k.list.push_back(e);
         return Ok(c);
     }
-    let loaded = cap.load_or_alternate(&Progress::default())?;
+    let loaded = load_with_progress(cap)?;
     // Big JSON captures: the model is cached for the next start, as the commands do.
     crate::formats::cache::store(&cap.path, &loaded);
     let c = loaded.clone();
@@ -156,6 +157,51 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         }
     }
     Ok(c)
+}
+
+/// The `progressToken` of the call in progress (its `_meta`), when the client asked for progress.
+static PROGRESS_TOKEN: Mutex<Option<Value>> = Mutex::new(None);
+
+/// Loads `cap`; while it loads, sends `notifications/progress` (bytes read of the file) every
+/// 200 ms when the call has a progress token.
+fn load_with_progress(cap: &CaptureFile) -> Result<Capture, LoadError> {
+    let token = PROGRESS_TOKEN.lock().ok().and_then(|g| g.clone());
+    let Some(token) = token else {
+        return cap.load_or_alternate(&Progress::default());
+    };
+    let progress = Progress::default();
+    let done = AtomicBool::new(false);
+    let notify = |done_bytes: u64, total: u64, events: u64| {
+        let mut p = json!({
+            "progressToken": token,
+            "progress": done_bytes,
+            "message": format!("loading {}: {events} events", cap.path.display()),
+        });
+        if total > 0 {
+            p["total"] = Value::from(total);
+        }
+        send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": p}));
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            notify(0, cap.bytes, 0);
+            let (mut last, mut ticks) = (0, 0u32);
+            // 20 ms steps: the call does not wait long for this thread once the load is done.
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                ticks += 1;
+                let b = progress.bytes_done.load(Ordering::Relaxed);
+                if ticks % 10 == 0 && b > last && !done.load(Ordering::Relaxed) {
+                    last = b;
+                    let total = progress.bytes_total.load(Ordering::Relaxed);
+                    notify(b, total, progress.events.load(Ordering::Relaxed));
+                }
+            }
+        });
+        let r = cap.load_or_alternate(&progress);
+        done.store(true, Ordering::Relaxed);
+        r
+    })
 }
 
 /// The reply to one message line of a server reading `roots` (none for a notification): the fuzz
@@ -352,7 +398,19 @@ impl Server {
         let value = if tool.command.is_empty() {
             self.list_captures(&args)?
         } else {
-            match self.run_command(tool.command, &args)? {
+            let token = params
+                .get("_meta")
+                .and_then(|m| m.get("progressToken"))
+                .filter(|t| t.is_string() || t.is_number())
+                .cloned();
+            if let Ok(mut g) = PROGRESS_TOKEN.lock() {
+                *g = token;
+            }
+            let ran = self.run_command(tool.command, &args);
+            if let Ok(mut g) = PROGRESS_TOKEN.lock() {
+                *g = None;
+            }
+            match ran? {
                 Ok(v) => v,
                 Err(msg) => {
                     return Ok(

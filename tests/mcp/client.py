@@ -103,6 +103,17 @@ async def main():
                       f"{tool} {json.dumps({k: v for k, v in args.items() if k not in ('path', 'a', 'b')})}"
                       f" equals `tracetui {argv[0]} --json` ({ms:.0f} ms)")
 
+            # A first call on a capture not loaded yet reports its load as progress.
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append((progress, total, message))
+
+            r = await session.call_tool("summary", {"path": os.path.join(FIXTURES, "chrome", "simple_trace.json")},
+                                        progress_callback=on_progress)
+            check(not getattr(r, "is_error", False) and seen and "loading" in (seen[0][2] or ""),
+                  f"progress while loading: {len(seen)} notification(s), first {seen[:1]}")
+
             # Pages: limit / offset / total, and the size limit cuts rows, not values.
             r = json.loads(text_of(await session.call_tool(
                 "stats", {"path": TORCH, "limit": 5, "offset": 3})))
