@@ -138,6 +138,20 @@ static KEPT: Mutex<Kept> = Mutex::new(Kept {
 
 /// A copy of the capture at `cap.path`, loaded once and kept.
 fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
+    // A capture found below a root through a symlink that leads outside is not read.
+    let inside = std::fs::canonicalize(&cap.path).is_ok_and(|c| {
+        ROOTS
+            .lock()
+            .is_ok_and(|r| r.iter().any(|root| c.starts_with(root)))
+    });
+    if !inside {
+        return Err(LoadError::new(
+            crate::formats::LoadErrorKind::Io,
+            &cap.path,
+            None,
+            "outside the server's roots (through a symlink): not read",
+        ));
+    }
     if let Ok(mut k) = KEPT.lock()
         && let Some(i) = k.list.iter().position(|(p, _)| p == &cap.path)
         && let Some(e) = k.list.remove(i)
@@ -157,6 +171,17 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         }
     }
     Ok(c)
+}
+
+/// The server's roots, canonical: the provider reads nothing else.
+static ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Makes `roots` the roots and the kept captures the source of every command's captures.
+fn install(roots: &[PathBuf]) {
+    if let Ok(mut r) = ROOTS.lock() {
+        *r = roots.to_vec();
+    }
+    super::load::set_provider(Box::new(provide));
 }
 
 /// The `progressToken` of the call in progress (its `_meta`), when the client asked for progress.
@@ -207,7 +232,7 @@ fn load_with_progress(cap: &CaptureFile) -> Result<Capture, LoadError> {
 /// The reply to one message line of a server reading `roots` (none for a notification): the fuzz
 /// target's entry (fuzz/fuzz_targets/mcp_request.rs). Loaded captures are kept as in [`cmd_mcp`].
 pub fn handle_line(roots: &[PathBuf], line: &str) -> Option<Value> {
-    super::load::set_provider(Box::new(provide));
+    install(roots);
     let server = Server {
         roots: roots.to_vec(),
         max_chars: DEFAULT_MAX_CHARS,
@@ -244,7 +269,7 @@ pub fn cmd_mcp(a: &McpArgs) -> i32 {
     if let Ok(mut k) = KEPT.lock() {
         k.keep = usize::try_from(a.keep).unwrap_or(4);
     }
-    super::load::set_provider(Box::new(provide));
+    install(&canon);
     let server = Server {
         roots: canon,
         max_chars: a.max_chars.max(1000),
@@ -880,6 +905,30 @@ mod tests {
             .handle_line(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#)
             .expect("a reply");
         assert_eq!(r["result"], json!({}));
+    }
+
+    #[test]
+    fn symlinks_out_of_the_root_are_not_read() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::os::unix::fs::symlink(fixtures.join("hand_a.json"), root.join("a.json")).expect("ln");
+        std::os::unix::fs::symlink(&fixtures, root.join("sub")).expect("ln");
+        let call = |path: &str| {
+            let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "stats", "arguments": {"path": path}}});
+            handle_line(std::slice::from_ref(&root), &line.to_string()).expect("a reply")
+        };
+        // The file link resolves outside: refused before anything is read.
+        let r = call("a.json");
+        assert_eq!(r["error"]["code"], INVALID_PARAMS, "{r}");
+        // The root itself is inside; what discovery finds through `sub` is not loaded.
+        let r = call(&root.display().to_string());
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(!text.contains("\"stats\":[{"), "{r}");
+        assert!(text.contains("outside the server's roots"), "{r}");
     }
 
     #[test]
