@@ -11,14 +11,48 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 const TOOLS: &[&str] = &[
-    "list_captures", "summary", "stats", "search", "steps", "critical", "roofline", "gpu",
-    "memory", "diff", "ranks", "nope", "",
+    "list_captures",
+    "summary",
+    "stats",
+    "search",
+    "steps",
+    "critical",
+    "roofline",
+    "gpu",
+    "memory",
+    "diff",
+    "ranks",
+    "nope",
+    "",
 ];
 const KEYS: &[&str] = &[
-    "path", "a", "b", "query", "limit", "offset", "max_chars", "sort", "cat", "from", "to",
-    "regex", "step", "group-by", "group_by", "unified", "nope",
+    "path",
+    "a",
+    "b",
+    "query",
+    "limit",
+    "offset",
+    "max_chars",
+    "sort",
+    "cat",
+    "from",
+    "to",
+    "regex",
+    "step",
+    "group-by",
+    "group_by",
+    "unified",
+    "nope",
 ];
-const PATHS: &[&str] = &["t.json", "", ".", "..", "/etc/passwd", "../t.json", "missing.json"];
+const PATHS: &[&str] = &[
+    "t.json",
+    "",
+    ".",
+    "..",
+    "/etc/passwd",
+    "../t.json",
+    "missing.json",
+];
 
 #[derive(Arbitrary, Debug)]
 enum Arg {
@@ -35,7 +69,11 @@ enum Arg {
 #[derive(Arbitrary, Debug)]
 enum Input {
     Raw(Vec<u8>),
-    Call { tool: u8, args: Vec<(u8, Arg)>, id: i32 },
+    Call {
+        tool: u8,
+        args: Vec<(u8, Arg)>,
+        id: i32,
+    },
 }
 
 fn root() -> &'static PathBuf {
