@@ -6,14 +6,22 @@
 //! PyTorch GPU capture for `trace.pt.trace.json`, an XPlane for `vm.xplane.pb`, a log dir with
 //! both for `logs/`), a trailing `| jq …` or `> FILE` cut. Each must exit 0 with output; a
 //! `--json` one must print JSON. Commands that need the network, a running job, a feature the
-//! default build leaves out or run until stopped (`capture`, `watch`, `sql`, `export`) and the
+//! default build leaves out or run until stopped (`capture`, `watch`, `sql`, `export`, `mcp`) and the
 //! explorer itself are listed as skipped, by name, so a new command's examples are not
 //! forgotten silently.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SKIPPED: [&str; 6] = ["capture", "watch", "sql", "export", "completions", "man"];
+const SKIPPED: [&str; 7] = [
+    "capture",
+    "watch",
+    "sql",
+    "export",
+    "completions",
+    "man",
+    "mcp",
+];
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tracetui"))

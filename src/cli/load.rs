@@ -5,7 +5,26 @@ use crate::discover::CaptureFile;
 use crate::formats::{LoadError, Progress};
 use crate::model::Capture;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
+
+/// Where [`map_loaded`] gets a capture from instead of loading it: `tracetui mcp` keeps loaded
+/// captures across calls and hands each command a copy (see src/cli/mcp.rs).
+pub type Provider = Box<dyn Fn(&CaptureFile) -> Result<Capture, LoadError> + Send + Sync>;
+
+static PROVIDER: RwLock<Option<Provider>> = RwLock::new(None);
+
+/// Makes every later [`map_loaded`] take its captures from `p` (the MCP server's capture set).
+pub fn set_provider(p: Provider) {
+    if let Ok(mut g) = PROVIDER.write() {
+        *g = Some(p);
+    }
+}
+
+/// The capture from the provider, when one is set.
+fn provided(cap: &CaptureFile) -> Option<Result<Capture, LoadError>> {
+    let g = PROVIDER.read().ok()?;
+    g.as_ref().map(|p| p(cap))
+}
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Loads every capture with `threads` workers and maps each result with `f`; results keep the
@@ -25,8 +44,15 @@ where
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(cap) = caps.get(i) else { break };
+                    let mut from_provider = false;
                     let loaded = catch_unwind(AssertUnwindSafe(|| {
-                        cap.load_or_alternate(&Progress::default())
+                        provided(cap).map_or_else(
+                            || cap.load_or_alternate(&Progress::default()),
+                            |c| {
+                                from_provider = true;
+                                c
+                            },
+                        )
                     }))
                     .unwrap_or_else(|_| {
                         Err(LoadError::new(
@@ -37,7 +63,9 @@ where
                         ))
                     });
                     // Big JSON captures are cached for the next command on the same file.
-                    if let Ok(c) = &loaded {
+                    if let Ok(c) = &loaded
+                        && !from_provider
+                    {
                         crate::formats::cache::store(&cap.path, c);
                     }
                     let r = f(cap, loaded);

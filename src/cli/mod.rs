@@ -12,6 +12,7 @@ pub mod diff_align;
 pub mod export;
 pub mod gpu;
 pub mod load;
+pub mod mcp;
 pub mod memory;
 pub mod nested;
 mod parse;
@@ -157,6 +158,9 @@ pub enum Command {
     /// Record a trace from a running program: a JAX/TensorFlow profiler server, or PyTorch via dynolog
     #[command(after_help = capture::CAPTURE_AFTER)]
     Capture(capture::CaptureArgs),
+    /// Serve the captures under PATH… to coding agents: a Model Context Protocol server on stdio
+    #[command(after_help = mcp::MCP_AFTER)]
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to stdout
     #[command(after_help = shell::COMPLETIONS_AFTER)]
     Completions(shell::CompletionsArgs),
@@ -213,6 +217,7 @@ where
         Some(Command::Roofline(a)) => roofline::cmd_roofline(&a),
         Some(Command::Advise(a)) => advise::cmd_advise(&a),
         Some(Command::Capture(a)) => capture::cmd_capture(&a),
+        Some(Command::Mcp(a)) => mcp::cmd_mcp(&a),
         Some(Command::Completions(a)) => shell::cmd_completions(&a),
         Some(Command::Man) => shell::cmd_man(),
         None if cli.print_config => {

@@ -26,6 +26,7 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Advise(a)) => Some(&mut a.path),
         Some(Command::Cache(_))
         | Some(Command::Capture(_))
+        | Some(Command::Mcp(_))
         | Some(Command::Diff(_))
         | Some(Command::Completions(_))
         | Some(Command::Man) => None,

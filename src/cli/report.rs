@@ -9,6 +9,7 @@ use crate::model::Capture;
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--quiet`: warnings and notes are not printed (errors are).
@@ -37,7 +38,49 @@ pub(super) fn note(msg: &str) {
 /// loaded captures).
 pub(super) const LOAD_THREADS: usize = 2;
 
+/// Output of a command run by `tracetui mcp`: what [`emit`] and [`fail`] wrote, kept instead of
+/// printed (stdout is the MCP channel there).
+/// The JSON value [`to_json`] was given, kept as it is.
+type Sink = (String, Vec<String>, Option<serde_json::Value>);
+static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+
+/// Runs `f` with [`emit`], [`fail`] and [`to_json`] kept: (exit code, stdout text, error
+/// messages, the JSON value).
+pub(super) fn capture_output(f: impl FnOnce() -> i32) -> (i32, Sink) {
+    if let Ok(mut g) = SINK.lock() {
+        *g = Some((String::new(), Vec::new(), None));
+    }
+    let code = f();
+    let kept = SINK
+        .lock()
+        .ok()
+        .and_then(|mut g| g.take())
+        .unwrap_or_default();
+    (code, kept)
+}
+
+/// Keeps `s` in the sink when one is set; `false` when none is.
+fn sink(s: &str, error: bool) -> bool {
+    match SINK.lock() {
+        Ok(mut g) => match g.as_mut() {
+            Some((out, errs, _)) => {
+                if error {
+                    errs.push(s.to_string());
+                } else {
+                    out.push_str(s);
+                }
+                true
+            }
+            None => false,
+        },
+        Err(_) => false,
+    }
+}
+
 pub(super) fn fail(msg: &str) -> i32 {
+    if sink(msg, true) {
+        return 1;
+    }
     eprintln!("tracetui: error: {msg}");
     1
 }
@@ -67,6 +110,9 @@ pub(super) fn catalog(path: &Path) -> Result<Catalog, i32> {
 
 /// Writes `s` to stdout; a closed pipe (`| head`) is not an error.
 pub(super) fn emit(s: &str) -> Result<(), i32> {
+    if sink(s, false) {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
@@ -76,6 +122,13 @@ pub(super) fn emit(s: &str) -> Result<(), i32> {
 }
 
 pub(super) fn to_json<T: Serialize>(v: &T) -> String {
+    // Under `tracetui mcp` the value itself is kept: floats stay exact (no text round trip).
+    if let Ok(mut g) = SINK.lock()
+        && let Some(s) = g.as_mut()
+    {
+        s.2 = serde_json::to_value(v).ok();
+        return String::new();
+    }
     serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")) + "\n"
 }
 

@@ -329,7 +329,7 @@ pub struct Warning {
 }
 
 /// A fully loaded capture: immutable once built.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Capture {
     /// Where it came from.
     pub source: SourceInfo,

@@ -1,0 +1,169 @@
+"""A real MCP client (the Python `mcp` SDK) against `tracetui mcp` (tests/mcp_client.rs runs it).
+
+usage: client.py TRACETUI FIXTURES_DIR
+
+Starts `tracetui mcp FIXTURES_DIR` over stdio, initializes, lists the tools, calls each one and
+compares its result with `tracetui CMD --json` on the same capture; then sends unknown tools, wrong
+argument types, paths outside the root and (on a raw pipe) malformed JSON-RPC, and checks that
+each gets an error and the server neither crashes nor hangs. Prints one line per check and
+`ok: N checks`; exits non-zero on the first failure.
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+TRACETUI, FIXTURES = sys.argv[1], os.path.realpath(sys.argv[2])
+TORCH = os.path.join(FIXTURES, "torch_gpu", "worker0.1795774111709892780.pt.trace.json.gz")
+DIFF_A = os.path.join(FIXTURES, "diff", "hand_a.json")
+DIFF_B = os.path.join(FIXTURES, "diff", "hand_b.json")
+RANKS = os.path.join(FIXTURES, "diff")
+ALL = {"limit": 1_000_000, "max_chars": 100_000_000}
+
+# (tool, arguments, the CLI command line after `tracetui`)
+CASES = [
+    ("summary", {"path": TORCH}, ["summary", TORCH]),
+    ("stats", {"path": TORCH, "sort": "total"}, ["stats", TORCH, "--sort", "total"]),
+    ("stats", {"path": TORCH, "cat": ["kernel"], "group-by": "name"},
+     ["stats", TORCH, "--cat", "kernel"]),
+    ("search", {"path": TORCH, "query": "aten::mm"}, ["search", TORCH, "aten::mm"]),
+    ("search", {"query": "-mm", "path": TORCH}, ["search", TORCH, "--", "-mm"]),
+    ("steps", {"path": TORCH}, ["steps", TORCH]),
+    ("critical", {"path": TORCH}, ["critical", TORCH]),
+    ("roofline", {"path": TORCH}, ["roofline", TORCH]),
+    ("gpu", {"path": TORCH}, ["gpu", TORCH]),
+    ("memory", {"path": TORCH}, ["memory", TORCH]),
+    ("diff", {"a": DIFF_A, "b": DIFF_B}, ["diff", DIFF_A, DIFF_B]),
+    ("ranks", {"path": RANKS}, ["ranks", RANKS]),
+]
+
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        print(f"FAIL: {what}", flush=True)
+        sys.exit(1)
+    checks += 1
+    print(f"ok: {what}", flush=True)
+
+
+def cli_json(argv):
+    out = subprocess.run([TRACETUI, argv[0], "--json", "--quiet", *argv[1:]], capture_output=True, timeout=120)
+    return json.loads(out.stdout)
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def expect_error(session, name, args, what):
+    """An argument problem: a JSON-RPC error (raised) or an isError result, never a crash."""
+    try:
+        r = await session.call_tool(name, args)
+        check(getattr(r, "is_error", getattr(r, "isError", False)), f"{what}: isError result")
+    except Exception as e:  # the SDK raises the JSON-RPC error
+        check("outside" in str(e) or "unknown" in str(e) or "must be" in str(e)
+              or "invalid" in str(e), f"{what}: error {str(e)[:100]!r}")
+
+
+async def main():
+    params = StdioServerParameters(command=TRACETUI, args=["mcp", FIXTURES])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await asyncio.wait_for(session.initialize(), 30)
+            check(init.server_info.name == "tracetui", f"initialize: {init.protocol_version}")
+            tools = (await session.list_tools()).tools
+            names = [t.name for t in tools]
+            want = ["list_captures", "summary", "stats", "search", "steps", "critical",
+                    "roofline", "gpu", "memory", "diff", "ranks"]
+            check(all(n in names for n in want), f"tools/list: {', '.join(names)}")
+            check(all("limit" in t.input_schema["properties"] for t in tools), "every tool pages")
+
+            r = await session.call_tool("list_captures", {"limit": 1000})
+            listed = json.loads(text_of(r))
+            paths = [c["path"] for c in listed["result"]["captures"]]
+            check(TORCH in paths and listed["page"]["total"] == len(paths),
+                  f"list_captures: {len(paths)} captures")
+
+            for tool, args, argv in CASES:
+                t0 = time.monotonic()
+                r = await session.call_tool(tool, {**args, **ALL})
+                ms = (time.monotonic() - t0) * 1000
+                check(not getattr(r, "is_error", False), f"{tool}: no error")
+                got = json.loads(text_of(r))
+                check(got["result"] == cli_json(argv),
+                      f"{tool} {json.dumps({k: v for k, v in args.items() if k not in ('path', 'a', 'b')})}"
+                      f" equals `tracetui {argv[0]} --json` ({ms:.0f} ms)")
+
+            # A first call on a capture not loaded yet reports its load as progress.
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append((progress, total, message))
+
+            r = await session.call_tool("summary", {"path": os.path.join(FIXTURES, "chrome", "simple_trace.json")},
+                                        progress_callback=on_progress)
+            check(not getattr(r, "is_error", False) and seen and "loading" in (seen[0][2] or ""),
+                  f"progress while loading: {len(seen)} notification(s), first {seen[:1]}")
+
+            # Pages: limit / offset / total, and the size limit cuts rows, not values.
+            r = json.loads(text_of(await session.call_tool(
+                "stats", {"path": TORCH, "limit": 5, "offset": 3})))
+            full = cli_json(["stats", TORCH])["captures"][0]["stats"]
+            check(r["result"]["captures"][0]["stats"] == full[3:8] and r["page"]["total"] == len(full),
+                  f"stats limit 5 offset 3 of {len(full)} rows")
+            t = text_of(await session.call_tool("stats", {"path": TORCH, "limit": 1000, "max_chars": 3000}))
+            r = json.loads(t)
+            check(len(t) <= 3000 and r["page"]["cut_for_size"] and r["page"]["next_offset"],
+                  f"max_chars 3000: {len(t)} characters, {len(r['result']['captures'][0]['stats'])} rows")
+
+            # Errors: no crash, no hang.
+            await expect_error(session, "no_such_tool", {}, "unknown tool")
+            await expect_error(session, "stats", {"path": 42}, "path of the wrong type")
+            await expect_error(session, "stats", {"path": TORCH, "limit": "ten"}, "limit of the wrong type")
+            await expect_error(session, "stats", {"path": TORCH, "sort": "bogus"}, "bad option value")
+            await expect_error(session, "stats", {"path": TORCH, "unified": "yes"}, "flag of the wrong type")
+            await expect_error(session, "stats", {"path": TORCH, "nope": 1}, "unknown argument")
+            await expect_error(session, "stats", {"path": "/etc/passwd"}, "path outside the root")
+            await expect_error(session, "summary", {"path": FIXTURES + "/../../Cargo.toml"}, "../ out of the root")
+            await expect_error(session, "diff", {"a": DIFF_A, "b": "/etc/hostname"}, "diff side outside")
+            await session.send_ping()
+            check(True, "ping after the errors: server alive")
+
+
+def raw():
+    """Malformed JSON-RPC on a raw pipe: one error per line, then a working ping."""
+    p = subprocess.Popen([TRACETUI, "mcp", FIXTURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    lines = [
+        b"{not json\n",
+        b"[1, 2]\n",
+        b'"hello"\n',
+        b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}\n',
+        b'{"jsonrpc": "2.0", "id": 2}\n',
+        b'{"jsonrpc": "2.0", "id": 3, "method": "no/such"}\n',
+        b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": [1]}\n',
+        b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "stats", "arguments": 7}}\n',
+        b"\xff\xfe\n",
+        b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "method": "ping"}\n',
+    ]
+    out, _ = p.communicate(b"".join(lines), timeout=30)
+    replies = [json.loads(l) for l in out.splitlines()]
+    errors = [r for r in replies if "error" in r]
+    check(len(errors) == 9 and replies[-1] == {"jsonrpc": "2.0", "id": 6, "result": {}},
+          f"malformed JSON-RPC: {len(errors)} errors "
+          f"({', '.join(str(e['error']['code']) for e in errors)}), then ping answered")
+    check(p.returncode == 0, "server exits 0 when stdin closes")
+
+
+asyncio.run(asyncio.wait_for(main(), 300))
+raw()
+print(f"ok: {checks} checks")
