@@ -25,7 +25,8 @@ Examples:
   claude mcp add tracetui -- tracetui mcp ~/logs
 
 Speaks the Model Context Protocol over stdin/stdout (newline-delimited JSON-RPC 2.0). Tools:
-list_captures, summary, stats, search, steps, critical, roofline, gpu, memory, diff, ranks; each
+list_captures, summary, stats, search, steps, critical, roofline, gpu, memory, diff, advise,
+ranks; each
 returns the command's --json. Only files under the given roots are read. See docs/mcp.md.";
 
 /// Arguments of `mcp`.
@@ -105,6 +106,11 @@ const TOOLS: &[Tool] = &[
         name: "diff",
         command: "diff",
         description: "Compare two captures (`a` baseline, `b` new): per-name count, total and self time (ns), delta and status. Same JSON as `tracetui diff --json`. Use to see what changed between two runs.",
+    },
+    Tool {
+        name: "advise",
+        command: "advise",
+        description: "What to change: findings ranked by the time each would save per step (saving_ns is an upper bound measured from the trace, ns per step), each with its evidence (event ids, tracks, the analysis that measured it), what to try and the threshold that fired. Same JSON as `tracetui advise --json`. Start here for \"why is this step slow?\".",
     },
     Tool {
         name: "ranks",

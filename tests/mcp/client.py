@@ -40,6 +40,7 @@ CASES = [
     ("gpu", {"path": TORCH}, ["gpu", TORCH]),
     ("memory", {"path": TORCH}, ["memory", TORCH]),
     ("diff", {"a": DIFF_A, "b": DIFF_B}, ["diff", DIFF_A, DIFF_B]),
+    ("advise", {"path": TORCH}, ["advise", TORCH]),
     ("ranks", {"path": RANKS}, ["ranks", RANKS]),
 ]
 
@@ -83,7 +84,7 @@ async def main():
             tools = (await session.list_tools()).tools
             names = [t.name for t in tools]
             want = ["list_captures", "summary", "stats", "search", "steps", "critical",
-                    "roofline", "gpu", "memory", "diff", "ranks"]
+                    "roofline", "gpu", "memory", "diff", "advise", "ranks"]
             check(all(n in names for n in want), f"tools/list: {', '.join(names)}")
             check(all("limit" in t.input_schema["properties"] for t in tools), "every tool pages")
 
