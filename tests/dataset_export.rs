@@ -272,7 +272,13 @@ fn round_trip_every_column_of_every_fixture() {
             }
         }
         // Self times: per name, the sums equal `stats` over every slice (all categories).
-        let st = compute(&c, &StatsOptions::default());
+        let st = compute(
+            &c,
+            &StatsOptions {
+                every: true,
+                ..StatsOptions::default()
+            },
+        );
         let mut by_name: HashMap<String, (i64, i64, u64)> = HashMap::new();
         let cols = (&t["phase"], &t["name"], &t["dur_ns"], &t["self_time_ns"]);
         for (((kind, name), d), sf) in cols.0.iter().zip(cols.1).zip(cols.2).zip(cols.3) {
