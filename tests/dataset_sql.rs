@@ -17,6 +17,11 @@ fn fixtures() -> Vec<(PathBuf, Capture)> {
     for dir in ["chrome", "cli", "gpu", "ui", "xplane"] {
         let cat = tracetui::discover::discover(&Path::new("tests/fixtures").join(dir)).unwrap();
         for cf in cat.captures() {
+            // The cut copy of alexnet (load-warning tests) has alexnet's run and rank: the
+            // queries group by run and rank, so it would add its rows to alexnet's.
+            if cf.path.to_string_lossy().contains(".truncated.") {
+                continue;
+            }
             if let Ok(c) = cf.load(&Progress::default()) {
                 out.push((cf.path.clone(), c));
             }
