@@ -362,3 +362,24 @@ proptest! {
         prop_assert_eq!(b.busy, want[0] + want[1] + want[2] + want[3]);
     }
 }
+
+/// A negative idle part (activities overlapping on a stream, counted as HTA does) is said under
+/// the table, naming the stream; a capture without one says nothing of it.
+#[test]
+fn negative_idle_parts_are_explained() {
+    let (code, v) = gpu_json("xplane/h200_jax_gpu_attn.xplane.pb.gz", &[]);
+    assert_eq!(code, 0);
+    let negative = v["captures"][0]["gpu"]
+        .as_array()
+        .expect("gpu rows")
+        .iter()
+        .any(|r| r["kernel_wait_ns"].as_i64().is_some_and(|k| k < 0));
+    assert!(negative, "the JAX H200 stream has overlapping activities");
+    let (_, text) = gpu_text("xplane/h200_jax_gpu_attn.xplane.pb.gz");
+    assert!(
+        text.contains("negative HOST / KERN WAIT / IDLE OTHER on device 0 stream 14"),
+        "{text}"
+    );
+    let (_, text) = gpu_text("ui/alexnet.pt.trace.json.gz");
+    assert!(!text.contains("negative HOST"), "{text}");
+}

@@ -435,6 +435,22 @@ pub fn render_text(s: &CaptureGpu) -> String {
         "   WINDOW: first activity start to last activity end (HTA's kernel_time); %WIN: share of \
          it; IDLE = WINDOW − BUSY\n",
     );
+    // HTA's idle breakdown takes each gap from the previous activity's end: activities that
+    // overlap on a stream (graph or command-buffer nodes) give negative gaps, counted as HTA does.
+    let negative: Vec<String> = s
+        .gpu
+        .iter()
+        .filter(|r| r.kernel_wait_ns < 0 || r.host_wait_ns < 0 || r.idle_other_ns < 0)
+        .map(|r| format!("device {} stream {}", r.device, r.stream))
+        .collect();
+    if !negative.is_empty() {
+        o.push_str(&format!(
+            "   negative HOST / KERN WAIT / IDLE OTHER on {}: activities overlap on the stream, \
+             and HTA's breakdown counts each gap from the previous activity's end, so an overlap \
+             is a negative gap (docs/gpu.md); IDLE is not affected\n",
+            negative.join(", ")
+        ));
+    }
     for r in &s.devices {
         if r.unlinked_busy_ns > 0 {
             o.push_str(&format!(
