@@ -1,6 +1,6 @@
 //! The roofline's invariants, on every capture of tests/fixtures it applies to (and, by hand,
-//! on a directory named by `TRACETUI_TRACES`: `TRACETUI_TRACES=../shared/traces cargo test
-//! --test roofline_invariants -- --ignored --nocapture`):
+//! on any directory of captures named by `TRACETUI_TRACES`: `TRACETUI_TRACES=DIR cargo test
+//! --test roofline_invariants -- --ignored --nocapture`; without it that test does nothing):
 //!
 //! - modelled + counted apart (host copies, async ops) + not modelled = total device time, ps;
 //! - `saved` ≤ the row's device time;

@@ -147,30 +147,6 @@ pub(crate) fn mean(v: impl Iterator<Item = Ps>, n: usize) -> Ps {
     if n == 0 { 0 } else { v.sum::<Ps>() / n as Ps }
 }
 
-/// The outermost CPU operator around slice `id` (the user's call: `aten::item` around a copy
-/// and a synchronize), or `id`.
-pub(crate) fn outermost_op(c: &Capture, id: u32) -> u32 {
-    let mut best = id;
-    let mut cur = c
-        .slices
-        .parent
-        .get(id as usize)
-        .copied()
-        .unwrap_or(NO_SLICE);
-    while cur != NO_SLICE {
-        if c.slices.kind(cur as usize) == Category::CpuOp {
-            best = cur;
-        }
-        cur = c
-            .slices
-            .parent
-            .get(cur as usize)
-            .copied()
-            .unwrap_or(NO_SLICE);
-    }
-    best
-}
-
 /// The innermost Python frame around slice `id` outside torch itself (the user's line), if
 /// the capture recorded stacks.
 pub(crate) fn python_site(c: &Capture, id: u32) -> Option<u32> {

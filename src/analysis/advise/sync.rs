@@ -3,10 +3,8 @@
 //! `nonzero` reach these) — with the outermost operator and Python line around each, and the
 //! time waited (the calls' durations).
 
-use super::{
-    Ctx, Finding, Framework, mean, outermost_op, pct, python_site, short, slices_by_step,
-    step_label,
-};
+use super::{Ctx, Finding, Framework, mean, pct, python_site, short, slices_by_step, step_label};
+use crate::analysis::critical::classify::outermost_op;
 use crate::model::{Category, Ps};
 use rustc_hash::FxHashMap;
 

@@ -226,7 +226,7 @@ pub(super) fn classify(
 
 /// The outermost CPU operator around `id` (the user's call: `aten::item` around a copy and a
 /// synchronize), or `id`.
-fn outermost_op(c: &Capture, id: u32) -> u32 {
+pub(crate) fn outermost_op(c: &Capture, id: u32) -> u32 {
     let mut best = id;
     let mut cur = c
         .slices
