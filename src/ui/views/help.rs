@@ -65,24 +65,8 @@ impl View for HelpView {
     fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let rows = st.keymap.help_rows(self.of);
         let lines = lines(&rows, area.width);
-        let h = (lines.len() as u16 + 2).min(area.height);
-        let w = POPUP_W.min(area.width);
-        let r = Rect::new(
-            area.x + (area.width - w) / 2,
-            area.y + (area.height - h) / 2,
-            w,
-            h,
-        );
-        Clear.render(r, buf);
-        let inner_h = h.saturating_sub(2) as usize;
-        let title = if lines.len() > inner_h {
-            " keys — any key closes (j/k scroll) "
-        } else {
-            " keys — any key closes "
-        };
-        let block = Block::default().borders(Borders::ALL).title(title);
-        let inner = block.inner(r);
-        block.render(r, buf);
+        let inner = scroll_popup(buf, area, POPUP_W, lines.len(), "keys");
+        let inner_h = inner.height as usize;
         let kw = key_width(&rows);
         let scroll = self.scroll.min(lines.len().saturating_sub(inner_h));
         for (i, (k, what)) in lines.iter().skip(scroll).take(inner_h).enumerate() {
@@ -116,6 +100,32 @@ impl View for HelpView {
 
 /// The popup's width at most (it is narrower on a narrower terminal).
 const POPUP_W: u16 = 76;
+
+/// Draws a popup `w` cells wide (at most the area), centred in `area`, high enough for `n`
+/// lines, titled `<name> — any key closes` (and `(j/k scroll)` when the lines do not fit);
+/// returns its inner area, where the caller draws the lines.
+pub(super) fn scroll_popup(buf: &mut Buffer, area: Rect, w: u16, n: usize, name: &str) -> Rect {
+    let h = (n as u16).saturating_add(2).min(area.height);
+    let w = w.min(area.width);
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    Clear.render(r, buf);
+    let scroll = if n > h.saturating_sub(2) as usize {
+        " (j/k scroll)"
+    } else {
+        ""
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" {name} — any key closes{scroll} "));
+    let inner = block.inner(r);
+    block.render(r, buf);
+    inner
+}
 
 /// Width of the key column.
 fn key_width(rows: &[(String, &str)]) -> usize {

@@ -15,7 +15,6 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 /// The warnings popup of the shown capture.
 #[derive(Debug, Default)]
@@ -127,24 +126,8 @@ impl View for WarningsView {
     fn draw(&self, st: &State, buf: &mut Buffer, area: Rect, _cells: &mut Vec<Cell>) {
         let iw = Self::inner_w(area.width);
         let lines = lines(st, iw);
-        let h = (lines.len() as u16 + 2).min(area.height);
-        let w = POPUP_W.min(area.width);
-        let r = Rect::new(
-            area.x + (area.width - w) / 2,
-            area.y + (area.height - h) / 2,
-            w,
-            h,
-        );
-        Clear.render(r, buf);
-        let inner_h = h.saturating_sub(2) as usize;
-        let title = if lines.len() > inner_h {
-            " load warnings — any key closes (j/k scroll) "
-        } else {
-            " load warnings — any key closes "
-        };
-        let block = Block::default().borders(Borders::ALL).title(title);
-        let inner = block.inner(r);
-        block.render(r, buf);
+        let inner = super::help::scroll_popup(buf, area, POPUP_W, lines.len(), "load warnings");
+        let inner_h = inner.height as usize;
         let scroll = self.scroll.min(lines.len().saturating_sub(inner_h));
         for (i, (line, bold)) in lines.iter().skip(scroll).take(inner_h).enumerate() {
             let style = if *bold {
