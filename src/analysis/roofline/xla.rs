@@ -440,9 +440,9 @@ mod tests {
     }
     use crate::model::*;
 
-    #[test]
-    fn hlo_ops_with_cost_stats_become_rows() {
-        let mut b = CaptureBuilder::new();
+    /// A `/device:TPU:0` plane with an `XLA Ops` line: (its track, the `flops` and
+    /// `bytes_accessed` keys, the empty category).
+    fn tpu_ops_line(b: &mut CaptureBuilder) -> (u32, StrId, StrId, StrId) {
         let pn = b.intern("/device:TPU:0");
         let p = b.process(Key::Str(pn));
         b.process_mut(p).name = pn;
@@ -451,7 +451,13 @@ mod tests {
         let ln = b.intern("XLA Ops");
         b.track_mut(t).name = ln;
         let (kf, kb) = (b.intern("flops"), b.intern("bytes_accessed"));
-        let cat = b.intern("");
+        (t, kf, kb, b.intern(""))
+    }
+
+    #[test]
+    fn hlo_ops_with_cost_stats_become_rows() {
+        let mut b = CaptureBuilder::new();
+        let (t, kf, kb, cat) = tpu_ops_line(&mut b);
         let add = |b: &mut CaptureBuilder, start: Ps, name: &str, f: Option<i64>, by: i64| {
             b.args.begin();
             if let Some(f) = f {
@@ -487,15 +493,7 @@ mod tests {
         // A TPU `XLA Ops` line as the inference capture has it: `copy-start` a few cycles
         // with the whole copy's bytes, `copy-done` the wait, and a fusion.
         let mut b = CaptureBuilder::new();
-        let pn = b.intern("/device:TPU:0");
-        let p = b.process(Key::Str(pn));
-        b.process_mut(p).name = pn;
-        b.process_mut(p).kind = ProcessKind::Tpu;
-        let t = b.track(p, Key::Int(1), TrackKind::Thread);
-        let ln = b.intern("XLA Ops");
-        b.track_mut(t).name = ln;
-        let (kf, kb) = (b.intern("flops"), b.intern("bytes_accessed"));
-        let cat = b.intern("");
+        let (t, kf, kb, cat) = tpu_ops_line(&mut b);
         for (start, dur, name, f, by) in [
             (0, 2, "copy-start.4", 0, 5_000_000_000),
             (10, 1_000, "fusion.1", 2_000, 4_000),
