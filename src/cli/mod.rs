@@ -27,6 +27,7 @@ pub mod sql;
 pub mod sql_named;
 pub mod stacks;
 pub mod stats;
+pub mod stats_graphs;
 pub mod steps;
 pub mod summary;
 pub mod text;

@@ -183,6 +183,10 @@ pub struct CaptureRoofline {
     pub unmodelled_kernels: usize,
     /// The 5 with most unmodelled time.
     pub unmodelled_top: Vec<UnmodelledJson>,
+    /// Of the unmodelled time, what lies inside CUDA/HIP graphs: per graph, `count` kernels
+    /// not modelled (absent without graphs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_graphs: Vec<UnmodelledJson>,
     pub uncosted: Vec<UncostedJson>,
     /// Modelled op calls with no device time (CPU work).
     pub no_device_calls: u64,
@@ -236,6 +240,15 @@ pub fn of_roofline(r: &Roofline) -> CaptureRoofline {
             .unmodelled
             .iter()
             .take(5)
+            .map(|u| UnmodelledJson {
+                name: u.name.clone(),
+                device_ns: ns(u.device_ps),
+                count: u.count,
+            })
+            .collect(),
+        in_graphs: r
+            .in_graphs
+            .iter()
             .map(|u| UnmodelledJson {
                 name: u.name.clone(),
                 device_ns: ns(u.device_ps),
@@ -481,6 +494,14 @@ pub fn render_text(s: &CaptureRoofline) -> String {
         o.push_str(&format!(": top {}: {}", top.len(), top.join("; ")));
     }
     o.push('\n');
+    for g in &s.in_graphs {
+        o.push_str(&format!(
+            "   of it inside graphs, {} kernels, not modelled: {} ({})\n",
+            g.count,
+            clean(&g.name),
+            d(g.device_ns)
+        ));
+    }
     for u in &s.uncosted {
         o.push_str(&format!(
             "   {} calls of {} not costed: {}\n",

@@ -340,6 +340,10 @@ pub struct CaptureStats {
     pub categories: Option<Vec<CategoryJson>>,
     /// Rows, sorted (kinds apart, in kind order) and limited per kind.
     pub stats: Vec<StatJson>,
+    /// CUDA/HIP graphs: one row per graph (its launches starting in the range), absent when
+    /// the capture has none (docs/stats.md, "CUDA/HIP graphs").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub graphs: Vec<crate::cli::stats_graphs::GraphJson>,
 }
 
 /// Integer ns of a ps time (rounded to nearest).
@@ -371,6 +375,7 @@ pub fn capture_stats(
         event_set: None,
         categories: None,
         stats: Vec::new(),
+        graphs: Vec::new(),
     };
     let c = match loaded {
         Ok(c) => c,
@@ -449,6 +454,7 @@ pub fn capture_stats(
                 .collect(),
         );
     }
+    out.graphs = crate::cli::stats_graphs::rows(&c, opts.range);
     drop(c);
     sort_rows(&mut t.rows, sort);
     out.total_self_ns = ns(t.total_self_ps);
@@ -698,5 +704,6 @@ pub fn render_text(s: &CaptureStats) -> String {
          time\n",
         d(s.span_ns)
     ));
+    o.push_str(&crate::cli::stats_graphs::render(&s.graphs));
     o
 }

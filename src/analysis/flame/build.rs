@@ -219,6 +219,7 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
     let mut path: Vec<u32> = Vec::new();
     let mut stack: ContainmentStack<Frame> = ContainmentStack::new();
     let (ra, rz) = scope.range.unwrap_or((Ps::MIN, Ps::MAX));
+    let mut graph_names = GraphNames::default();
     for (t, tr) in c.tracks.iter().enumerate() {
         let t = t as u32;
         let (first, end) = tr.slices;
@@ -287,12 +288,14 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
             );
         }
         if let Some(l) = links {
-            for &(launch, act) in l.launched_on(tr.slices) {
-                let ai = act as usize;
-                let d = scope.clip(s.start[ai], s.end(ai));
-                if d == 0 && scope.range.is_some() {
-                    continue;
-                }
+            let pairs = l.launched_on(tr.slices);
+            let mut i = 0;
+            while i < pairs.len() {
+                // Pairs are sorted by launch: one launch's activities are a run.
+                let launch = pairs[i].0;
+                let j = i + pairs[i..].partition_point(|p| p.0 == launch);
+                let run = &pairs[i..j];
+                i = j;
                 let n = match node_of.get(launch) {
                     Some(n) => n,
                     None => {
@@ -310,8 +313,28 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
                         n
                     }
                 };
-                b.add_device(n, d);
-                b.count_device(true);
+                // A graph launch: its activities go under a `graph (N kernels)` node beside
+                // the launch call, under the op that launched it (crate::analysis::graphs).
+                let graph = graph_names.is_graph(c, s.name[launch as usize]).then(|| {
+                    let g = b.graph_child(b.parent(n), run.len());
+                    b.add(g, 0, 0, None);
+                    g
+                });
+                for &(_, act) in run {
+                    let ai = act as usize;
+                    let d = scope.clip(s.start[ai], s.end(ai));
+                    if d == 0 && scope.range.is_some() {
+                        continue;
+                    }
+                    match graph {
+                        Some(g) => {
+                            let k = b.child(g, merge.of(s.name[ai]));
+                            b.add_device(k, d);
+                        }
+                        None => b.add_device(n, d),
+                    }
+                    b.count_device(true);
+                }
             }
         }
     }
@@ -319,6 +342,20 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
         add_unlinked(c, scope, l, &merge, &mut b);
     }
     b.finish()
+}
+
+/// Which launch names replay a graph ([`crate::analysis::graphs::is_graph_launch_name`]),
+/// read once per name.
+#[derive(Default)]
+struct GraphNames(FxHashMap<StrId, bool>);
+
+impl GraphNames {
+    fn is_graph(&mut self, c: &Capture, name: StrId) -> bool {
+        *self
+            .0
+            .entry(name)
+            .or_insert_with(|| crate::analysis::graphs::is_graph_launch_name(c.strings.get(name)))
+    }
 }
 
 fn add_unlinked(

@@ -197,7 +197,7 @@ impl TreeDiff {
     }
 
     /// Name text of a diff-tree node (B's strings for B's nodes).
-    pub fn name_str<'s>(&'s self, b: &FlameTree, n: u32, b_strings: &'s Interner) -> &'s str {
+    pub fn name_str<'s>(&'s self, b: &'s FlameTree, n: u32, b_strings: &'s Interner) -> &'s str {
         if n >= self.b_len {
             return self
                 .gone_name

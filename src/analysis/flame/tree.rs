@@ -26,6 +26,26 @@ pub const DEVICE: StrId = StrId(u32::MAX - 1);
 /// Display text of [`DEVICE`].
 pub const DEVICE_TEXT: &str = "(device)";
 
+/// Names at or below this id (down to [`GRAPH_LOWEST`]) are graph nodes, `graph (N kernels)`
+/// with N = `GRAPH_TOP - id` ([`graph_name`]): a CUDA/HIP graph launch's device time under the
+/// op that launched it (crate::analysis::graphs).
+pub const GRAPH_TOP: u32 = u32::MAX - 2;
+/// The lowest graph-node name id.
+pub const GRAPH_LOWEST: u32 = GRAPH_TOP - (1 << 24);
+
+/// The node name of a graph of `kernels` activities (the same id in every tree, so diffs of
+/// two captures match them by name).
+pub fn graph_name(kernels: usize) -> StrId {
+    StrId(GRAPH_TOP - (kernels.min(1 << 24) as u32))
+}
+
+/// The kernel count of a graph-node name, when it is one.
+pub fn graph_kernels(name: StrId) -> Option<usize> {
+    (GRAPH_LOWEST..=GRAPH_TOP)
+        .contains(&name.0)
+        .then(|| (GRAPH_TOP - name.0) as usize)
+}
+
 /// What a node's width measures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Metric {
@@ -124,6 +144,8 @@ pub struct FlameTree {
     inst_start: Vec<u32>,
     inst: Vec<u32>,
     index: FxHashMap<u64, u32>,
+    /// Text of the graph-node names used ([`graph_name`]).
+    graph_text: FxHashMap<u32, String>,
     /// Device activities in the scope without a launch (under the `(unlinked)` root).
     pub unlinked: u64,
     /// Device activities attributed to a launch's stack.
@@ -159,10 +181,13 @@ impl FlameTree {
 
     /// Name text of a node, read from the capture's strings (merged step annotations read
     /// `ProfilerStep*`, as in torch's tables).
-    pub fn name_str<'a>(&self, n: u32, strings: &'a Interner) -> &'a str {
+    pub fn name_str<'a>(&'a self, n: u32, strings: &'a Interner) -> &'a str {
         match self.name(n) {
             UNLINKED => UNLINKED_TEXT,
             DEVICE => DEVICE_TEXT,
+            s if graph_kernels(s).is_some() => {
+                self.graph_text.get(&s.0).map_or("graph", String::as_str)
+            }
             s => crate::analysis::stats::group_name(strings.get(s)),
         }
     }
@@ -358,6 +383,17 @@ impl TreeBuilder {
     /// Parent of a node created so far (`ROOT` for the root).
     pub fn parent(&self, n: u32) -> u32 {
         self.t.parent.get(n as usize).copied().unwrap_or(ROOT)
+    }
+
+    /// The graph node of `kernels` activities under `parent` ([`graph_name`]), created when
+    /// missing.
+    pub fn graph_child(&mut self, parent: u32, kernels: usize) -> u32 {
+        let name = graph_name(kernels);
+        self.t
+            .graph_text
+            .entry(name.0)
+            .or_insert_with(|| crate::analysis::graphs::graph_node_name(kernels));
+        self.child(parent, name)
     }
 
     /// The child of `parent` named `name`, created when missing.

@@ -160,6 +160,10 @@ pub struct Roofline {
     pub nested_calls: u64,
     /// Why nothing could be modelled, when that is known.
     pub note: Option<&'static str>,
+    /// Of the unmodelled time, what lies inside CUDA/HIP graph launches: per graph
+    /// (`graph (N kernels) @ host op`, [`crate::analysis::graphs`]), the activities under no
+    /// modelled op (`count`) and their time; part of `unmodelled`, not added to it.
+    pub in_graphs: Vec<Unmodelled>,
 }
 
 /// The note of an XPlane capture without cost stats.
@@ -182,6 +186,56 @@ impl Roofline {
     pub fn transfer_ps(&self) -> Ps {
         self.transfers.iter().map(|t| t.device_ps).sum()
     }
+}
+
+/// The activities of graph launches under no modelled op (the slices `selected`, sorted), per
+/// graph; `apart` leaves activities out as [`attribute::uncovered`] does.
+fn graphs_unmodelled(
+    c: &Capture,
+    selected: &[u32],
+    apart: impl Fn(usize) -> bool,
+) -> Vec<Unmodelled> {
+    let g = crate::analysis::graphs::GraphLaunches::of(c);
+    if g.is_empty() {
+        return Vec::new();
+    }
+    let s = &c.slices;
+    let mut out: Vec<Unmodelled> = Vec::new();
+    for gr in g.groups(c) {
+        let mut u = Unmodelled {
+            name: gr.label(),
+            device_ps: 0,
+            count: 0,
+        };
+        for &li in &gr.launches {
+            let Some(l) = g.launches.get(li as usize) else {
+                continue;
+            };
+            let mut p = l.launch;
+            let mut covered = false;
+            while p != NO_SLICE && (p as usize) < s.len() {
+                if selected.binary_search(&p).is_ok() {
+                    covered = true;
+                    break;
+                }
+                p = s.parent[p as usize];
+            }
+            if covered {
+                continue;
+            }
+            for &k in g.kernels_of(l) {
+                if s.kind(k as usize).is_activity() && !apart(k as usize) {
+                    u.device_ps += s.dur[k as usize];
+                    u.count += 1;
+                }
+            }
+        }
+        if u.count > 0 {
+            out.push(u);
+        }
+    }
+    out.sort_by(|a, b| b.device_ps.cmp(&a.device_ps).then(a.name.cmp(&b.name)));
+    out
 }
 
 /// Transfers summed per (name, link), most time first; `bytes_of` gives an activity's bytes.
@@ -539,6 +593,7 @@ pub fn compute(c: &Capture) -> Roofline {
             }),
         out.host_link,
     );
+    out.in_graphs = graphs_unmodelled(c, &sel_rows, host_copy);
     out.unmodelled = un
         .into_iter()
         .map(|(n, d, k)| Unmodelled {

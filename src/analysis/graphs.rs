@@ -1,0 +1,267 @@
+//! CUDA/HIP graph launches as units: each `cudaGraphLaunch` / `hipGraphLaunch` /
+//! `cuGraphLaunch` with the device activities it launched (all the activities of its
+//! correlation id, [`super::launch_link`]), their device span and busy time, the stream(s) they
+//! ran on and the host op around the launch. `stats`, `flame`, `roofline`, `critical` and the
+//! explorer's timeline read them (docs/stats.md, "CUDA/HIP graphs").
+//!
+//! Where a kernel's graph comes from is one function, [`kernel_graph_links`]: today the
+//! correlation id of the replay launch; a merged capture trace can add its own links there.
+//! Everything is linear in the capture (one pass over the launch → activity pairs, a parent
+//! walk per launch).
+
+use crate::analysis::flame::DeviceLinks;
+use crate::analysis::stats::group_name;
+use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::Hasher;
+
+/// True for the name of a host call that replays a whole graph: `cudaGraphLaunch`
+/// (`_v10000`, `_ptsz` variants), `cuGraphLaunch`, `hipGraphLaunch`.
+pub fn is_graph_launch_name(name: &str) -> bool {
+    let n = name.trim_start_matches('_');
+    ["cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"]
+        .iter()
+        .any(|p| n.starts_with(p))
+}
+
+/// One graph launch and what it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphLaunch {
+    /// The host launch slice.
+    pub launch: u32,
+    /// The innermost CPU op or user annotation around the launch on its thread, or `NO_SLICE`.
+    pub host_op: u32,
+    /// Its activities: `GraphLaunches::kernels[kernels.0..kernels.1]`, in start order.
+    pub kernels: (u32, u32),
+    /// First activity start and last activity end, ps.
+    pub span: (Ps, Ps),
+    /// Σ activity durations, ps.
+    pub busy_ps: Ps,
+    /// The device tracks (streams) its activities ran on, ascending.
+    pub streams: Vec<u32>,
+    /// Hash of its activities' names in start order (equal graphs replay equal sequences).
+    pub signature: u64,
+}
+
+impl GraphLaunch {
+    /// Number of activities.
+    pub fn kernel_count(&self) -> usize {
+        (self.kernels.1 - self.kernels.0) as usize
+    }
+}
+
+/// Every graph launch of a capture, by launch start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GraphLaunches {
+    /// The launches, ordered by the launch slice's start.
+    pub launches: Vec<GraphLaunch>,
+    /// Activity slices of all launches, grouped by launch (see [`GraphLaunch::kernels`]).
+    pub kernels: Vec<u32>,
+}
+
+/// Launch → activity pairs that make graphs: (graph launch slice, activity slice), sorted by
+/// launch. The one source of kernel → graph links; today the replay launch's correlation id
+/// (every activity with a graph launch's id belongs to it). A merged capture trace's side
+/// table (replayed kernel → original launch) adds its pairs here.
+pub fn kernel_graph_links(c: &Capture) -> Vec<(u32, u32)> {
+    let links = DeviceLinks::of(c);
+    let mut is_graph: FxHashMap<StrId, bool> = FxHashMap::default();
+    let mut out: Vec<(u32, u32)> = links
+        .pairs
+        .into_iter()
+        .filter(|&(l, _)| {
+            let Some(&name) = c.slices.name.get(l as usize) else {
+                return false;
+            };
+            *is_graph
+                .entry(name)
+                .or_insert_with(|| is_graph_launch_name(c.strings.get(name)))
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The innermost CPU op or user annotation around slice `id` (by `Slices::parent`), or
+/// `NO_SLICE`.
+pub fn host_op_of(c: &Capture, id: u32) -> u32 {
+    let s = &c.slices;
+    let mut k = s.parent.get(id as usize).copied().unwrap_or(NO_SLICE);
+    while k != NO_SLICE && (k as usize) < s.len() {
+        if matches!(
+            s.kind(k as usize),
+            Category::CpuOp | Category::UserAnnotation
+        ) {
+            return k;
+        }
+        k = s.parent[k as usize];
+    }
+    NO_SLICE
+}
+
+impl GraphLaunches {
+    /// Finds every graph launch of `c` with its activities.
+    pub fn of(c: &Capture) -> GraphLaunches {
+        Self::from_links(c, &kernel_graph_links(c))
+    }
+
+    /// The launches made of `pairs` ((launch, activity), sorted by launch).
+    pub fn from_links(c: &Capture, pairs: &[(u32, u32)]) -> GraphLaunches {
+        let s = &c.slices;
+        let mut out = GraphLaunches::default();
+        let mut i = 0;
+        while i < pairs.len() {
+            let launch = pairs[i].0;
+            let mut j = i;
+            while j < pairs.len() && pairs[j].0 == launch {
+                j += 1;
+            }
+            let lo = out.kernels.len();
+            out.kernels.extend(
+                pairs[i..j]
+                    .iter()
+                    .map(|p| p.1)
+                    .filter(|&a| (a as usize) < s.len()),
+            );
+            i = j;
+            let ks = &mut out.kernels[lo..];
+            if ks.is_empty() || (launch as usize) >= s.len() {
+                out.kernels.truncate(lo);
+                continue;
+            }
+            ks.sort_unstable_by_key(|&a| (s.start[a as usize], a));
+            let mut h = FxHasher::default();
+            let (mut a, mut z, mut busy) = (Ps::MAX, Ps::MIN, 0);
+            let mut streams: Vec<u32> = Vec::new();
+            for &k in ks.iter() {
+                let k = k as usize;
+                h.write_u32(s.name[k].0);
+                a = a.min(s.start[k]);
+                z = z.max(s.end(k));
+                busy += s.dur[k];
+                let t = c.track_of(k as u32);
+                if !streams.contains(&t) {
+                    streams.push(t);
+                }
+            }
+            streams.sort_unstable();
+            out.launches.push(GraphLaunch {
+                launch,
+                host_op: host_op_of(c, launch),
+                kernels: (lo as u32, out.kernels.len() as u32),
+                span: (a, z),
+                busy_ps: busy,
+                streams,
+                signature: h.finish(),
+            });
+        }
+        out.launches
+            .sort_by_key(|g| (s.start[g.launch as usize], g.launch));
+        out
+    }
+
+    /// True when the capture has no graph launch.
+    pub fn is_empty(&self) -> bool {
+        self.launches.is_empty()
+    }
+
+    /// The activity slices of launch `g`.
+    pub fn kernels_of(&self, g: &GraphLaunch) -> &[u32] {
+        self.kernels
+            .get(g.kernels.0 as usize..g.kernels.1 as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Per activity slice id: the index of its launch in [`GraphLaunches::launches`], for the
+    /// activities inside graphs (sorted by slice id).
+    pub fn graph_of_kernel(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = Vec::with_capacity(self.kernels.len());
+        for (gi, g) in self.launches.iter().enumerate() {
+            v.extend(self.kernels_of(g).iter().map(|&k| (k, gi as u32)));
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// Σ activity time inside graphs, ps.
+    pub fn busy_ps(&self) -> Ps {
+        self.launches.iter().map(|g| g.busy_ps).sum()
+    }
+
+    /// The launches grouped by (host op name, `ProfilerStep#N` → `ProfilerStep*`; activity
+    /// sequence): one group per distinct graph, by first launch.
+    pub fn groups(&self, c: &Capture) -> Vec<GraphGroup> {
+        let mut key: FxHashMap<(&str, u64), usize> = FxHashMap::default();
+        let mut out: Vec<GraphGroup> = Vec::new();
+        for (gi, g) in self.launches.iter().enumerate() {
+            let op = if g.host_op == NO_SLICE {
+                ""
+            } else {
+                group_name(c.slice_name(g.host_op))
+            };
+            let k = *key.entry((op, g.signature)).or_insert_with(|| {
+                out.push(GraphGroup {
+                    host_op: op.to_string(),
+                    launch_name: c.slice_name(g.launch).to_string(),
+                    signature: g.signature,
+                    kernels_per_launch: g.kernel_count(),
+                    launches: Vec::new(),
+                    busy_ps: 0,
+                    span_ps: 0,
+                    launch_ps: 0,
+                });
+                out.len() - 1
+            });
+            let r = &mut out[k];
+            r.launches.push(gi as u32);
+            r.busy_ps += g.busy_ps;
+            r.span_ps += g.span.1 - g.span.0;
+            r.launch_ps += c.slices.dur[g.launch as usize];
+        }
+        out
+    }
+}
+
+/// The launches of one graph (same host op, same activity sequence).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphGroup {
+    /// The host op around its launches (`""` when none), step names merged.
+    pub host_op: String,
+    /// The launch call's name (`cudaGraphLaunch`, ...).
+    pub launch_name: String,
+    /// Its activity-sequence hash.
+    pub signature: u64,
+    /// Activities per launch.
+    pub kernels_per_launch: usize,
+    /// Its launches (indices into [`GraphLaunches::launches`]).
+    pub launches: Vec<u32>,
+    /// Σ activity time over its launches, ps.
+    pub busy_ps: Ps,
+    /// Σ device span (first start → last end) over its launches, ps.
+    pub span_ps: Ps,
+    /// Σ host launch-call time, ps.
+    pub launch_ps: Ps,
+}
+
+impl GraphGroup {
+    /// The row name: `graph (N kernels) @ host op`.
+    pub fn label(&self) -> String {
+        let op = if self.host_op.is_empty() {
+            "(no host op)"
+        } else {
+            &self.host_op
+        };
+        format!("{} @ {op}", graph_node_name(self.kernels_per_launch))
+    }
+}
+
+/// `graph (N kernels)`: the name of a graph's node in trees and tables.
+pub fn graph_node_name(kernels: usize) -> String {
+    format!(
+        "graph ({kernels} kernel{})",
+        if kernels == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests;

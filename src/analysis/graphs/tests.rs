@@ -1,0 +1,138 @@
+use super::*;
+use crate::model::SourceInfo;
+use std::path::Path;
+
+pub(crate) fn load(rel: &str) -> Capture {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel);
+    crate::formats::load(
+        &p,
+        SourceInfo::default(),
+        &crate::formats::Progress::default(),
+    )
+    .expect("load fixture")
+}
+
+pub(crate) const VLLM: &str = "inference/vllm_decode_full.json.gz";
+pub(crate) const TORCH_GRAPH: &str = "torch_gpu/worker0.1795882105227733644.pt.trace.json.gz";
+pub(crate) const TORCH_COMPILE: &str = "torch_gpu/worker0.1795885472423495775.pt.trace.json.gz";
+pub(crate) const TORCH_EAGER: &str = "torch_gpu/worker0.1795774111709892780.pt.trace.json.gz";
+
+/// The brute force: for every graph-launch-named slice, every device slice with its
+/// correlation id (Kineto's `correlation`), grouped by (enclosing op name, name sequence).
+fn brute(c: &Capture) -> Vec<(String, Vec<String>, usize)> {
+    let s = &c.slices;
+    let mut groups: Vec<(String, Vec<String>, usize)> = Vec::new();
+    let mut launches: Vec<u32> = (0..s.len() as u32)
+        .filter(|&i| is_graph_launch_name(c.slice_name(i)) && s.corr(i as usize) != 0)
+        .collect();
+    launches.sort_by_key(|&i| (s.start[i as usize], i));
+    for l in launches {
+        let corr = s.corr(l as usize);
+        let mut ks: Vec<u32> = (0..s.len() as u32)
+            .filter(|&k| {
+                k != l
+                    && s.corr(k as usize) == corr
+                    && crate::analysis::flame::build::is_device_track(c, c.track_of(k))
+            })
+            .collect();
+        if ks.is_empty() {
+            continue;
+        }
+        ks.sort_by_key(|&k| (s.start[k as usize], k));
+        let names: Vec<String> = ks.iter().map(|&k| c.slice_name(k).to_string()).collect();
+        // Enclosing op: the innermost cpu_op / user_annotation containing it on its track.
+        let t = c.track_of(l);
+        let (a, z) = (s.start[l as usize], s.end(l as usize));
+        let tr = &c.tracks[t as usize];
+        let op = (tr.slices.0..tr.slices.1)
+            .filter(|&p| {
+                p != l
+                    && matches!(
+                        s.kind(p as usize),
+                        Category::CpuOp | Category::UserAnnotation
+                    )
+                    && s.start[p as usize] <= a
+                    && s.end(p as usize) >= z
+                    && (s.dur[p as usize] > s.dur[l as usize])
+            })
+            .min_by_key(|&p| s.dur[p as usize])
+            .map_or(String::new(), |p| group_name(c.slice_name(p)).to_string());
+        match groups.iter_mut().find(|g| g.0 == op && g.1 == names) {
+            Some(g) => g.2 += 1,
+            None => groups.push((op, names, 1)),
+        }
+    }
+    groups
+}
+
+fn check_against_brute(rel: &str) -> (Capture, GraphLaunches) {
+    let c = load(rel);
+    let g = GraphLaunches::of(&c);
+    let want = brute(&c);
+    let got: Vec<(String, Vec<String>, usize)> = g
+        .groups(&c)
+        .iter()
+        .map(|gr| {
+            let first = &g.launches[gr.launches[0] as usize];
+            let names = g
+                .kernels_of(first)
+                .iter()
+                .map(|&k| c.slice_name(k).to_string())
+                .collect();
+            (gr.host_op.clone(), names, gr.launches.len())
+        })
+        .collect();
+    assert_eq!(got, want, "{rel}");
+    (c, g)
+}
+
+#[test]
+fn vllm_decode_is_one_graph_of_421_kernels() {
+    let (c, g) = check_against_brute(VLLM);
+    assert_eq!(g.launches.len(), 1);
+    let l = &g.launches[0];
+    assert_eq!(c.slice_name(l.launch), "hipGraphLaunch");
+    assert_eq!(l.kernel_count(), 421);
+    assert!(c.slice_name(l.host_op).starts_with("execute_32_context_0"));
+    assert_eq!(l.streams.len(), 1);
+    // 10 388.482 µs of kernels (python over the JSON).
+    assert!(
+        (l.busy_ps - 10_388_482_000).abs() < 1_000_000,
+        "{}",
+        l.busy_ps
+    );
+    assert!(l.span.1 - l.span.0 >= l.busy_ps);
+}
+
+#[test]
+fn torch_graph_replays_group_by_step() {
+    let (c, g) = check_against_brute(TORCH_GRAPH);
+    assert_eq!(g.launches.len(), 3);
+    let groups = g.groups(&c);
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0].host_op, "ProfilerStep*");
+    assert_eq!(groups[0].kernels_per_launch, 479);
+    assert_eq!(groups[0].label(), "graph (479 kernels) @ ProfilerStep*");
+}
+
+#[test]
+fn torch_compile_graphs_are_forward_and_backward() {
+    let (c, g) = check_against_brute(TORCH_COMPILE);
+    assert_eq!(g.launches.len(), 6);
+    let groups = g.groups(&c);
+    assert_eq!(groups.len(), 2);
+    assert!(groups.iter().all(|gr| gr.launches.len() == 3));
+    assert!(groups[0].host_op.starts_with("## Call CompiledFxGraph"));
+}
+
+#[test]
+fn eager_capture_has_no_graph() {
+    let c = load(TORCH_EAGER);
+    assert!(GraphLaunches::of(&c).is_empty());
+    assert!(is_graph_launch_name("cudaGraphLaunch_v10000"));
+    assert!(is_graph_launch_name("cuGraphLaunch"));
+    assert!(!is_graph_launch_name("cudaLaunchKernel"));
+    assert!(!is_graph_launch_name("cudaGraphInstantiate"));
+}
