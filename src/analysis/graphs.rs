@@ -82,21 +82,50 @@ pub fn kernel_graph_links(c: &Capture) -> Vec<(u32, u32)> {
     out
 }
 
-/// The innermost CPU op or user annotation around slice `id` (by `Slices::parent`), or
-/// `NO_SLICE`.
-pub fn host_op_of(c: &Capture, id: u32) -> u32 {
+/// For each of `launches` (any order), the innermost CPU op or user annotation on its track
+/// whose time contains it, or `NO_SLICE`: whatever lane group either is in (a step annotation
+/// that partly overlaps Python frames is not a `Slices::parent`). One sweep per track holding a
+/// launch, over that track's slices.
+pub fn host_ops_of(c: &Capture, launches: &[u32]) -> Vec<u32> {
     let s = &c.slices;
-    let mut k = s.parent.get(id as usize).copied().unwrap_or(NO_SLICE);
-    while k != NO_SLICE && (k as usize) < s.len() {
-        if matches!(
-            s.kind(k as usize),
-            Category::CpuOp | Category::UserAnnotation
-        ) {
-            return k;
+    let mut order: Vec<(u32, usize)> = launches
+        .iter()
+        .enumerate()
+        .map(|(k, &l)| (l, k))
+        .filter(|&(l, _)| (l as usize) < s.len())
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![NO_SLICE; launches.len()];
+    let mut open: Vec<u32> = Vec::new();
+    let mut i = 0;
+    while i < order.len() {
+        let t = c.track_of(order[i].0);
+        let Some(tr) = c.tracks.get(t as usize) else {
+            break;
+        };
+        open.clear();
+        let mut id = tr.slices.0;
+        while i < order.len() && order[i].0 < tr.slices.1 {
+            let (l, k) = order[i];
+            while id < l {
+                let j = id as usize;
+                if matches!(s.kind(j), Category::CpuOp | Category::UserAnnotation) {
+                    open.retain(|&o| s.end(o as usize) > s.start[j]);
+                    open.push(id);
+                }
+                id += 1;
+            }
+            let (a, z) = (s.start[l as usize], s.end(l as usize));
+            out[k] = open
+                .iter()
+                .rev()
+                .copied()
+                .find(|&o| s.start[o as usize] <= a && s.end(o as usize) >= z)
+                .unwrap_or(NO_SLICE);
+            i += 1;
         }
-        k = s.parent[k as usize];
     }
-    NO_SLICE
+    out
 }
 
 impl GraphLaunches {
@@ -147,13 +176,17 @@ impl GraphLaunches {
             streams.sort_unstable();
             out.launches.push(GraphLaunch {
                 launch,
-                host_op: host_op_of(c, launch),
+                host_op: NO_SLICE,
                 kernels: (lo as u32, out.kernels.len() as u32),
                 span: (a, z),
                 busy_ps: busy,
                 streams,
                 signature: h.finish(),
             });
+        }
+        let ids: Vec<u32> = out.launches.iter().map(|g| g.launch).collect();
+        for (g, op) in out.launches.iter_mut().zip(host_ops_of(c, &ids)) {
+            g.host_op = op;
         }
         out.launches
             .sort_by_key(|g| (s.start[g.launch as usize], g.launch));

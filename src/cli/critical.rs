@@ -191,7 +191,14 @@ pub fn step_json(c: &Capture, p: &StepPath) -> StepJson {
             .top
             .iter()
             .map(|e| EventJson {
-                name: event_name(c, e.event),
+                name: match p.graph(e.event) {
+                    Some(g) => format!(
+                        "{} via {}",
+                        crate::analysis::graphs::graph_node_name(g.kernels as usize),
+                        event_name(c, g.launch)
+                    ),
+                    None => event_name(c, e.event),
+                },
                 kind: e.kind.name(),
                 track: if e.event == NO_SLICE {
                     String::new()

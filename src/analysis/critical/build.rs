@@ -59,6 +59,60 @@ pub struct Builder<'a> {
     pub(super) queue: Vec<(i32, i32)>,
     /// Counts of what the rules could not join (shown, never dropped silently).
     pub skipped: Skipped,
+    /// Full mode: CUDA/HIP graph launches as one device node each (crate::analysis::graphs).
+    pub(super) graphs: GraphNodes,
+}
+
+/// The device node of each CUDA/HIP graph launch (full mode): the graph's first activity stands
+/// for the whole graph (its span is the graph's, first start → last end) and its other
+/// activities are left out of the graph of the step.
+#[derive(Clone, Debug, Default)]
+pub struct GraphNodes {
+    /// Per slice (empty without graphs): 0 not in a graph, 1 a member left out, 2 the graph's
+    /// representative.
+    role: Vec<u8>,
+    /// Representative activity → (launch slice, activities, span start, span end), sorted.
+    pub reps: Vec<(u32, u32, u32, Ps, Ps)>,
+}
+
+impl GraphNodes {
+    fn of(c: &Capture) -> GraphNodes {
+        let g = crate::analysis::graphs::GraphLaunches::of(c);
+        if g.is_empty() {
+            return GraphNodes::default();
+        }
+        let mut role = vec![0u8; c.slices.len()];
+        let mut reps = Vec::with_capacity(g.launches.len());
+        for l in &g.launches {
+            let ks = g.kernels_of(l);
+            for &k in ks {
+                if let Some(r) = role.get_mut(k as usize) {
+                    *r = 1;
+                }
+            }
+            if let Some(&first) = ks.first() {
+                role[first as usize] = 2;
+                reps.push((first, l.launch, ks.len() as u32, l.span.0, l.span.1));
+            }
+        }
+        reps.sort_unstable();
+        GraphNodes { role, reps }
+    }
+
+    /// The graph `id` represents: (launch, activities, start, end).
+    pub fn rep(&self, id: u32) -> Option<(u32, u32, Ps, Ps)> {
+        if self.role.get(id as usize) != Some(&2) {
+            return None;
+        }
+        let k = self.reps.binary_search_by_key(&id, |r| r.0).ok()?;
+        let r = self.reps[k];
+        Some((r.1, r.2, r.3, r.4))
+    }
+
+    /// True for an activity of a graph that its representative stands for.
+    fn left_out(&self, id: u32) -> bool {
+        self.role.get(id as usize) == Some(&1)
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -101,6 +155,11 @@ impl<'a> Builder<'a> {
                 Vec::new()
             },
             skipped: Skipped::default(),
+            graphs: if opts.mode == Mode::Full {
+                GraphNodes::of(c)
+            } else {
+                GraphNodes::default()
+            },
         }
     }
 
@@ -108,6 +167,9 @@ impl<'a> Builder<'a> {
     /// as HTA's loader does (`ceil(ts)`, `floor(ts + dur)` in f64 µs).
     #[inline]
     pub(super) fn span(&self, id: u32) -> (Ps, Ps) {
+        if let Some((_, _, a, z)) = self.graphs.rep(id) {
+            return (a, z);
+        }
         self.round(
             self.c.slices.start[id as usize],
             self.c.slices.end(id as usize),
@@ -234,6 +296,9 @@ impl<'a> Builder<'a> {
                 }
                 let sync = c.slices.kind(i) == Category::Sync;
                 if !sync && roles::activity_kind(c, id, roles.xplane).is_none() {
+                    continue;
+                }
+                if self.graphs.left_out(id) {
                     continue;
                 }
                 let l = roles.launch_of(c, k, id);

@@ -76,6 +76,31 @@ pub struct StepPath {
     pub wait_site: Option<u32>,
     /// What the graph could not join.
     pub skipped: Skipped,
+    /// The CUDA/HIP graph launches on the path, each one device node (full mode).
+    pub graphs: Vec<GraphOnPath>,
+}
+
+/// A CUDA/HIP graph launch on a critical path: one device node from its first activity's
+/// start to its last one's end (crate::analysis::graphs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphOnPath {
+    /// The activity that stands for the graph: the event of its node's edges.
+    pub event: u32,
+    /// The launch call (`cudaGraphLaunch`, ...).
+    pub launch: u32,
+    /// Its activities.
+    pub kernels: u32,
+    /// First activity start, ps.
+    pub start: Ps,
+    /// Last activity end, ps.
+    pub end: Ps,
+}
+
+impl StepPath {
+    /// The graph `event` stands for, when it is one's node.
+    pub fn graph(&self, event: u32) -> Option<&GraphOnPath> {
+        self.graphs.iter().find(|g| g.event == event)
+    }
 }
 
 impl StepPath {
@@ -100,7 +125,10 @@ impl StepPath {
                 Some(&i) => out[i].ps += e.weight,
                 None => {
                     at.insert(key, out.len());
-                    let (start, end) = span_of(c, key, self.spans.get(k).copied());
+                    let (start, end) = match (key, self.graph(e.event)) {
+                        (Entry::Event(_), Some(g)) => (g.start, g.end),
+                        _ => span_of(c, key, self.spans.get(k).copied()),
+                    };
                     out.push(TopEvent {
                         event: e.event,
                         kind: e.kind,
@@ -135,7 +163,9 @@ pub(super) fn classify(
     p: &LongestPath,
     skipped: Skipped,
     top: usize,
+    graph_nodes: &super::build::GraphNodes,
 ) -> StepPath {
+    let mut graphs: Vec<GraphOnPath> = Vec::new();
     let mut by_kind: Vec<(Kind, Ps)> = Kind::ALL.iter().map(|&k| (k, 0)).collect();
     let mut tracks: FxHashMap<u32, Ps> = FxHashMap::default();
     let mut per_ev: FxHashMap<Entry, (Ps, [Ps; 10])> = FxHashMap::default();
@@ -171,6 +201,17 @@ pub(super) fn classify(
         for ev in [node_ev[e.src as usize], node_ev[e.dst as usize]] {
             if ev != NO_SLICE && events.last() != Some(&ev) {
                 events.push(ev);
+                if let Some((launch, kernels, start, end)) = graph_nodes.rep(ev)
+                    && !graphs.iter().any(|g| g.event == ev)
+                {
+                    graphs.push(GraphOnPath {
+                        event: ev,
+                        launch,
+                        kernels,
+                        start,
+                        end,
+                    });
+                }
             }
         }
         if e.kind == Kind::SyncWait && e.event != NO_SLICE {
@@ -193,7 +234,10 @@ pub(super) fn classify(
                 Entry::Event(ev) => (ev, None),
                 Entry::Gap(n) => (edges[n].event, spans.get(n).copied()),
             };
-            let (start, end) = span_of(c, key, gap);
+            let (start, end) = match graph_nodes.rep(event) {
+                Some((_, _, a, z)) if gap.is_none() => (a, z),
+                _ => span_of(c, key, gap),
+            };
             TopEvent {
                 event,
                 kind: Kind::ALL[best],
@@ -221,6 +265,7 @@ pub(super) fn classify(
         threads: host_tracks.len(),
         wait_site: wait.map(|(_, ev)| outermost_op(c, ev)),
         skipped,
+        graphs,
     }
 }
 

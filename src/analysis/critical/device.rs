@@ -213,7 +213,11 @@ impl Builder<'_> {
             }
             let sn = self.node_of[id as usize];
             let en = sn + 1;
-            let kind = activity_kind(c, id, self.roles.xplane).unwrap_or(Kind::Kernel);
+            let kind = if self.graphs.rep(id).is_some() {
+                Kind::Kernel
+            } else {
+                activity_kind(c, id, self.roles.xplane).unwrap_or(Kind::Kernel)
+            };
             self.g.edge(sn, en, kind, id);
             let l = self.roles.launch_of(c, k, id);
             let ln = self.node_of[l as usize];

@@ -22,7 +22,7 @@ mod hta_index;
 mod options;
 pub mod roles;
 
-pub use classify::{StepPath, TopEvent, bounds_sentence};
+pub use classify::{GraphOnPath, StepPath, TopEvent, bounds_sentence};
 pub use graph::{Edge, Graph, Kind, LongestPath};
 pub use options::{Mode, Options, Skipped};
 pub use roles::Roles;
@@ -52,6 +52,7 @@ pub fn analyze(c: &Capture, steps: &Steps, opts: &Options, only: Option<i64>) ->
             &p,
             skipped,
             opts.top.max(1),
+            &b.graphs,
         ));
     }
     out
