@@ -297,4 +297,4 @@ pub fn graph_node_name(kernels: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

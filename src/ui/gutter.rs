@@ -95,6 +95,7 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
                 style = style.add_modifier(Modifier::BOLD);
                 " Steps".to_string()
             }
+            Row::Graphs(_) => " graphs".to_string(),
             Row::Derived(i) => dlabels
                 .binary_search_by_key(&i, |(d, _)| *d)
                 .map_or(String::new(), |k| format!(" {} ~", dlabels[k].1)),

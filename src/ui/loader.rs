@@ -31,6 +31,8 @@ pub struct Loaded {
     /// The capture's training steps (`analysis::steps::find`, default options): the timeline's
     /// `Steps` row and the step keys.
     pub steps: crate::analysis::steps::Steps,
+    /// Per GPU stream, the spans of the CUDA/HIP graph launches it ran (the `graphs` row).
+    pub graphs: super::graph_row::GraphSpans,
     /// Parse + index time.
     pub load_time: Duration,
     /// The search index over event names, built once (on the loader thread right after the
@@ -131,11 +133,12 @@ impl Loaded {
     pub fn new_deferred(cap: Capture, started: Instant) -> Loaded {
         // The index on this thread, the partner tables beside it: both are on the way to the
         // first frame.
-        let (index, ((flow_partners, (by_corr, by_wide_corr)), steps)) = rank::par2(
+        let (index, ((flow_partners, (by_corr, by_wide_corr)), (steps, graphs))) = rank::par2(
             || CaptureIndex::build(&cap),
             || {
                 let steps = crate::analysis::steps::find(&cap, &Default::default());
-                ((flow_partners(&cap), by_corr(&cap)), steps)
+                let graphs = super::graph_row::GraphSpans::of(&cap);
+                ((flow_partners(&cap), by_corr(&cap)), (steps, graphs))
             },
         );
         let counter_range = cap
@@ -158,6 +161,7 @@ impl Loaded {
             by_wide_corr,
             counter_range,
             steps,
+            graphs,
             load_time: started.elapsed(),
             search: OnceLock::new(),
             self_times: std::sync::Mutex::new(None),
@@ -271,6 +275,7 @@ impl Loaded {
             + self.by_wide_corr.capacity() * 16
             + self.counter_range.capacity() * 16
             + self.steps.steps.capacity() * std::mem::size_of::<crate::analysis::steps::Step>()
+            + self.graphs.heap_bytes()
             + derived
             + self.memory().map_or(0, super::memory::Memory::heap_bytes)
     }

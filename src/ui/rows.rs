@@ -23,6 +23,8 @@ pub enum Row {
     Derived(u32),
     /// The capture's training steps (`Loaded::steps`), first row when steps were found.
     Steps,
+    /// The CUDA/HIP graph launches of a GPU stream (`Loaded::graphs`), above its lanes.
+    Graphs(u32),
     /// A memory series (`Loaded::memory`): allocated or reserved bytes of memory track `track`.
     Memory {
         /// Memory track (device / allocator).
@@ -36,7 +38,11 @@ impl Row {
     /// Track of the row, if any.
     pub fn track(self) -> Option<u32> {
         match self {
-            Row::Process(_) | Row::Derived(_) | Row::Steps | Row::Memory { .. } => None,
+            Row::Process(_)
+            | Row::Derived(_)
+            | Row::Steps
+            | Row::Graphs(_)
+            | Row::Memory { .. } => None,
             Row::Lane { track, .. } | Row::Counter(track) => Some(track),
         }
     }
@@ -212,6 +218,9 @@ pub fn build_rows(l: &Loaded, collapsed: &FxHashSet<u32>) -> Vec<Row> {
             if tr.kind == TrackKind::Counter {
                 rows.push(Row::Counter(t));
                 continue;
+            }
+            if !l.graphs.of_track(t).is_empty() {
+                rows.push(Row::Graphs(t));
             }
             let lanes = l.index.lane_count(t).max(tr.lanes as usize).max(1);
             for lane in 0..lanes.min(u16::MAX as usize) {

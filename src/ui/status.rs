@@ -188,6 +188,7 @@ fn under_cursor(st: &State) -> Option<String> {
         }
         Row::Process(_) => None,
         Row::Steps => Some(super::steps_row::under_cursor(&l.steps, t)),
+        Row::Graphs(track) => Some(super::graph_row::under_cursor(l.graphs.of_track(track), t)),
     }
 }
 

@@ -175,6 +175,15 @@ impl Timeline<'_> {
                 Row::Memory { track, reserved } => {
                     self.draw_memory(buf, area.x, y, cols, track, reserved)
                 }
+                Row::Graphs(track) => super::graph_row::draw(
+                    buf,
+                    area.x,
+                    y,
+                    cols,
+                    self.l.graphs.of_track(track),
+                    (st.vp.t0, st.vp.t1),
+                    st.theme,
+                ),
             }
         }
     }

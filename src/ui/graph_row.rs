@@ -1,0 +1,220 @@
+//! The `graphs` row above a GPU stream that replayed CUDA/HIP graphs: one block per graph
+//! launch over its span on the stream (first kernel start → last kernel end,
+//! [`crate::analysis::graphs`]), labelled `graph (N kernels)` when it fits; columns holding
+//! several launches are shaded `▒`. Work is proportional to the launches in the window (binary
+//! search to the first), capped at one launch per column.
+
+use super::colors::{self, Theme};
+use super::ruler::format_dur;
+use crate::analysis::graphs::{GraphLaunches, graph_node_name};
+use crate::index::column_edge;
+use crate::model::{Capture, Ps};
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+
+/// One graph launch's span on a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// First activity start, ps.
+    pub start: Ps,
+    /// Last activity end, ps.
+    pub end: Ps,
+    /// Activities of the launch.
+    pub kernels: u32,
+}
+
+/// The graph spans of each stream that ran graphs: (track, spans by start), sorted by track.
+#[derive(Clone, Debug, Default)]
+pub struct GraphSpans(pub Vec<(u32, Vec<Span>)>);
+
+impl GraphSpans {
+    /// The spans of `c`'s graph launches, per stream they ran on.
+    pub fn of(c: &Capture) -> GraphSpans {
+        let g = GraphLaunches::of(c);
+        let mut v: Vec<(u32, Span)> = Vec::new();
+        for l in &g.launches {
+            for &t in &l.streams {
+                v.push((
+                    t,
+                    Span {
+                        start: l.span.0,
+                        end: l.span.1,
+                        kernels: l.kernel_count() as u32,
+                    },
+                ));
+            }
+        }
+        v.sort_unstable_by_key(|e| (e.0, e.1.start, e.1.end));
+        let mut out: Vec<(u32, Vec<Span>)> = Vec::new();
+        for (t, s) in v {
+            match out.last_mut() {
+                Some((lt, spans)) if *lt == t => spans.push(s),
+                _ => out.push((t, vec![s])),
+            }
+        }
+        GraphSpans(out)
+    }
+
+    /// The spans of track `t` (empty when it ran no graph).
+    pub fn of_track(&self, t: u32) -> &[Span] {
+        self.0
+            .binary_search_by_key(&t, |e| e.0)
+            .map_or(&[], |k| self.0[k].1.as_slice())
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<(u32, Vec<Span>)>()
+            + self
+                .0
+                .iter()
+                .map(|e| e.1.capacity() * std::mem::size_of::<Span>())
+                .sum::<usize>()
+    }
+}
+
+/// Column of time `t` in a window of `cols` columns (may lie outside `0..cols`).
+fn col_of(t: Ps, (t0, t1): (Ps, Ps), cols: usize) -> i128 {
+    let w = i128::from((t1 - t0).max(1));
+    (i128::from(t - t0) * cols as i128).div_euclid(w)
+}
+
+/// Draws the spans overlapping the window `(t0, t1)` into row `y`, columns `x0 .. x0 + cols`.
+pub fn draw(
+    buf: &mut Buffer,
+    x0: u16,
+    y: u16,
+    cols: usize,
+    spans: &[Span],
+    win: (Ps, Ps),
+    theme: Theme,
+) {
+    if cols == 0 {
+        return;
+    }
+    let mut i = spans.partition_point(|s| s.end <= win.0);
+    let mut free: i128 = 0;
+    while let Some(s) = spans.get(i) {
+        if s.start >= win.1 || free >= cols as i128 {
+            break;
+        }
+        let a = col_of(s.start, win, cols).max(0);
+        let b = (col_of(s.end.max(s.start + 1) - 1, win, cols) + 1).min(cols as i128);
+        if b <= free {
+            if let Some(c) = buf.cell_mut((x0 + (free - 1).max(0) as u16, y)) {
+                c.set_symbol("▒");
+            }
+            let edge = column_edge(win.0, win.1, cols, free as usize);
+            i = (i + 1).max(spans.partition_point(|s| s.start < edge).saturating_sub(1));
+            continue;
+        }
+        let a = a.max(free);
+        let style = colors::label_style(theme, 6);
+        for k in a..b {
+            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
+                c.set_symbol(" ").set_style(style);
+            }
+        }
+        if col_of(s.start, win, cols) >= a
+            && let Some(c) = buf.cell_mut((x0 + a as u16, y))
+        {
+            c.set_symbol("▏");
+        }
+        let len = (b - a) as usize;
+        let room = len.saturating_sub(1);
+        let label = [
+            graph_node_name(s.kernels as usize),
+            format!("graph {}", s.kernels),
+            s.kernels.to_string(),
+        ]
+        .into_iter()
+        .find(|l| l.len() <= room)
+        .unwrap_or_default();
+        if !label.is_empty() {
+            buf.set_stringn(
+                x0 + a as u16 + 1,
+                y,
+                &label,
+                room,
+                style.add_modifier(Modifier::BOLD),
+            );
+        }
+        free = b;
+        i += 1;
+    }
+}
+
+/// What the status line says with the cursor on a `graphs` row at time `t`.
+pub fn under_cursor(spans: &[Span], t: Ps) -> String {
+    let k = spans.partition_point(|s| s.start <= t);
+    match k.checked_sub(1).and_then(|k| spans.get(k).map(|s| (k, s))) {
+        Some((k, s)) if t < s.end => format!(
+            "{} · {} on the stream · launch {}/{}",
+            graph_node_name(s.kernels as usize),
+            format_dur(s.end - s.start),
+            k + 1,
+            spans.len()
+        ),
+        _ => format!(
+            "{} CUDA/HIP graph launch{} on this stream",
+            spans.len(),
+            if spans.len() == 1 { "" } else { "es" }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::layout::Rect;
+
+    fn line(buf: &Buffer, w: u16) -> String {
+        (0..w).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+    }
+
+    #[test]
+    fn blocks_labels_and_merged_columns() {
+        let sp = |start, end, kernels| Span {
+            start,
+            end,
+            kernels,
+        };
+        let s = [
+            sp(0, 200, 421),
+            sp(200, 300, 3),
+            sp(300, 301, 1),
+            sp(301, 302, 1),
+        ];
+        let mut buf = Buffer::empty(Rect::new(0, 0, 40, 1));
+        draw(
+            &mut buf,
+            0,
+            0,
+            40,
+            &s,
+            (0, 400),
+            Theme::from(colors::ColorMode::None),
+        );
+        assert_eq!(line(&buf, 40), "▏graph (421 kernels) ▏graph 3  ▒         ");
+        assert_eq!(
+            under_cursor(&s, 250),
+            "graph (3 kernels) · 100ps on the stream · launch 2/4"
+        );
+        assert_eq!(
+            under_cursor(&s, 500),
+            "4 CUDA/HIP graph launches on this stream"
+        );
+    }
+
+    #[test]
+    fn spans_of_the_vllm_decode_replay() {
+        let c = crate::analysis::graphs::tests::load(crate::analysis::graphs::tests::VLLM);
+        let g = GraphSpans::of(&c);
+        assert_eq!(g.0.len(), 1);
+        let (t, spans) = &g.0[0];
+        assert_eq!(spans.len(), 1);
+        assert_eq!(spans[0].kernels, 421);
+        assert_eq!(g.of_track(*t).len(), 1);
+        assert!(g.of_track(t + 1).is_empty());
+    }
+}
