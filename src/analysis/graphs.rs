@@ -82,12 +82,24 @@ pub fn kernel_graph_links(c: &Capture) -> Vec<(u32, u32)> {
     out
 }
 
-/// For each of `launches` (any order), the innermost CPU op or user annotation on its track
-/// whose time contains it, or `NO_SLICE`: whatever lane group either is in (a step annotation
-/// that partly overlaps Python frames is not a `Slices::parent`). One sweep per track holding a
-/// launch, over that track's slices.
+/// For each of `launches` (any order), the innermost host op on its track whose time contains
+/// it, or `NO_SLICE`: whatever lane group either is in (a step annotation that partly overlaps
+/// Python frames is not a `Slices::parent`). A host op is a CPU op or user annotation; on an
+/// XPlane capture also a host TraceMe not named like a runtime function (`a::b`) — the XLA thunk
+/// (`command_buffer_1`) around `command_buffer::execute` and its `cuGraphLaunch`. One sweep per
+/// track holding a launch, over that track's slices.
 pub fn host_ops_of(c: &Capture, launches: &[u32]) -> Vec<u32> {
     let s = &c.slices;
+    let xplane = c.format == Some(crate::model::Format::XPlane);
+    let mut named: FxHashMap<StrId, bool> = FxHashMap::default();
+    let mut is_op = |j: usize| match s.kind(j) {
+        Category::CpuOp | Category::UserAnnotation => true,
+        Category::Other if xplane => *named.entry(s.name[j]).or_insert_with(|| {
+            let n = c.strings.get(s.name[j]);
+            !n.is_empty() && !n.contains("::") && !is_graph_launch_name(n)
+        }),
+        _ => false,
+    };
     let mut order: Vec<(u32, usize)> = launches
         .iter()
         .enumerate()
@@ -109,7 +121,7 @@ pub fn host_ops_of(c: &Capture, launches: &[u32]) -> Vec<u32> {
             let (l, k) = order[i];
             while id < l {
                 let j = id as usize;
-                if matches!(s.kind(j), Category::CpuOp | Category::UserAnnotation) {
+                if is_op(j) {
                     open.retain(|&o| s.end(o as usize) > s.start[j]);
                     open.push(id);
                 }

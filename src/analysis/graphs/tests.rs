@@ -140,3 +140,98 @@ fn eager_capture_has_no_graph() {
     assert!(!is_graph_launch_name("cudaLaunchKernel"));
     assert!(!is_graph_launch_name("cudaGraphInstantiate"));
 }
+
+mod props {
+    use super::*;
+    use crate::model::{ArgsRef, CaptureBuilder, Format, Key, ProcessKind, TrackKind};
+    use proptest::prelude::*;
+
+    /// One host op: (op name 0..2, is a graph launch, kernels as (name 0..3, stream 0..2)).
+    type Op = (u8, bool, Vec<(u8, u8)>);
+
+    fn capture(ops: &[Op]) -> Capture {
+        let mut b = CaptureBuilder::new();
+        let host = b.process(Key::Int(1));
+        b.process_mut(host).kind = ProcessKind::Host;
+        let gpu = b.process(Key::Int(2));
+        b.process_mut(gpu).kind = ProcessKind::Gpu;
+        let th = b.track(host, Key::Int(1), TrackKind::Thread);
+        let st = [
+            b.track(gpu, Key::Int(7), TrackKind::GpuStream),
+            b.track(gpu, Key::Int(8), TrackKind::GpuStream),
+        ];
+        let (cpu, rt, kc) = (
+            b.intern("cpu_op"),
+            b.intern("cuda_runtime"),
+            b.intern("kernel"),
+        );
+        let ops_n = [b.intern("opA"), b.intern("opB")];
+        let launch_n = [b.intern("cudaLaunchKernel"), b.intern("cudaGraphLaunch")];
+        let kern_n = [b.intern("k0"), b.intern("k1"), b.intern("k2")];
+        let step = b.intern("ProfilerStep#1");
+        let ua = b.intern("user_annotation");
+        let us = 1_000_000;
+        let n = ArgsRef::NONE;
+        b.add_slice(th, 0, (ops.len() as i64 + 1) * 100 * us, step, ua, n, 0);
+        let mut dev = [0i64; 2];
+        for (k, (op, graph, ks)) in ops.iter().enumerate() {
+            let t = (k as i64 * 100 + 10) * us;
+            let corr = k as u64 + 1;
+            b.add_slice(th, t, 50 * us, ops_n[*op as usize % 2], cpu, n, 0);
+            b.add_slice(
+                th,
+                t + 10 * us,
+                10 * us,
+                launch_n[usize::from(*graph)],
+                rt,
+                n,
+                corr,
+            );
+            for &(name, s) in ks {
+                let s = s as usize % 2;
+                dev[s] = dev[s].max(t + 20 * us) + us;
+                b.add_slice(
+                    st[s],
+                    dev[s],
+                    3 * us,
+                    kern_n[name as usize % 3],
+                    kc,
+                    n,
+                    corr,
+                );
+                dev[s] += 3 * us;
+            }
+        }
+        b.finish(SourceInfo::default(), Format::Kineto)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn grouping_matches_the_brute_force(
+            ops in proptest::collection::vec(
+                (0u8..2, any::<bool>(), proptest::collection::vec((0u8..3, 0u8..2), 0..4)),
+                0..12,
+            )
+        ) {
+            let c = capture(&ops);
+            let g = GraphLaunches::of(&c);
+            let want = brute(&c);
+            let got: Vec<(String, Vec<String>, usize)> = g
+                .groups(&c)
+                .iter()
+                .map(|gr| {
+                    let first = &g.launches[gr.launches[0] as usize];
+                    let names = g.kernels_of(first).iter().map(|&k| c.slice_name(k).to_string()).collect();
+                    (gr.host_op.clone(), names, gr.launches.len())
+                })
+                .collect();
+            prop_assert_eq!(got, want);
+            let launched = ops.iter().filter(|o| o.1 && !o.2.is_empty()).count();
+            prop_assert_eq!(g.launches.len(), launched);
+            let busy: Ps = g.launches.iter().map(|l| l.busy_ps).sum();
+            let kernels: usize = ops.iter().filter(|o| o.1).map(|o| o.2.len()).sum();
+            prop_assert_eq!(busy, kernels as i64 * 3_000_000);
+        }
+    }
+}
