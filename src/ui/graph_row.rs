@@ -195,7 +195,7 @@ mod tests {
             (0, 400),
             Theme::from(colors::ColorMode::None),
         );
-        assert_eq!(line(&buf, 40), "▏graph (421 kernels) ▏graph 3  ▒         ");
+        assert_eq!(line(&buf, 40), "▏graph (421 kernels)▏graph 3  ▒         ");
         assert_eq!(
             under_cursor(&s, 250),
             "graph (3 kernels) · 100ps on the stream · launch 2/4"

@@ -388,12 +388,7 @@ impl TreeBuilder {
     /// The graph node of `kernels` activities under `parent` ([`graph_name`]), created when
     /// missing.
     pub fn graph_child(&mut self, parent: u32, kernels: usize) -> u32 {
-        let name = graph_name(kernels);
-        self.t
-            .graph_text
-            .entry(name.0)
-            .or_insert_with(|| crate::analysis::graphs::graph_node_name(kernels));
-        self.child(parent, name)
+        self.child(parent, graph_name(kernels))
     }
 
     /// The child of `parent` named `name`, created when missing.
@@ -403,6 +398,13 @@ impl TreeBuilder {
         let t = &mut self.t;
         let id = *t.index.entry(key(parent, name)).or_insert(next);
         if id == next {
+            if let Some(k) = graph_kernels(name) {
+                // A graph node (also one copied from another tree: a sandwich) reads its text
+                // from this tree.
+                t.graph_text
+                    .entry(name.0)
+                    .or_insert_with(|| crate::analysis::graphs::graph_node_name(k));
+            }
             let d = t.depth.get(parent as usize).copied().unwrap_or(0);
             t.name.push(name);
             t.parent.push(parent);

@@ -235,3 +235,33 @@ mod props {
         }
     }
 }
+
+#[test]
+fn flame_puts_the_graph_under_the_launching_frame() {
+    use crate::analysis::flame::{DeviceLinks, Scope, build, tree::graph_name};
+    let c = load(VLLM);
+    let links = DeviceLinks::of(&c);
+    let t = build(&c, &Scope::all(), Some(&links));
+    let nodes = t.nodes_named(graph_name(421));
+    assert_eq!(nodes.len(), 1);
+    let n = nodes[0];
+    assert_eq!(t.name_str(n, &c.strings), "graph (421 kernels)");
+    assert_eq!(t.count(n), 1);
+    let g = GraphLaunches::of(&c);
+    assert_eq!(t.device(n), g.busy_ps());
+    // Beside the launch call, not under it; the launch call keeps no device time.
+    let parent = t.parent(n);
+    let launch = t
+        .children(parent)
+        .iter()
+        .copied()
+        .find(|&k| t.name_str(k, &c.strings) == "hipGraphLaunch")
+        .expect("launch node beside the graph");
+    assert_eq!(t.device(launch), 0);
+    assert_eq!(t.children(n).len(), {
+        let mut names: Vec<_> = g.kernels.iter().map(|&k| c.slices.name[k as usize]).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    });
+}
