@@ -63,12 +63,12 @@ pub struct GraphLaunches {
 /// launch. The one source of kernel → graph links; today the replay launch's correlation id
 /// (every activity with a graph launch's id belongs to it). A merged capture trace's side
 /// table (replayed kernel → original launch) adds its pairs here.
-pub fn kernel_graph_links(c: &Capture) -> Vec<(u32, u32)> {
-    let links = DeviceLinks::of(c);
+pub fn kernel_graph_links(c: &Capture, links: &DeviceLinks) -> Vec<(u32, u32)> {
     let mut is_graph: FxHashMap<StrId, bool> = FxHashMap::default();
     let mut out: Vec<(u32, u32)> = links
         .pairs
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&(l, _)| {
             let Some(&name) = c.slices.name.get(l as usize) else {
                 return false;
@@ -143,7 +143,12 @@ pub fn host_ops_of(c: &Capture, launches: &[u32]) -> Vec<u32> {
 impl GraphLaunches {
     /// Finds every graph launch of `c` with its activities.
     pub fn of(c: &Capture) -> GraphLaunches {
-        Self::from_links(c, &kernel_graph_links(c))
+        Self::of_links(c, &DeviceLinks::of(c))
+    }
+
+    /// Finds every graph launch of `c` among its launch → activity links.
+    pub fn of_links(c: &Capture, links: &DeviceLinks) -> GraphLaunches {
+        Self::from_links(c, &kernel_graph_links(c, links))
     }
 
     /// The launches made of `pairs` ((launch, activity), sorted by launch).

@@ -35,7 +35,8 @@ pub struct GraphJson {
 
 /// The graph rows of `c`, for launches starting in `range` (all when `None`); busiest first.
 pub fn rows(c: &Capture, range: Option<(Ps, Ps)>) -> Vec<GraphJson> {
-    let mut g = GraphLaunches::of(c);
+    let links = crate::analysis::flame::DeviceLinks::of(c);
+    let mut g = GraphLaunches::of_links(c, &links);
     if g.is_empty() {
         return Vec::new();
     }
@@ -45,7 +46,7 @@ pub fn rows(c: &Capture, range: Option<(Ps, Ps)>) -> Vec<GraphJson> {
             st >= a && st < z
         });
     }
-    let all_dev: Ps = device_busy(c);
+    let all_dev: Ps = device_busy(c, &links);
     let mut out: Vec<GraphJson> = g
         .groups(c)
         .into_iter()
@@ -70,8 +71,7 @@ pub fn rows(c: &Capture, range: Option<(Ps, Ps)>) -> Vec<GraphJson> {
 }
 
 /// Σ duration of the capture's device activities (every linked or unlinked one), ps.
-fn device_busy(c: &Capture) -> Ps {
-    let l = crate::analysis::flame::DeviceLinks::of(c);
+fn device_busy(c: &Capture, l: &crate::analysis::flame::DeviceLinks) -> Ps {
     l.pairs
         .iter()
         .map(|p| p.1)

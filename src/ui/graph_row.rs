@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(line(&buf, 40), "▏graph (421 kernels)▏graph 3  ▒         ");
         assert_eq!(
             under_cursor(&s, 250),
-            "graph (3 kernels) · 100ps on the stream · launch 2/4"
+            "graph (3 kernels) · 100 ps on the stream · launch 2/4"
         );
         assert_eq!(
             under_cursor(&s, 500),

@@ -259,7 +259,11 @@ fn flame_puts_the_graph_under_the_launching_frame() {
         .expect("launch node beside the graph");
     assert_eq!(t.device(launch), 0);
     assert_eq!(t.children(n).len(), {
-        let mut names: Vec<_> = g.kernels.iter().map(|&k| c.slices.name[k as usize]).collect();
+        let mut names: Vec<_> = g
+            .kernels
+            .iter()
+            .map(|&k| c.slices.name[k as usize])
+            .collect();
         names.sort_unstable();
         names.dedup();
         names.len()
