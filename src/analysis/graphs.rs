@@ -24,6 +24,12 @@ pub fn is_graph_launch_name(name: &str) -> bool {
         .any(|p| n.starts_with(p))
 }
 
+/// False when no event name of `c` is a graph launch ([`is_graph_launch_name`]): then there
+/// is nothing to link (one pass over the distinct names, not the events).
+pub fn may_have_graphs(c: &Capture) -> bool {
+    c.strings.iter().any(|(_, n)| is_graph_launch_name(n))
+}
+
 /// One graph launch and what it ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GraphLaunch {
@@ -143,6 +149,9 @@ pub fn host_ops_of(c: &Capture, launches: &[u32]) -> Vec<u32> {
 impl GraphLaunches {
     /// Finds every graph launch of `c` with its activities.
     pub fn of(c: &Capture) -> GraphLaunches {
+        if !may_have_graphs(c) {
+            return GraphLaunches::default();
+        }
         Self::of_links(c, &DeviceLinks::of(c))
     }
 

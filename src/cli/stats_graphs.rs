@@ -35,6 +35,9 @@ pub struct GraphJson {
 
 /// The graph rows of `c`, for launches starting in `range` (all when `None`); busiest first.
 pub fn rows(c: &Capture, range: Option<(Ps, Ps)>) -> Vec<GraphJson> {
+    if !crate::analysis::graphs::may_have_graphs(c) {
+        return Vec::new();
+    }
     let links = crate::analysis::flame::DeviceLinks::of(c);
     let mut g = GraphLaunches::of_links(c, &links);
     if g.is_empty() {
@@ -66,7 +69,7 @@ pub fn rows(c: &Capture, range: Option<(Ps, Ps)>) -> Vec<GraphJson> {
             },
         })
         .collect();
-    out.sort_by(|a, b| b.device_ns.cmp(&a.device_ns));
+    out.sort_by_key(|r| std::cmp::Reverse(r.device_ns));
     out
 }
 

@@ -1,7 +1,7 @@
 //! What a step's critical path spent its time on: by kind, by track, by event, and the one
 //! sentence that says what bounds the step.
 
-use super::graph::{Edge, Graph, Kind, LongestPath};
+use super::graph::{Edge, Kind, LongestPath};
 use super::options::Skipped;
 use crate::analysis::steps::Step;
 use crate::model::{Capture, Category, NO_SLICE, Ps};
@@ -154,17 +154,16 @@ fn span_of(c: &Capture, key: Entry, gap: Option<(Ps, Ps)>) -> (Ps, Ps) {
     }
 }
 
-/// Sums the path `p` of `g`.
+/// Sums the path `p` of the step graph `b` built.
 pub(super) fn classify(
     c: &Capture,
     step: &Step,
-    g: &Graph,
-    node_ev: &[u32],
+    b: &super::build::Builder<'_>,
     p: &LongestPath,
     skipped: Skipped,
     top: usize,
-    graph_nodes: &super::build::GraphNodes,
 ) -> StepPath {
+    let (g, node_ev, graph_nodes) = (&b.g, &b.node_ev[..], &b.graphs);
     let mut graphs: Vec<GraphOnPath> = Vec::new();
     let mut by_kind: Vec<(Kind, Ps)> = Kind::ALL.iter().map(|&k| (k, 0)).collect();
     let mut tracks: FxHashMap<u32, Ps> = FxHashMap::default();

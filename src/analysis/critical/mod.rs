@@ -44,16 +44,7 @@ pub fn analyze(c: &Capture, steps: &Steps, opts: &Options, only: Option<i64>) ->
         let mut skipped = b.skipped;
         skipped.negative_edges = b.g.negative;
         skipped.cyclic_nodes = p.cyclic as u64;
-        out.push(classify::classify(
-            c,
-            s,
-            &b.g,
-            &b.node_ev,
-            &p,
-            skipped,
-            opts.top.max(1),
-            &b.graphs,
-        ));
+        out.push(classify::classify(c, s, &b, &p, skipped, opts.top.max(1)));
     }
     out
 }
