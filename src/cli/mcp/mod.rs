@@ -11,6 +11,7 @@ use super::report::capture_output;
 use crate::discover::{self, CaptureFile};
 use crate::formats::{LoadError, Progress};
 use crate::model::Capture;
+use crate::ui::loader::Loaded;
 use clap::{Args, CommandFactory, Parser};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
@@ -25,8 +26,8 @@ Examples:
   claude mcp add tracetui -- tracetui mcp ~/logs
 
 Speaks the Model Context Protocol over stdin/stdout (newline-delimited JSON-RPC 2.0). Tools:
-list_captures, summary, stats, search, steps, critical, roofline, gpu, memory, diff, advise,
-ranks; each
+list_captures, summary, stats, search, event, window, steps, critical, roofline, gpu, memory,
+diff, advise, ranks; each
 returns the command's --json. Only files under the given roots are read. See docs/mcp.md.";
 
 /// Arguments of `mcp`.
@@ -51,19 +52,24 @@ struct Server {
     max_chars: usize,
 }
 
-/// Loaded captures kept across calls, least recently used first.
+/// Loaded captures kept across calls (the explorer's [`Loaded`]: model, index, partner tables),
+/// least recently used first, within the explorer's memory budget ([`crate::ui::budget`]) and
+/// `--keep`. Calls share them through `Arc`: no call copies a capture.
 struct Kept {
     keep: usize,
-    list: VecDeque<(PathBuf, Arc<Capture>)>,
+    budget: u64,
+    /// (file, capture, its heap bytes when loaded).
+    list: VecDeque<(PathBuf, Arc<Loaded>, u64)>,
 }
 
 static KEPT: Mutex<Kept> = Mutex::new(Kept {
     keep: 4,
+    budget: u64::MAX,
     list: VecDeque::new(),
 });
 
-/// A copy of the capture at `cap.path`, loaded once and kept.
-fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
+/// The capture at `cap.path`, loaded once and kept (a shared reference, not a copy).
+fn provide(cap: &CaptureFile) -> Result<Arc<Loaded>, LoadError> {
     // A capture found below a root through a symlink that leads outside is not read.
     let inside = std::fs::canonicalize(&cap.path).is_ok_and(|c| {
         ROOTS
@@ -79,24 +85,35 @@ fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
         ));
     }
     if let Ok(mut k) = KEPT.lock()
-        && let Some(i) = k.list.iter().position(|(p, _)| p == &cap.path)
+        && let Some(i) = k.list.iter().position(|(p, _, _)| p == &cap.path)
         && let Some(e) = k.list.remove(i)
     {
-        let c = Capture::clone(&e.1);
+        let l = Arc::clone(&e.1);
         k.list.push_back(e);
-        return Ok(c);
+        return Ok(l);
     }
     let loaded = load_with_progress(cap)?;
     // Big JSON captures: the model is cached for the next start, as the commands do.
     crate::formats::cache::store(&cap.path, &loaded);
-    let c = loaded.clone();
+    let l = Arc::new(Loaded::new_deferred(loaded, std::time::Instant::now()));
+    let bytes = l.heap_bytes() as u64;
     if let Ok(mut k) = KEPT.lock() {
-        k.list.push_back((cap.path.clone(), Arc::new(loaded)));
-        while k.list.len() > k.keep {
+        k.list.push_back((cap.path.clone(), Arc::clone(&l), bytes));
+        // The least recently used go first; the one just loaded always stays.
+        while k.list.len() > 1
+            && (k.list.len() > k.keep || k.list.iter().map(|e| e.2).sum::<u64>() > k.budget)
+        {
             k.list.pop_front();
         }
     }
-    Ok(c)
+    Ok(l)
+}
+
+/// Paths and heap bytes of the captures kept loaded, least recently used first.
+fn kept() -> Vec<(PathBuf, u64)> {
+    KEPT.lock()
+        .map(|k| k.list.iter().map(|(p, _, b)| (p.clone(), *b)).collect())
+        .unwrap_or_default()
 }
 
 /// The server's roots, canonical: the provider reads nothing else.
@@ -185,6 +202,9 @@ pub fn cmd_mcp(a: &McpArgs) -> i32 {
     }
     if let Ok(mut k) = KEPT.lock() {
         k.keep = usize::try_from(a.keep).unwrap_or(4);
+        // The explorer's budget: $TRACETUI_MEMORY_MB, else config.toml's, else half the memory.
+        let (config, _) = crate::ui::config::load(None);
+        k.budget = crate::ui::budget::resolve(config.memory_mb);
     }
     install(&canon);
     let server = Server {

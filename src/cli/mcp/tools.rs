@@ -30,6 +30,16 @@ pub(super) const TOOLS: &[Tool] = &[
         description: "Find event names (fuzzy, or regex with `regex`) with count, total and self time (ns) and their first occurrences (track, start ns). Same JSON as `tracetui search --json`.",
     },
     Tool {
+        name: "event",
+        command: "event",
+        description: "One event by its `id` (search prints ids in `first`, window in `events`): name, track, start / end / dur / self (ns from the capture's zero), depth, category, correlation id, args, call stack, parents (outermost first), children, flow and correlation partners (`relation`: launches, launched_by, flow, correlation), the device events it or its descendants launched, and for a kernel its launching call and CPU op. The explorer's details pane as JSON; same as `tracetui event --json`.",
+    },
+    Tool {
+        name: "window",
+        command: "window",
+        description: "The events (slices) overlapping a time range, of the whole capture or of the tracks whose `process / track` matches `track` (regex), in time order: id, name, track, depth, start_ns, dur_ns (ns from the capture's zero). `from` / `to` take units (10ms, 250us; bare numbers are ns). Filter with `max-depth`, `min-dur`. Same JSON as `tracetui window --json`; rows are `events`.",
+    },
+    Tool {
         name: "steps",
         command: "steps",
         description: "Each capture's training steps and what their time went to: compute, communication, idle, input (ns and fractions). Same JSON as `tracetui steps --json`. Use to find the slow step.",
