@@ -12,7 +12,7 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "list_captures",
         command: "",
-        description: "List the captures under the server's roots (or under `path`): path, format, run, host, size in bytes. Start here: every other tool takes one of these paths (or a log dir under a root).",
+        description: "List the captures under the server's roots and the client's (or under `path`): path, format, run, host, size in bytes, and loaded_heap_bytes of those the server keeps loaded (null otherwise). Start here: every other tool takes one of these paths (or a log dir under a root).",
     },
     Tool {
         name: "summary",
