@@ -6,6 +6,7 @@ use super::parse::{parse_regex, parse_time};
 use super::report::{emit, fail, one_capture, to_json};
 use super::text::clean;
 use crate::model::Ps;
+use crate::ui::loader::Loaded;
 use clap::Args;
 use regex::Regex;
 use serde::Serialize;
@@ -91,6 +92,51 @@ fn ns(ps: Ps) -> i64 {
     ps.saturating_add(500).div_euclid(1000)
 }
 
+/// The slices of `l` overlapping `[from, to)` (model ps; an empty range `[t, t]` finds the
+/// slices around `t`) on the tracks whose `process / track` name matches `track`, at most
+/// `max_depth` deep and lasting at least `min_dur` ps, in time order (then track, then id);
+/// with the number of tracks looked at. Found through the explorer's interval index.
+pub fn select(
+    l: &Loaded,
+    from: Ps,
+    to: Ps,
+    track: Option<&Regex>,
+    max_depth: Option<u16>,
+    min_dur: Option<Ps>,
+) -> (usize, Vec<u32>) {
+    let c = &l.cap;
+    let mut ids: Vec<u32> = Vec::new();
+    let mut matched = 0;
+    for (t, tr) in c.tracks.iter().enumerate() {
+        if tr.slices.0 == tr.slices.1 {
+            continue;
+        }
+        let t = t as u32;
+        let label = format!("{} / {}", c.process_title(tr.process), c.track_name(t));
+        if track.is_some_and(|re| !re.is_match(&label)) {
+            continue;
+        }
+        matched += 1;
+        let end = to.max(from.saturating_add(1));
+        for lane in 0..l.index.lane_count(t) {
+            ids.extend(
+                l.index
+                    .window(c, t, lane, from, end)
+                    .iter()
+                    .copied()
+                    .filter(|&id| {
+                        max_depth.is_none_or(|m| c.depth(id) <= m)
+                            && min_dur.is_none_or(|m| c.slices.dur[id as usize] >= m)
+                    }),
+            );
+        }
+    }
+    let s = &c.slices;
+    ids.sort_unstable_by_key(|&id| (s.start[id as usize], c.track_of(id), id));
+    ids.dedup();
+    (matched, ids)
+}
+
 /// Runs `window`.
 pub fn cmd_window(a: &WindowArgs) -> i32 {
     let cap = match one_capture("window", &a.path) {
@@ -112,37 +158,7 @@ pub fn cmd_window(a: &WindowArgs) -> i32 {
     if to < from {
         return fail("window: --to is before --from");
     }
-    let mut ids: Vec<u32> = Vec::new();
-    let mut matched = 0;
-    for (t, tr) in c.tracks.iter().enumerate() {
-        if tr.slices.0 == tr.slices.1 {
-            continue;
-        }
-        let t = t as u32;
-        let label = format!("{} / {}", c.process_title(tr.process), c.track_name(t));
-        if a.track.as_ref().is_some_and(|re| !re.is_match(&label)) {
-            continue;
-        }
-        matched += 1;
-        // An instant-wide range still finds the slices around it.
-        let end = to.max(from.saturating_add(1));
-        for lane in 0..l.index.lane_count(t) {
-            ids.extend(
-                l.index
-                    .window(c, t, lane, from, end)
-                    .iter()
-                    .copied()
-                    .filter(|&id| {
-                        let i = id as usize;
-                        a.max_depth.is_none_or(|m| c.depth(id) <= m)
-                            && a.min_dur.is_none_or(|m| c.slices.dur[i] >= m)
-                    }),
-            );
-        }
-    }
-    let s = &c.slices;
-    ids.sort_unstable_by_key(|&id| (s.start[id as usize], c.track_of(id), id));
-    ids.dedup();
+    let (matched, mut ids) = select(&l, from, to, a.track.as_ref(), a.max_depth, a.min_dur);
     let total = ids.len();
     ids.truncate(a.limit.unwrap_or(usize::MAX));
     let out = WindowJson {

@@ -11,7 +11,10 @@ fn client_roots_are_asked_for_and_extend_the_roots() {
     let s = server();
     // No roots capability: nothing asked.
     s.handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#);
-    assert_eq!(s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+    assert_eq!(
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        None
+    );
     s.handle_line(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{"roots":{"listChanged":true}}}}"#);
     let ask = s
         .handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
