@@ -2,7 +2,7 @@
 event calls), `tracetui summary`, and the interactive explorer (in a pseudo-terminal, quit with
 `q` once loaded). The figures in docs/mcp.md, "Memory".
 
-usage: mcp_rss.py TRACETUI CAPTURE [EXPLORER_SECONDS]
+usage: mcp_rss.py TRACETUI CAPTURE [EXPLORER_SECONDS [WHICH,…]]   (WHICH: mcp, summary, explorer)
 
 Each run is `/usr/bin/time -v`'d; the capture cache is off (TRACETUI_CACHE=off) so every run
 parses the file.
@@ -19,6 +19,7 @@ import time
 
 TRACETUI, CAP = sys.argv[1:3]
 WAIT = float(sys.argv[3]) if len(sys.argv) > 3 else 120
+WHICH = sys.argv[4].split(",") if len(sys.argv) > 4 else ["mcp", "summary", "explorer"]
 ENV = {**os.environ, "TRACETUI_CACHE": "off"}
 
 
@@ -97,5 +98,7 @@ def explorer():
 
 print(f"{CAP}: {os.path.getsize(CAP) / 1e6:.0f} MB")
 for name, f in [("mcp", mcp), ("summary", summary), ("explorer", explorer)]:
+    if name not in WHICH:
+        continue
     kb, wall = f()
     print(f"{name:9} max RSS {kb / 1024:8.0f} MiB  wall {wall}")

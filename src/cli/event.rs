@@ -145,7 +145,12 @@ pub fn render_text(o: &EventJson) -> String {
     for p in &e.partners {
         s.push_str(&format!("   {:<11} {}\n", p.relation, one(&p.event)));
     }
-    for k in &e.launched {
+    // Launched device work not already listed as a direct partner.
+    for k in e
+        .launched
+        .iter()
+        .filter(|k| !e.partners.iter().any(|p| p.event.id == k.id))
+    {
         s.push_str(&format!("   launched {}\n", one(k)));
     }
     if e.launched_count > e.launched.len() {
