@@ -3,9 +3,10 @@
 //! Hand-written on serde_json (no new crate): `initialize`, `ping`, `tools/list`, `tools/call`
 //! and the notifications; every other request is answered with a JSON-RPC error. Each tool runs
 //! the headless command of the same name with `--json` through the command's own code path
-//! ([`super::run`]), with its output kept instead of printed, and its captures taken from a small
-//! set of loaded captures kept across calls ([`super::load::set_provider`]). The server reads only
-//! files under its roots, writes nothing, opens no port and runs no subprocess.
+//! ([`super::run`]), with its output kept instead of printed, and its captures taken from the
+//! captures kept loaded across calls and shared, never copied ([`kept`]). The server reads only
+//! files under its roots and the client's MCP roots ([`roots`]), writes nothing but the capture
+//! cache, opens no port and runs no subprocess.
 
 use super::report::capture_output;
 use super::text::clean;
