@@ -15,6 +15,8 @@ const TOOLS: &[&str] = &[
     "summary",
     "stats",
     "search",
+    "event",
+    "window",
     "steps",
     "critical",
     "roofline",
@@ -42,6 +44,10 @@ const KEYS: &[&str] = &[
     "group-by",
     "group_by",
     "unified",
+    "id",
+    "track",
+    "min-dur",
+    "max-depth",
     "nope",
 ];
 const PATHS: &[&str] = &[

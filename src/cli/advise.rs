@@ -212,7 +212,7 @@ pub fn select(all: &Steps, range: Option<StepRange>) -> Steps {
 /// Loads → steps → findings → JSON shape for one capture.
 pub fn capture_advise(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &StepOptions,
     range: Option<StepRange>,
     all: bool,

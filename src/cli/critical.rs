@@ -222,7 +222,7 @@ pub fn step_json(c: &Capture, p: &StepPath) -> StepJson {
 /// Loads → steps → critical paths → JSON shape for one capture.
 pub fn capture_critical(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &Options,
     steps: &StepOptions,
     only: Option<i64>,

@@ -302,7 +302,7 @@ pub fn to_json(cap: &CaptureFile, r: &GpuReport) -> CaptureGpu {
 /// Loads → analyses → JSON shape for one capture.
 pub fn capture_gpu(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &GpuOptions,
     steps: Option<StepRange>,
 ) -> CaptureGpu {

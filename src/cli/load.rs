@@ -4,12 +4,14 @@
 use crate::discover::CaptureFile;
 use crate::formats::{LoadError, Progress};
 use crate::model::Capture;
+use crate::ui::loader::Loaded;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
-/// Where [`map_loaded`] gets a capture from instead of loading it: `tracetui mcp` keeps loaded
-/// captures across calls and hands each command a copy (see src/cli/mcp.rs).
-pub type Provider = Box<dyn Fn(&CaptureFile) -> Result<Capture, LoadError> + Send + Sync>;
+/// Where [`map_loaded`] and [`with_loaded`] get a capture from instead of loading it:
+/// `tracetui mcp` keeps loaded captures (the explorer's [`Loaded`]) across calls and hands each
+/// command a shared reference, never a copy (see src/cli/mcp/).
+pub type Provider = Box<dyn Fn(&CaptureFile) -> Result<Arc<Loaded>, LoadError> + Send + Sync>;
 
 static PROVIDER: RwLock<Option<Provider>> = RwLock::new(None);
 
@@ -21,7 +23,7 @@ pub fn set_provider(p: Provider) {
 }
 
 /// The capture from the provider, when one is set.
-fn provided(cap: &CaptureFile) -> Option<Result<Capture, LoadError>> {
+fn provided(cap: &CaptureFile) -> Option<Result<Arc<Loaded>, LoadError>> {
     let g = PROVIDER.read().ok()?;
     g.as_ref().map(|p| p(cap))
 }
@@ -33,7 +35,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub fn map_loaded<T, F>(caps: &[&CaptureFile], threads: usize, f: F) -> Vec<T>
 where
     T: Send,
-    F: Fn(&CaptureFile, Result<Capture, LoadError>) -> T + Sync,
+    F: Fn(&CaptureFile, Result<Arc<Capture>, LoadError>) -> T + Sync,
 {
     let next = AtomicUsize::new(0);
     let out: Mutex<Vec<Option<T>>> = Mutex::new((0..caps.len()).map(|_| None).collect());
@@ -47,10 +49,10 @@ where
                     let mut from_provider = false;
                     let loaded = catch_unwind(AssertUnwindSafe(|| {
                         provided(cap).map_or_else(
-                            || cap.load_or_alternate(&Progress::default()),
-                            |c| {
+                            || cap.load_or_alternate(&Progress::default()).map(Arc::new),
+                            |l| {
                                 from_provider = true;
-                                c
+                                l.map(|l| Arc::clone(&l.cap))
                             },
                         )
                     }))
@@ -83,4 +85,26 @@ where
         .into_iter()
         .flatten()
         .collect()
+}
+
+/// One capture with the explorer's index and partner tables ([`Loaded`]): from the provider
+/// when one is set (kept across calls), else loaded here (and cached like [`map_loaded`] does).
+/// A loader panic becomes a load error.
+pub fn with_loaded(cap: &CaptureFile) -> Result<Arc<Loaded>, LoadError> {
+    catch_unwind(AssertUnwindSafe(|| {
+        if let Some(l) = provided(cap) {
+            return l;
+        }
+        let c = cap.load_or_alternate(&Progress::default())?;
+        crate::formats::cache::store(&cap.path, &c);
+        Ok(Arc::new(Loaded::new_deferred(c, std::time::Instant::now())))
+    }))
+    .unwrap_or_else(|_| {
+        Err(LoadError::new(
+            crate::formats::LoadErrorKind::Internal,
+            &cap.path,
+            None,
+            "internal error: the loader panicked (please report this file)",
+        ))
+    })
 }

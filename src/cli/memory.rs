@@ -348,7 +348,7 @@ pub fn tracks_json(
 /// The memory report of one loaded capture.
 pub fn capture_memory(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     o: &MemoryOptions,
 ) -> CaptureMemory {
     let mut out = CaptureMemory {

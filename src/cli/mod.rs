@@ -9,6 +9,7 @@ pub mod capture;
 pub mod critical;
 pub mod diff;
 pub mod diff_align;
+pub mod event;
 pub mod export;
 pub mod gpu;
 pub mod load;
@@ -32,6 +33,7 @@ pub mod steps;
 pub mod summary;
 pub mod text;
 pub mod watch;
+pub mod window;
 
 use clap::{Parser, Subcommand};
 pub use parse::parse_time;
@@ -96,6 +98,12 @@ pub enum Command {
     /// Print per-name statistics (count, total, self, avg, min, max) like torch's key_averages()
     #[command(after_help = stats::STATS_AFTER)]
     Stats(stats::StatsArgs),
+    /// One event by id (`search --json` prints ids): details, parents, children, launches, flows
+    #[command(after_help = event::EVENT_AFTER)]
+    Event(event::EventArgs),
+    /// The events of a capture (or of matching tracks) in a time range, in time order
+    #[command(after_help = window::WINDOW_AFTER)]
+    Window(window::WindowArgs),
     /// Rank the CPU events worth optimizing: where the GPU queue drained (torch's BasicEvaluation)
     #[command(after_help = rank::RANK_AFTER)]
     Rank(rank::RankArgs),
@@ -201,6 +209,8 @@ where
     match cli.command {
         Some(Command::Summary(a)) => summary::cmd_summary(&a),
         Some(Command::Stats(a)) => stats::cmd_stats(&a),
+        Some(Command::Event(a)) => event::cmd_event(&a),
+        Some(Command::Window(a)) => window::cmd_window(&a),
         Some(Command::Rank(a)) => rank::cmd_rank(&a),
         Some(Command::Gpu(a)) => gpu::cmd_gpu(&a),
         Some(Command::Search(a)) => search::cmd_search(&a),

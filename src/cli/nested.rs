@@ -215,7 +215,7 @@ fn ns(ps: i64) -> f64 {
 /// Computes one capture's nested accounting.
 pub fn capture_nested(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &NestedOptions,
 ) -> CaptureNested {
     let mut out = CaptureNested {

@@ -124,7 +124,7 @@ use super::stats::ns;
 /// Ranks one capture and keeps its top `top` events.
 pub fn capture_rank(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     mode: Mode,
     top: usize,
 ) -> CaptureRank {

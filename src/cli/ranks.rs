@@ -169,7 +169,7 @@ pub struct RunJson {
 /// Loads and summarizes one capture (the model is dropped on return).
 pub fn summarize(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &StepOptions,
 ) -> RankSummary {
     match loaded {

@@ -24,6 +24,8 @@ fn path_mut(cli: &mut Cli) -> Option<&mut PathBuf> {
         Some(Command::Ranks(a)) => Some(&mut a.steps.path),
         Some(Command::Roofline(a)) => Some(&mut a.path),
         Some(Command::Advise(a)) => Some(&mut a.path),
+        Some(Command::Event(a)) => Some(&mut a.path),
+        Some(Command::Window(a)) => Some(&mut a.path),
         Some(Command::Cache(_))
         | Some(Command::Capture(_))
         | Some(Command::Mcp(_))

@@ -186,7 +186,7 @@ pub(super) fn report<T, F>(
 ) -> i32
 where
     T: Serialize + Send,
-    F: Fn(&CaptureFile, Result<Capture, LoadError>) -> T + Sync,
+    F: Fn(&CaptureFile, Result<std::sync::Arc<Capture>, LoadError>) -> T + Sync,
 {
     let cat = match catalog(path) {
         Ok(c) => c,

@@ -273,7 +273,10 @@ pub fn of_roofline(r: &Roofline) -> CaptureRoofline {
 }
 
 /// Loads → roofline → JSON shape for one capture.
-pub fn capture_roofline(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> CaptureRoofline {
+pub fn capture_roofline(
+    cap: &CaptureFile,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
+) -> CaptureRoofline {
     let mut out = match &loaded {
         Ok(c) => of_roofline(&roofline::compute(c)),
         Err(_) => CaptureRoofline::default(),

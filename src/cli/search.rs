@@ -72,6 +72,9 @@ pub const FIRST_SHOWN: usize = 3;
 /// One occurrence of `search --json`.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct OccurrenceJson {
+    /// Slice id (`tracetui event PATH ID` gives its details); absent for an instant event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<u32>,
     /// `process / track` display names.
     pub track: String,
     /// Start, integer ns from the capture's zero (its earliest event; never negative).
@@ -171,7 +174,7 @@ fn tracks_of(
 /// Runs `query` (already checked to compile) on one loaded capture.
 pub fn capture_search(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     query: &Query,
     limit: Option<usize>,
 ) -> CaptureSearch {
@@ -208,6 +211,7 @@ pub fn capture_search(
     out.matches = r.hits.len();
     let z = c.time_zero();
     let occurrence = |o: Occurrence| OccurrenceJson {
+        id: o.slice,
         track: track_label(&c, o.track),
         start_ns: ns(o.start - z),
         dur_ns: ns(o.dur),

@@ -156,7 +156,7 @@ pub fn cmd_stats(a: &StatsArgs) -> i32 {
     let (from, to) = (a.from, a.to);
     let limit = a.limit.or(if a.json { None } else { Some(40) });
     let sort = SortKey::from(a.sort);
-    let per_capture = |cap: &CaptureFile, loaded: Result<Capture, LoadError>| {
+    let per_capture = |cap: &CaptureFile, loaded: Result<std::sync::Arc<Capture>, LoadError>| {
         // --from / --to are relative to each capture's first event.
         let mut o = opts.clone();
         if (from.is_some() || to.is_some())
@@ -354,7 +354,7 @@ pub fn ns(ps: i64) -> i64 {
 /// Computes the (sorted, per-kind limited) table of one capture.
 pub fn capture_stats(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &StatsOptions,
     sort: SortKey,
     limit: Option<usize>,

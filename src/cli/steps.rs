@@ -207,7 +207,7 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
 /// Loads → steps → JSON shape for one capture.
 pub fn capture_steps(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     opts: &StepOptions,
 ) -> CaptureSteps {
     let mut out = CaptureSteps {

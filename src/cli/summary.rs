@@ -169,7 +169,10 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
 }
 
 /// Summarizes a loaded capture (or its load error).
-pub fn summarize(cap: &CaptureFile, loaded: Result<Capture, LoadError>) -> CaptureSummary {
+pub fn summarize(
+    cap: &CaptureFile,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
+) -> CaptureSummary {
     crate::timings::mark("load");
     let mut out = base(cap);
     let c = match loaded {

@@ -5,21 +5,13 @@ use super::loader::Loaded;
 use super::ruler::{format_dur, format_time, format_time_res};
 use super::state::{Mark, State};
 use super::text;
-use crate::model::ArgValue;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 /// Self time of slice `id`: its duration minus its direct children's.
 pub fn self_time(l: &Loaded, id: u32) -> i64 {
-    let s = &l.cap.slices;
-    let kids: i64 = l
-        .index
-        .children(&l.cap, id)
-        .iter()
-        .map(|&c| s.dur[c as usize])
-        .sum();
-    (s.dur[id as usize] - kids).max(0)
+    super::event_info::self_time(l, id)
 }
 
 /// ejkernel's nested time of a `jit_*` slice (analysis::nested, default prefix and minimum):
@@ -54,17 +46,7 @@ fn nested_line(l: &Loaded, id: u32) -> Option<String> {
 
 /// Parent chain from the root down to (excluding) `id`, at most 32 deep.
 pub fn breadcrumb(l: &Loaded, id: u32) -> Vec<u32> {
-    let mut chain = Vec::new();
-    let mut cur = id;
-    while let Some(p) = l.index.parent(&l.cap, cur) {
-        chain.push(p);
-        cur = p;
-        if chain.len() >= 32 {
-            break;
-        }
-    }
-    chain.reverse();
-    chain
+    super::event_info::parents(l, id)
 }
 
 /// The lines describing the selection (most important first).
@@ -179,33 +161,17 @@ pub fn lines_at(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
             Style::default(),
         ));
     }
-    let mut args = Vec::new();
+    // The same args and call stack as `tracetui event` (ui::event_info), sanitized here.
+    let (raw_args, frames) = super::event_info::args_of(cap, id);
     let mut long_name = None;
-    let mut stack = None;
-    for (k, v) in cap.args.iter(s.args[i], &cap.strings) {
-        let key = cap.strings.get(k);
-        let val = v.display(&cap.strings);
-        // Kineto's `Call stack` (frames joined by `;`) goes last, one frame after the other.
-        if key == "Call stack" {
-            let frames: Vec<&str> = val
-                .split(';')
-                .map(str::trim)
-                .filter(|f| !f.is_empty())
-                .collect();
-            if !frames.is_empty() {
-                stack = Some(format!(
-                    "call stack: {}",
-                    text::sanitize(&frames.join(" ; "))
-                ));
-            }
-            continue;
-        }
-        if key == "long_name"
-            && let ArgValue::Str(_) = v
-        {
+    let mut stack = (!frames.is_empty())
+        .then(|| format!("call stack: {}", text::sanitize(&frames.join(" ; "))));
+    let mut args = Vec::new();
+    for (key, val) in raw_args {
+        if key == "long_name" {
             long_name = Some(val.clone());
         }
-        args.push(format!("{}={}", text::sanitize(key), text::sanitize(&val)));
+        args.push(format!("{}={}", text::sanitize(&key), text::sanitize(&val)));
     }
     // Lazily read args may come from a file rewritten meanwhile: checked after reading, so
     // nothing read from a changed file is shown.

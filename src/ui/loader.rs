@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct Loaded {
     /// The model.
-    pub cap: Capture,
+    pub cap: Arc<Capture>,
     /// Its index.
     pub index: CaptureIndex,
     /// Flow partners: `(slice, partner)`, sorted, both directions.
@@ -120,7 +120,7 @@ impl Derived {
 
 impl Loaded {
     /// Wraps a capture: builds the index, the partner table and the derived rows.
-    pub fn new(cap: Capture, started: Instant) -> Loaded {
+    pub fn new(cap: impl Into<Arc<Capture>>, started: Instant) -> Loaded {
         let l = Loaded::new_deferred(cap, started);
         let t = Instant::now();
         l.derive();
@@ -130,7 +130,8 @@ impl Loaded {
     }
 
     /// [`Loaded::new`] without the derived rows (and ranking): [`Loaded::derive`] adds them.
-    pub fn new_deferred(cap: Capture, started: Instant) -> Loaded {
+    pub fn new_deferred(cap: impl Into<Arc<Capture>>, started: Instant) -> Loaded {
+        let cap: Arc<Capture> = cap.into();
         // The index on this thread, the partner tables beside it: both are on the way to the
         // first frame.
         let (index, ((flow_partners, (by_corr, by_wide_corr)), (steps, graphs))) = rank::par2(

@@ -20,6 +20,7 @@ pub mod demo;
 pub mod details;
 pub mod diff_lanes;
 pub mod draw;
+pub mod event_info;
 pub mod graph_row;
 pub mod gutter;
 pub mod hits;

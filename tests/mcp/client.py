@@ -12,11 +12,14 @@ each gets an error and the server neither crashes nor hangs. Prints one line per
 import asyncio
 import json
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 TRACETUI, FIXTURES = sys.argv[1], os.path.realpath(sys.argv[2])
@@ -34,6 +37,10 @@ CASES = [
      ["stats", TORCH, "--cat", "kernel"]),
     ("search", {"path": TORCH, "query": "aten::mm"}, ["search", TORCH, "aten::mm"]),
     ("search", {"query": "-mm", "path": TORCH}, ["search", TORCH, "--", "-mm"]),
+    ("window", {"path": TORCH, "from": "7ms", "to": "7.05ms"},
+     ["window", TORCH, "--from", "7ms", "--to", "7.05ms"]),
+    ("window", {"path": TORCH, "track": "stream", "min-dur": 1000, "max-depth": 0},
+     ["window", TORCH, "--track", "stream", "--min-dur", "1000", "--max-depth", "0"]),
     ("steps", {"path": TORCH}, ["steps", TORCH]),
     ("critical", {"path": TORCH}, ["critical", TORCH]),
     ("roofline", {"path": TORCH}, ["roofline", TORCH]),
@@ -83,7 +90,7 @@ async def main():
             check(init.server_info.name == "tracetui", f"initialize: {init.protocol_version}")
             tools = (await session.list_tools()).tools
             names = [t.name for t in tools]
-            want = ["list_captures", "summary", "stats", "search", "steps", "critical",
+            want = ["list_captures", "summary", "stats", "search", "event", "window", "steps", "critical",
                     "roofline", "gpu", "memory", "diff", "advise", "ranks"]
             check(all(n in names for n in want), f"tools/list: {', '.join(names)}")
             check(all("limit" in t.input_schema["properties"] for t in tools), "every tool pages")
@@ -103,6 +110,21 @@ async def main():
                 check(got["result"] == cli_json(argv),
                       f"{tool} {json.dumps({k: v for k, v in args.items() if k not in ('path', 'a', 'b')})}"
                       f" equals `tracetui {argv[0]} --json` ({ms:.0f} ms)")
+
+            # event: by the ids search prints (a CPU op, its launch, the kernel), as the CLI.
+            found = json.loads(text_of(await session.call_tool("search", {"path": TORCH, "query": "cudaLaunchKernel", **ALL})))
+            launch = found["result"]["captures"][0]["results"][0]["first"][0]["id"]
+            for ev in [launch]:
+                got = json.loads(text_of(await session.call_tool("event", {"path": TORCH, "id": ev, **ALL})))
+                check(got["result"] == cli_json(["event", TORCH, str(ev)]),
+                      f"event {ev} ({got['result']['event']['name']}) equals `tracetui event --json`")
+            e = got["result"]["event"]
+            kernel = next(p["id"] for p in e["partners"] if p["relation"] == "launches")
+            k = json.loads(text_of(await session.call_tool("event", {"path": TORCH, "id": str(kernel)})))["result"]["event"]
+            check(k["launching_call"]["id"] == launch and k["launching_op"] is not None
+                  and k == cli_json(["event", TORCH, str(kernel)])["event"],
+                  f"event {kernel}: kernel launched by {launch} inside op {k['launching_op']['name']!r}")
+            await expect_error(session, "event", {"path": TORCH, "id": 10**9}, "event id out of range")
 
             # A first call on a capture not loaded yet reports its load as progress.
             seen = []
@@ -140,6 +162,61 @@ async def main():
             check(True, "ping after the errors: server alive")
 
 
+def write_big(path, n):
+    """A generated Kineto-style JSON capture of `n` nested CPU ops (big enough to load slowly)."""
+    with open(path, "w") as f:
+        f.write('{"traceEvents": [\n')
+        for i in range(n):
+            sep = "," if i + 1 < n else ""
+            f.write(f'{{"ph": "X", "cat": "cpu_op", "name": "op{i % 97}", "pid": 1, "tid": {1 + i % 4}, '
+                    f'"ts": {i * 10}, "dur": 8, "args": {{"External id": {i}, "Sequence number": {i}}}}}{sep}\n')
+        f.write("]}\n")
+
+
+async def roots_and_progress():
+    """The client's MCP roots extend the server's; a first call on a big capture reports its load
+    as progress notifications and gives the CLI's JSON; a second call does not load again."""
+    big_dir = tempfile.mkdtemp(prefix="tracetui-mcp-")
+    try:
+        big = os.path.realpath(os.path.join(big_dir, "big.pt.trace.json"))
+        write_big(big, 400_000)
+        size = os.path.getsize(big)
+
+        async def list_roots(context):
+            return types.ListRootsResult(roots=[types.Root(uri=pathlib.Path(big_dir).as_uri(), name="generated")])
+
+        params = StdioServerParameters(command=TRACETUI, args=["mcp", os.path.join(FIXTURES, "chrome")])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+                await asyncio.wait_for(session.initialize(), 30)
+                listed = json.loads(text_of(await session.call_tool("list_captures", {"limit": 1000})))
+                paths = [c["path"] for c in listed["result"]["captures"]]
+                check(big in paths, f"client roots: list_captures finds the capture under the client's root ({len(paths)} captures)")
+                seen = []
+
+                async def on_progress(progress, total, message):
+                    seen.append((progress, total, message))
+
+                r = await session.call_tool("summary", {"path": big, **ALL}, progress_callback=on_progress)
+                got = json.loads(text_of(r))
+                grows = all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+                check(not getattr(r, "isError", False) and len(seen) >= 2 and grows
+                      and seen[-1][0] > 0 and all(t == size for _, t, _ in seen if t),
+                      f"progress while loading {size >> 20} MB: {len(seen)} notifications, bytes "
+                      f"{[p for p, _, _ in seen][:6]}…")
+                check(got["result"] == cli_json(["summary", big]), "summary of the big capture equals the CLI's")
+                seen.clear()
+                await session.call_tool("stats", {"path": big, "limit": 3}, progress_callback=on_progress)
+                check(not seen, "second call on the capture: kept loaded, no load, no progress")
+                listed = json.loads(text_of(await session.call_tool("list_captures", {"limit": 1000})))
+                kept = [c for c in listed["result"]["captures"] if c["path"] == big]
+                check(kept and (kept[0]["loaded_heap_bytes"] or 0) > 0,
+                      f"list_captures: kept loaded, {kept[0]['loaded_heap_bytes']} heap bytes")
+                await expect_error(session, "summary", {"path": TORCH}, "outside both the server's and the client's roots")
+    finally:
+        shutil.rmtree(big_dir, ignore_errors=True)
+
+
 def raw():
     """Malformed JSON-RPC on a raw pipe: one error per line, then a working ping."""
     p = subprocess.Popen([TRACETUI, "mcp", FIXTURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -166,5 +243,6 @@ def raw():
 
 
 asyncio.run(asyncio.wait_for(main(), 300))
+asyncio.run(asyncio.wait_for(roots_and_progress(), 300))
 raw()
 print(f"ok: {checks} checks")

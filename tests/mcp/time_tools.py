@@ -34,17 +34,24 @@ call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
 t = time.monotonic()
 call("tools/call", {"name": "summary", "arguments": {"path": CAP}})
 print(f"first call (load): {(time.monotonic() - t) * 1000:.0f} ms")
+found = call("tools/call", {"name": "search", "arguments": {"path": CAP, "query": ""}})
+hit = json.loads(found["result"]["content"][0]["text"])["result"]["captures"][0]["results"]
+ev = hit[0]["first"][0]["id"] if hit and hit[0]["first"] else 0
 cases = [
     ("list_captures", {}),
     ("summary", {"path": CAP}),
     ("stats", {"path": CAP}),
     ("search", {"path": CAP, "query": "gemm"}),
+    ("event", {"path": CAP, "id": ev}),
+    ("window", {"path": CAP, "from": "0", "to": "5ms"}),
+    ("window", {"path": CAP}),
     ("steps", {"path": CAP}),
     ("critical", {"path": CAP}),
     ("roofline", {"path": CAP}),
     ("gpu", {"path": CAP}),
     ("memory", {"path": CAP}),
     ("diff", {"a": CAP, "b": CAP_B}),
+    ("advise", {"path": CAP}),
     ("ranks", {"path": CAP}),
 ]
 for name, args in cases:
@@ -54,6 +61,7 @@ for name, args in cases:
         r = call("tools/call", {"name": name, "arguments": args})
         best = min(best, time.monotonic() - t)
     size = len(r["result"]["content"][0]["text"]) if "result" in r else 0
-    print(f"{name:14} {best * 1000:7.1f} ms  {size:6} chars")
+    what = name + (" " + ",".join(f"{k}={v}" for k, v in args.items() if k not in ("path", "a", "b")) if name in ("event", "window") else "")
+    print(f"{what:24} {best * 1000:7.1f} ms  {size:6} chars")
 p.stdin.close()
 p.wait(timeout=30)

@@ -3,21 +3,23 @@
 //! Hand-written on serde_json (no new crate): `initialize`, `ping`, `tools/list`, `tools/call`
 //! and the notifications; every other request is answered with a JSON-RPC error. Each tool runs
 //! the headless command of the same name with `--json` through the command's own code path
-//! ([`super::run`]), with its output kept instead of printed, and its captures taken from a small
-//! set of loaded captures kept across calls ([`super::load::set_provider`]). The server reads only
-//! files under its roots, writes nothing, opens no port and runs no subprocess.
+//! ([`super::run`]), with its output kept instead of printed, and its captures taken from the
+//! captures kept loaded across calls and shared, never copied ([`kept`]). The server reads only
+//! files under its roots and the client's MCP roots ([`roots`]), writes nothing but the capture
+//! cache, opens no port and runs no subprocess.
 
 use super::report::capture_output;
-use crate::discover::{self, CaptureFile};
-use crate::formats::{LoadError, Progress};
-use crate::model::Capture;
+use super::text::clean;
+use crate::discover;
 use clap::{Args, CommandFactory, Parser};
+use kept::{KEPT, install};
 use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 pub const MCP_AFTER: &str = "\
 Examples:
@@ -25,8 +27,8 @@ Examples:
   claude mcp add tracetui -- tracetui mcp ~/logs
 
 Speaks the Model Context Protocol over stdin/stdout (newline-delimited JSON-RPC 2.0). Tools:
-list_captures, summary, stats, search, steps, critical, roofline, gpu, memory, diff, advise,
-ranks; each
+list_captures, summary, stats, search, event, window, steps, critical, roofline, gpu, memory,
+diff, advise, ranks; each
 returns the command's --json. Only files under the given roots are read. See docs/mcp.md.";
 
 /// Arguments of `mcp`.
@@ -45,125 +47,75 @@ pub struct McpArgs {
 /// Protocol versions this server speaks (the newest first).
 const VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// The server: roots, limits and the loaded captures.
+/// The server: roots (given on the command line, and the client's), limits.
 struct Server {
-    roots: Vec<PathBuf>,
+    /// The roots given at start, canonical.
+    base: Vec<PathBuf>,
+    /// The client's MCP roots (`roots/list`), canonical.
+    client: RefCell<Vec<PathBuf>>,
     max_chars: usize,
+    /// The client declared the `roots` capability.
+    wants_roots: Cell<bool>,
+    /// Our `roots/list` requests so far.
+    asked: Cell<u64>,
+    /// When the unanswered `roots/list` request was sent: requests wait for its answer (at most
+    /// [`ROOTS_WAIT`]) so a call right after `initialized` already sees the client's roots.
+    pending: Cell<Option<Instant>>,
 }
 
-/// Loaded captures kept across calls, least recently used first.
-struct Kept {
-    keep: usize,
-    list: VecDeque<(PathBuf, Arc<Capture>)>,
-}
+/// How long requests wait for the client's answer to `roots/list`.
+const ROOTS_WAIT: Duration = Duration::from_secs(5);
 
-static KEPT: Mutex<Kept> = Mutex::new(Kept {
-    keep: 4,
-    list: VecDeque::new(),
-});
-
-/// A copy of the capture at `cap.path`, loaded once and kept.
-fn provide(cap: &CaptureFile) -> Result<Capture, LoadError> {
-    // A capture found below a root through a symlink that leads outside is not read.
-    let inside = std::fs::canonicalize(&cap.path).is_ok_and(|c| {
-        ROOTS
-            .lock()
-            .is_ok_and(|r| r.iter().any(|root| c.starts_with(root)))
-    });
-    if !inside {
-        return Err(LoadError::new(
-            crate::formats::LoadErrorKind::Io,
-            &cap.path,
-            None,
-            "outside the server's roots (through a symlink): not read",
-        ));
-    }
-    if let Ok(mut k) = KEPT.lock()
-        && let Some(i) = k.list.iter().position(|(p, _)| p == &cap.path)
-        && let Some(e) = k.list.remove(i)
-    {
-        let c = Capture::clone(&e.1);
-        k.list.push_back(e);
-        return Ok(c);
-    }
-    let loaded = load_with_progress(cap)?;
-    // Big JSON captures: the model is cached for the next start, as the commands do.
-    crate::formats::cache::store(&cap.path, &loaded);
-    let c = loaded.clone();
-    if let Ok(mut k) = KEPT.lock() {
-        k.list.push_back((cap.path.clone(), Arc::new(loaded)));
-        while k.list.len() > k.keep {
-            k.list.pop_front();
+impl Server {
+    fn new(base: Vec<PathBuf>, max_chars: usize) -> Server {
+        Server {
+            base,
+            client: RefCell::new(Vec::new()),
+            max_chars,
+            wants_roots: Cell::new(false),
+            asked: Cell::new(0),
+            pending: Cell::new(None),
         }
     }
-    Ok(c)
-}
 
-/// The server's roots, canonical: the provider reads nothing else.
-static ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Makes `roots` the roots and the kept captures the source of every command's captures.
-fn install(roots: &[PathBuf]) {
-    if let Ok(mut r) = ROOTS.lock() {
-        *r = roots.to_vec();
-    }
-    super::load::set_provider(Box::new(provide));
-}
-
-/// The `progressToken` of the call in progress (its `_meta`), when the client asked for progress.
-static PROGRESS_TOKEN: Mutex<Option<Value>> = Mutex::new(None);
-
-/// Loads `cap`; while it loads, sends `notifications/progress` (bytes read of the file) every
-/// 200 ms when the call has a progress token.
-fn load_with_progress(cap: &CaptureFile) -> Result<Capture, LoadError> {
-    let token = PROGRESS_TOKEN.lock().ok().and_then(|g| g.clone());
-    let Some(token) = token else {
-        return cap.load_or_alternate(&Progress::default());
-    };
-    let progress = Progress::default();
-    let done = AtomicBool::new(false);
-    let notify = |done_bytes: u64, total: u64, events: u64| {
-        let mut p = json!({
-            "progressToken": token,
-            "progress": done_bytes,
-            "message": format!("loading {}: {events} events", cap.path.display()),
-        });
-        if total > 0 {
-            p["total"] = Value::from(total);
-        }
-        send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": p}));
-    };
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            notify(0, cap.bytes, 0);
-            let (mut last, mut ticks) = (0, 0u32);
-            // 20 ms steps: the call does not wait long for this thread once the load is done.
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                ticks += 1;
-                let b = progress.bytes_done.load(Ordering::Relaxed);
-                if ticks % 10 == 0 && b > last && !done.load(Ordering::Relaxed) {
-                    last = b;
-                    let total = progress.bytes_total.load(Ordering::Relaxed);
-                    notify(b, total, progress.events.load(Ordering::Relaxed));
-                }
-            }
-        });
-        let r = cap.load_or_alternate(&progress);
-        done.store(true, Ordering::Relaxed);
+    /// Every root: those given at start, then the client's.
+    fn roots(&self) -> Vec<PathBuf> {
+        let mut r = self.base.clone();
+        r.extend(self.client.borrow().iter().cloned());
         r
-    })
+    }
+
+    /// The `roots/list` request to send after `notification` (when the client has roots).
+    fn notified(&self, notification: &str) -> Option<Value> {
+        let ask = matches!(
+            notification,
+            "notifications/initialized" | "notifications/roots/list_changed"
+        );
+        if !ask || !self.wants_roots.get() {
+            return None;
+        }
+        self.asked.set(self.asked.get() + 1);
+        self.pending.set(Some(Instant::now()));
+        Some(roots::request(self.asked.get()))
+    }
+
+    /// The client's answer to `roots/list`: its directories become roots beside the base ones.
+    fn take_roots(&self, msg: &Value) {
+        self.pending.set(None);
+        let (dirs, skipped) = roots::from_response(msg);
+        for s in skipped {
+            super::report::warn(&format!("mcp: client root left out: {}", clean(&s)));
+        }
+        *self.client.borrow_mut() = dirs;
+        install(&self.roots());
+    }
 }
 
 /// The reply to one message line of a server reading `roots` (none for a notification): the fuzz
 /// target's entry (fuzz/fuzz_targets/mcp_request.rs). Loaded captures are kept as in [`cmd_mcp`].
 pub fn handle_line(roots: &[PathBuf], line: &str) -> Option<Value> {
     install(roots);
-    let server = Server {
-        roots: roots.to_vec(),
-        max_chars: DEFAULT_MAX_CHARS,
-    };
-    server.handle_line(line)
+    Server::new(roots.to_vec(), DEFAULT_MAX_CHARS).handle_line(line)
 }
 
 /// Runs the server on stdin/stdout until stdin closes.
@@ -185,39 +137,79 @@ pub fn cmd_mcp(a: &McpArgs) -> i32 {
     }
     if let Ok(mut k) = KEPT.lock() {
         k.keep = usize::try_from(a.keep).unwrap_or(4);
+        // The explorer's budget: $TRACETUI_MEMORY_MB, else config.toml's, else half the memory.
+        let (config, _) = crate::ui::config::load(None);
+        k.budget = crate::ui::budget::resolve(config.memory_mb);
     }
     install(&canon);
-    let server = Server {
-        roots: canon,
-        max_chars: a.max_chars.max(1000),
-    };
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match input.read_line(&mut line) {
-            Ok(0) => return 0,
-            Ok(_) => {}
-            Err(e) => {
-                // Not UTF-8: a parse error, then go on with the next line.
-                if e.kind() == std::io::ErrorKind::InvalidData {
-                    send(&error_response(
-                        Value::Null,
-                        (PARSE_ERROR, "parse error: not UTF-8".into()),
-                    ));
-                    continue;
+    let server = Server::new(canon, a.max_chars.max(1000));
+    // Lines are read on their own thread so a request can wait for the client's roots answer.
+    // `None`: a line that is not UTF-8.
+    let (tx, rx) = mpsc::channel::<Option<String>>();
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.send(String::from_utf8(buf.clone()).ok()).is_err() {
+                        return;
+                    }
                 }
-                return 0;
             }
         }
-        if line.trim().is_empty() {
+    });
+    let process = |line: Option<String>| match line {
+        None => send(&error_response(
+            Value::Null,
+            (PARSE_ERROR, "parse error: not UTF-8".into()),
+        )),
+        Some(l) if l.trim().is_empty() => {}
+        Some(l) => {
+            if let Some(reply) = server.handle_line(&l) {
+                send(&reply);
+            }
+        }
+    };
+    let mut queued: VecDeque<Option<String>> = VecDeque::new();
+    loop {
+        let pending = server.pending.get();
+        if pending.is_none()
+            && let Some(l) = queued.pop_front()
+        {
+            process(l);
             continue;
         }
-        if let Some(reply) = server.handle_line(&line) {
-            send(&reply);
+        let got = match pending {
+            Some(since) => match rx.recv_timeout(ROOTS_WAIT.saturating_sub(since.elapsed())) {
+                Ok(l) => l,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    super::report::warn("mcp: the client did not answer roots/list in 5 s");
+                    server.pending.set(None);
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            },
+            None => match rx.recv() {
+                Ok(l) => l,
+                Err(_) => break,
+            },
+        };
+        let answers_roots = got
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .is_some_and(|v| roots::is_response(&v));
+        if pending.is_some() && !answers_roots {
+            queued.push_back(got);
+        } else {
+            process(got);
         }
     }
+    server.pending.set(None);
+    queued.into_iter().for_each(process);
+    0
 }
 
 fn send(v: &Value) {
@@ -237,6 +229,10 @@ impl Server {
     /// The reply to one line (none for a notification).
     fn handle_line(&self, line: &str) -> Option<Value> {
         let msg: Value = match serde_json::from_str(line) {
+            Ok(v) if roots::is_response(&v) => {
+                self.take_roots(&v);
+                return None;
+            }
             Ok(v) => v,
             Err(e) => {
                 return Some(error_response(
@@ -281,8 +277,9 @@ impl Server {
         };
         let params = obj.get("params").cloned().unwrap_or(Value::Null);
         let Some(id) = id else {
-            // Notifications: initialized, cancelled, roots changed; nothing to answer.
-            return None;
+            // Notifications: initialized, cancelled, roots changed; nothing to answer, but the
+            // client's roots are asked for after `initialized` and when they change.
+            return self.notified(method);
         };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.request(method, &params)
@@ -300,6 +297,8 @@ impl Server {
         }
         match method {
             "initialize" => {
+                self.wants_roots
+                    .set(params.pointer("/capabilities/roots").is_some());
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
                 let version = asked
                     .filter(|v| VERSIONS.contains(v))
@@ -345,11 +344,11 @@ impl Server {
                 .and_then(|m| m.get("progressToken"))
                 .filter(|t| t.is_string() || t.is_number())
                 .cloned();
-            if let Ok(mut g) = PROGRESS_TOKEN.lock() {
+            if let Ok(mut g) = kept::PROGRESS_TOKEN.lock() {
                 *g = token;
             }
             let ran = self.run_command(tool.command, &args);
-            if let Ok(mut g) = PROGRESS_TOKEN.lock() {
+            if let Ok(mut g) = kept::PROGRESS_TOKEN.lock() {
                 *g = None;
             }
             match ran? {
@@ -376,11 +375,11 @@ impl Server {
         let p = Path::new(s);
         let mut tries = vec![p.to_path_buf()];
         if p.is_relative() {
-            tries.extend(self.roots.iter().map(|r| r.join(p)));
+            tries.extend(self.roots().iter().map(|r| r.join(p)));
         }
         for t in tries {
             if let Ok(c) = std::fs::canonicalize(&t) {
-                if self.roots.iter().any(|r| c.starts_with(r)) {
+                if self.roots().iter().any(|r| c.starts_with(r)) {
                     return Ok(c);
                 }
                 return Err((
@@ -402,7 +401,11 @@ impl Server {
     }
 
     fn roots_text(&self) -> String {
-        let r: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
+        let r: Vec<String> = self
+            .roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
         r.join(", ")
     }
 
@@ -418,8 +421,9 @@ impl Server {
         }
         let roots = match args.get("path") {
             Some(v) => vec![self.resolve("path", v)?],
-            None => self.roots.clone(),
+            None => self.roots(),
         };
+        let loaded = kept::kept();
         let mut captures = Vec::new();
         let mut problems = Vec::new();
         for r in &roots {
@@ -432,6 +436,7 @@ impl Server {
                             "run": c.run,
                             "host": c.host,
                             "bytes": c.bytes,
+                            "loaded_heap_bytes": loaded.iter().find(|(p, _)| *p == c.path).map(|(_, b)| *b),
                         }));
                     }
                     for (p, m) in &cat.problems {
@@ -576,7 +581,9 @@ impl Server {
     }
 }
 
+mod kept;
 mod page;
+mod roots;
 mod rpc;
 mod schema;
 #[cfg(test)]

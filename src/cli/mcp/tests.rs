@@ -3,10 +3,35 @@
 use super::*;
 
 fn server() -> Server {
-    Server {
-        roots: vec![std::env::temp_dir()],
-        max_chars: DEFAULT_MAX_CHARS,
-    }
+    Server::new(vec![std::env::temp_dir()], DEFAULT_MAX_CHARS)
+}
+
+#[test]
+fn client_roots_are_asked_for_and_extend_the_roots() {
+    let s = server();
+    // No roots capability: nothing asked.
+    s.handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#);
+    assert_eq!(
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        None
+    );
+    s.handle_line(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{"roots":{"listChanged":true}}}}"#);
+    let ask = s
+        .handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .expect("roots/list request");
+    assert_eq!(ask["method"], "roots/list");
+    assert!(s.pending.get().is_some());
+    let dir = std::env::current_dir().expect("cwd");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [
+        {"uri": format!("file://{}", dir.display())}, {"uri": "https://example.com/"}]}});
+    assert_eq!(s.handle_line(&answer.to_string()), None);
+    assert!(s.pending.get().is_none());
+    let canon = std::fs::canonicalize(&dir).expect("canonical cwd");
+    assert!(s.roots().contains(&canon));
+    assert!(s.resolve("path", &json!("Cargo.toml")).is_ok());
+    // A change notification asks again.
+    let again = s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+    assert!(again.is_some_and(|r| r["id"] != ask["id"]));
 }
 
 #[test]

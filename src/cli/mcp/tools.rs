@@ -12,7 +12,7 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "list_captures",
         command: "",
-        description: "List the captures under the server's roots (or under `path`): path, format, run, host, size in bytes. Start here: every other tool takes one of these paths (or a log dir under a root).",
+        description: "List the captures under the server's roots and the client's (or under `path`): path, format, run, host, size in bytes, and loaded_heap_bytes of those the server keeps loaded (null otherwise). Start here: every other tool takes one of these paths (or a log dir under a root).",
     },
     Tool {
         name: "summary",
@@ -28,6 +28,16 @@ pub(super) const TOOLS: &[Tool] = &[
         name: "search",
         command: "search",
         description: "Find event names (fuzzy, or regex with `regex`) with count, total and self time (ns) and their first occurrences (track, start ns). Same JSON as `tracetui search --json`.",
+    },
+    Tool {
+        name: "event",
+        command: "event",
+        description: "One event by its `id` (search prints ids in `first`, window in `events`): name, track, start / end / dur / self (ns from the capture's zero), depth, category, correlation id, args, call stack, parents (outermost first), children, flow and correlation partners (`relation`: launches, launched_by, flow, correlation), the device events it or its descendants launched, and for a kernel its launching call and CPU op. The explorer's details pane as JSON; same as `tracetui event --json`.",
+    },
+    Tool {
+        name: "window",
+        command: "window",
+        description: "The events (slices) overlapping a time range, of the whole capture or of the tracks whose `process / track` matches `track` (regex), in time order: id, name, track, depth, start_ns, dur_ns (ns from the capture's zero). `from` / `to` take units (10ms, 250us; bare numbers are ns). Filter with `max-depth`, `min-dur`. Same JSON as `tracetui window --json`; rows are `events`.",
     },
     Tool {
         name: "steps",
