@@ -433,7 +433,11 @@ pub fn compute(c: &Capture) -> Roofline {
     }
     let mut out = Roofline::default();
     if c.format == Some(crate::model::Format::XPlane) {
-        out.note = Some(NOTE_NO_XLA_COSTS);
+        out.note = Some(if xla::has_tpu_ops(c) {
+            xla::NOTE_NO_TPU_COSTS
+        } else {
+            NOTE_NO_XLA_COSTS
+        });
     } else if !cand.is_empty() && keys.dims.is_none() {
         out.note = Some(NOTE_NO_SHAPES);
     }

@@ -137,10 +137,28 @@ pub fn hlo_costs(c: &Capture) -> FxHashMap<String, HloCost> {
 /// no device event records any.
 /// Without such stats, the figures of the capture's HLO cost tables ([`hlo_costs`]).
 pub fn collect(c: &Capture) -> Option<Collected> {
-    // (Event-level cost stats, else the HLO cost tables.)
+    // (Event-level cost stats, else the HLO cost tables: XLA's GPU cost analysis, which XProf
+    // never applies to TPU ops.)
     collect_with(c, None).or_else(|| {
+        if has_tpu_ops(c) {
+            return None;
+        }
         let h = hlo_costs(c);
         (!h.is_empty()).then(|| collect_with(c, Some(h))).flatten()
+    })
+}
+
+/// The roofline note of a TPU capture whose `XLA Ops` carry no cost stats.
+pub const NOTE_NO_TPU_COSTS: &str = "the TPU's XLA Ops carry no flops / bytes_accessed stats (the plane's HLO op metadata is missing): no FLOPs, bytes or roofline; their times are in stats --group-by hlo_op";
+
+/// True when a TPU plane has an `XLA Ops` line with events.
+pub fn has_tpu_ops(c: &Capture) -> bool {
+    c.tracks.iter().enumerate().any(|(t, tr)| {
+        tr.slices.1 > tr.slices.0
+            && c.processes
+                .get(tr.process as usize)
+                .is_some_and(|p| p.kind == crate::model::ProcessKind::Tpu)
+            && c.track_name(t as u32) == "XLA Ops"
     })
 }
 
