@@ -71,9 +71,27 @@ fn tpu_roofline_equals_xprofs_roofline_model() {
     // XProf 2.24.2 roofline_model (Total rows): occurrences, total time (ps), FLOP/s and GiB/s
     // times that time, roofline efficiency.
     let want = [
-        (jit_f, "broadcast_add_fusion", 400, 3_190_582_365_000i64, 0.821822),
-        (jit_f, "broadcast_add_fusion.1", 400, 3_262_107_413_750, 0.803803),
-        (jit_f, "broadcast_add_fusion.2", 400, 3_167_203_858_750, 0.827888),
+        (
+            jit_f,
+            "broadcast_add_fusion",
+            400,
+            3_190_582_365_000i64,
+            0.821822,
+        ),
+        (
+            jit_f,
+            "broadcast_add_fusion.1",
+            400,
+            3_262_107_413_750,
+            0.803803,
+        ),
+        (
+            jit_f,
+            "broadcast_add_fusion.2",
+            400,
+            3_167_203_858_750,
+            0.827888,
+        ),
         (
             "jit__psum(9646411105960254074)",
             "all-reduce",
@@ -105,8 +123,14 @@ fn tpu_roofline_equals_xprofs_roofline_model() {
         );
     }
     // op_profile's raw figures: each fusion 1.342 GFLOP and 10.737 GB per call.
-    let fusion = got.iter().find(|g| g.1 == "broadcast_add_fusion").expect("row");
-    assert_eq!((fusion.4, fusion.5), (536_870_912_000.0, 4_294_967_296_000.0));
+    let fusion = got
+        .iter()
+        .find(|g| g.1 == "broadcast_add_fusion")
+        .expect("row");
+    assert_eq!(
+        (fusion.4, fusion.5),
+        (536_870_912_000.0, 4_294_967_296_000.0)
+    );
     let ar = got.iter().find(|g| g.1 == "all-reduce").expect("row");
     assert_eq!((ar.4, ar.5), (16_106_127_360.0, 128_849_018_880.0));
     // The copies: 2 400 starts and 2 400 dones (6 ops × 100 runs × 4 cores), transfers with
@@ -153,7 +177,11 @@ fn tpu_plane_without_hlo_op_metadata_loads_and_says_what_is_missing() {
     // Strip every TPU plane's event metadata stats (flops, bytes_accessed, tf_op, source, …)
     // and the HLO modules: what a capture written without HLO metadata holds.
     s.planes.retain(|p| p.name != "/host:metadata");
-    for p in s.planes.iter_mut().filter(|p| p.name.starts_with("/device:TPU:")) {
+    for p in s
+        .planes
+        .iter_mut()
+        .filter(|p| p.name.starts_with("/device:TPU:"))
+    {
         for m in p.event_metadata.values_mut() {
             m.stats.clear();
         }

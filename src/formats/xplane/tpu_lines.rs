@@ -112,8 +112,7 @@ pub fn derive(
             let e = read_event(r.sub()?, t, base, strings)?;
             if is_ops {
                 n_ops += 1;
-                ops_with_metadata +=
-                    u64::from(e.tf_op != StrId::EMPTY || e.source != StrId::EMPTY);
+                ops_with_metadata += u64::from(e.tf_op != StrId::EMPTY || e.source != StrId::EMPTY);
             }
             file_groups |= e.group != NO_GROUP;
             evs.push(e);
