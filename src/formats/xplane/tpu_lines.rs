@@ -427,6 +427,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn warns_only_when_no_op_has_metadata() {
+        let d = |ops, with| TpuDerived {
+            lines: Vec::new(),
+            ops,
+            ops_with_metadata: with,
+        };
+        assert!(d(0, 0).missing_metadata_warning("/device:TPU:0").is_none());
+        assert!(d(10, 1).missing_metadata_warning("/device:TPU:0").is_none());
+        let w = d(10, 0).missing_metadata_warning("/device:TPU:0");
+        assert!(w.is_some_and(|w| w.starts_with("/device:TPU:0: none of its 10 XLA Ops")));
+    }
+
+    #[test]
     fn offload_names_like_xprof() {
         assert_eq!(offload_name("copy-start.4"), "offload-copy.4");
         assert_eq!(offload_name("copy-done"), "offload-copy.0");
