@@ -3,7 +3,8 @@
 //! device's published peaks (a roofline). See docs/roofline.md.
 //!
 //! Files: [`shapes`] (recorded inputs), [`dtype`], [`cost`], [`ops`] (name → model),
-//! [`gemm`], [`conv`], [`sdpa`], [`memops`] (the formulas), [`peaks`] (device table),
+//! [`gemm`], [`conv`], [`sdpa`], [`memops`] (the formulas), [`peaks`] (device table;
+//! [`tpu_peaks`] the TPU generations),
 //! [`device`] (which device a capture ran on), [`attribute`] (device time per op), [`row`]
 //! (achieved figures), [`xla`] (XPlane HLO ops).
 
