@@ -34,8 +34,11 @@ fn load(space: &XSpace) -> Capture {
     .expect("loads")
 }
 
-/// (program, op) → (count, device ps, Σ FLOPs, Σ bytes, bound, % of peak).
-fn rows(r: &Roofline) -> Vec<(String, String, u64, i64, f64, f64, Option<Bound>, f64)> {
+/// One row as compared: (program, op, count, device ps, Σ FLOPs, Σ bytes, bound, % of peak).
+type RowFigures = (String, String, u64, i64, f64, f64, Option<Bound>, f64);
+
+/// The rows by (program, op).
+fn rows(r: &Roofline) -> Vec<RowFigures> {
     let mut v: Vec<_> = r
         .rows
         .iter()
@@ -135,7 +138,8 @@ fn tpu_roofline_equals_xprofs_roofline_model() {
     assert_eq!((ar.4, ar.5), (16_106_127_360.0, 128_849_018_880.0));
     // The copies: 2 400 starts and 2 400 dones (6 ops × 100 runs × 4 cores), transfers with
     // XProf's bytes (6 × 2 GiB per run and core), no rate, no saving.
-    let t: Vec<(&str, Link, u64, Option<f64>, Option<f64>)> = r
+    type TransferFigures<'a> = (&'a str, Link, u64, Option<f64>, Option<f64>);
+    let t: Vec<TransferFigures> = r
         .transfers
         .iter()
         .map(|t| (t.name.as_str(), t.link, t.count, t.bytes, t.gbps()))
