@@ -56,7 +56,10 @@ fn check(r: &Roofline, what: &str) -> usize {
         let id = format!("{what}: transfer {}", t.name);
         match t.link {
             Link::Async => {
-                assert!(t.bytes.is_none() && t.peak_gbps.is_none(), "{id}: measured")
+                assert!(
+                    t.gbps().is_none() && t.peak_gbps.is_none(),
+                    "{id}: measured"
+                )
             }
             _ => assert!(
                 roofline::copy_link(&t.name).is_some(),

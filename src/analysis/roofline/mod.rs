@@ -3,7 +3,8 @@
 //! device's published peaks (a roofline). See docs/roofline.md.
 //!
 //! Files: [`shapes`] (recorded inputs), [`dtype`], [`cost`], [`ops`] (name → model),
-//! [`gemm`], [`conv`], [`sdpa`], [`memops`] (the formulas), [`peaks`] (device table),
+//! [`gemm`], [`conv`], [`sdpa`], [`memops`] (the formulas), [`peaks`] (device table;
+//! [`tpu_peaks`] the TPU generations),
 //! [`device`] (which device a capture ran on), [`attribute`] (device time per op), [`row`]
 //! (achieved figures), [`xla`] (XPlane HLO ops).
 
@@ -21,6 +22,7 @@ pub mod sdpa;
 pub mod shapes;
 #[cfg(test)]
 mod torch_counter;
+pub mod tpu_peaks;
 pub mod xla;
 
 pub use cost::{Cost, Family};
@@ -116,15 +118,20 @@ pub struct Transfer {
     pub count: u64,
     /// Σ durations, ps.
     pub device_ps: Ps,
-    /// Σ bytes moved (the activities' `bytes`); `None` when not recorded (async ops).
+    /// Σ bytes moved (the activities' `bytes`, an async op's `bytes_accessed`); `None` when
+    /// not recorded.
     pub bytes: Option<f64>,
     /// The link's peak per direction, GB/s, when the device table knows it.
     pub peak_gbps: Option<f64>,
 }
 
 impl Transfer {
-    /// Achieved GB/s.
+    /// Achieved GB/s; `None` for async start / done ops (a start lasts a few cycles and a
+    /// done only waits: their bytes over their time is no rate).
     pub fn gbps(&self) -> Option<f64> {
+        if self.link == Link::Async {
+            return None;
+        }
         let b = self.bytes?;
         (self.device_ps > 0).then(|| b / (self.device_ps as f64 * 1e-12) / 1e9)
     }
@@ -407,7 +414,7 @@ pub fn compute(c: &Capture) -> Roofline {
             note: from_hlo.then_some(NOTE_HLO_COSTS),
             host_link,
             transfers: sum_transfers(
-                apart.into_iter().map(|(n, l, d)| {
+                apart.into_iter().map(|(n, l, d, b)| {
                     let n = c.strings.get(n);
                     let n = if l == Link::Async {
                         n.trim_end_matches(|c: char| c.is_ascii_digit())
@@ -415,7 +422,7 @@ pub fn compute(c: &Capture) -> Roofline {
                     } else {
                         n
                     };
-                    (n.to_string(), l, d, None)
+                    (n.to_string(), l, d, b)
                 }),
                 host_link,
             ),
@@ -481,7 +488,11 @@ pub fn compute(c: &Capture) -> Roofline {
     }
     let mut out = Roofline::default();
     if c.format == Some(crate::model::Format::XPlane) {
-        out.note = Some(NOTE_NO_XLA_COSTS);
+        out.note = Some(if xla::has_tpu_ops(c) {
+            xla::NOTE_NO_TPU_COSTS
+        } else {
+            NOTE_NO_XLA_COSTS
+        });
     } else if !cand.is_empty() && keys.dims.is_none() {
         out.note = Some(NOTE_NO_SHAPES);
     }

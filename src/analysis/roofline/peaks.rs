@@ -306,72 +306,14 @@ pub const TABLE: &[(&[&str], Peaks)] = &[
             5.3,
         ),
     ),
-    (
-        &["tpu v4", "tpu_v4", "tpuv4"],
-        gpu(
-            "Google TPU v4",
-            None,
-            None,
-            None,
-            Some(275.0),
-            None,
-            None,
-            Some(275.0),
-            1.2,
-        ),
-    ),
-    (
-        &[
-            "tpu v5 lite",
-            "tpu v5e",
-            "tpu_v5e",
-            "tpu v5litepod",
-            "v5lite",
-        ],
-        gpu(
-            "Google TPU v5e",
-            None,
-            None,
-            None,
-            Some(197.0),
-            None,
-            None,
-            Some(394.0),
-            0.819,
-        ),
-    ),
-    (
-        &["tpu v5p", "tpu_v5p", "tpu v5"],
-        gpu(
-            "Google TPU v5p",
-            None,
-            None,
-            None,
-            Some(459.0),
-            None,
-            None,
-            Some(918.0),
-            2.765,
-        ),
-    ),
-    (
-        &["tpu v6", "tpu_v6", "trillium"],
-        gpu(
-            "Google TPU v6e",
-            None,
-            None,
-            None,
-            Some(918.0),
-            None,
-            None,
-            Some(1836.0),
-            1.64,
-        ),
-    ),
 ];
 
 /// The peaks of a device by its reported name (case-insensitive), or `None` when unknown.
+/// TPUs: [`super::tpu_peaks`].
 pub fn lookup(device_name: &str) -> Option<&'static Peaks> {
+    if let Some(p) = super::tpu_peaks::lookup(device_name) {
+        return Some(p);
+    }
     let n = format!(" {} ", device_name.to_ascii_lowercase());
     TABLE
         .iter()

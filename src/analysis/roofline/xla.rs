@@ -1,7 +1,10 @@
 //! XPlane (JAX / TensorFlow on GPU and TPU): the FLOPs and bytes XLA records per HLO op, as
 //! XProf's roofline reads them — the `flops` (else `model_flops`) and `bytes_accessed` stats
-//! of the events on a device's `XLA Ops` line (any device line when none is named so). XProf
-//! has one peak per device; here the device's BF16 matrix peak is the compute roof.
+//! of the events on a device's `XLA Ops` line (any device line when none is named so), one row
+//! per (op, program: the `XLA Modules` event around it), each op timed by its
+//! `device_duration_ps` stat where it has one (TPU), as XProf's op profile. XProf has one peak
+//! per device; here the device's BF16 matrix peak is the compute roof (TPU generations:
+//! [`super::tpu_peaks`]).
 //!
 //! A capture whose HLO ops carry no such stats (JAX on GPU): XProf derives them from the HLO
 //! modules of `/host:metadata` with XLA's GPU cost analysis; the XPlane loader does the same
@@ -31,8 +34,9 @@ pub struct Collected {
     /// True when the figures come from the HLO cost model ([`hlo_costs`]), not from stats.
     pub from_hlo: bool,
     /// Device time counted apart from the rows: XLA async start / done ops and host ↔ device
-    /// copies, one entry per event: (name, link, ps). Its time is in `total`.
-    pub apart: Vec<(StrId, super::Link, Ps)>,
+    /// copies, one entry per event: (name, link, ps, bytes the event records). Its time is in
+    /// `total`.
+    pub apart: Vec<(StrId, super::Link, Ps, Option<f64>)>,
 }
 
 /// Capture metadata key prefix of a module's cost table (the XPlane loader's
@@ -133,10 +137,28 @@ pub fn hlo_costs(c: &Capture) -> FxHashMap<String, HloCost> {
 /// no device event records any.
 /// Without such stats, the figures of the capture's HLO cost tables ([`hlo_costs`]).
 pub fn collect(c: &Capture) -> Option<Collected> {
-    // (Event-level cost stats, else the HLO cost tables.)
+    // (Event-level cost stats, else the HLO cost tables: XLA's GPU cost analysis, which XProf
+    // never applies to TPU ops.)
     collect_with(c, None).or_else(|| {
+        if has_tpu_ops(c) {
+            return None;
+        }
         let h = hlo_costs(c);
         (!h.is_empty()).then(|| collect_with(c, Some(h))).flatten()
+    })
+}
+
+/// The roofline note of a TPU capture whose `XLA Ops` carry no cost stats.
+pub const NOTE_NO_TPU_COSTS: &str = "the TPU's XLA Ops carry no flops / bytes_accessed stats (the plane's HLO op metadata is missing): no FLOPs, bytes or roofline; their times are in stats --group-by hlo_op";
+
+/// True when a TPU plane has an `XLA Ops` line with events.
+pub fn has_tpu_ops(c: &Capture) -> bool {
+    c.tracks.iter().enumerate().any(|(t, tr)| {
+        tr.slices.1 > tr.slices.0
+            && c.processes
+                .get(tr.process as usize)
+                .is_some_and(|p| p.kind == crate::model::ProcessKind::Tpu)
+            && c.track_name(t as u32) == "XLA Ops"
     })
 }
 
@@ -200,8 +222,7 @@ impl Rows {
         i: usize,
         key: (StrId, StrId),
         h: Option<&HloCost>,
-        flops: f64,
-        bytes: Option<f64>,
+        (flops, bytes, dur): (f64, Option<f64>, Ps),
     ) {
         let rows = &mut self.rows;
         let sums = &mut self.sums;
@@ -236,9 +257,8 @@ impl Rows {
             sums.push((0.0, 0.0, false));
             rows.len() - 1
         });
-        let s = &c.slices;
         rows[r].count += 1;
-        rows[r].device_ps += s.dur[i];
+        rows[r].device_ps += dur;
         rows[r].slices.push(i as u32);
         sums[r].0 += flops;
         if let Some(b) = bytes {
@@ -260,7 +280,7 @@ fn device_copies(
     device_tracks: &[u32],
     h: &FxHashMap<String, HloCost>,
     acc: &mut Rows,
-    apart: &mut Vec<(StrId, super::Link, Ps)>,
+    apart: &mut Vec<(StrId, super::Link, Ps, Option<f64>)>,
 ) -> Ps {
     let (Some(k_op), Some(k_pid)) = (c.strings.lookup("hlo_op"), c.strings.lookup("program_id"))
     else {
@@ -307,7 +327,7 @@ fn device_copies(
             total += s.dur[i];
             // A host ↔ device copy is bounded by the host link, not HBM: counted apart.
             if let Some(link) = super::copy_link(c.strings.get(s.name[i])) {
-                apart.push((s.name[i], link, s.dur[i]));
+                apart.push((s.name[i], link, s.dur[i], None));
                 continue;
             }
             // A module with no kernel has no `XLA Modules` event: its own name then.
@@ -315,7 +335,13 @@ fn device_copies(
                 .get(pid_buf.as_str())
                 .copied()
                 .unwrap_or(raw_module);
-            acc.add(c, i, (op, module), Some(hc), hc.flops, Some(hc.bytes));
+            acc.add(
+                c,
+                i,
+                (op, module),
+                Some(hc),
+                (hc.flops, Some(hc.bytes), s.dur[i]),
+            );
         }
     }
     total
@@ -324,6 +350,8 @@ fn device_copies(
 fn collect_with(c: &Capture, hlo: Option<FxHashMap<String, HloCost>>) -> Option<Collected> {
     let key = |s: &str| c.strings.lookup(s);
     let (kf, km, kb) = (key("flops"), key("model_flops"), key("bytes_accessed"));
+    // A TPU op's own time (XProf's op profile and hlo_stats time it by this stat).
+    let kdd = key("device_duration_ps");
     if hlo.is_none() && kf.is_none() && km.is_none() && kb.is_none() {
         return None;
     }
@@ -348,28 +376,18 @@ fn collect_with(c: &Capture, hlo: Option<FxHashMap<String, HloCost>>) -> Option<
     let mut key_buf = String::new();
     for &t in &tracks {
         let tr = &c.tracks[t as usize];
-        let modules = if hlo.is_some() {
-            module_spans(c, t)
-        } else {
-            Vec::new()
-        };
+        // Rows are per (op, program), as XProf's: the `XLA Modules` event around each op.
+        let modules = module_spans(c, t);
         for i in tr.slices.0 as usize..(tr.slices.1 as usize).min(s.len()) {
-            total += s.dur[i];
-            // An async start / done op starts or waits for a transfer: not compute, never a
-            // row (its bytes over its few cycles, or its wait against HBM, mean nothing).
-            if super::is_async_half(c.strings.get(s.name[i])) {
-                apart.push((s.name[i], super::Link::Async, s.dur[i]));
-                continue;
-            }
-            let (mut f, mut mf, mut b) = (None, None, None);
+            let (mut f, mut mf, mut b, mut dd) = (None, None, None, None);
             let mut module = StrId::EMPTY;
             let mut hc = None;
-            if let Some(h) = &hlo {
-                let at = modules.partition_point(|m| m.0 <= s.start[i]);
-                if let Some(&(_, end, m)) = at.checked_sub(1).and_then(|k| modules.get(k))
-                    && end >= s.start[i] + s.dur[i]
-                {
-                    module = m;
+            let at = modules.partition_point(|m| m.0 <= s.start[i]);
+            if let Some(&(_, end, m)) = at.checked_sub(1).and_then(|k| modules.get(k))
+                && end >= s.start[i] + s.dur[i]
+            {
+                module = m;
+                if let Some(h) = &hlo {
                     let pid = program_of(c.strings.get(m));
                     if let Some(x) = cost_of(h, &mut key_buf, pid, c.strings.get(s.name[i])) {
                         (f, b, hc) = (Some(x.flops), Some(x.bytes), Some(x));
@@ -388,16 +406,32 @@ fn collect_with(c: &Capture, hlo: Option<FxHashMap<String, HloCost>>) -> Option<
                     mf = x;
                 } else if k == kb {
                     b = x;
+                } else if k == kdd {
+                    dd = v.as_i64(&c.strings).filter(|&d| d >= 0);
                 }
             });
+            let dur = dd.unwrap_or(s.dur[i]);
+            total += dur;
+            // An async start / done op starts or waits for a transfer: not compute, never a
+            // row (its bytes over its few cycles, or its wait against HBM, mean nothing).
+            if super::is_async_half(c.strings.get(s.name[i])) {
+                apart.push((s.name[i], super::Link::Async, dur, b));
+                continue;
+            }
             let flops = f.or(mf);
             if flops.is_none() && b.is_none() {
                 let e = other.entry(s.name[i]).or_default();
-                e.0 += s.dur[i];
+                e.0 += dur;
                 e.1 += 1;
                 continue;
             }
-            acc.add(c, i, (s.name[i], module), hc, flops.unwrap_or(0.0), b);
+            acc.add(
+                c,
+                i,
+                (s.name[i], module),
+                hc,
+                (flops.unwrap_or(0.0), b, dur),
+            );
         }
     }
     if let Some(h) = &hlo {
@@ -512,21 +546,21 @@ mod tests {
         let got = collect(&c).expect("rows");
         let names: Vec<&str> = got.rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["fusion.1"]);
-        let apart: Vec<(&str, Ps)> = got
+        let apart: Vec<(&str, Ps, Option<f64>)> = got
             .apart
             .iter()
-            .map(|(n, l, d)| {
+            .map(|(n, l, d, b)| {
                 assert_eq!(*l, super::super::Link::Async);
-                (c.strings.get(*n), *d)
+                (c.strings.get(*n), *d, *b)
             })
             .collect();
         assert_eq!(
             apart,
             [
-                ("copy-start.4", 2),
-                ("copy-done.4", 900_000),
-                ("all-gather-start", 50),
-                ("all-gather-done.1", 70)
+                ("copy-start.4", 2, Some(5e9)),
+                ("copy-done.4", 900_000, Some(5e9)),
+                ("all-gather-start", 50, Some(64.0)),
+                ("all-gather-done.1", 70, Some(64.0))
             ]
         );
         assert_eq!(got.total, 2 + 1_000 + 900_000 + 50 + 70);
@@ -549,6 +583,9 @@ mod tests {
                 ("copy-start", 1)
             ]
         );
+        // Their bytes are shown, never as a rate.
+        let done = &r.transfers[0];
+        assert_eq!((done.bytes, done.gbps()), (Some(5e9), None));
     }
 
     /// A builder with process `/device:GPU:0` holding one track per name, in order.

@@ -146,15 +146,18 @@ impl<'p> Decoder<'p> {
             .map_or(0, |g| g.saturating_add(1));
         for (i, p) in space.planes.iter().enumerate() {
             if preps[i].kind == ProcessKind::Tpu && super::tpu_lines::derives(p) {
-                let lines = super::tpu_lines::derive(
+                let got = super::tpu_lines::derive(
                     p,
                     &tables[i],
                     self.origin_ns,
                     first_group,
                     &mut self.b.strings,
                 )?;
+                if let Some(w) = got.missing_metadata_warning(&String::from_utf8_lossy(p.name)) {
+                    self.b.warn("tpu_no_hlo_metadata", w);
+                }
                 if let Some(d) = derived.get_mut(i) {
-                    d.extend(lines);
+                    d.extend(got.lines);
                 }
             }
         }

@@ -54,6 +54,32 @@ struct Ev {
     is_async: bool,
 }
 
+/// What [`derive`] gives: the derived lines and how many `XLA Ops` events carry the HLO op
+/// metadata they are derived from.
+#[derive(Debug, Default)]
+pub struct TpuDerived {
+    /// The derived lines.
+    pub lines: Vec<DerivedLine>,
+    /// Events on the plane's `XLA Ops` line.
+    pub ops: u64,
+    /// Those with a `tf_op` or `source` stat (their own or their metadata's).
+    pub ops_with_metadata: u64,
+}
+
+impl TpuDerived {
+    /// The load warning of a plane whose `XLA Ops` events carry no HLO op metadata at all
+    /// (stripped, or written without it): what could not be derived.
+    pub fn missing_metadata_warning(&self, plane: &str) -> Option<String> {
+        (self.ops > 0 && self.ops_with_metadata == 0).then(|| {
+            format!(
+                "{plane}: none of its {} XLA Ops events carries HLO op metadata (tf_op, source): \
+                 no Framework Ops, Framework Name Scope or Source code line",
+                self.ops
+            )
+        })
+    }
+}
+
 /// Derives the lines of TPU plane `p`. `origin_ns` is the capture's time origin; a plane whose
 /// events carry no `group_id` is grouped by its `Steps` line (else `XLA Modules`): the k-th
 /// event of that line gets group `first_group + k`, and every other event the group of the
@@ -64,11 +90,13 @@ pub fn derive(
     origin_ns: i64,
     first_group: i64,
     strings: &mut Interner,
-) -> Result<Vec<DerivedLine>, Box<WireError>> {
+) -> Result<TpuDerived, Box<WireError>> {
     // Every line's events, in file order.
     let mut lines: Vec<Vec<Ev>> = Vec::with_capacity(p.lines.len());
     let mut file_groups = false;
+    let (mut n_ops, mut ops_with_metadata) = (0u64, 0u64);
     for lh in &p.lines {
+        let is_ops = lh.title() == b"XLA Ops";
         let mut evs = Vec::with_capacity(usize::try_from(lh.events).unwrap_or(0));
         let base = lh
             .timestamp_ns
@@ -82,6 +110,10 @@ pub fn derive(
                 continue;
             }
             let e = read_event(r.sub()?, t, base, strings)?;
+            if is_ops {
+                n_ops += 1;
+                ops_with_metadata += u64::from(e.tf_op != StrId::EMPTY || e.source != StrId::EMPTY);
+            }
             file_groups |= e.group != NO_GROUP;
             evs.push(e);
         }
@@ -166,7 +198,11 @@ pub fn derive(
         .filter(|l| !l.events.is_empty())
         .collect();
     out.extend(offload.finish());
-    Ok(out)
+    Ok(TpuDerived {
+        lines: out,
+        ops: n_ops,
+        ops_with_metadata,
+    })
 }
 
 /// Reads one XEvent: times, names and the stats the derivation reads (event stats over the
@@ -389,6 +425,19 @@ impl Offload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warns_only_when_no_op_has_metadata() {
+        let d = |ops, with| TpuDerived {
+            lines: Vec::new(),
+            ops,
+            ops_with_metadata: with,
+        };
+        assert!(d(0, 0).missing_metadata_warning("/device:TPU:0").is_none());
+        assert!(d(10, 1).missing_metadata_warning("/device:TPU:0").is_none());
+        let w = d(10, 0).missing_metadata_warning("/device:TPU:0");
+        assert!(w.is_some_and(|w| w.starts_with("/device:TPU:0: none of its 10 XLA Ops")));
+    }
 
     #[test]
     fn offload_names_like_xprof() {
