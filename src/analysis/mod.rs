@@ -7,6 +7,7 @@ pub mod diff;
 pub mod flame;
 pub mod gpu;
 pub mod launch_link;
+pub mod launchers;
 pub mod memory;
 pub mod names;
 pub mod nested;
