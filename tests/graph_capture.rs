@@ -34,7 +34,11 @@ const TRACELENS: &[(&str, f64, u64)] = &[
     ("aten::mm", 276.677734375, 1),
     ("_C::rotary_embedding", 149.73828125, 24),
     ("_C_cache_ops::reshape_and_cache_flash", 136.41015625, 24),
-    ("triton_poi_fused_constant_pad_nd_moe_forward_0", 122.6103515625, 24),
+    (
+        "triton_poi_fused_constant_pad_nd_moe_forward_0",
+        122.6103515625,
+        24,
+    ),
     ("TopK", 119.814453125, 24),
     ("aten::copy_", 45.1494140625, 10),
     ("triton_poi_fused_0", 10.59765625, 1),
@@ -55,7 +59,10 @@ fn merged_direct_kernel_time_equals_tracelens_per_op() {
             .find(|r| r.name == name)
             .unwrap_or_else(|| panic!("no launcher row {name}"));
         let ours = r.direct_ps as f64 / 1e6;
-        assert!((ours - us).abs() <= 0.01 * us, "{name}: {ours} µs vs TraceLens {us} µs");
+        assert!(
+            (ours - us).abs() <= 0.01 * us,
+            "{name}: {ours} µs vs TraceLens {us} µs"
+        );
         assert_eq!(r.count, count, "{name}");
         assert!(r.cpu_op, "{name}");
     }
@@ -79,7 +86,11 @@ fn merged_attribution_covers_95_percent_of_device_time() {
         "{:?}",
         c.graph_replay.notes
     );
-    assert!(!c.warnings.iter().any(|w| w.kind.starts_with("graph_capture")));
+    assert!(
+        !c.warnings
+            .iter()
+            .any(|w| w.kind.starts_with("graph_capture"))
+    );
 }
 
 #[test]
@@ -120,7 +131,10 @@ fn replayed_kernels_link_to_captured_calls_and_keep_their_graph() {
 
 /// A copy of the fixture in a temporary directory, with `edit` applied to the capture text
 /// (written plain) and to the `execution_details.json` text.
-fn edited(edit_capture: impl Fn(String) -> String, edit_details: impl Fn(String) -> String) -> (tempfile::TempDir, Capture) {
+fn edited(
+    edit_capture: impl Fn(String) -> String,
+    edit_details: impl Fn(String) -> String,
+) -> (tempfile::TempDir, Capture) {
     use std::io::Read;
     let dir = tempfile::tempdir().expect("tempdir");
     let src = fixture();
@@ -132,12 +146,18 @@ fn edited(edit_capture: impl Fn(String) -> String, edit_details: impl Fn(String)
     let cap_dir = dir.path().join("capture_traces");
     std::fs::create_dir(&cap_dir).expect("mkdir");
     let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(src.join("capture_traces").join(CAPTURE)).expect("open"))
-        .read_to_string(&mut text)
-        .expect("gunzip");
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(src.join("capture_traces").join(CAPTURE)).expect("open"),
+    )
+    .read_to_string(&mut text)
+    .expect("gunzip");
     std::fs::write(cap_dir.join("capture.json"), edit_capture(text)).expect("write capture");
     let details = r#"[{"file": "capture.json", "batch_size": 32, "mode": "FULL"}]"#.to_string();
-    std::fs::write(cap_dir.join("execution_details.json"), edit_details(details)).expect("write");
+    std::fs::write(
+        cap_dir.join("execution_details.json"),
+        edit_details(details),
+    )
+    .expect("write");
     let c = open(&dir.path().join("graph_execution.json.gz"));
     (dir, c)
 }
@@ -173,15 +193,62 @@ fn missing_graph_file_warns() {
 fn differing_kernel_sequence_warns_with_the_first_difference() {
     // The capture launched another kernel where the replay ran triton_poi_fused_0.
     let (_d, c) = edited(
-        |t| t.replacen(r#""kernel":"triton_poi_fused_0""#, r#""kernel":"other_kernel""#, 1),
+        |t| {
+            t.replacen(
+                r#""kernel":"triton_poi_fused_0""#,
+                r#""kernel":"other_kernel""#,
+                1,
+            )
+        },
         |d| d,
     );
     let w = warning(&c, "graph_capture_mismatch");
     assert!(w.contains("hipGraphLaunch at"), "{w}");
-    assert!(w.contains("kernel #0") && w.contains("`other_kernel`"), "{w}");
+    assert!(
+        w.contains("kernel #0") && w.contains("`other_kernel`"),
+        "{w}"
+    );
     assert!(w.contains("420/421 kernels matched"), "{w}");
-    assert!(c.graph_replay.notes[0].contains("unmatched: #0 triton_poi_fused_0"), "{:?}", c.graph_replay.notes);
+    assert!(
+        c.graph_replay.notes[0].contains("unmatched: #0 triton_poi_fused_0"),
+        "{:?}",
+        c.graph_replay.notes
+    );
     // The rest is merged: attribution still above 95 %.
     let l = launchers(&c);
     assert!(l.op_ps as f64 >= 0.95 * l.device_ps as f64);
+}
+
+#[test]
+fn explorer_details_of_a_replayed_kernel_name_the_capture_time_op() {
+    use tracetui::ui::app::App;
+    use tracetui::ui::catalog::CaptureRef;
+    use tracetui::ui::colors::ColorMode;
+    use tracetui::ui::details;
+    use tracetui::ui::loader::Loaded;
+    let c = open(&fixture().join("graph_execution.json.gz"));
+    // The first aten::addmm GEMM of the graph.
+    let l = Loaded::new(c, std::time::Instant::now());
+    let k = l
+        .cap
+        .graph_replay
+        .kernel_launch
+        .iter()
+        .map(|e| e.0)
+        .find(|&k| l.cap.slice_name(k).starts_with("Cijk_"))
+        .expect("a GEMM kernel");
+    let (mut app, _) = App::new(Vec::<CaptureRef>::new(), (160, 40), ColorMode::None);
+    app.state_mut().selected = Some(k);
+    let text: Vec<String> = details::lines(&app, &l).into_iter().map(|x| x.0).collect();
+    assert!(
+        text.iter()
+            .any(|t| t
+                .starts_with("graph replay: captured by aten::addmm · replayed by hipGraphLaunch")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("graph bs=32 FULL (captured ops)")),
+        "{text:?}"
+    );
 }

@@ -48,7 +48,12 @@ fn is_communication(name: &str) -> bool {
 
 /// The launcher of host launch call `call`.
 pub fn launcher_of(c: &Capture, call: u32) -> u32 {
-    let mut cur = c.slices.parent.get(call as usize).copied().unwrap_or(NO_SLICE);
+    let mut cur = c
+        .slices
+        .parent
+        .get(call as usize)
+        .copied()
+        .unwrap_or(NO_SLICE);
     while cur != NO_SLICE {
         let i = cur as usize;
         match c.slices.kind(i) {
@@ -130,8 +135,11 @@ pub fn launchers(c: &Capture) -> Launchers {
         r.direct_ps += busy(&mut iv);
     }
     out.rows = rows.into_values().collect();
-    out.rows
-        .sort_by(|a, b| b.direct_ps.cmp(&a.direct_ps).then_with(|| a.name.cmp(&b.name)));
+    out.rows.sort_by(|a, b| {
+        b.direct_ps
+            .cmp(&a.direct_ps)
+            .then_with(|| a.name.cmp(&b.name))
+    });
     out
 }
 

@@ -145,7 +145,7 @@ impl From<SortArg> for SortKey {
 
 pub fn cmd_stats(a: &StatsArgs) -> i32 {
     if a.launchers {
-        return super::stats_launchers::cmd_launchers(a);
+        return super::stats_launchers::cmd_launchers(&a.path, a.json, a.limit);
     }
     let opts = StatsOptions {
         cats: a.cat.clone(),

@@ -2,13 +2,13 @@
 //! (`analysis::launchers`), and the share of device time a `cpu_op` launched.
 
 use super::report::report;
-use super::stats::StatsArgs;
 use super::text::{self, Align, clean};
 use crate::analysis::launchers::launchers;
 use crate::discover::CaptureFile;
 use crate::formats::LoadError;
 use crate::model::Capture;
 use serde::Serialize;
+use std::path::Path;
 
 /// One launcher row (JSON: integer ns).
 #[derive(Serialize)]
@@ -44,7 +44,11 @@ pub struct LaunchersReport {
     pub launchers: Vec<LauncherJson>,
 }
 
-fn one(cap: &CaptureFile, loaded: Result<Capture, LoadError>, limit: Option<usize>) -> LaunchersReport {
+fn one(
+    cap: &CaptureFile,
+    loaded: Result<Capture, LoadError>,
+    limit: Option<usize>,
+) -> LaunchersReport {
     let mut out = LaunchersReport {
         path: cap.path.display().to_string(),
         error: None,
@@ -132,10 +136,14 @@ fn render(r: &LaunchersReport) -> String {
     s
 }
 
-/// Runs `stats --launchers`.
-pub fn cmd_launchers(a: &StatsArgs) -> i32 {
-    let limit = a.limit.or(if a.json { None } else { Some(40) });
-    report(&a.path, a.json, |cap, loaded| one(cap, loaded, limit), render, |r| {
-        (r.path.as_str(), r.error.as_ref())
-    })
+/// Runs `stats --launchers` on the captures under `path`, at most `limit` rows each (text: 40).
+pub fn cmd_launchers(path: &Path, json: bool, limit: Option<usize>) -> i32 {
+    let limit = limit.or(if json { None } else { Some(40) });
+    report(
+        path,
+        json,
+        |cap, loaded| one(cap, loaded, limit),
+        render,
+        |r| (r.path.as_str(), r.error.as_ref()),
+    )
 }

@@ -134,7 +134,10 @@ fn done(pairs: Vec<(u32, u32)>, method: Method, first_difference: Option<String>
 
 /// A line naming the first position where the two sequences differ, or the count difference.
 pub fn first_difference(capture: &[CaptureCall], graph: &[Replayed]) -> Option<String> {
-    let at = capture.iter().zip(graph).position(|(c, g)| !c.matches(g.name));
+    let at = capture
+        .iter()
+        .zip(graph)
+        .position(|(c, g)| !c.matches(g.name));
     match at {
         Some(i) => Some(format!(
             "kernel #{i}: replay ran `{}`, capture launched `{}`",
@@ -293,7 +296,10 @@ mod tests {
 
     #[test]
     fn greedy_skips_extra_capture_calls() {
-        let a = align(&calls(&["a", "x", "b", "c"]), &replay(&[("a", 0), ("b", 0), ("c", 0)]));
+        let a = align(
+            &calls(&["a", "x", "b", "c"]),
+            &replay(&[("a", 0), ("b", 0), ("c", 0)]),
+        );
         assert_eq!(a.method, Method::Greedy);
         assert_eq!(a.pairs, vec![(0, 0), (2, 1), (3, 2)]);
         assert!(a.first_difference.unwrap().contains("kernel #1"));
@@ -301,7 +307,10 @@ mod tests {
 
     #[test]
     fn grouped_when_order_differs() {
-        let a = align(&calls(&["a", "b", "a"]), &replay(&[("b", 0), ("a", 0), ("a", 0)]));
+        let a = align(
+            &calls(&["a", "b", "a"]),
+            &replay(&[("b", 0), ("a", 0), ("a", 0)]),
+        );
         assert_eq!(a.method, Method::Grouped);
         assert_eq!(a.pairs, vec![(1, 0), (0, 1), (2, 2)]);
     }
@@ -317,7 +326,10 @@ mod tests {
 
     #[test]
     fn partial_leaves_unknown_kernels_out() {
-        let a = align(&calls(&["a", "b"]), &replay(&[("a", 0), ("z", 0), ("b", 0)]));
+        let a = align(
+            &calls(&["a", "b"]),
+            &replay(&[("a", 0), ("z", 0), ("b", 0)]),
+        );
         assert_eq!(a.method, Method::Partial);
         assert_eq!(a.pairs, vec![(0, 0), (1, 2)]);
         assert!(a.first_difference.unwrap().contains("`z`"));

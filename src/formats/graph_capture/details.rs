@@ -55,7 +55,11 @@ pub fn read_details(dir: &Path) -> Result<(Vec<CaptureEntry>, Vec<String>), Stri
 /// captured batch size ≥ it (graphs are captured for padded sizes); of its modes, PIECEWISE
 /// when the iteration ran several graphs and FULL when one (either when only one exists).
 /// `Err` names the nearest sizes there are.
-pub fn pick(entries: &[CaptureEntry], batch_size: u64, graphs: usize) -> Result<&CaptureEntry, String> {
+pub fn pick(
+    entries: &[CaptureEntry],
+    batch_size: u64,
+    graphs: usize,
+) -> Result<&CaptureEntry, String> {
     let Some(bs) = entries
         .iter()
         .map(|e| e.batch_size)
@@ -85,8 +89,9 @@ static VLLM_DETAILED: LazyLock<Regex> = LazyLock::new(|| {
 static VLLM_NATIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^execute_context_\d+\((\d+)\)_generation_\d+\((\d+)\)").expect("static regex")
 });
-static SGLANG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^step\[(EXTEND|DECODE|MIXED)\b([^\]]*)\]").expect("static regex"));
+static SGLANG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^step\[(EXTEND|DECODE|MIXED)\b([^\]]*)\]").expect("static regex")
+});
 static ATOM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(prefill|decode)\[(.*)\]").expect("static regex"));
 static DIFFUSION: LazyLock<Regex> =
@@ -175,7 +180,10 @@ mod tests {
             bs("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)"),
             Some((32, true))
         );
-        assert_eq!(bs("execute_context_2(6144)_generation_3(3)"), Some((6147, false)));
+        assert_eq!(
+            bs("execute_context_2(6144)_generation_3(3)"),
+            Some((6147, false))
+        );
         assert_eq!(bs("step[DECODE bs=64]"), Some((64, false)));
         assert_eq!(bs("step[EXTEND bs=2 toks=14721]"), Some((14721, false)));
         assert_eq!(
@@ -197,7 +205,10 @@ mod tests {
         let entries = [e(8, "FULL"), e(32, "FULL"), e(32, "PIECEWISE")];
         assert_eq!(pick(&entries, 5, 1).map(|e| e.batch_size), Ok(8));
         assert_eq!(pick(&entries, 20, 1).map(|e| e.mode.as_str()), Ok("FULL"));
-        assert_eq!(pick(&entries, 20, 3).map(|e| e.mode.as_str()), Ok("PIECEWISE"));
+        assert_eq!(
+            pick(&entries, 20, 3).map(|e| e.mode.as_str()),
+            Ok("PIECEWISE")
+        );
         assert!(pick(&entries, 33, 1).unwrap_err().contains("[8, 32]"));
     }
 }

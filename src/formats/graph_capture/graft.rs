@@ -6,7 +6,7 @@
 
 use super::template::Template;
 use crate::model::{
-    CaptureBuilder, Capture, Format, Key, NO_SLICE, Ps, StrId, TrackKind, slice_flags,
+    Capture, CaptureBuilder, Format, Key, NO_SLICE, Ps, StrId, TrackKind, slice_flags,
 };
 use rustc_hash::FxHashMap;
 
@@ -104,7 +104,13 @@ pub fn rebuild(
         call_corr.push(m);
     }
     let n_orig = slices.len();
-    b.reserve_slices(n_orig + grafts.iter().map(|g| g.template.slices.len()).sum::<usize>());
+    b.reserve_slices(
+        n_orig
+            + grafts
+                .iter()
+                .map(|g| g.template.slices.len())
+                .sum::<usize>(),
+    );
     for (t, tr) in tracks.iter().enumerate() {
         for i in tr.slices.0..tr.slices.1 {
             let iu = i as usize;
@@ -152,15 +158,9 @@ pub fn rebuild(
                     } else {
                         String::new()
                     };
-                    let name = b.intern(&format!(
-                        "{base} · graph {}{extra} (captured ops)",
-                        g.label
-                    ));
-                    let kname = b.intern(&format!(
-                        "graph-capture:{}:{}:{k}",
-                        g.track,
-                        g.label
-                    ));
+                    let name =
+                        b.intern(&format!("{base} · graph {}{extra} (captured ops)", g.label));
+                    let kname = b.intern(&format!("graph-capture:{}:{}:{k}", g.track, g.label));
                     let id = b.track(tr.process, Key::Str(kname), TrackKind::Thread);
                     let m = b.track_mut(id);
                     m.name = name;
@@ -226,10 +226,7 @@ pub fn rebuild(
         if f.to == NO_SLICE {
             continue;
         }
-        if let Some(call) = kernel_corr
-            .get(&f.to)
-            .and_then(|c| call_of_corr.get(c))
-        {
+        if let Some(call) = kernel_corr.get(&f.to).and_then(|c| call_of_corr.get(c)) {
             f.from = *call;
         }
     }

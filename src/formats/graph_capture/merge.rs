@@ -2,13 +2,13 @@
 //! each, the warnings and notes, then the rebuild (`graft`).
 
 use super::align;
+use super::details::{CaptureEntry, DETAILS_FILE, pick, read_details};
 use super::graft::{self, Graft};
 use super::replay;
 use super::template::{self, Template};
 use crate::formats::chrome;
 use crate::formats::progress::Progress;
 use crate::model::{Capture, CaptureBuilder, Format, SourceInfo, Warning};
-use super::details::{CaptureEntry, DETAILS_FILE, pick, read_details};
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -101,9 +101,10 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
     let (entries, skipped) = match read_details(dir) {
         Ok(x) => x,
         Err(e) => {
-            replay
-                .warnings
-                .push(warning("graph_capture", format!("capture folder not used: {e}")));
+            replay.warnings.push(warning(
+                "graph_capture",
+                format!("capture folder not used: {e}"),
+            ));
             return replay;
         }
     };
@@ -157,7 +158,12 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
             Err(msg) => {
                 w.add(
                     "graph_capture_missing",
-                    format!("{} at {}: {msg}; its {} graph launch(es) not merged", step_name, at(st.slice), st.launches.len()),
+                    format!(
+                        "{} at {}: {msg}; its {} graph launch(es) not merged",
+                        step_name,
+                        at(st.slice),
+                        st.launches.len()
+                    ),
                 );
                 continue;
             }
@@ -170,7 +176,10 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
             Err(msg) => {
                 w.add(
                     "graph_capture_missing",
-                    format!("graph bs={} {} for {}: {msg}", e.batch_size, e.mode, step_name),
+                    format!(
+                        "graph bs={} {} for {}: {msg}",
+                        e.batch_size, e.mode, step_name
+                    ),
                 );
                 continue;
             }
@@ -211,7 +220,10 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
     }
     let outside = in_step.iter().filter(|&&x| !x).count();
     if outside > 0 {
-        let first = in_step.iter().position(|&x| !x).map(|k| launch_name(&b.strings, &launches[k]));
+        let first = in_step
+            .iter()
+            .position(|&x| !x)
+            .map(|k| launch_name(&b.strings, &launches[k]));
         w.add(
             "graph_capture_missing",
             format!(
@@ -255,7 +267,11 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
             note.push_str(&format!(
                 "; unmatched: {}{}",
                 missing.join(", "),
-                if more > 0 { format!(" and {more} more") } else { String::new() }
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             ));
             w.add(
                 "graph_capture_mismatch",

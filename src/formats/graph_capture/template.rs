@@ -83,7 +83,11 @@ fn windows(c: &Capture) -> Vec<(Ps, Ps)> {
     }
     begins.sort_unstable();
     ends.sort_unstable();
-    begins.into_iter().zip(ends).filter(|(b, e)| b <= e).collect()
+    begins
+        .into_iter()
+        .zip(ends)
+        .filter(|(b, e)| b <= e)
+        .collect()
 }
 
 /// Copies string `s` of the capture trace into the builder, once.
