@@ -94,6 +94,11 @@ pub struct Alignment {
     pub first_difference: Option<String>,
 }
 
+/// A kernel name for a message: control characters replaced, cut to 100 columns.
+fn short(s: &str) -> String {
+    crate::text::fit(&crate::text::sanitize(s), 100).into_owned()
+}
+
 /// Pairs capture calls with replayed activities (see the module doc).
 pub fn align(capture: &[CaptureCall], graph: &[Replayed]) -> Alignment {
     let multistream = graph.windows(2).any(|w| w[0].stream != w[1].stream)
@@ -141,8 +146,8 @@ pub fn first_difference(capture: &[CaptureCall], graph: &[Replayed]) -> Option<S
     match at {
         Some(i) => Some(format!(
             "kernel #{i}: replay ran `{}`, capture launched `{}`",
-            graph[i].name,
-            capture[i].name()
+            short(graph[i].name),
+            short(capture[i].name())
         )),
         None if capture.len() != graph.len() => Some(format!(
             "{} replayed kernels, {} capture launch calls (first {} agree)",

@@ -113,13 +113,17 @@ pub fn merge(mut replay: Capture, dir: &Path) -> Capture {
         w.add("graph_capture", s);
     }
     let launches = replay::launches(&replay);
-    if launches.is_empty() || !graft::rebuildable(&replay) {
+    let why = if launches.is_empty() {
+        Some("the trace has no graph launch")
+    } else if !graft::rebuildable(&replay) {
+        Some("two tracks of the trace share a key, it cannot be rebuilt")
+    } else {
+        None
+    };
+    if let Some(why) = why {
         replay.warnings.push(warning(
             "graph_capture",
-            format!(
-                "capture folder {} not used: the trace has no graph launch",
-                dir.display()
-            ),
+            format!("capture folder {} not used: {why}", dir.display()),
         ));
         return replay;
     }

@@ -8,7 +8,7 @@ use super::align::CaptureCall;
 use crate::model::{
     ArgValue, ArgsRef, Capture, CaptureBuilder, Category, NO_SLICE, Ps, StrId, TrackKind,
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One slice of a capture window, in the replay builder's strings and args.
 #[derive(Clone, Copy, Debug)]
@@ -161,7 +161,7 @@ pub fn templates(c: &Capture, b: &mut CaptureBuilder) -> Vec<Template> {
             // the capture (TraceLens's capture roots), and an op, an annotation, a launch call
             // or above one.
             let mut keep: Vec<u32> = Vec::new();
-            let mut needed: FxHashMap<u32, ()> = FxHashMap::default();
+            let mut needed: FxHashSet<u32> = FxHashSet::default();
             for i in lo..hi {
                 if !inside(i) {
                     continue;
@@ -189,14 +189,14 @@ pub fn templates(c: &Capture, b: &mut CaptureBuilder) -> Vec<Template> {
                 {
                     // Mark it and its ancestors in the window as needed.
                     let mut k = i;
-                    while k != NO_SLICE && inside(k) && needed.insert(k, ()).is_none() {
+                    while k != NO_SLICE && inside(k) && needed.insert(k) {
                         k = c.slices.parent[k as usize];
                     }
                 }
                 keep.push(i);
             }
             for &i in &keep {
-                if !needed.contains_key(&i) {
+                if !needed.contains(&i) {
                     t.pruned += 1;
                     continue;
                 }
