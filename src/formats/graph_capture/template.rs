@@ -156,27 +156,34 @@ pub fn templates(c: &Capture, b: &mut CaptureBuilder) -> Vec<Template> {
             if !host[tid] {
                 continue;
             }
-            let (lo, hi) = tr.slices;
+            // Slices are sorted by start: those starting in the window are one range.
+            let (t0, t1) = tr.slices;
+            let st = &c.slices.start[t0 as usize..t1 as usize];
+            let lo = t0 + st.partition_point(|&s| s < ws) as u32;
+            let hi = t0 + st.partition_point(|&s| s <= we) as u32;
             // Kept slices of this track: in the window, under an op or frame that began before
             // the capture (TraceLens's capture roots), and an op, an annotation, a launch call
-            // or above one.
+            // or above one. `top[i - lo]`: the outermost in-window ancestor of slice i (a parent
+            // comes before its children in this order, so it is known when a child is reached).
             let mut keep: Vec<u32> = Vec::new();
             let mut needed: FxHashSet<u32> = FxHashSet::default();
+            let mut top: Vec<u32> = vec![NO_SLICE; (hi - lo) as usize];
             for i in lo..hi {
                 if !inside(i) {
                     continue;
                 }
-                let mut top = i;
-                while let Some(&p) = c.slices.parent.get(top as usize) {
-                    if p == NO_SLICE || !inside(p) {
-                        break;
-                    }
-                    top = p;
-                }
-                let tp = c.slices.parent[top as usize];
+                let p = c.slices.parent[i as usize];
+                let up = if p != NO_SLICE && p >= lo && p < hi && inside(p) {
+                    top[(p - lo) as usize]
+                } else {
+                    NO_SLICE
+                };
+                let root = if up == NO_SLICE { i } else { up };
+                top[(i - lo) as usize] = root;
+                let tp = c.slices.parent[root as usize];
                 if tp == NO_SLICE
                     || !matches!(
-                        c.slices.kind(top as usize),
+                        c.slices.kind(root as usize),
                         Category::CpuOp | Category::PythonFunction
                     )
                 {
