@@ -252,3 +252,27 @@ fn explorer_details_of_a_replayed_kernel_name_the_capture_time_op() {
         "{text:?}"
     );
 }
+
+#[test]
+fn capture_option_points_at_a_folder_elsewhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let replay = dir.path().join("replay.json.gz");
+    std::fs::copy(fixture().join("graph_execution.json.gz"), &replay).expect("copy");
+    let run = |extra: &[&str]| {
+        let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("tracetui"))
+            .args(["stats", "--launchers", "--json"])
+            .arg(&replay)
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let c = &v["captures"][0];
+        c["op_ns"].as_f64().unwrap_or(0.0) / c["device_ns"].as_f64().unwrap_or(1.0)
+    };
+    // Alone, the graph's kernels belong to no op; with --capture, nearly all device time does.
+    assert!(run(&[]) < 0.1);
+    let cap = fixture().join("capture_traces");
+    let cap = cap.to_str().expect("utf-8 path");
+    assert!(run(&["--capture", cap]) >= 0.95);
+}
