@@ -8,6 +8,7 @@ pub mod flame;
 pub mod gpu;
 pub mod graphs;
 pub mod launch_link;
+pub mod launchers;
 pub mod memory;
 pub mod names;
 pub mod nested;

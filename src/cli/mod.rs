@@ -29,6 +29,7 @@ pub mod sql_named;
 pub mod stacks;
 pub mod stats;
 pub mod stats_graphs;
+pub mod stats_launchers;
 pub mod steps;
 pub mod summary;
 pub mod text;
@@ -84,6 +85,10 @@ pub struct Cli {
     /// Never cut names in text output (tables are as wide as the longest name)
     #[arg(long, global = true)]
     pub wide: bool,
+    /// Graph capture traces to merge into the trace loaded (a folder with
+    /// execution_details.json) [default: capture_traces/ beside the trace]; docs/graphs.md
+    #[arg(long, global = true, value_name = "DIR")]
+    pub capture: Option<PathBuf>,
     /// Headless command.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -197,6 +202,7 @@ where
     };
     report::set_quiet(cli.quiet);
     text::set_wide(cli.wide);
+    crate::formats::graph_capture::set_capture_dir(cli.capture.clone());
     if let Err(code) = remote::localize(&mut cli) {
         return code;
     }

@@ -101,6 +101,10 @@ pub struct StatsArgs {
     /// key_averages() (its categories; python frames nested where torch's event list has them)
     #[arg(long, conflicts_with_all = ["cat", "nest_cat"])]
     pub all_events: bool,
+    /// Device time per kernel launcher instead: the first cpu_op above each launch call, Python
+    /// frames skipped (TraceLens's direct kernel time), and the share launched by a cpu_op
+    #[arg(long)]
+    pub launchers: bool,
 }
 
 /// Row order of `stats`.
@@ -140,6 +144,9 @@ impl From<SortArg> for SortKey {
 }
 
 pub fn cmd_stats(a: &StatsArgs) -> i32 {
+    if a.launchers {
+        return super::stats_launchers::cmd_launchers(&a.path, a.json, a.limit);
+    }
     let opts = StatsOptions {
         cats: a.cat.clone(),
         nest_cats: a.nest_cat.clone(),

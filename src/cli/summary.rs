@@ -132,6 +132,9 @@ pub struct CaptureSummary {
     /// Everything skipped or repaired while loading.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warnings: Option<Vec<WarningSummary>>,
+    /// Graph capture merge: one line per replayed graph launch (docs/graphs.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub graphs: Vec<String>,
 }
 
 fn ps_to_ns(ps: Ps) -> i64 {
@@ -165,6 +168,7 @@ fn base(cap: &CaptureFile) -> CaptureSummary {
         empty_other_processes: Vec::new(),
         tracks: None,
         warnings: None,
+        graphs: Vec::new(),
     }
 }
 
@@ -296,6 +300,7 @@ pub fn summarize(
             })
             .collect(),
     );
+    out.graphs = c.graph_replay.notes.clone();
     crate::timings::mark("summary");
     out
 }
@@ -401,6 +406,12 @@ pub fn render_text(s: &CaptureSummary) -> String {
             if rest.len() == 1 { "" } else { "es" },
             rest.join(", ")
         ));
+    }
+    if !s.graphs.is_empty() {
+        o.push_str("   graphs (capture traces merged, docs/graphs.md):\n");
+        for g in &s.graphs {
+            o.push_str(&format!("     {}\n", clean(g)));
+        }
     }
     match &s.warnings {
         Some(w) if !w.is_empty() => {

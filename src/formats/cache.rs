@@ -276,7 +276,10 @@ fn try_store(path: &Path, cap: &Capture) -> io::Result<bool> {
     else {
         return Ok(false);
     };
-    if !snapshot::supported(cap) || cap.warnings.iter().any(|w| w.kind == "capped") {
+    if !snapshot::supported(cap)
+        || cap.warnings.iter().any(|w| w.kind == "capped")
+        || !cap.graph_replay.is_empty()
+    {
         return Ok(false);
     }
     // Already current (this file was opened from the cache, or stored by another process).

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod chrome;
 pub mod error;
 pub mod folded;
+pub mod graph_capture;
 pub mod mapped;
 pub mod open;
 pub mod pprof;

@@ -2,7 +2,7 @@
 
 use super::error::{LoadError, LoadErrorKind};
 use super::progress::Progress;
-use super::{budget, cache, chrome, folded, xplane};
+use super::{budget, cache, chrome, folded, graph_capture, xplane};
 use crate::model::{Capture, Format, SourceInfo};
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -64,6 +64,11 @@ pub fn load(path: &Path, source: SourceInfo, progress: &Progress) -> Result<Capt
     match format_of(path) {
         Some(Format::XPlane) => load_capped(path, source, progress, true, xplane::load),
         Some(Format::Folded) => folded::load(path, source, progress),
+        Some(_) if graph_capture::capture_dir_for(path).is_some() => {
+            // Graph capture traces to merge: never from or into the cache (`cache::store`).
+            let c = load_capped(path, source, progress, false, chrome::load)?;
+            Ok(graph_capture::merge_beside(path, c))
+        }
         Some(_) => {
             // The cache holds whole captures only: not when this load would be capped
             // (`--max-events`, or too little memory for the whole file).

@@ -176,6 +176,9 @@ pub mod slice_flags {
     pub const UNFINISHED: u8 = 1;
     /// An async slice whose end was never seen.
     pub const ASYNC_UNFINISHED: u8 = 2;
+    /// Grafted from a graph capture trace (`formats::graph_capture`): a capture-time op, frame
+    /// or launch call placed inside the graph launch that replayed it, not replay CPU time.
+    pub const CAPTURED: u8 = 4;
 }
 
 /// Columnar slices of a capture, grouped by track and sorted by (start asc, dur desc) within a track.
@@ -361,6 +364,9 @@ pub struct Capture {
     pub metadata: ArgsRef,
     /// Everything skipped or repaired.
     pub warnings: Vec<Warning>,
+    /// Replayed CUDA/HIP graph kernels → their graph launch, when capture traces were merged
+    /// (`formats::graph_capture`); not kept in snapshots (a merged capture is not cached).
+    pub graph_replay: super::graph_replay::GraphReplay,
 }
 
 impl Capture {

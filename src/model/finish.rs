@@ -360,6 +360,7 @@ impl CaptureBuilder {
             span,
             metadata: self.metadata,
             warnings: self.warnings,
+            graph_replay: Default::default(),
         }
     }
 }

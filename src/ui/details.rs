@@ -200,6 +200,9 @@ pub fn lines_at(st: &State, l: &Loaded, w: usize) -> Vec<(String, Style)> {
             Style::default(),
         ));
     }
+    if let Some(line) = graph_line(cap, id, &ps) {
+        out.push((line, Style::default()));
+    }
     if name != full_name && long_name.as_deref() != Some(full_name.as_str()) {
         out.push((format!("full name: {full_name}"), Style::default()));
     }
@@ -343,4 +346,26 @@ pub fn draw(st: &State, l: &Loaded, buf: &mut Buffer, area: Rect) {
             style,
         );
     }
+}
+
+/// For a kernel replayed from a CUDA/HIP graph whose capture was merged (docs/graphs.md): the
+/// op that launched it at capture time (the first `cpu_op` above its captured launch call, one
+/// of `partners`) and the graph launch that replayed it.
+fn graph_line(cap: &crate::model::Capture, id: u32, partners: &[(u32, u32)]) -> Option<String> {
+    let graph = cap.graph_replay.launch_of(id)?;
+    let call = partners.iter().map(|p| p.1).find(|&p| {
+        cap.slices.flags.get(p as usize).copied().unwrap_or(0) & crate::model::slice_flags::CAPTURED
+            != 0
+    });
+    let op = call.map(|c| crate::analysis::launchers::launcher_of(cap, c));
+    let z = cap.time_zero();
+    Some(format!(
+        "graph replay: captured by {} · replayed by {} at {}",
+        op.map_or("(no matching capture-time launch)".into(), |o| text::fold(
+            cap.slice_name(o)
+        )
+        .into_owned()),
+        text::sanitize(cap.slice_name(graph)),
+        format_time(cap.slices.start[graph as usize] - z)
+    ))
 }

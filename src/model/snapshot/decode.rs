@@ -287,5 +287,6 @@ pub fn decode(b: &[u8], source: SourceInfo) -> Result<Capture, SnapshotError> {
         span,
         metadata,
         warnings,
+        graph_replay: Default::default(),
     })
 }
