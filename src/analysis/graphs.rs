@@ -67,8 +67,8 @@ pub struct GraphLaunches {
 
 /// Launch → activity pairs that make graphs: (graph launch slice, activity slice), sorted by
 /// launch. The one source of kernel → graph links; today the replay launch's correlation id
-/// (every activity with a graph launch's id belongs to it). A merged capture trace's side
-/// table (replayed kernel → original launch) adds its pairs here.
+/// (every activity with a graph launch's id belongs to it), and a merged capture trace's side
+/// table ([`crate::model::GraphReplay`]: replayed kernel → original launch).
 pub fn kernel_graph_links(c: &Capture, links: &DeviceLinks) -> Vec<(u32, u32)> {
     let mut is_graph: FxHashMap<StrId, bool> = FxHashMap::default();
     let mut out: Vec<(u32, u32)> = links
@@ -84,7 +84,11 @@ pub fn kernel_graph_links(c: &Capture, links: &DeviceLinks) -> Vec<(u32, u32)> {
                 .or_insert_with(|| is_graph_launch_name(c.strings.get(name)))
         })
         .collect();
+    // Kernels the capture-trace merge re-linked to their capture-time launch call keep their
+    // graph through the merge's side table (docs/graphs.md).
+    out.extend(c.graph_replay.kernel_launch.iter().map(|&(k, l)| (l, k)));
     out.sort_unstable();
+    out.dedup();
     out
 }
 

@@ -46,7 +46,7 @@ pub struct LaunchersReport {
 
 fn one(
     cap: &CaptureFile,
-    loaded: Result<Capture, LoadError>,
+    loaded: Result<std::sync::Arc<Capture>, LoadError>,
     limit: Option<usize>,
 ) -> LaunchersReport {
     let mut out = LaunchersReport {
