@@ -28,6 +28,7 @@ pub mod sql_named;
 pub mod stacks;
 pub mod stats;
 pub mod steps;
+pub mod steps_serving;
 pub mod summary;
 pub mod text;
 pub mod watch;
