@@ -195,3 +195,25 @@ fn concrete(c: &Capture, j: usize, k: usize) -> Option<String> {
     let a = OpInputs::parse(None, None, Some(text));
     Some(a.concrete(k).to_string())
 }
+
+/// The cost of one call (slice `i`) of a serving op, device time or not (a capture-time call,
+/// a call inside a graph) and the context for people; `None` when the op has no serving model.
+pub fn cost_call(c: &Capture, i: usize) -> Option<(Result<Cost, Why>, String)> {
+    let name = c.strings.get(*c.slices.name.get(i)?);
+    let m = lookup(name)?;
+    let arg = |k: &str| {
+        let key = c.strings.lookup(k)?;
+        match c.args.get(c.slices.args[i], key, &c.strings)? {
+            ArgValue::Str(s) | ArgValue::Json(s) => Some(c.strings.get(s)),
+            _ => None,
+        }
+    };
+    let a = OpInputs::parse(
+        arg("Input Dims"),
+        arg("Input type"),
+        arg("Concrete Inputs"),
+    );
+    let mut cx = Context::new(c);
+    let key = cx.key(m, i);
+    Some(cx.cost(m, i, &a, key))
+}

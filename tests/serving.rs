@@ -1,0 +1,153 @@
+//! Serving traces (issue 54 parts 3 and 4) on TraceLens's inference test traces
+//! (tests/fixtures/inference, PROVENANCE.md): iterations as steps with their labels, the
+//! steady-state window, and the paged-attention / MoE roofline rows equal to TraceLens's
+//! perf_csvs.
+
+use std::path::Path;
+use tracetui::analysis::roofline::{self, Family, inference};
+use tracetui::analysis::serving::annotation::Phase;
+use tracetui::analysis::steps::{self, StepOptions, StepSource};
+use tracetui::formats::Progress;
+use tracetui::model::Capture;
+
+fn load(name: &str) -> Capture {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/inference")
+        .join(name);
+    tracetui::formats::load(&p, tracetui::model::SourceInfo::default(), &Progress::default())
+        .expect("load fixture")
+}
+
+/// MiB as TraceLens's `Data Moved (MB)` column counts them.
+const MIB: f64 = 1048576.0;
+
+#[test]
+fn iterations_and_labels() {
+    // (file, phase, context requests, generation requests, context tokens, generation tokens)
+    let cases = [
+        ("vllm_decode_full.json.gz", Phase::Decode, 0, 32, 0, 32),
+        ("vllm_prefilldecode_piecewise.json.gz", Phase::Mixed, 9, 37, 8155, 37),
+        ("sglang_decode.json.gz", Phase::Decode, 0, 32, 0, 32),
+    ];
+    for (f, phase, rc, rg, tc, tg) in cases {
+        let c = load(f);
+        let its = steps::serving::iterations(&c);
+        assert_eq!(its.list.len(), 1, "{f}");
+        let it = &its.list[0].it;
+        assert_eq!(it.phase(), phase, "{f}");
+        assert_eq!(
+            (it.context_requests, it.generation_requests),
+            (rc, rg),
+            "{f}"
+        );
+        assert_eq!((it.context_tokens, it.generation_tokens), (tc, tg), "{f}");
+        assert!(it.has_sqsk, "{f}");
+        let found = steps::find(&c, &StepOptions::default());
+        assert_eq!(found.source, StepSource::Serving, "{f}");
+        assert_eq!(found.steps.len(), 1);
+        // The step covers the device work launched inside the annotation.
+        assert!(found.steps[0].end >= its.list[0].host_end, "{f}");
+    }
+    // SGLang's native `step[DECODE bs=32]` is ignored beside the detailed annotation.
+    let c = load("sglang_decode.json.gz");
+    assert_eq!(steps::serving::iterations(&c).secondary_ignored, 1);
+}
+
+#[test]
+fn decode_step_holds_the_graph_kernels() {
+    // The FULL-graph decode: the annotation is 2.4 ms of host time, the kernels it launched
+    // run 10.7 ms (issue 54); the step must hold them, not read "no device data".
+    let c = load("vllm_decode_full.json.gz");
+    let found = steps::find(&c, &StepOptions::default());
+    let parts = steps::breakdown(&c, &found, &StepOptions::default(), None);
+    let dev = steps::primary_device(&parts).expect("a GPU");
+    let p = parts[0].devices.iter().find(|d| d.device == dev).unwrap();
+    assert!(p.has_data());
+    assert!(p.compute > 10_000_000_000, "{}", p.compute); // > 10 ms of compute
+}
+
+#[test]
+fn steps_json_carries_labels_and_window() {
+    let c = load("vllm_prefilldecode_piecewise.json.gz");
+    let (source, _, rows, serving) =
+        tracetui::cli::steps::of_capture(&c, &StepOptions::default());
+    assert_eq!(source, "serving_iterations");
+    let it = rows[0].iteration.as_ref().expect("label");
+    assert_eq!(it.batch_size, 8192);
+    assert!(it.in_window);
+    let a = it.aggregates.expect("aggregates");
+    assert_eq!((a.c_sqsq, a.c_sqsk, a.g_sk), (7475785, 7671310, 34489));
+    let s = serving.expect("window");
+    assert_eq!((s.window_first, s.window_last, s.iterations), (0, 0, 1));
+    assert!(s.fallback);
+    assert_eq!(s.mean.steps, 1);
+    let j = serde_json::to_value(&rows[0]).unwrap();
+    assert_eq!(j["iteration"]["phase"], "mixed");
+}
+
+#[test]
+fn paged_attention_rows_equal_tracelens() {
+    // vllm_prefilldecode_piecewise perf_csvs/InferenceAttention_fwd.csv:
+    // GFLOPS 65.010180096, 211.826171875 MB, 24 calls.
+    let c = load("vllm_prefilldecode_piecewise.json.gz");
+    let r = roofline::compute(&c);
+    let rows: Vec<_> = r
+        .rows
+        .iter()
+        .filter(|r| r.name == "vllm::unified_attention_with_output")
+        .collect();
+    assert_eq!(rows.len(), 1);
+    let row = rows[0];
+    assert_eq!(row.family, Family::Attention);
+    assert_eq!(row.count, 24);
+    assert_eq!(row.cost.flops, 65_010_180_096.0);
+    assert_eq!(row.cost.bytes, Some(211.826171875 * MIB));
+    assert!(row.context.starts_with("iteration execute_8192_context_9("));
+    assert_eq!(row.roof_label().as_deref(), Some("bf16 matrix"));
+    // The device is named nowhere in the trace: told from gfx942, 304 CUs, 192 GiB.
+    assert!(r.device.as_ref().is_some_and(|d| d.peaks.is_some()));
+    assert!(!row.beyond_peak());
+}
+
+#[test]
+fn moe_calls_of_the_capture_traces_equal_tracelens() {
+    // MoE_unfused_fwd.csv, up + down (TraceLens's two pseudo ops of one vllm::moe_forward):
+    // decode 4.831838208 + 2.415919104 GFLOP, 284.9228269331473 + 142.93016346657365 MB;
+    // prefill-decode 1236.950581248 + 618.475290624 GFLOP, 528 + 384 MB.
+    let cases = [
+        (
+            "vllm_decode_full_capture_moe_layer.json.gz",
+            7_247_757_312.0,
+            284.9228269331473 + 142.93016346657365,
+        ),
+        (
+            "vllm_prefilldecode_capture_moe_layer.json.gz",
+            1_855_425_871_872.0,
+            912.0,
+        ),
+    ];
+    for (f, flops, mib) in cases {
+        let c = load(f);
+        let moe = c
+            .strings
+            .lookup("vllm::moe_forward")
+            .and_then(|n| (0..c.slices.len()).find(|&i| c.slices.name[i] == n))
+            .expect("a moe_forward call");
+        let (cost, what) = inference::cost_call(&c, moe).expect("a serving op");
+        let cost = cost.expect("costed");
+        assert_eq!(cost.flops, flops, "{f}");
+        let got = cost.bytes.unwrap() / MIB;
+        assert!((got - mib).abs() < 1e-9, "{f}: {got} MiB");
+        assert!(what.starts_with("top-4, gated, fp4 weights"), "{f}: {what}");
+    }
+}
+
+#[test]
+fn capture_time_calls_have_no_row() {
+    // In a capture trace the kernels do not run: the MoE call has no device time, so it is
+    // counted as a call without device time, not a row (the replay merge gives it its time).
+    let c = load("vllm_decode_full_capture_moe_layer.json.gz");
+    let r = roofline::compute(&c);
+    assert!(r.rows.iter().all(|r| r.family != Family::Moe));
+    assert!(r.no_device_calls >= 1);
+}
