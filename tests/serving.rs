@@ -151,3 +151,28 @@ fn capture_time_calls_have_no_row() {
     assert!(r.rows.iter().all(|r| r.family != Family::Moe));
     assert!(r.no_device_calls >= 1);
 }
+
+mod common;
+
+#[test]
+fn explorer_steps_row_walks_the_iterations() {
+    use tracetui::ui::app::Row;
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/inference/vllm_prefilldecode_piecewise.json.gz");
+    let mut app = common::open_file(p.to_str().expect("utf-8 path"), (120, 30));
+    let l = app.loaded().expect("loaded").clone();
+    assert_eq!(l.steps.source, StepSource::Serving);
+    assert_eq!(l.steps.steps.len(), 1);
+    assert_eq!(app.rows.first(), Some(&Row::Steps));
+    let s = common::screen(&app);
+    assert!(s.contains(" Steps "), "{s}");
+    // `z` fits the iteration, `]` says there is no further one.
+    for c in ['z', ']'] {
+        let cmds = app.update(common::key(c));
+        common::run_cmds(&mut app, cmds);
+    }
+    let st = l.steps.steps[0];
+    let m = app.vp.t0 + app.vp.width() / 2;
+    assert!(st.start <= m && m < st.end);
+    assert!(common::screen(&app).contains("no step after"));
+}
