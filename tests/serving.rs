@@ -14,8 +14,12 @@ fn load(name: &str) -> Capture {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/inference")
         .join(name);
-    tracetui::formats::load(&p, tracetui::model::SourceInfo::default(), &Progress::default())
-        .expect("load fixture")
+    tracetui::formats::load(
+        &p,
+        tracetui::model::SourceInfo::default(),
+        &Progress::default(),
+    )
+    .expect("load fixture")
 }
 
 /// MiB as TraceLens's `Data Moved (MB)` column counts them.
@@ -26,7 +30,14 @@ fn iterations_and_labels() {
     // (file, phase, context requests, generation requests, context tokens, generation tokens)
     let cases = [
         ("vllm_decode_full.json.gz", Phase::Decode, 0, 32, 0, 32),
-        ("vllm_prefilldecode_piecewise.json.gz", Phase::Mixed, 9, 37, 8155, 37),
+        (
+            "vllm_prefilldecode_piecewise.json.gz",
+            Phase::Mixed,
+            9,
+            37,
+            8155,
+            37,
+        ),
         ("sglang_decode.json.gz", Phase::Decode, 0, 32, 0, 32),
     ];
     for (f, phase, rc, rg, tc, tg) in cases {
@@ -69,8 +80,7 @@ fn decode_step_holds_the_graph_kernels() {
 #[test]
 fn steps_json_carries_labels_and_window() {
     let c = load("vllm_prefilldecode_piecewise.json.gz");
-    let (source, _, rows, serving) =
-        tracetui::cli::steps::of_capture(&c, &StepOptions::default());
+    let (source, _, rows, serving) = tracetui::cli::steps::of_capture(&c, &StepOptions::default());
     assert_eq!(source, "serving_iterations");
     let it = rows[0].iteration.as_ref().expect("label");
     assert_eq!(it.batch_size, 8192);

@@ -332,16 +332,16 @@ pub fn render_text(s: &CaptureSteps) -> String {
         })
         .collect();
     let mut head = vec![
-            ("STEP", Align::Right),
-            ("TIME", Align::Right),
-            ("COMPUTE", Align::Right),
-            ("EXP.COMM", Align::Right),
-            ("MEMORY", Align::Right),
-            ("OTHER", Align::Right),
-            ("IDLE", Align::Right),
-            ("HOST WAIT", Align::Right),
-            ("KERN WAIT", Align::Right),
-            ("INPUT", Align::Right),
+        ("STEP", Align::Right),
+        ("TIME", Align::Right),
+        ("COMPUTE", Align::Right),
+        ("EXP.COMM", Align::Right),
+        ("MEMORY", Align::Right),
+        ("OTHER", Align::Right),
+        ("IDLE", Align::Right),
+        ("HOST WAIT", Align::Right),
+        ("KERN WAIT", Align::Right),
+        ("INPUT", Align::Right),
     ];
     if s.serving.is_some() {
         head.extend([

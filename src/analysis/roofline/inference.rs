@@ -208,11 +208,7 @@ pub fn cost_call(c: &Capture, i: usize) -> Option<(Result<Cost, Why>, String)> {
             _ => None,
         }
     };
-    let a = OpInputs::parse(
-        arg("Input Dims"),
-        arg("Input type"),
-        arg("Concrete Inputs"),
-    );
+    let a = OpInputs::parse(arg("Input Dims"), arg("Input type"), arg("Concrete Inputs"));
     let mut cx = Context::new(c);
     let key = cx.key(m, i);
     Some(cx.cost(m, i, &a, key))

@@ -520,7 +520,8 @@ pub fn compute(c: &Capture) -> Roofline {
             if let Some(what) = contexts.get(&key) {
                 row.context.clone_from(what);
                 if family == Family::Moe {
-                    row.precision_from.push_str("; the weights are dequantised to the input type");
+                    row.precision_from
+                        .push_str("; the weights are dequantised to the input type");
                 }
             }
             out.rows.push(row);

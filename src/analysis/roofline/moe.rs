@@ -119,18 +119,39 @@ pub fn active_experts(e: f64, k: f64, m: f64) -> f64 {
     e * (1.0 - ((e - k) / e).powf(m))
 }
 
-/// Up projection (`UnfusedMoE_Up`): (FLOPs, bytes).
-pub fn up(m: f64, k_dim: f64, n: f64, e: f64, topk: f64, gated: bool, ib: f64, wb: f64) -> (f64, f64) {
+/// The sizes of one MoE layer call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizes {
+    /// Tokens, M.
+    pub m: f64,
+    /// Hidden size, K.
+    pub k: f64,
+    /// Intermediate size, N.
+    pub n: f64,
+    /// Experts, E.
+    pub e: f64,
+    /// Experts per token.
+    pub topk: f64,
+    /// Bytes per activation element.
+    pub act_bytes: f64,
+}
+
+/// Up projection (`UnfusedMoE_Up`) with weights of `wb` bytes per element: (FLOPs, bytes).
+pub fn up(z: &Sizes, gated: bool, wb: f64) -> (f64, f64) {
     let g = if gated { 2.0 } else { 1.0 };
-    let flops = 2.0 * m * k_dim * n * topk * g;
-    let bytes = m * k_dim * ib + active_experts(e, topk, m) * g * k_dim * n * wb + m * n * topk * ib;
+    let flops = 2.0 * z.m * z.k * z.n * z.topk * g;
+    let bytes = z.m * z.k * z.act_bytes
+        + active_experts(z.e, z.topk, z.m) * g * z.k * z.n * wb
+        + z.m * z.n * z.topk * z.act_bytes;
     (flops, bytes)
 }
 
 /// Down projection (`UnfusedMoE_Down`): (FLOPs, bytes).
-pub fn down(m: f64, k_dim: f64, n: f64, e: f64, topk: f64, ib: f64, wb: f64) -> (f64, f64) {
-    let flops = 2.0 * m * n * k_dim * topk;
-    let bytes = m * n * topk * ib + active_experts(e, topk, m) * n * k_dim * wb + m * k_dim * ib;
+pub fn down(z: &Sizes, wb: f64) -> (f64, f64) {
+    let flops = 2.0 * z.m * z.n * z.k * z.topk;
+    let bytes = z.m * z.n * z.topk * z.act_bytes
+        + active_experts(z.e, z.topk, z.m) * z.n * z.k * wb
+        + z.m * z.k * z.act_bytes;
     (flops, bytes)
 }
 
@@ -165,11 +186,19 @@ pub fn cost(kind: Kind, a: &OpInputs, l: &Launched) -> Result<Cost, Why> {
             let wu = wu.bytes().ok_or("weight type not in the kernel name")?;
             let topk = f64::from(l.topk.unwrap_or(4));
             let n = k_dim; // TraceLens: the intermediate size is not in the trace.
-            let (fu, bu) = up(m, k_dim, n, e, topk, gated, ib, wu);
+            let z = Sizes {
+                m,
+                k: k_dim,
+                n,
+                e,
+                topk,
+                act_bytes: ib,
+            };
+            let (fu, bu) = up(&z, gated, wu);
             let (fd, bd) = match l.down {
                 Some(w) => {
                     let w = w.bytes().ok_or("weight type not in the kernel name")?;
-                    down(m, k_dim, n, e, topk, ib, w)
+                    down(&z, w)
                 }
                 None => (0.0, 0.0),
             };
@@ -198,7 +227,8 @@ pub fn cost(kind: Kind, a: &OpInputs, l: &Launched) -> Result<Cost, Why> {
                 + 2.0 * m * k_dim * n * topk
                 + m * k_dim * (2.0 * topk - 1.0);
             let ea = active_experts(e, topk, m);
-            let bytes = m * k_dim * ib + ea * n * k_dim * wb * g + ea * n * k_dim * wb + m * k_dim * ib;
+            let bytes =
+                m * k_dim * ib + ea * n * k_dim * wb * g + ea * n * k_dim * wb + m * k_dim * ib;
             Ok(Cost {
                 flops,
                 bytes: Some(bytes),
@@ -223,8 +253,13 @@ mod tests {
     fn launched() -> Launched {
         Launched {
             topk: Some(4),
-            up: Some((true, Weights::of_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"))),
-            down: Some(Weights::of_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1")),
+            up: Some((
+                true,
+                Weights::of_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu"),
+            )),
+            down: Some(Weights::of_kernel(
+                "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1",
+            )),
         }
     }
 
@@ -235,13 +270,20 @@ mod tests {
         let c = cost(Kind::TritonUnfused, &inputs(32), &launched()).unwrap();
         assert_eq!(c.flops, 4_831_838_208.0 + 2_415_919_104.0);
         let mb = c.bytes.unwrap() / 1048576.0;
-        assert!((mb - (284.9228269331473 + 142.93016346657365)).abs() < 1e-9, "{mb}");
+        assert!(
+            (mb - (284.9228269331473 + 142.93016346657365)).abs() < 1e-9,
+            "{mb}"
+        );
         // vllm_prefilldecode_piecewise: 8192 tokens, up 1236.950581248 / 528.0, down
         // 618.475290624 / 384.0.
         let c = cost(Kind::TritonUnfused, &inputs(8192), &launched()).unwrap();
         assert_eq!(c.flops, 1_236_950_581_248.0 + 618_475_290_624.0);
         assert!((c.bytes.unwrap() / 1048576.0 - 912.0).abs() < 1e-9);
-        let none = Launched { topk: Some(4), up: None, down: None };
+        let none = Launched {
+            topk: Some(4),
+            up: None,
+            down: None,
+        };
         assert!(cost(Kind::TritonUnfused, &inputs(32), &none).is_err());
     }
 
@@ -253,9 +295,21 @@ mod tests {
             Some(r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"]"#),
             None,
         );
-        let c = cost(Kind::AiterFused, &a, &Launched { topk: None, up: None, down: None }).unwrap();
+        let c = cost(
+            Kind::AiterFused,
+            &a,
+            &Launched {
+                topk: None,
+                up: None,
+                down: None,
+            },
+        )
+        .unwrap();
         let (m, k, n, t) = (4.0, 8.0, 16.0, 2.0);
-        assert_eq!(c.flops, 2.0 * m * k * n * t * 2.0 + 2.0 * m * k * n * t + m * k * 3.0);
+        assert_eq!(
+            c.flops,
+            2.0 * m * k * n * t * 2.0 + 2.0 * m * k * n * t + m * k * 3.0
+        );
         // Both experts reached: E_act = 2·(1 − 0⁴) = 2.
         assert_eq!(active_experts(2.0, 2.0, 4.0), 2.0);
         let b = m * k * 2.0 * 2.0 + 2.0 * n * k * 2.0 * 3.0;

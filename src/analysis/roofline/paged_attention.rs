@@ -143,7 +143,10 @@ pub fn cost(l: Layout, a: &OpInputs, it: Option<&Iteration>) -> Result<Cost, Why
             (h, a.ty(2), a.ty(2))
         }
         Layout::GluonDecode => {
-            let q = a.tensor(0).filter(|q| q.len() >= 3).ok_or("query not 3-D")?;
+            let q = a
+                .tensor(0)
+                .filter(|q| q.len() >= 3)
+                .ok_or("query not 3-D")?;
             let (h_q, d_qk) = (q[1].max(0) as f64, q[2].max(0) as f64);
             let h_kv = a
                 .tensor(2)
@@ -242,10 +245,14 @@ mod tests {
     #[test]
     fn decode_row_of_tracelens_vllm_decode_full() {
         // perf_csvs/InferenceAttention_fwd.csv: GFLOPS 0.902529024, 108.08984375 MB.
-        let it = parse("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)");
+        let it = parse(
+            "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)",
+        );
         let a = OpInputs::parse(
             Some("[[32, 64, 64], [32, 8, 64], [32, 8, 64], [32, 64, 64], [], [], [], [0]]"),
-            Some(r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "", "", "c10::BFloat16"]"#),
+            Some(
+                r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "", "", "c10::BFloat16"]"#,
+            ),
             None,
         );
         let l = layout("vllm::unified_attention_with_output").unwrap();
@@ -260,10 +267,16 @@ mod tests {
     #[test]
     fn sglang_ragged_decode_row() {
         // sglang_decode perf_csvs: GFLOPS 0.53714944, 128.56640625 MB.
-        let it = parse("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)");
+        let it = parse(
+            "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)",
+        );
         let a = OpInputs::parse(
-            Some("[[32, 32, 128], [10905190400], [32, 32, 128], [835874, 1, 8, 128], [835874, 1, 8, 128], [33], [20971520], [4096], [], [1], [1], []]"),
-            Some(r#"["c10::BFloat16", "unsigned char", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "int", "int", "int", "", "float", "float", ""]"#),
+            Some(
+                "[[32, 32, 128], [10905190400], [32, 32, 128], [835874, 1, 8, 128], [835874, 1, 8, 128], [33], [20971520], [4096], [], [1], [1], []]",
+            ),
+            Some(
+                r#"["c10::BFloat16", "unsigned char", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "int", "int", "int", "", "float", "float", ""]"#,
+            ),
             None,
         );
         let l = layout("sglang_profiler::attention_paged_attention_ragged_17").unwrap();
@@ -275,8 +288,14 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(base_name("sglang_profiler::mha__mha_batch_prefill_167"), "sglang_profiler::mha__mha_batch_prefill");
-        assert_eq!(base_name("aiter::mha_batch_prefill"), "aiter::mha_batch_prefill");
+        assert_eq!(
+            base_name("sglang_profiler::mha__mha_batch_prefill_167"),
+            "sglang_profiler::mha__mha_batch_prefill"
+        );
+        assert_eq!(
+            base_name("aiter::mha_batch_prefill"),
+            "aiter::mha_batch_prefill"
+        );
         assert_eq!(layout("aiter::mha_batch_prefill"), Some(Layout::VarlenV));
         assert_eq!(layout("aten::mm"), None);
     }

@@ -148,7 +148,9 @@ fn re(p: &str) -> Option<Regex> {
 }
 
 static VLLM_DETAILED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    re(r"^execute_(\d+)_context_(\d+)\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)_generation_(\d+)\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)")
+    re(
+        r"^execute_(\d+)_context_(\d+)\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)_generation_(\d+)\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)",
+    )
 });
 static VLLM_NATIVE: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"^execute_context_(\d+)\((\d+)\)_generation_(\d+)\((\d+)\)"));
@@ -393,8 +395,7 @@ mod tests {
         assert_eq!((it.context_requests, it.generation_requests), (1, 1));
         assert_eq!(it.agg.c_sqsk, 40);
         assert_eq!(it.batch_size, 6);
-        let it =
-            parse("step[DECODE bs=64 g_sq=128 g_sqsq=256 g_sqsk=262144 g_sk=131072]").unwrap();
+        let it = parse("step[DECODE bs=64 g_sq=128 g_sqsq=256 g_sqsk=262144 g_sk=131072]").unwrap();
         assert_eq!(it.generation_requests, 64);
         assert_eq!(it.generation_tokens, 128);
         assert_eq!(it.phase(), Phase::Decode);
@@ -416,9 +417,8 @@ mod tests {
         assert_eq!((it.context_requests, it.context_tokens), (6, 17408));
         let it = parse("decode[bs=117/128 tok=117 d=117]").unwrap();
         assert_eq!(it.generation_requests, 117);
-        let it =
-            parse("decode[bs=128 tok=384 p=2 d=126 sqsq=132612 sqsk=1114112 sk=258048 tbo=1]")
-                .unwrap();
+        let it = parse("decode[bs=128 tok=384 p=2 d=126 sqsq=132612 sqsk=1114112 sk=258048 tbo=1]")
+            .unwrap();
         assert_eq!(it.format, Format::AtomDetailed);
         assert_eq!(
             (it.agg.g_sq, it.agg.g_sk, it.agg.g_sqsq, it.agg.g_sqsk),

@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn ramp_up_steady_ramp_down() {
         // 1..=8 ramping up, 40 at the peak of 10 (one mixed every 5th), 8 ramping down.
-        let mut d: Vec<Detail> = (1..=8).map(|r| mix(r)).collect();
+        let mut d: Vec<Detail> = (1..=8).map(mix).collect();
         d.extend((0..40).map(|k| if k % 5 == 0 { mix(10) } else { dec(10) }));
         d.extend((1..=8).rev().map(dec));
         let (regs, peak, tol, fb) = regions(&d, NUM_STEPS);
@@ -299,7 +299,13 @@ mod tests {
         // 64 iterations at the peak; mixed ones only in the second half: the reference share
         // is 16/63 over the region [0, 63); the chosen window holds mixed iterations.
         let d: Vec<Detail> = (0..64)
-            .map(|k| if k >= 32 && k % 2 == 0 { mix(8) } else { dec(8) })
+            .map(|k| {
+                if k >= 32 && k % 2 == 0 {
+                    mix(8)
+                } else {
+                    dec(8)
+                }
+            })
             .collect();
         let w = window(&d, NUM_STEPS).unwrap();
         assert_eq!(w.regions, vec![(0, 63)]);
@@ -310,6 +316,9 @@ mod tests {
         assert_eq!((w.start, w.end), (15, 47));
         assert_eq!(w.excluded[0].reason, Reason::OutsideWindow);
         // The region ends at the last index (TraceLens's quirk): iteration 63 is ramp-down.
-        assert_eq!(w.excluded.last().map(|x| (x.first, x.reason)), Some((63, Reason::RampDown)));
+        assert_eq!(
+            w.excluded.last().map(|x| (x.first, x.reason)),
+            Some((63, Reason::RampDown))
+        );
     }
 }

@@ -159,6 +159,11 @@ fn extend_to_device_work(c: &Capture, list: &mut [ServingIteration]) {
     let next: Vec<Ps> = list.iter().skip(1).map(|x| x.start).collect();
     for (k, x) in list.iter_mut().enumerate() {
         let cap = next.get(k).copied().unwrap_or(Ps::MAX);
-        x.end = dev_end.get(k).copied().unwrap_or(x.end).min(cap).max(x.host_end.min(cap));
+        x.end = dev_end
+            .get(k)
+            .copied()
+            .unwrap_or(x.end)
+            .min(cap)
+            .max(x.host_end.min(cap));
     }
 }
