@@ -24,8 +24,10 @@ Examples:
   tracetui steps logs/ --json | jq '.captures[].steps[] | {step, dur_ns, idle_ns}'
   tracetui steps vm.xplane.pb --step-regex '^train_step_(\\d+)$'
 
-Steps: Kineto ProfilerStep#N, XPlane host events with a step_num stat (StepTraceAnnotation) or the
-Steps line, else --step-regex; a capture without any is one step. Per step and GPU device:
+Steps: Kineto ProfilerStep#N, serving-engine iterations (vLLM / SGLang / ATOM / xDiT annotations:
+labelled prefill / decode / mixed, averaged over TraceLens's steady-state window), XPlane host
+events with a step_num stat (StepTraceAnnotation) or the Steps line, else --step-regex; a capture
+without any is one step. Per step and GPU device:
 compute + exposed communication + memory + other busy + idle = step time, and idle = host wait +
 kernel wait + other idle (the gpu rules); input = host time in data-loading annotations. The flat
 fields are the busiest device's; --json has every device. Definitions: docs/steps.md.";
