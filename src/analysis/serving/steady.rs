@@ -321,4 +321,44 @@ mod tests {
             Some((63, Reason::RampDown))
         );
     }
+
+    #[test]
+    fn two_regions_and_the_fallback_as_tracelens() {
+        // Both checked with TraceLens's own functions (docs/steps.md).
+        let mut d: Vec<Detail> = (1..=4).map(dec).collect();
+        d.extend((0..30).map(|k| if k % 4 == 0 { mix(20) } else { dec(20) }));
+        d.extend(std::iter::repeat_n(dec(5), 8));
+        d.extend((0..50).map(|k| if k % 3 == 0 { mix(20) } else { dec(20) }));
+        d.extend(std::iter::repeat_n(dec(3), 4));
+        let w = window(&d, NUM_STEPS).unwrap();
+        assert_eq!(w.regions, vec![(4, 39), (42, 95)]);
+        assert_eq!((w.start, w.end), (63, 95));
+        let reasons: Vec<(usize, usize, Reason)> = w
+            .excluded
+            .iter()
+            .map(|x| (x.first, x.last, x.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                (0, 3, Reason::RampUp),
+                (4, 38, Reason::SmallerRegion),
+                (39, 41, Reason::BelowPeak),
+                (42, 62, Reason::OutsideWindow),
+                (95, 95, Reason::RampDown),
+            ]
+        );
+        // Ten iterations without a steady state: TraceLens keeps [5, 6).
+        let d: Vec<Detail> = (0..10)
+            .map(|k| Detail {
+                requests: k % 7 + 1,
+                has_context: k % 2 == 0,
+            })
+            .collect();
+        let w = window(&d, NUM_STEPS).unwrap();
+        assert!(w.fallback);
+        assert_eq!((w.start, w.end), (5, 6));
+        assert_eq!(w.excluded.len(), 2);
+        assert!(w.excluded.iter().all(|x| x.reason == Reason::Trimmed));
+    }
 }
