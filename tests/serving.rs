@@ -186,3 +186,83 @@ fn explorer_steps_row_walks_the_iterations() {
     assert!(st.start <= m && m < st.end);
     assert!(common::screen(&app).contains("no step after"));
 }
+
+/// A hand-made serving trace of two iterations: each launches one kernel that runs after its
+/// annotation ends; SGLang's native label of the second is ignored beside the detailed ones.
+fn two_iterations() -> Capture {
+    let ev = |name: &str, cat: &str, pid: i64, tid: i64, ts: i64, dur: i64, corr: Option<i64>| {
+        let mut args = serde_json::json!({});
+        if let Some(c) = corr {
+            args = serde_json::json!({ "correlation": c, "device": 0, "stream": 7 });
+        }
+        serde_json::json!({ "ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid,
+                            "ts": ts, "dur": dur, "args": args })
+    };
+    let events = vec![
+        ev(
+            "execute_3_context_1(sq1sk1sqsq1sqsk1)_generation_2(sq2sk9sqsq2sqsk9)",
+            "user_annotation",
+            10,
+            10,
+            0,
+            100,
+            None,
+        ),
+        ev("hipLaunchKernel", "cuda_runtime", 10, 10, 10, 5, Some(1)),
+        ev("k1", "kernel", 0, 7, 50, 200, Some(1)),
+        ev(
+            "execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk12sqsq2sqsk12)",
+            "user_annotation",
+            10,
+            10,
+            150,
+            100,
+            None,
+        ),
+        ev(
+            "step[DECODE bs=2]",
+            "user_annotation",
+            10,
+            10,
+            151,
+            90,
+            None,
+        ),
+        ev("hipLaunchKernel", "cuda_runtime", 10, 10, 160, 5, Some(2)),
+        ev("k2", "kernel", 0, 7, 260, 40, Some(2)),
+    ];
+    let text = serde_json::json!({ "schemaVersion": 1, "traceEvents": events }).to_string();
+    let d = tempfile::tempdir().expect("tempdir");
+    let p = d.path().join("two.json");
+    std::fs::write(&p, text).expect("write");
+    tracetui::formats::load(
+        &p,
+        tracetui::model::SourceInfo::default(),
+        &Progress::default(),
+    )
+    .expect("load")
+}
+
+#[test]
+fn iterations_extend_to_their_kernels_up_to_the_next_one() {
+    let c = two_iterations();
+    let its = steps::serving::iterations(&c);
+    assert_eq!(its.list.len(), 2);
+    assert_eq!(its.nested, 0);
+    assert_eq!(its.secondary_ignored, 1);
+    let us = 1_000_000; // ps
+    let zero = c.slices.start[its.list[0].slice as usize];
+    let w: Vec<(i64, i64)> = its
+        .list
+        .iter()
+        .map(|s| ((s.start - zero) / us, (s.end - zero) / us))
+        .collect();
+    // Iteration 0's kernel ends at 250 µs: cut at iteration 1's start (150); iteration 1's
+    // kernel ends at 300.
+    assert_eq!(w, vec![(0, 150), (150, 300)]);
+    assert_eq!(its.list[0].it.phase(), Phase::Mixed);
+    assert_eq!(its.list[1].it.phase(), Phase::Decode);
+    let found = steps::find(&c, &StepOptions::default());
+    assert_eq!(found.source, StepSource::Serving);
+    assert_eq!(found.steps.len(), 2);
+}
