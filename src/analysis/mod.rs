@@ -19,6 +19,7 @@ pub mod rank;
 pub mod ranks;
 pub mod roofline;
 pub mod search;
+pub mod serving;
 pub mod stats;
 pub mod stats_index;
 pub mod steps;

@@ -90,6 +90,10 @@ pub struct RowJson {
     pub beyond_peak: bool,
     pub time_at_peak_ns: Option<f64>,
     pub saved_ns: f64,
+    /// Serving ops: what else the model read (the iteration annotation of paged attention;
+    /// a MoE's top-k, gating and weight type).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub context: String,
 }
 
 impl RowJson {
@@ -118,6 +122,7 @@ impl RowJson {
             beyond_peak: r.beyond_peak(),
             time_at_peak_ns: r.time_at_peak_ps().map(|t| t / 1000.0),
             saved_ns: r.saved_ps() / 1000.0,
+            context: r.context.clone(),
         }
     }
 }

@@ -24,8 +24,10 @@ Examples:
   tracetui steps logs/ --json | jq '.captures[].steps[] | {step, dur_ns, idle_ns}'
   tracetui steps vm.xplane.pb --step-regex '^train_step_(\\d+)$'
 
-Steps: Kineto ProfilerStep#N, XPlane host events with a step_num stat (StepTraceAnnotation) or the
-Steps line, else --step-regex; a capture without any is one step. Per step and GPU device:
+Steps: Kineto ProfilerStep#N, serving-engine iterations (vLLM / SGLang / ATOM / xDiT annotations:
+labelled prefill / decode / mixed, averaged over TraceLens's steady-state window), XPlane host
+events with a step_num stat (StepTraceAnnotation) or the Steps line, else --step-regex; a capture
+without any is one step. Per step and GPU device:
 compute + exposed communication + memory + other busy + idle = step time, and idle = host wait +
 kernel wait + other idle (the gpu rules); input = host time in data-loading annotations. The flat
 fields are the busiest device's; --json has every device. Definitions: docs/steps.md.";
@@ -143,6 +145,9 @@ pub struct StepJson {
     pub partial: bool,
     /// Every device.
     pub devices: Vec<DeviceJson>,
+    /// Serving traces: what the iteration runs (steps from `serving_iterations`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<super::steps_serving::IterationJson>,
 }
 
 /// One capture of `steps --json`.
@@ -164,17 +169,29 @@ pub struct CaptureSteps {
     pub device: Option<i64>,
     /// The steps in time order.
     pub steps: Vec<StepJson>,
+    /// Serving traces: TraceLens's steady-state window over the iterations, the averages over
+    /// it and what it leaves out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<super::steps_serving::ServingJson>,
 }
 
+/// What [`of_capture`] gives: (step source, primary device, steps, serving window).
+pub type OfCapture = (
+    String,
+    Option<i64>,
+    Vec<StepJson>,
+    Option<super::steps_serving::ServingJson>,
+);
+
 /// Steps of one loaded capture in the JSON shape.
-pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<StepJson>) {
+pub fn of_capture(c: &Capture, opts: &StepOptions) -> OfCapture {
     let g = streams::collect(c, &GpuOptions::default());
     let found = steps::find(c, opts);
     let parts = steps::breakdown(c, &found, opts, Some(&g));
     let primary = primary_device(&parts);
     // From the capture's zero, like every other time (`docs/cli.md`).
     let zero = c.time_zero();
-    let rows = found
+    let mut rows: Vec<StepJson> = found
         .steps
         .iter()
         .zip(&parts)
@@ -198,10 +215,17 @@ pub fn of_capture(c: &Capture, opts: &StepOptions) -> (String, Option<i64>, Vec<
                         parts: PartsJson::new(x),
                     })
                     .collect(),
+                iteration: None,
             }
         })
         .collect();
-    (found.source.name().to_string(), primary, rows)
+    let serving = (found.source == steps::StepSource::Serving)
+        .then(|| {
+            let its = steps::serving::iterations(c);
+            super::steps_serving::label(c, &its, &mut rows)
+        })
+        .flatten();
+    (found.source.name().to_string(), primary, rows, serving)
 }
 
 /// Loads → steps → JSON shape for one capture.
@@ -218,10 +242,12 @@ pub fn capture_steps(
         source: String::new(),
         device: None,
         steps: Vec::new(),
+        serving: None,
     };
     match loaded {
         Ok(c) => {
-            let (source, device, steps) = of_capture(&c, opts);
+            let (source, device, steps, serving) = of_capture(&c, opts);
+            out.serving = serving;
             out.source = source;
             out.device = device;
             out.steps = steps;
@@ -270,6 +296,9 @@ pub fn render_text(s: &CaptureSteps) -> String {
             &rows,
         ));
         o.push_str(&partial_note(s));
+        if let Some(sv) = &s.serving {
+            o.push_str(&super::steps_serving::render(sv));
+        }
         return o;
     }
     let rows: Vec<Vec<String>> = s
@@ -281,9 +310,12 @@ pub fn render_text(s: &CaptureSteps) -> String {
                 let mut row = vec![step, d(r.dur_ns), "no device data".into()];
                 row.extend(std::iter::repeat_n(String::new(), 6));
                 row.push(input(r.input_ns));
+                if s.serving.is_some() {
+                    row.extend(super::steps_serving::columns(r));
+                }
                 return row;
             }
-            vec![
+            let mut row = vec![
                 step,
                 d(r.dur_ns),
                 text::pct(r.parts.compute_ns, r.dur_ns, 1),
@@ -294,27 +326,38 @@ pub fn render_text(s: &CaptureSteps) -> String {
                 text::pct(r.parts.host_wait_ns, r.dur_ns, 1),
                 text::pct(r.parts.kernel_wait_ns, r.dur_ns, 1),
                 input(r.input_ns),
-            ]
+            ];
+            if s.serving.is_some() {
+                row.extend(super::steps_serving::columns(r));
+            }
+            row
         })
         .collect();
-    o.push_str(&text::table(
-        "   ",
-        &[
-            ("STEP", Align::Right),
-            ("TIME", Align::Right),
-            ("COMPUTE", Align::Right),
-            ("EXP.COMM", Align::Right),
-            ("MEMORY", Align::Right),
-            ("OTHER", Align::Right),
-            ("IDLE", Align::Right),
-            ("HOST WAIT", Align::Right),
-            ("KERN WAIT", Align::Right),
-            ("INPUT", Align::Right),
-        ],
-        &rows,
-    ));
+    let mut head = vec![
+        ("STEP", Align::Right),
+        ("TIME", Align::Right),
+        ("COMPUTE", Align::Right),
+        ("EXP.COMM", Align::Right),
+        ("MEMORY", Align::Right),
+        ("OTHER", Align::Right),
+        ("IDLE", Align::Right),
+        ("HOST WAIT", Align::Right),
+        ("KERN WAIT", Align::Right),
+        ("INPUT", Align::Right),
+    ];
+    if s.serving.is_some() {
+        head.extend([
+            ("PHASE", Align::Left),
+            ("REQ C+G", Align::Right),
+            ("TOKENS C+G", Align::Right),
+        ]);
+    }
+    o.push_str(&text::table("   ", &head, &rows));
     o.push_str(&partial_note(s));
     o.push_str(&no_data_note(s));
+    if let Some(sv) = &s.serving {
+        o.push_str(&super::steps_serving::render(sv));
+    }
     o
 }
 

@@ -121,6 +121,7 @@ pub fn under_cursor(steps: &Steps, t: Ps) -> String {
     let src = match steps.source {
         StepSource::ProfilerStep => "ProfilerStep#N",
         StepSource::StepNum => "step_num stats",
+        StepSource::Serving => "serving iterations",
         StepSource::StepsLine => "the Steps line",
         StepSource::Regex => "--step-regex",
         StepSource::Whole => "no steps",

@@ -33,6 +33,8 @@ pub enum Family {
     Norm,
     /// Softmax ([`super::memops`]).
     Softmax,
+    /// Mixture-of-experts layers ([`super::moe`]).
+    Moe,
     /// An XLA HLO op with XLA's own FLOPs and bytes ([`super::xla`]).
     Hlo,
 }
@@ -48,6 +50,7 @@ impl Family {
             Family::Reduce => "reduce",
             Family::Norm => "norm",
             Family::Softmax => "softmax",
+            Family::Moe => "moe",
             Family::Hlo => "hlo",
         }
     }

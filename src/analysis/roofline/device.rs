@@ -33,7 +33,12 @@ fn kineto(c: &Capture) -> Option<Device> {
     };
     let list: serde_json::Value = serde_json::from_str(c.strings.get(t)).ok()?;
     let first = list.as_array()?.first()?;
-    let name = first.get("name")?.as_str()?.to_string();
+    let mut name = first.get("name")?.as_str()?.to_string();
+    if name.trim().is_empty()
+        && let Some(n) = unnamed_amd(first)
+    {
+        name = n.to_string();
+    }
     let cc = first.get("computeMajor").and_then(|m| m.as_i64()).map(|m| {
         format!(
             "{m}.{}",
@@ -50,6 +55,18 @@ fn kineto(c: &Capture) -> Option<Device> {
         compute_capability: cc,
         sms: first.get("numSms").and_then(|x| x.as_i64()),
     })
+}
+
+/// A ROCm device the trace leaves unnamed (vLLM's ROCm traces write `"name": ""`), told by
+/// its architecture, compute units and memory: gfx942 (`computeMajor` 9, `computeMinor` 4) with
+/// 304 CUs and 192 GiB is an MI300X (MI300A: 228 CUs, 128 GB shared; MI325X: 256 GB).
+fn unnamed_amd(p: &serde_json::Value) -> Option<&'static str> {
+    let int = |k: &str| p.get(k).and_then(serde_json::Value::as_i64);
+    let gib = int("totalGlobalMem")? as f64 / f64::from(1u32 << 30);
+    (int("computeMajor")? == 9 && int("computeMinor")? == 4 && int("numSms")? == 304)
+        .then_some(())
+        .filter(|_| (180.0..=200.0).contains(&gib))
+        .map(|_| "AMD Instinct MI300X (unnamed in the trace: gfx942, 304 CUs, 192 GiB)")
 }
 
 /// XPlane device stats, kept as capture metadata `"<plane>: <stat>"`: `gpu_device_name`

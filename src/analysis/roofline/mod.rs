@@ -14,8 +14,11 @@ pub mod cost;
 pub mod device;
 pub mod dtype;
 pub mod gemm;
+pub mod inference;
 pub mod memops;
+pub mod moe;
 pub mod ops;
+pub mod paged_attention;
 pub mod peaks;
 pub mod row;
 pub mod sdpa;
@@ -507,8 +510,10 @@ pub fn compute(c: &Capture) -> Roofline {
     let host_copy =
         |i: usize| s.kind(i) == Category::Memcpy && copy_link(c.strings.get(s.name[i])).is_some();
     let dev = attribute::device_totals(c, &selected, |i| !host_copy(i));
-    // Rows keyed by (name, dims, types, concrete).
-    type Key = (StrId, StrId, StrId, StrId);
+    // Rows keyed by (name, dims, types, concrete, serving context: `inference`).
+    type Key = (StrId, StrId, StrId, StrId, u64);
+    let mut infer = inference::Context::new(c);
+    let mut contexts: FxHashMap<Key, String> = FxHashMap::default();
     let mut rows: FxHashMap<Key, usize> = FxHashMap::default();
     let mut uncosted: FxHashMap<(StrId, &'static str), u64> = FxHashMap::default();
     let mut costs: FxHashMap<Key, Result<Cost, &'static str>> = FxHashMap::default();
@@ -529,8 +534,11 @@ pub fn compute(c: &Capture) -> Roofline {
                 kc = text(v).unwrap_or(StrId::EMPTY);
             }
         });
-        let key = (s.name[i], kd, kt, kc);
         let name = c.strings.get(s.name[i]);
+        let model = ops::lookup(name);
+        let serving = model.and_then(|m| m.serving());
+        let ctx = serving.map_or(0, |m| infer.key(m, i));
+        let key = (s.name[i], kd, kt, kc, ctx);
         let cost = *costs.entry(key).or_insert_with(|| {
             if kd == StrId::EMPTY {
                 return Err("no recorded shapes (record_shapes=False)");
@@ -540,9 +548,14 @@ pub fn compute(c: &Capture) -> Roofline {
                 Some(c.strings.get(kt)),
                 Some(c.strings.get(kc)),
             );
-            match ops::lookup(name) {
-                Some(m) => m.cost(name, &a),
-                None => Err("no model"),
+            match (model, serving) {
+                (_, Some(sv)) => {
+                    let (cost, what) = infer.cost(sv, i, &a, ctx);
+                    contexts.insert(key, what);
+                    cost
+                }
+                (Some(m), None) => m.cost(name, &a),
+                (None, None) => Err("no model"),
             }
         });
         let Ok(cost) = cost else {
@@ -569,6 +582,13 @@ pub fn compute(c: &Capture) -> Roofline {
                 cost,
             );
             row.precision_from = torch_precision_from(&dtype, &cost);
+            if let Some(what) = contexts.get(&key) {
+                row.context.clone_from(what);
+                if family == Family::Moe {
+                    row.precision_from
+                        .push_str("; the weights are dequantised to the input type");
+                }
+            }
             out.rows.push(row);
             out.rows.len() - 1
         });

@@ -26,6 +26,7 @@ enum Kind {
     Softmax(bool),
     Dropout,
     Conv(bool),
+    Serving(super::inference::Serving),
 }
 
 /// The perf model of one op name.
@@ -63,6 +64,15 @@ impl Model {
             Kind::Softmax(bwd) => memops::softmax(a, bwd),
             Kind::Dropout => memops::dropout(a),
             Kind::Conv(bwd) => super::conv::cost(a, bwd),
+            Kind::Serving(_) => Err("needs its serving context (roofline::inference)"),
+        }
+    }
+
+    /// The serving model (paged attention, MoE) when the op needs the context of its call.
+    pub fn serving(&self) -> Option<super::inference::Serving> {
+        match self.kind {
+            Kind::Serving(s) => Some(s),
+            _ => None,
         }
     }
 }
@@ -162,6 +172,13 @@ pub fn lookup(name: &str) -> Option<Model> {
             kind,
         })
     };
+    if let Some(s) = super::inference::lookup(name) {
+        let family = match s {
+            super::inference::Serving::Paged(_) => Family::Attention,
+            super::inference::Serving::Moe(_) => Family::Moe,
+        };
+        return m(family, Kind::Serving(s));
+    }
     if let Some(l) = sdpa::layout(name) {
         return if name == "aten::scaled_dot_product_attention" {
             composite(Family::Attention, Kind::Attention(l))

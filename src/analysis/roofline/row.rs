@@ -44,6 +44,9 @@ pub struct Row {
     pub precision_from: String,
     /// Slice ids of the calls.
     pub slices: Vec<u32>,
+    /// What else the model read, for serving ops (the iteration annotation of paged
+    /// attention; a MoE's top-k, gating and weight type); empty otherwise.
+    pub context: String,
 }
 
 impl Row {
@@ -70,6 +73,7 @@ impl Row {
             peak_of: None,
             precision_from: String::new(),
             slices: Vec::new(),
+            context: String::new(),
         }
     }
 

@@ -181,6 +181,12 @@ pub fn find(c: &Capture, opts: &StepOptions) -> Steps {
             }
         }
         if found.is_none() {
+            let its = super::serving::iterations(c);
+            if !its.list.is_empty() {
+                found = Some((StepSource::Serving, its.steps()));
+            }
+        }
+        if found.is_none() {
             let marks = step_num_marks(c);
             if !marks.is_empty() {
                 found = Some((StepSource::StepNum, to_steps(marks)));

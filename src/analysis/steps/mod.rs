@@ -9,6 +9,7 @@
 pub mod comms;
 mod find;
 mod parts;
+pub mod serving;
 mod types;
 
 pub use find::find;

@@ -39,6 +39,8 @@ pub enum StepSource {
     ProfilerStep,
     /// XPlane host events with a `step_num` stat (`StepTraceAnnotation`).
     StepNum,
+    /// Serving-engine iterations (vLLM / SGLang / ATOM / xDiT annotations, `steps::serving`).
+    Serving,
     /// XPlane `Steps` lines (given in the file or derived from `group_id`).
     StepsLine,
     /// No steps found: the whole capture is one step.
@@ -52,6 +54,7 @@ impl StepSource {
             StepSource::Regex => "regex",
             StepSource::ProfilerStep => "profiler_step",
             StepSource::StepNum => "step_num",
+            StepSource::Serving => "serving_iterations",
             StepSource::StepsLine => "steps_line",
             StepSource::Whole => "whole_capture",
         }
