@@ -217,3 +217,85 @@ fn json_shape_and_evidence_ids_open_their_events_in_search() {
     assert_eq!(cap["below_threshold"], 0);
     assert_eq!(cap["analysed_steps"], serde_json::json!([3]));
 }
+
+/// Every evidence event of `advise --json --all` on three captures: its name, track, start and
+/// duration are the slice's; `search` finds its name on its track; the explorer selects it.
+#[test]
+fn every_evidence_id_opens_its_event_in_search_and_the_explorer() {
+    for f in [GRAPH, EAGER, ALEXNET] {
+        let path = fixture(f);
+        let p = path.to_str().expect("utf-8 path");
+        let v = run(&["advise", p, "--json", "-q", "--all"]);
+        let c = load(f);
+        let zero = c.time_zero();
+        let mut app = ui_open(p);
+        let mut names: Vec<(String, String)> = Vec::new();
+        let mut n = 0;
+        for fd in v["captures"][0]["findings"].as_array().expect("findings") {
+            let ev = &fd["evidence"];
+            let ids = ev["event_ids"].as_array().expect("ids");
+            let events = ev["events"].as_array().expect("events");
+            assert_eq!(ids.len(), events.len(), "{}", fd["rule"]);
+            for e in events {
+                let id = e["id"].as_u64().expect("id") as usize;
+                assert!(id < c.slices.len());
+                assert_eq!(e["name"].as_str(), Some(c.slice_name(id as u32)));
+                assert_eq!(
+                    e["start_ns"].as_i64(),
+                    Some((c.slices.start[id] - zero) / 1000)
+                );
+                assert_eq!(e["dur_ns"].as_i64(), Some(c.slices.dur[id] / 1000));
+                // The explorer: the id selects that slice.
+                app.update(tracetui::ui::app::Msg::JumpTo(id as u32));
+                assert_eq!(app.selected, Some(id as u32));
+                let key = (
+                    e["name"].as_str().expect("name").to_string(),
+                    e["track"].as_str().expect("track").to_string(),
+                );
+                if !names.contains(&key) {
+                    names.push(key);
+                }
+                n += 1;
+            }
+        }
+        assert!(n > 0, "{f:?}: no evidence events");
+        // `search`: each name, matched exactly, is found on the event's track.
+        for (name, track) in names {
+            let re = format!("^{}$", regex::escape(&name));
+            let s = run(&["search", p, &re, "--regex", "--json", "-q"]);
+            let r = &s["captures"][0]["results"][0];
+            assert_eq!(r["name"].as_str(), Some(name.as_str()));
+            let tracks: Vec<&str> = r["tracks"]
+                .as_array()
+                .expect("tracks")
+                .iter()
+                .filter_map(|t| t.as_str())
+                .collect();
+            assert!(tracks.contains(&track.as_str()), "{f:?} {name}: {tracks:?}");
+        }
+    }
+}
+
+/// The explorer opened on one capture file (its load run through the real loader).
+fn ui_open(path: &str) -> tracetui::ui::app::App {
+    use std::sync::Arc;
+    use tracetui::ui::app::{App, Cmd, Msg};
+    let p = Path::new(path);
+    let cap = tracetui::ui::catalog::CaptureRef::from_file(p, p.parent().expect("a file path"));
+    let (mut app, cmds) = App::new(vec![cap], (120, 40), tracetui::ui::colors::ColorMode::None);
+    for c in cmds {
+        if let Cmd::Load {
+            generation,
+            entry,
+            capture,
+            progress,
+        } = c
+        {
+            let result = tracetui::ui::loader::load_sync(&capture, &progress).map(Arc::new);
+            app.update(Msg::Load(tracetui::ui::loader::LoadDone::finished(
+                generation, entry, result,
+            )));
+        }
+    }
+    app
+}
