@@ -7,7 +7,9 @@
 //! the saving is an upper bound computed from the trace (idle time a change could remove,
 //! the time a sync waited), never a guess. One file per rule.
 
+mod alloc;
 mod device_idle;
+mod exposed_comm;
 mod fp32_matmul;
 mod host_bound;
 mod input_wait;
@@ -15,6 +17,7 @@ mod optimizer;
 mod pageable;
 mod short_kernels;
 mod sync;
+mod xla;
 
 use crate::analysis::critical::{self, Options as CriticalOptions, StepPath};
 use crate::analysis::gpu::GpuOptions;
@@ -202,6 +205,18 @@ pub(crate) fn short(name: &str, max: usize) -> String {
     }
 }
 
+/// A duration for titles: `6.009 s`, `1.234 ms`, `38.0 µs`.
+pub(crate) fn fmt_ms(ps: Ps) -> String {
+    let v = ps as f64;
+    if v >= 1e12 {
+        format!("{:.3} s", v / 1e12)
+    } else if v >= 1e9 {
+        format!("{:.3} ms", v / 1e9)
+    } else {
+        format!("{:.1} µs", v / 1e6)
+    }
+}
+
 /// Percentage `part / whole` rounded to an integer.
 pub(crate) fn pct(part: Ps, whole: Ps) -> i64 {
     if whole > 0 {
@@ -225,6 +240,10 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     out.extend(short_kernels::rule(ctx));
     out.extend(fp32_matmul::rule(ctx));
     out.extend(optimizer::rule(ctx));
+    out.extend(exposed_comm::rule(ctx));
+    out.extend(alloc::rule(ctx));
+    out.extend(xla::compile(ctx));
+    out.extend(xla::host_offload(ctx));
     out.retain(|f| f.saving > 0);
     out.sort_by(|a, b| b.saving.cmp(&a.saving).then(a.rule.cmp(b.rule)));
     out
