@@ -22,6 +22,7 @@ mod xla;
 use crate::analysis::critical::{self, Options as CriticalOptions, StepPath};
 use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::streams::{self, GpuStreams};
+use crate::analysis::rank::par2;
 use crate::analysis::steps::{self as step_parts, Step, StepOptions, StepParts, Steps};
 use crate::model::{Capture, Category, Format, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -94,13 +95,36 @@ impl<'a> Ctx<'a> {
             source: steps.source,
             steps: chosen.clone(),
         };
-        let gpu = streams::collect(c, &GpuOptions::default());
-        let parts = step_parts::breakdown(c, &sel, step_opts, Some(&gpu));
         let copts = CriticalOptions {
             top: 20,
             ..CriticalOptions::default()
         };
-        let paths = critical::analyze(c, &sel, &copts, None);
+        // The critical paths (the most work: a graph per step) beside the streams and device
+        // parts; the paths of the two halves of the steps on two threads.
+        let (paths, (gpu, parts)) = par2(
+            || {
+                let half = sel.steps.len() / 2;
+                if half == 0 {
+                    return critical::analyze(c, &sel, &copts, None);
+                }
+                let part = |v: &[Step]| Steps {
+                    source: sel.source,
+                    steps: v.to_vec(),
+                };
+                let (a, b) = (part(&sel.steps[..half]), part(&sel.steps[half..]));
+                let (mut pa, pb) = par2(
+                    || critical::analyze(c, &a, &copts, None),
+                    || critical::analyze(c, &b, &copts, None),
+                );
+                pa.extend(pb);
+                pa
+            },
+            || {
+                let gpu = streams::collect(c, &GpuOptions::default());
+                let parts = step_parts::breakdown(c, &sel, step_opts, Some(&gpu));
+                (gpu, parts)
+            },
+        );
         let framework = match c.format {
             Some(Format::XPlane) => Framework::Xla,
             Some(Format::Kineto) => Framework::Torch,
@@ -232,18 +256,27 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     if ctx.steps.is_empty() {
         return out;
     }
-    out.extend(host_bound::rule(ctx));
-    out.extend(device_idle::rule(ctx));
-    out.extend(input_wait::rule(ctx));
-    out.extend(sync::rule(ctx));
-    out.extend(pageable::rule(ctx));
-    out.extend(short_kernels::rule(ctx));
-    out.extend(fp32_matmul::rule(ctx));
-    out.extend(optimizer::rule(ctx));
-    out.extend(exposed_comm::rule(ctx));
-    out.extend(alloc::rule(ctx));
-    out.extend(xla::compile(ctx));
-    out.extend(xla::host_offload(ctx));
+    // The roofline (fp32_matmul) beside the other rules.
+    let (rest, roof) = par2(
+        || {
+            [
+                host_bound::rule(ctx),
+                device_idle::rule(ctx),
+                input_wait::rule(ctx),
+                sync::rule(ctx),
+                pageable::rule(ctx),
+                short_kernels::rule(ctx),
+                optimizer::rule(ctx),
+                exposed_comm::rule(ctx),
+                alloc::rule(ctx),
+                xla::compile(ctx),
+                xla::host_offload(ctx),
+            ]
+        },
+        || fp32_matmul::rule(ctx),
+    );
+    out.extend(rest.into_iter().flatten());
+    out.extend(roof);
     out.retain(|f| f.saving > 0);
     out.sort_by(|a, b| b.saving.cmp(&a.saving).then(a.rule.cmp(b.rule)));
     out
