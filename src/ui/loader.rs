@@ -51,6 +51,9 @@ pub struct Loaded {
     /// (`[memory]` events, XPlane allocator events, or an allocator snapshot); computed with
     /// the derived rows, or given with the capture.
     memory: OnceLock<super::memory::Memory>,
+    /// `advise`'s findings over the capture's steps (the `!` view), computed on the loader
+    /// thread after the search index, or on first call.
+    findings: OnceLock<Vec<crate::analysis::advise::Finding>>,
 }
 
 /// The derived rows of a capture, filled once; reads as an empty slice until then.
@@ -169,6 +172,7 @@ impl Loaded {
             rank: OnceLock::new(),
             derived: DerivedRows::default(),
             memory: OnceLock::new(),
+            findings: OnceLock::new(),
         }
     }
 
@@ -307,6 +311,21 @@ impl Loaded {
         ));
         *g = Some(st.clone());
         st
+    }
+
+    /// `advise`'s findings, ranked by saving (computed on first call: call it off the UI
+    /// thread, as the loader does).
+    pub fn findings(&self) -> &[crate::analysis::advise::Finding] {
+        self.findings.get_or_init(|| {
+            use crate::analysis::advise::{Ctx, advise};
+            let opts = crate::analysis::steps::StepOptions::default();
+            advise(&Ctx::new(&self.cap, &self.steps, &opts))
+        })
+    }
+
+    /// The findings when already computed (what drawing uses: it never computes them).
+    pub fn findings_if_ready(&self) -> Option<&[crate::analysis::advise::Finding]> {
+        self.findings.get().map(Vec::as_slice)
     }
 
     /// The search engine of this capture (built on first call: call it from key handling,
@@ -504,6 +523,9 @@ pub fn spawn<M: Send + 'static>(
                 l.derive();
                 let _ = tx.send(derived(generation));
                 l.search_engine();
+                // `advise`'s findings (the `!` view and the status-line hint), then a redraw.
+                l.findings();
+                let _ = tx.send(derived(generation));
                 // Big JSON captures: a snapshot for the next open (after the first frame).
                 crate::formats::cache::store(&capture.source.path, &l.cap);
             }

@@ -224,8 +224,9 @@ pub fn draw(st: &State, buf: &mut Buffer, area: Rect) {
             if h.within_track { " (track)" } else { "" }
         );
     }
-    // Load warnings of the shown capture: counted on the right, whatever else is said there.
-    if let Some(m) = super::views::warnings::marker(st) {
+    // The top finding (≥ 5 % of a step) and the load warnings of the shown capture: on the
+    // right, whatever else is said there.
+    if let Some(m) = super::views::findings::marker(st) {
         right = if right.is_empty() {
             m
         } else {

@@ -7,7 +7,9 @@
 //! the saving is an upper bound computed from the trace (idle time a change could remove,
 //! the time a sync waited), never a guess. One file per rule.
 
+mod alloc;
 mod device_idle;
+mod exposed_comm;
 mod fp32_matmul;
 mod host_bound;
 mod input_wait;
@@ -15,10 +17,12 @@ mod optimizer;
 mod pageable;
 mod short_kernels;
 mod sync;
+mod xla;
 
 use crate::analysis::critical::{self, Options as CriticalOptions, StepPath};
 use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::streams::{self, GpuStreams};
+use crate::analysis::rank::par2;
 use crate::analysis::steps::{self as step_parts, Step, StepOptions, StepParts, Steps};
 use crate::model::{Capture, Category, Format, NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -91,13 +95,36 @@ impl<'a> Ctx<'a> {
             source: steps.source,
             steps: chosen.clone(),
         };
-        let gpu = streams::collect(c, &GpuOptions::default());
-        let parts = step_parts::breakdown(c, &sel, step_opts, Some(&gpu));
         let copts = CriticalOptions {
             top: 20,
             ..CriticalOptions::default()
         };
-        let paths = critical::analyze(c, &sel, &copts, None);
+        // The critical paths (the most work: a graph per step) beside the streams and device
+        // parts; the paths of the two halves of the steps on two threads.
+        let (paths, (gpu, parts)) = par2(
+            || {
+                let half = sel.steps.len() / 2;
+                if half == 0 {
+                    return critical::analyze(c, &sel, &copts, None);
+                }
+                let part = |v: &[Step]| Steps {
+                    source: sel.source,
+                    steps: v.to_vec(),
+                };
+                let (a, b) = (part(&sel.steps[..half]), part(&sel.steps[half..]));
+                let (mut pa, pb) = par2(
+                    || critical::analyze(c, &a, &copts, None),
+                    || critical::analyze(c, &b, &copts, None),
+                );
+                pa.extend(pb);
+                pa
+            },
+            || {
+                let gpu = streams::collect(c, &GpuOptions::default());
+                let parts = step_parts::breakdown(c, &sel, step_opts, Some(&gpu));
+                (gpu, parts)
+            },
+        );
         let framework = match c.format {
             Some(Format::XPlane) => Framework::Xla,
             Some(Format::Kineto) => Framework::Torch,
@@ -202,6 +229,18 @@ pub(crate) fn short(name: &str, max: usize) -> String {
     }
 }
 
+/// A duration for titles: `6.009 s`, `1.234 ms`, `38.0 µs`.
+pub(crate) fn fmt_ms(ps: Ps) -> String {
+    let v = ps as f64;
+    if v >= 1e12 {
+        format!("{:.3} s", v / 1e12)
+    } else if v >= 1e9 {
+        format!("{:.3} ms", v / 1e9)
+    } else {
+        format!("{:.1} µs", v / 1e6)
+    }
+}
+
 /// Percentage `part / whole` rounded to an integer.
 pub(crate) fn pct(part: Ps, whole: Ps) -> i64 {
     if whole > 0 {
@@ -217,14 +256,27 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
     if ctx.steps.is_empty() {
         return out;
     }
-    out.extend(host_bound::rule(ctx));
-    out.extend(device_idle::rule(ctx));
-    out.extend(input_wait::rule(ctx));
-    out.extend(sync::rule(ctx));
-    out.extend(pageable::rule(ctx));
-    out.extend(short_kernels::rule(ctx));
-    out.extend(fp32_matmul::rule(ctx));
-    out.extend(optimizer::rule(ctx));
+    // The roofline (fp32_matmul) beside the other rules.
+    let (rest, roof) = par2(
+        || {
+            [
+                host_bound::rule(ctx),
+                device_idle::rule(ctx),
+                input_wait::rule(ctx),
+                sync::rule(ctx),
+                pageable::rule(ctx),
+                short_kernels::rule(ctx),
+                optimizer::rule(ctx),
+                exposed_comm::rule(ctx),
+                alloc::rule(ctx),
+                xla::compile(ctx),
+                xla::host_offload(ctx),
+            ]
+        },
+        || fp32_matmul::rule(ctx),
+    );
+    out.extend(rest.into_iter().flatten());
+    out.extend(roof);
     out.retain(|f| f.saving > 0);
     out.sort_by(|a, b| b.saving.cmp(&a.saving).then(a.rule.cmp(b.rule)));
     out

@@ -263,7 +263,7 @@ pub const DEFAULTS: &[Default] = &[
         V::Timeline,
         A::OpenWarnings,
         &["!"],
-        "load warnings: truncated, repaired, dropped (file, offset)",
+        "attention: findings by saving (Enter: evidence), load warnings",
     ),
     d(V::Help, A::Down, &["j", "Down"], "scroll down"),
     d(V::Help, A::Up, &["k", "Up"], "scroll up"),

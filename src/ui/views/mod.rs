@@ -10,6 +10,7 @@ pub mod critical;
 pub mod details_view;
 pub mod diff_align;
 pub mod diff_table;
+pub mod findings;
 pub mod flame;
 pub mod flame_table;
 pub mod flame_view;

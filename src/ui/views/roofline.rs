@@ -374,6 +374,9 @@ impl View for RooflineView {
             dim,
         );
         line(buf, &format!("← {}", sel.precision_from), dim);
+        if let Some(c) = super::findings::concerning(st, &sel.name, &sel.slices, None) {
+            line(buf, &c, Style::default());
+        }
         line(buf, "", dim);
         let room = (inner.y + inner.height).saturating_sub(y.get()) as usize;
         let first = self.selected.saturating_sub(room.saturating_sub(1));

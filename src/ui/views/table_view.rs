@@ -2,7 +2,7 @@
 //! filtering and `Enter` targets are in `table.rs`).
 
 use super::View;
-use super::table::{Prompt, TableView};
+use super::table::{Prompt, TableView, Target};
 use crate::index::Cell;
 use crate::ui::action::Action;
 use crate::ui::keymap::ViewKind;
@@ -257,7 +257,33 @@ impl View for TableView {
             ..inner
         };
         put_row(buf, inner.y + 1, &heads, None, bold, true);
-        let body = inner.height.saturating_sub(2) as usize;
+        // The finding about the selected row, if any, on the last line (the `!` view's).
+        let concern = self
+            .order
+            .get(self.selected)
+            .and_then(|&ri| self.rows.get(ri))
+            .and_then(|r| {
+                let ids: &[u32] = match &r.target {
+                    Target::Slice(id) => std::slice::from_ref(id),
+                    Target::Slices(v) => v,
+                    _ => &[],
+                };
+                // A critical-path row: its kind (host work of a host-bound path).
+                let kind = self
+                    .title
+                    .starts_with("critical path")
+                    .then(|| r.cells.get(4));
+                super::findings::concerning(st, r.cells.first()?, ids, kind.flatten())
+            });
+        if let Some(c) = &concern
+            && inner.height > 3
+        {
+            let y = inner.y + inner.height - 1;
+            buf.set_stringn(inner.x, y, text::fit(c, iw), iw, Style::default());
+        }
+        let body = inner
+            .height
+            .saturating_sub(2 + u16::from(concern.is_some())) as usize;
         let top = self.selected.saturating_sub(body.saturating_sub(1));
         // Names cut so the rows shown stay apart (`…stream 7` / `…stream 13`).
         let shown: Vec<String> = self

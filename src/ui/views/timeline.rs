@@ -63,7 +63,7 @@ impl View for TimelineView {
                 Some(v) => vec![Msg::Push(Box::new(v))],
                 None => vec![Msg::Notice("select a slice first (h/l or Enter)".into())],
             },
-            Some(Action::OpenWarnings) => vec![super::warnings::open(st)],
+            Some(Action::OpenWarnings) => vec![super::findings::open(st)],
             Some(Action::OpenOverview) => match OverviewView::open(st) {
                 Some((v, req)) => vec![Msg::Push(Box::new(v)), req],
                 None => Vec::new(),
