@@ -383,6 +383,14 @@ pub fn render_text(s: &CaptureRoofline) -> String {
             s.rows.len() - 25
         ));
     }
+    // Serving rows: what else their model read (the iteration; the MoE's top-k and weights).
+    for r in s.rows.iter().take(25).filter(|r| !r.context.is_empty()) {
+        o.push_str(&format!(
+            "   {}: {}\n",
+            clean(&text::fit(&r.name, 40)),
+            clean(&text::fit(&r.context, 140))
+        ));
+    }
     // Rows above their roof: say so, with the peak each was measured against.
     let beyond: Vec<&RowJson> = s.rows.iter().filter(|r| r.beyond_peak).collect();
     if !beyond.is_empty() {
