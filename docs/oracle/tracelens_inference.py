@@ -21,6 +21,7 @@ Exit status 0 when every trace passes.
 import argparse
 import csv
 import json
+import re
 import os
 import subprocess
 import sys
@@ -78,8 +79,20 @@ def main():
         )
         tl = tracelens_rows(csvp)
         rep, tt, err = tracetui_report(a.tracetui, trace)
+        # TraceLens's call-stack builder strips a trailing `_<digits>` from frame names
+        # (re.sub(r"_\d+$", ...) in Reporting/generate_perf_report_pytorch.py and
+        # Trace2Tree/trace_to_tree.py), so SGLang's `sglang_profiler::…_100` op is reported
+        # without its counter. tracetui keeps the trace's name; compare under TraceLens's name.
+        renamed = []
+        for name in list(tt):
+            short = re.sub(r"_\d+$", "", name)
+            if name not in tl and short != name and short in tl and short not in tt:
+                tt[short] = tt.pop(name)
+                renamed.append((name, short))
         dev_us = rep["device_ns"] / 1000.0
         print(f"== {d}  ({os.path.relpath(csvp, a.tracelens) if csvp.startswith(a.tracelens) else csvp})")
+        for n, b in renamed:
+            print(f"   name: tracetui {n!r} compared as TraceLens's {b!r} (TraceLens strips _N)")
         for n in rep.get("graph_notes", []):
             print(f"   graph: {n[:160]}")
         for line in err.splitlines():
