@@ -116,7 +116,8 @@ fn stand_in(word: &str, logs: &Path, run_a: &Path, other: &Path) -> Option<PathB
         | "a.json"
         | "trace.json"
         | "run/worker0.123.pt.trace.json.gz"
-        | "trace.pt.trace.json.gz" => torch,
+        | "trace.pt.trace.json.gz"
+        | "run.pt.trace.json.gz" => torch,
         "new.pt.trace.json" | "b.json" => torch_b,
         "vm.xplane.pb" => fixture("cli/vm.xplane.pb"),
         "snap.pickle" => fixture("memory/snap_small.pickle"),
