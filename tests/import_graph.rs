@@ -4,7 +4,8 @@
 //! Edges come from the source text: every `use` item (braces expanded) and every `crate::…`,
 //! `super::…` or `self::…` path in code, resolved to the file that defines the longest prefix
 //! of the path (`src/a/b.rs` or `src/a/b/mod.rs`). Comments and `#[cfg(test)]` modules (at the
-//! end of a file) are left out: tests may reach anywhere. A parent module declaring its
+//! end of a file) and `tests.rs` files (each its parent's `#[cfg(test)] mod tests;`) are left
+//! out: tests may reach anywhere. A parent module declaring its
 //! children (`mod x;`) is not an import; re-exporting from them (`pub use x::Y`) is.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -284,7 +285,13 @@ fn graph() -> Graph {
     for f in &files {
         let text = std::fs::read_to_string(src.join(f)).unwrap_or_default();
         let m = module_of(f);
-        let code = code_of(&text);
+        // A `tests.rs` is the `#[cfg(test)] mod tests;` of its parent: test code, which may
+        // reach anywhere (like a trailing test module).
+        let code = if f.file_name().is_some_and(|n| n == "tests.rs") {
+            String::new()
+        } else {
+            code_of(&text)
+        };
         let out = edges.entry(f.clone()).or_default();
         for p in paths_in(&code) {
             let Some(abs) = absolute(&m, &p, &files) else {

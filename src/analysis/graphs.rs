@@ -15,14 +15,7 @@ use crate::model::{Capture, Category, NO_SLICE, Ps, StrId};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
-/// True for the name of a host call that replays a whole graph: `cudaGraphLaunch`
-/// (`_v10000`, `_ptsz` variants), `cuGraphLaunch`, `hipGraphLaunch`.
-pub fn is_graph_launch_name(name: &str) -> bool {
-    let n = name.trim_start_matches('_');
-    ["cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"]
-        .iter()
-        .any(|p| n.starts_with(p))
-}
+pub use super::graph_names::{graph_node_name, is_graph_launch_name};
 
 /// False when no event name of `c` is a graph launch ([`is_graph_launch_name`]): then there
 /// is nothing to link (one pass over the distinct names, not the events).
@@ -316,14 +309,6 @@ impl GraphGroup {
         };
         format!("{} @ {op}", graph_node_name(self.kernels_per_launch))
     }
-}
-
-/// `graph (N kernels)`: the name of a graph's node in trees and tables.
-pub fn graph_node_name(kernels: usize) -> String {
-    format!(
-        "graph ({kernels} kernel{})",
-        if kernels == 1 { "" } else { "s" }
-    )
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod critical;
 pub mod diff;
 pub mod flame;
 pub mod gpu;
+pub mod graph_names;
 pub mod graphs;
 pub mod launch_link;
 pub mod launchers;

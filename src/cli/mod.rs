@@ -31,6 +31,7 @@ pub mod stats;
 pub mod stats_graphs;
 pub mod stats_launchers;
 pub mod steps;
+pub mod steps_rows;
 pub mod steps_serving;
 pub mod summary;
 pub mod text;

@@ -353,10 +353,7 @@ pub struct CaptureStats {
     pub graphs: Vec<crate::cli::stats_graphs::GraphJson>,
 }
 
-/// Integer ns of a ps time (rounded to nearest).
-pub fn ns(ps: i64) -> i64 {
-    ps.saturating_add(500).div_euclid(1000)
-}
+pub use super::text::ns;
 
 /// Computes the (sorted, per-kind limited) table of one capture.
 pub fn capture_stats(

@@ -3,8 +3,7 @@
 //! the host op; shown after the table in every event set, torch's default one included (torch's
 //! `key_averages` has no such row: the graph's kernels are rows of their own there).
 
-use super::stats::ns;
-use super::text::{self, Align, clean};
+use super::text::{self, Align, clean, ns};
 use crate::analysis::graphs::GraphLaunches;
 use crate::model::{Capture, Ps};
 use serde::Serialize;

@@ -2,39 +2,13 @@
 //! batch, requests, tokens) and TraceLens's steady-state window with the averages over it and
 //! what it leaves out (docs/steps.md, "Serving iterations").
 
-use super::steps::{PartsJson, StepJson};
+pub use super::steps_rows::IterationJson;
+use super::steps_rows::{PartsJson, StepJson};
 use super::text;
-use crate::analysis::serving::annotation::{Aggregates, Format, Phase};
 use crate::analysis::serving::steady::{self, Detail, Reason};
 use crate::analysis::steps::serving::Iterations;
 use crate::model::Capture;
 use serde::Serialize;
-
-/// The label of one serving iteration (`steps[].iteration`).
-#[derive(Serialize, Clone, Debug)]
-pub struct IterationJson {
-    /// `prefill`, `decode`, `mixed` (both in one iteration) or `other` (diffusion, empty).
-    pub phase: Phase,
-    /// Annotation format (`vllm_detailed`, `sglang_native`, …).
-    pub format: Format,
-    /// Context (prefill) requests.
-    pub context_requests: u64,
-    /// Generation (decode) requests.
-    pub generation_requests: u64,
-    /// Tokens of the context requests.
-    pub context_tokens: u64,
-    /// Tokens of the generation requests.
-    pub generation_tokens: u64,
-    /// Batch size as TraceLens counts it (tokens in the batch where the annotation says).
-    pub batch_size: u64,
-    /// Σ N_Q, Σ N_KV, Σ N_Q², Σ N_Q·N_KV per request group, when the annotation carries them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub aggregates: Option<Aggregates>,
-    /// In the steady-state window (the averages are over these).
-    pub in_window: bool,
-    /// The annotation (raw; sanitise before display).
-    pub annotation: String,
-}
 
 /// A run of iterations left out of the steady-state window.
 #[derive(Serialize, Clone, Debug)]

@@ -233,6 +233,11 @@ pub fn capture_head(
     }
 }
 
+/// Integer ns of a ps time (rounded to nearest).
+pub fn ns(ps: i64) -> i64 {
+    ps.saturating_add(500).div_euclid(1000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

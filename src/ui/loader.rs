@@ -32,7 +32,7 @@ pub struct Loaded {
     /// `Steps` row and the step keys.
     pub steps: crate::analysis::steps::Steps,
     /// Per GPU stream, the spans of the CUDA/HIP graph launches it ran (the `graphs` row).
-    pub graphs: super::graph_row::GraphSpans,
+    pub graphs: super::graph_spans::GraphSpans,
     /// Parse + index time.
     pub load_time: Duration,
     /// The search index over event names, built once (on the loader thread right after the
@@ -141,7 +141,7 @@ impl Loaded {
             || CaptureIndex::build(&cap),
             || {
                 let steps = crate::analysis::steps::find(&cap, &Default::default());
-                let graphs = super::graph_row::GraphSpans::of(&cap);
+                let graphs = super::graph_spans::GraphSpans::of(&cap);
                 ((flow_partners(&cap), by_corr(&cap)), (steps, graphs))
             },
         );

@@ -22,6 +22,7 @@ pub mod diff_lanes;
 pub mod draw;
 pub mod event_info;
 pub mod graph_row;
+pub mod graph_spans;
 pub mod gutter;
 pub mod hits;
 pub mod keymap;

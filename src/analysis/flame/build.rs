@@ -344,17 +344,16 @@ pub fn build(c: &Capture, scope: &Scope, links: Option<&DeviceLinks>) -> FlameTr
     b.finish()
 }
 
-/// Which launch names replay a graph ([`crate::analysis::graphs::is_graph_launch_name`]),
+/// Which launch names replay a graph ([`crate::analysis::graph_names::is_graph_launch_name`]),
 /// read once per name.
 #[derive(Default)]
 struct GraphNames(FxHashMap<StrId, bool>);
 
 impl GraphNames {
     fn is_graph(&mut self, c: &Capture, name: StrId) -> bool {
-        *self
-            .0
-            .entry(name)
-            .or_insert_with(|| crate::analysis::graphs::is_graph_launch_name(c.strings.get(name)))
+        *self.0.entry(name).or_insert_with(|| {
+            crate::analysis::graph_names::is_graph_launch_name(c.strings.get(name))
+        })
     }
 }
 

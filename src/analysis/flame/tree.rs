@@ -403,7 +403,7 @@ impl TreeBuilder {
                 // from this tree.
                 t.graph_text
                     .entry(name.0)
-                    .or_insert_with(|| crate::analysis::graphs::graph_node_name(k));
+                    .or_insert_with(|| crate::analysis::graph_names::graph_node_name(k));
             }
             let d = t.depth.get(parent as usize).copied().unwrap_or(0);
             t.name.push(name);

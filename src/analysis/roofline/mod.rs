@@ -19,6 +19,7 @@ pub mod memops;
 pub mod moe;
 pub mod ops;
 pub mod paged_attention;
+pub mod peak;
 pub mod peaks;
 pub mod row;
 pub mod sdpa;

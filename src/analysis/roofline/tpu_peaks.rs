@@ -8,7 +8,7 @@
 //! figure: XProf measures every op against the chip's one `peak_flop_rate` (BF16), which is
 //! what the cost-stat rows use ([`super::xla`]).
 
-use super::peaks::Peaks;
+use super::peak::Peaks;
 
 /// One TPU generation, per chip, as Google Cloud's documentation gives it.
 #[derive(Clone, Copy, Debug, PartialEq)]

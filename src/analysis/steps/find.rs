@@ -3,21 +3,10 @@
 //! `Steps` lines; else the whole capture is one step.
 
 use super::types::{Step, StepOptions, StepSource, Steps};
-use crate::model::{Capture, NO_SLICE, ProcessKind, Ps, StrId, TrackKind};
+use crate::model::{Capture, NO_SLICE, Ps, StrId, TrackKind};
 use regex::Regex;
 
-/// Tracks that hold host annotations: not on a device, not a GPU stream or counter.
-pub(crate) fn is_host_track(c: &Capture, t: usize) -> bool {
-    let tr = &c.tracks[t];
-    let host = matches!(
-        c.processes[tr.process as usize].kind,
-        ProcessKind::Host | ProcessKind::Other
-    );
-    host && matches!(
-        tr.kind,
-        TrackKind::Thread | TrackKind::XLine | TrackKind::Async
-    )
-}
+pub(crate) use super::types::is_host_track;
 
 /// Per interned name: `Some(number)` when the name marks a step (`i64::MIN` = a step without
 /// a number), `None` otherwise. One regex run per distinct name, not per slice.

@@ -10,8 +10,8 @@
 //! runs from the annotation's start to the later of its end and the end of the last device
 //! activity launched inside it, cut at the next iteration's start.
 
-use super::find::is_host_track;
 use super::types::Step;
+use super::types::is_host_track;
 use crate::analysis::serving::annotation::{self, Iteration};
 use crate::model::{Capture, Category, Ps, StrId};
 

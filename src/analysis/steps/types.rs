@@ -1,6 +1,6 @@
 //! The step types shared by the step finders and the per-step breakdown.
 
-use crate::model::Ps;
+use crate::model::{Capture, ProcessKind, Ps, TrackKind};
 use regex::Regex;
 
 /// Default pattern of host annotations that count as input wait: PyTorch's data-loader
@@ -99,4 +99,17 @@ impl Steps {
         let k = i.checked_sub(1)?;
         (t < self.steps[k].end).then_some(k)
     }
+}
+
+/// Tracks that hold host annotations: not on a device, not a GPU stream or counter.
+pub(crate) fn is_host_track(c: &Capture, t: usize) -> bool {
+    let tr = &c.tracks[t];
+    let host = matches!(
+        c.processes[tr.process as usize].kind,
+        ProcessKind::Host | ProcessKind::Other
+    );
+    host && matches!(
+        tr.kind,
+        TrackKind::Thread | TrackKind::XLine | TrackKind::Async
+    )
 }

@@ -3,7 +3,7 @@
 //! memory budget; each command gets a shared reference through [`super::super::load`]'s
 //! provider, and a first call on a capture reports its load as MCP progress.
 
-use super::send;
+use super::rpc::send;
 use crate::discover::CaptureFile;
 use crate::formats::{LoadError, Progress};
 use crate::model::Capture;

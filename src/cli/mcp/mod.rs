@@ -16,7 +16,7 @@ use kept::{KEPT, install};
 use serde_json::{Map, Value, json};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -210,15 +210,6 @@ pub fn cmd_mcp(a: &McpArgs) -> i32 {
     server.pending.set(None);
     queued.into_iter().for_each(process);
     0
-}
-
-fn send(v: &Value) {
-    let mut out = std::io::stdout().lock();
-    let s = serde_json::to_string(v).unwrap_or_default();
-    let _ = out
-        .write_all(s.as_bytes())
-        .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush());
 }
 
 fn error_response(id: Value, (code, message): RpcError) -> Value {
@@ -591,6 +582,7 @@ mod tests;
 mod tools;
 
 use page::Page;
+use rpc::send;
 pub use rpc::{DEFAULT_LIMIT, DEFAULT_MAX_CHARS};
 use rpc::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
