@@ -10,12 +10,13 @@ per-call `flops` / `bytes`. TraceLens splits vLLM's `vllm::moe_forward` into an 
 pseudo op; tracetui's row is the op, so it is compared with the sum of the two. An op whose
 calls TraceLens saw only through the capture traces (inside a CUDA / HIP graph of the replay:
 vLLM FULL decode, SGLang decode) has no device time in the replay trace alone, so it has no
-tracetui row until the capture traces are merged (issue 54 part 1): SKIP, with the reason. The
+tracetui row unless the capture traces beside it are merged (issue 54 part 1): SKIP, with the reason. The
 formulas on those rows' recorded inputs are checked by the Rust unit tests
 (roofline::paged_attention, roofline::moe). Pass: equal within 1e-9 relative.
 """
 import csv
 import json
+import re
 import os
 import subprocess
 import sys
@@ -71,7 +72,9 @@ def tracetui_rows(path):
         for r in c["rows"]:
             if r["family"] in ("attention", "moe"):
                 dims = json.dumps(json.loads(r["input_dims"]), separators=(",", ":"))
-                rows[(r["name"], dims)] = r
+                # TraceLens strips a trailing `_<digits>` (SGLang's profiler counter) from op
+                # names; tracetui keeps the trace's name.
+                rows[(re.sub(r"_\d+$", "", r["name"]), dims)] = r
     return rows
 
 
