@@ -357,3 +357,33 @@ fn ui_open(path: &str) -> tracetui::ui::app::App {
     }
     app
 }
+
+#[test]
+fn kernels_outside_graphs_fire_only_where_graphs_replay() {
+    // torch.cuda.graphs training capture: the optimizer and loss run eagerly beside 3 replays.
+    let (fs, _) = findings(GRAPH);
+    let g = rule(&fs, "outside_graphs").expect("outside_graphs fires on the CUDA graph capture");
+    assert!(
+        g.saving > g.step / 100,
+        "saving {} of step {}",
+        g.saving,
+        g.step
+    );
+    assert!(g.saving <= g.step);
+    assert!(!g.event_ids.is_empty());
+    // Its evidence kernels are not the graphs' own.
+    let c = load(GRAPH);
+    let graphs = tracetui::analysis::graphs::GraphLaunches::of(&c);
+    assert!(g.event_ids.iter().all(|id| !graphs.kernels.contains(id)));
+    // vLLM PIECEWISE: the eager attention launches are found, their saving is small.
+    let (fs, _) = findings(("inference", "vllm_prefilldecode_piecewise.json.gz"));
+    let p = rule(&fs, "outside_graphs").expect("fires on PIECEWISE");
+    assert!(
+        p.title.contains("25 CUDA/HIP graph launches"),
+        "{}",
+        p.title
+    );
+    // An eager capture has no graph: the rule is silent.
+    let (fs, _) = findings(EAGER);
+    assert!(rule(&fs, "outside_graphs").is_none());
+}

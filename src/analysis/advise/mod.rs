@@ -14,6 +14,7 @@ mod fp32_matmul;
 mod host_bound;
 mod input_wait;
 mod optimizer;
+mod outside_graphs;
 mod pageable;
 mod short_kernels;
 mod sync;
@@ -271,6 +272,7 @@ pub fn advise(ctx: &Ctx) -> Vec<Finding> {
                 alloc::rule(ctx),
                 xla::compile(ctx),
                 xla::host_offload(ctx),
+                outside_graphs::rule(ctx),
             ]
         },
         || fp32_matmul::rule(ctx),
