@@ -32,6 +32,5 @@ pub mod table;
 pub mod table_layout;
 pub mod table_view;
 pub mod timeline;
-pub mod warnings;
 
 pub use super::msg::View;
