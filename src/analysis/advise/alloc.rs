@@ -3,7 +3,7 @@
 //! device and `cudaMalloc` takes milliseconds; PyTorch's caching allocator calls them when its
 //! cache misses (a new peak, fragmentation, `empty_cache()`). Saving: the calls' host time.
 
-use super::{Ctx, Finding, Framework, mean, short, slices_by_step, step_label};
+use super::{Ctx, Finding, Framework, mean, short, slices_by_step, step_label, tracks_of};
 use crate::model::{Category, Ps};
 
 /// Threshold text with its source.
@@ -56,13 +56,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     }
     ev.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let event_ids: Vec<u32> = ev.iter().take(10).map(|e| e.1).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let total: Ps = ev.iter().map(|e| e.0).sum();
     let n = fired.len() as Ps;
     let top = event_ids.first().map_or(String::new(), |&id| {

@@ -3,7 +3,7 @@
 //! exposed communication time of the step's busiest-communicating device (what full overlap
 //! with compute would hide).
 
-use super::{Ctx, Finding, Framework, mean, pct, short, slices_by_step, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, short, slices_by_step, step_label, tracks_of};
 use crate::analysis::gpu::classify::{KernelClass, classify};
 use crate::model::{Category, Ps};
 
@@ -53,13 +53,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     }
     ev.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let event_ids: Vec<u32> = ev.iter().take(10).map(|e| e.1).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let n = fired.len() as Ps;
     let fstep = ctx.mean_step_of(&fired);
     let overlap = if comm > 0 {

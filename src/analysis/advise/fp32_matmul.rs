@@ -2,7 +2,7 @@
 //! tensor cores take TF32 / BF16. Measured by the roofline: the saving is the rows' device time
 //! minus their time at the device's TF32 roof (compute and memory), per step.
 
-use super::{Ctx, Finding, Framework, mean, pct, short, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, short, step_label, tracks_of};
 use crate::analysis::roofline::{self, dtype::Precision};
 use crate::model::Ps;
 
@@ -17,11 +17,8 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     let peaks = r.device.as_ref()?.peaks?;
     let tf32 = peaks.tf32.filter(|&v| v > 0.0)?;
     let n = ctx.steps.len();
-    let step_of = |id: u32| -> Option<usize> {
-        let t = c.slices.start.get(id as usize).copied()?;
-        let k = ctx.steps.partition_point(|s| s.start <= t).checked_sub(1)?;
-        (t < ctx.steps[k].end).then_some(k)
-    };
+    let step_of =
+        |id: u32| -> Option<usize> { ctx.step_at(c.slices.start.get(id as usize).copied()?) };
     let mut per_step: Vec<Ps> = vec![0; n];
     let mut ops: Vec<(Ps, u32, String)> = Vec::new();
     let (mut fp32_ps, mut at_roof_ps) = (0.0f64, 0.0f64);
@@ -82,13 +79,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         short(ops.first().map_or("", |o| o.2.as_str()), 60),
     );
     let event_ids: Vec<u32> = ops.iter().take(10).map(|o| o.1).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let fix = match ctx.framework {
         Framework::Torch => {
             "torch.backends.cuda.matmul.allow_tf32 = True and \

@@ -141,6 +141,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The analysed step holding time `t` (steps are sorted and disjoint), if any.
+    pub fn step_at(&self, t: Ps) -> Option<usize> {
+        let k = self
+            .steps
+            .partition_point(|s| s.start <= t)
+            .checked_sub(1)?;
+        (t < self.steps[k].end).then_some(k)
+    }
+
     /// Mean step wall time, ps.
     pub fn mean_step(&self) -> Ps {
         mean(self.steps.iter().map(|s| s.dur()), self.steps.len())
@@ -168,6 +177,25 @@ impl<'a> Ctx<'a> {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// The tracks of `ids`, each once, in the order of first appearance.
+pub(crate) fn tracks_of(c: &Capture, ids: &[u32]) -> Vec<u32> {
+    let mut tracks: Vec<u32> = Vec::new();
+    for &id in ids {
+        let t = c.track_of(id);
+        if !tracks.contains(&t) {
+            tracks.push(t);
+        }
+    }
+    tracks
+}
+
+/// Per-name tallies (count, Σ time, example event id) ranked by Σ time (ties: lower id first).
+pub(crate) fn rank_names(names: FxHashMap<StrId, (u64, Ps, u32)>) -> Vec<(StrId, (u64, Ps, u32))> {
+    let mut ranked: Vec<(StrId, (u64, Ps, u32))> = names.into_iter().collect();
+    ranked.sort_unstable_by(|x, y| y.1.1.cmp(&x.1.1).then(x.1.2.cmp(&y.1.2)));
+    ranked
 }
 
 /// Σ / n (0 for n = 0).
@@ -306,11 +334,7 @@ pub(crate) fn slices_by_step(
         if !ok {
             continue;
         }
-        let t = c.slices.start[i];
-        let k = ctx.steps.partition_point(|s| s.start <= t);
-        if let Some(k) = k.checked_sub(1)
-            && t < ctx.steps[k].end
-        {
+        if let Some(k) = ctx.step_at(c.slices.start[i]) {
             out[k].push(i as u32);
         }
     }

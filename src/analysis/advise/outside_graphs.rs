@@ -4,7 +4,7 @@
 //! graphs (attention) and the eager work between iterations are what is left. Saving: those
 //! launches' host time, at most the device's idle time in the step.
 
-use super::{Ctx, Finding, Framework, mean, pct, short, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, rank_names, short, step_label, tracks_of};
 use crate::analysis::graphs::GraphLaunches;
 use crate::model::{NO_SLICE, Ps, StrId};
 use rustc_hash::FxHashMap;
@@ -39,8 +39,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
             continue;
         }
         let span = g.host_span(c, l);
-        let k = ctx.steps.partition_point(|s| s.start <= span.0);
-        let Some(k) = k.checked_sub(1).filter(|&k| span.0 < ctx.steps[k].end) else {
+        let Some(k) = ctx.step_at(span.0) else {
             continue;
         };
         let host = (span.1 - span.0).max(0);
@@ -75,16 +74,9 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     if fired.is_empty() {
         return None;
     }
-    let mut ranked: Vec<(StrId, (u64, Ps, u32))> = names.into_iter().collect();
-    ranked.sort_unstable_by(|x, y| y.1.1.cmp(&x.1.1).then(x.1.2.cmp(&y.1.2)));
+    let ranked = rank_names(names);
     let event_ids: Vec<u32> = ranked.iter().take(10).map(|r| r.1.2).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let f = fired.len() as u64;
     let title = format!(
         "{}: {} kernels per step run outside the {} CUDA/HIP graph launch{} ({} % of device \

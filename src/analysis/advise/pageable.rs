@@ -2,7 +2,7 @@
 //! stages them through a pinned buffer and the host call blocks, so they neither overlap
 //! compute nor run at the link's speed. Saving: the copies' device time.
 
-use super::{Ctx, Finding, Framework, mean, pct, slices_by_step, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, slices_by_step, step_label, tracks_of};
 use crate::model::{Category, Ps};
 
 /// Threshold text with its source.
@@ -36,13 +36,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
             .then(a.cmp(b))
     });
     let event_ids: Vec<u32> = all.iter().take(10).copied().collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let step = ctx.mean_step();
     let saving = mean(savings.into_iter(), ctx.steps.len());
     let title = format!(

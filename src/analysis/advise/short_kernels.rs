@@ -3,7 +3,7 @@
 //! the device; fusing them or capturing them in a graph removes the launches. Saving: their
 //! launches' host time, at most the device's idle time in the step.
 
-use super::{Ctx, Finding, Framework, mean, pct, short, step_label};
+use super::{Ctx, Finding, Framework, mean, pct, rank_names, short, step_label, tracks_of};
 use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::launch::{LaunchCutoffs, LaunchRecord};
 use crate::model::{NO_SLICE, Ps, StrId};
@@ -34,8 +34,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
             continue;
         }
         let span = g.host_span(c, l);
-        let k = ctx.steps.partition_point(|s| s.start <= span.0);
-        let Some(k) = k.checked_sub(1).filter(|&k| span.0 < ctx.steps[k].end) else {
+        let Some(k) = ctx.step_at(span.0) else {
             continue;
         };
         total[k] += 1;
@@ -72,16 +71,9 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
     if fired.is_empty() {
         return None;
     }
-    let mut ranked: Vec<(StrId, (u64, Ps, u32))> = names.into_iter().collect();
-    ranked.sort_unstable_by(|x, y| y.1.1.cmp(&x.1.1).then(x.1.2.cmp(&y.1.2)));
+    let ranked = rank_names(names);
     let event_ids: Vec<u32> = ranked.iter().take(10).map(|r| r.1.2).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let step = ctx.mean_step();
     let saving = mean(savings.into_iter(), n);
     let f = fired.len() as u64;

@@ -3,7 +3,9 @@
 //! `nonzero` reach these) — with the outermost operator and Python line around each, and the
 //! time waited (the calls' durations).
 
-use super::{Ctx, Finding, Framework, mean, pct, python_site, short, slices_by_step, step_label};
+use super::{
+    Ctx, Finding, Framework, mean, pct, python_site, short, slices_by_step, step_label, tracks_of,
+};
 use crate::analysis::critical::classify::outermost_op;
 use crate::model::{Category, Ps};
 use rustc_hash::FxHashMap;
@@ -93,13 +95,7 @@ pub(super) fn rule(ctx: &Ctx) -> Option<Finding> {
         pct(top.1.0, ranked.iter().map(|r| r.1.0).sum()),
     );
     let event_ids: Vec<u32> = ranked.iter().take(10).map(|r| r.1.1).collect();
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in &event_ids {
-        let t = c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
+    let tracks = tracks_of(c, &event_ids);
     let fix = match ctx.framework {
         Framework::Torch => {
             "keep values on the device: avoid .item(), .cpu(), .tolist(), \

@@ -3,7 +3,7 @@
 //! XPlane's "Host Offload Ops" copies on a device not overlapped by its "XLA Ops" — the device
 //! time they could hide behind compute.
 
-use super::{Ctx, Finding, Framework, fmt_ms, mean, pct, short, step_label};
+use super::{Ctx, Finding, Framework, fmt_ms, mean, pct, short, step_label, tracks_of};
 use crate::model::{NO_SLICE, Ps};
 
 /// Threshold text of `xla_compile`, with its source.
@@ -91,7 +91,7 @@ pub(super) fn compile(ctx: &Ctx) -> Option<Finding> {
     }
     ev.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let event_ids: Vec<u32> = ev.iter().take(10).map(|e| e.1).collect();
-    let tracks = tracks_of(ctx, &event_ids);
+    let tracks = tracks_of(ctx.c, &event_ids);
     let total: Ps = savings.iter().sum();
     let title = format!(
         "{}: {} XLA compilation{} inside the profiled steps take {} ({} % of the steps' time)",
@@ -123,17 +123,6 @@ pub(super) fn compile(ctx: &Ctx) -> Option<Finding> {
         fix: fix.into(),
         threshold: COMPILE_THRESHOLD,
     })
-}
-
-fn tracks_of(ctx: &Ctx, ids: &[u32]) -> Vec<u32> {
-    let mut tracks: Vec<u32> = Vec::new();
-    for &id in ids {
-        let t = ctx.c.track_of(id);
-        if !tracks.contains(&t) {
-            tracks.push(t);
-        }
-    }
-    tracks
 }
 
 pub(super) fn host_offload(ctx: &Ctx) -> Option<Finding> {
@@ -223,7 +212,7 @@ pub(super) fn host_offload(ctx: &Ctx) -> Option<Finding> {
     }
     ev.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let event_ids: Vec<u32> = ev.iter().take(10).map(|e| e.1).collect();
-    let tracks = tracks_of(ctx, &event_ids);
+    let tracks = tracks_of(ctx.c, &event_ids);
     let n = fired.len() as Ps;
     let fstep = ctx.mean_step_of(&fired);
     let title = format!(
