@@ -1,14 +1,9 @@
 //! Names around CUDA/HIP graphs, shared by the graph analysis ([`super::graphs`]) and the
-//! flame (a leaf, so the flame need not import the graph analysis that reads its links).
+//! flame (a leaf, so the flame need not import the graph analysis that reads its links). The
+//! launch-name rule lives in the model, which the capture merge (`formats::graph_capture`) reads too.
 
-/// True for the name of a host call that replays a whole graph: `cudaGraphLaunch`
-/// (`_v10000`, `_ptsz` variants), `cuGraphLaunch`, `hipGraphLaunch`.
-pub fn is_graph_launch_name(name: &str) -> bool {
-    let n = name.trim_start_matches('_');
-    ["cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"]
-        .iter()
-        .any(|p| n.starts_with(p))
-}
+pub use crate::model::graph_replay::is_graph_launch_name;
+
 
 /// `graph (N kernels)`: the name of a graph's node in trees and tables.
 pub fn graph_node_name(kernels: usize) -> String {

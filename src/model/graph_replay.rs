@@ -28,3 +28,12 @@ impl GraphReplay {
             .map(|k| self.kernel_launch[k].1)
     }
 }
+
+/// True for the name of a host call that replays a whole graph: `cudaGraphLaunch`
+/// (`_v10000`, `_ptsz` variants), `cuGraphLaunch`, `hipGraphLaunch`.
+pub fn is_graph_launch_name(name: &str) -> bool {
+    let n = name.trim_start_matches('_');
+    ["cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"]
+        .iter()
+        .any(|p| n.starts_with(p))
+}

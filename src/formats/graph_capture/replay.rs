@@ -27,12 +27,8 @@ pub struct Step {
     pub launches: Vec<usize>,
 }
 
-/// True for a graph launch call (`cudaGraphLaunch`, `hipGraphLaunch`, `cuGraphLaunch`, …).
-pub fn is_graph_launch(name: &str) -> bool {
-    name.as_bytes()
-        .windows(11)
-        .any(|w| w.eq_ignore_ascii_case(b"graphlaunch"))
-}
+pub use crate::model::graph_replay::is_graph_launch_name as is_graph_launch;
+
 
 /// The graph launches of `c` (host slices, start order) with their device activities.
 pub fn launches(c: &Capture) -> Vec<Launch> {
