@@ -4,7 +4,6 @@
 
 pub use crate::model::graph_replay::is_graph_launch_name;
 
-
 /// `graph (N kernels)`: the name of a graph's node in trees and tables.
 pub fn graph_node_name(kernels: usize) -> String {
     format!(

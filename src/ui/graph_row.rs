@@ -6,19 +6,12 @@
 
 use super::colors::{self, Theme};
 use super::ruler::format_dur;
+use super::span_row;
 use crate::analysis::graphs::graph_node_name;
-use crate::index::column_edge;
 use crate::model::Ps;
 use ratatui::buffer::Buffer;
-use ratatui::style::Modifier;
 
 pub use super::graph_spans::{GraphSpans, Span};
-
-/// Column of time `t` in a window of `cols` columns (may lie outside `0..cols`).
-fn col_of(t: Ps, (t0, t1): (Ps, Ps), cols: usize) -> i128 {
-    let w = i128::from((t1 - t0).max(1));
-    (i128::from(t - t0) * cols as i128).div_euclid(w)
-}
 
 /// Draws the spans overlapping the window `(t0, t1)` into row `y`, columns `x0 .. x0 + cols`.
 pub fn draw(
@@ -30,59 +23,27 @@ pub fn draw(
     win: (Ps, Ps),
     theme: Theme,
 ) {
-    if cols == 0 {
-        return;
-    }
-    let mut i = spans.partition_point(|s| s.end <= win.0);
-    let mut free: i128 = 0;
-    while let Some(s) = spans.get(i) {
-        if s.start >= win.1 || free >= cols as i128 {
-            break;
-        }
-        let a = col_of(s.start, win, cols).max(0);
-        let b = (col_of(s.end.max(s.start + 1) - 1, win, cols) + 1).min(cols as i128);
-        if b <= free {
-            if let Some(c) = buf.cell_mut((x0 + (free - 1).max(0) as u16, y)) {
-                c.set_symbol("▒");
-            }
-            let edge = column_edge(win.0, win.1, cols, free as usize);
-            i = (i + 1).max(spans.partition_point(|s| s.start < edge).saturating_sub(1));
-            continue;
-        }
-        let a = a.max(free);
-        let style = colors::label_style(theme, 6);
-        for k in a..b {
-            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
-                c.set_symbol(" ").set_style(style);
-            }
-        }
-        if col_of(s.start, win, cols) >= a
-            && let Some(c) = buf.cell_mut((x0 + a as u16, y))
-        {
-            c.set_symbol("▏");
-        }
-        let len = (b - a) as usize;
-        let room = len.saturating_sub(1);
-        let label = [
-            graph_node_name(s.kernels as usize),
-            format!("graph {}", s.kernels),
-            s.kernels.to_string(),
-        ]
-        .into_iter()
-        .find(|l| l.len() <= room)
-        .unwrap_or_default();
-        if !label.is_empty() {
-            buf.set_stringn(
-                x0 + a as u16 + 1,
-                y,
-                &label,
-                room,
-                style.add_modifier(Modifier::BOLD),
-            );
-        }
-        free = b;
-        i += 1;
-    }
+    let style = colors::label_style(theme, 6);
+    span_row::draw(
+        buf,
+        x0,
+        y,
+        cols,
+        spans,
+        win,
+        |s| (s.start, s.end.max(s.start + 1)),
+        |_| style,
+        |_, s, room| {
+            [
+                graph_node_name(s.kernels as usize),
+                format!("graph {}", s.kernels),
+                s.kernels.to_string(),
+            ]
+            .into_iter()
+            .find(|l| l.len() <= room)
+            .unwrap_or_default()
+        },
+    );
 }
 
 /// What the status line says with the cursor on a `graphs` row at time `t`.

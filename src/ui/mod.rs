@@ -36,6 +36,7 @@ pub mod msg;
 mod navigate;
 pub mod rows;
 pub mod ruler;
+pub mod span_row;
 pub mod state;
 pub mod status;
 mod step_nav;

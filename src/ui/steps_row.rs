@@ -6,20 +6,13 @@
 
 use super::colors::{self, Theme};
 use super::ruler::format_dur;
+use super::span_row;
 use crate::analysis::steps::{StepSource, Steps};
-use crate::index::column_edge;
 use crate::model::Ps;
 use ratatui::buffer::Buffer;
-use ratatui::style::Modifier;
 
 /// Palette slots of even and odd steps.
 const SLOTS: [usize; 2] = [0, 10];
-
-/// Column of time `t` in a window of `cols` columns (may lie outside `0..cols`).
-fn col_of(t: Ps, (t0, t1): (Ps, Ps), cols: usize) -> i128 {
-    let w = i128::from((t1 - t0).max(1));
-    (i128::from(t - t0) * cols as i128).div_euclid(w)
-}
 
 /// Draws the steps of `steps` overlapping the window `(t0, t1)` into row `y`, columns
 /// `x0 .. x0 + cols`.
@@ -32,56 +25,17 @@ pub fn draw(
     win: (Ps, Ps),
     theme: Theme,
 ) {
-    if cols == 0 {
-        return;
-    }
-    let v = &steps.steps;
-    let mut i = v.partition_point(|s| s.end <= win.0);
-    // First column not painted yet.
-    let mut free: i128 = 0;
-    while let Some(s) = v.get(i) {
-        if s.start >= win.1 || free >= cols as i128 {
-            break;
-        }
-        let a = col_of(s.start, win, cols).max(0);
-        // The last column the step reaches (an end on a column edge stays left of it).
-        let b = (col_of(s.end - 1, win, cols) + 1).min(cols as i128);
-        if b <= free {
-            // It ends in an already painted column: that column holds several steps. Skip to
-            // the first step starting right of it.
-            if let Some(c) = buf.cell_mut((x0 + (free - 1).max(0) as u16, y)) {
-                c.set_symbol("▒");
-            }
-            let edge = column_edge(win.0, win.1, cols, free as usize);
-            i = (i + 1).max(v.partition_point(|s| s.start < edge).saturating_sub(1));
-            continue;
-        }
-        let a = a.max(free);
-        let style = colors::label_style(theme, SLOTS[i % 2]);
-        for k in a..b {
-            if let Some(c) = buf.cell_mut((x0 + k as u16, y)) {
-                c.set_symbol(" ").set_style(style);
-            }
-        }
-        if col_of(s.start, win, cols) >= a
-            && let Some(c) = buf.cell_mut((x0 + a as u16, y))
-        {
-            c.set_symbol("▏");
-        }
-        let len = (b - a) as usize;
-        let label = step_label(s.number, s.partial, len.saturating_sub(1));
-        if !label.is_empty() {
-            buf.set_stringn(
-                x0 + a as u16 + 1,
-                y,
-                &label,
-                len - 1,
-                style.add_modifier(Modifier::BOLD),
-            );
-        }
-        free = b;
-        i += 1;
-    }
+    span_row::draw(
+        buf,
+        x0,
+        y,
+        cols,
+        &steps.steps,
+        win,
+        |s| (s.start, s.end),
+        |i| colors::label_style(theme, SLOTS[i % 2]),
+        |_, s, room| step_label(s.number, s.partial, room),
+    );
 }
 
 /// `step N` (`N` when only that fits; ` (cut off)` for a partial last step when room).

@@ -29,7 +29,6 @@ pub struct Step {
 
 pub use crate::model::graph_replay::is_graph_launch_name as is_graph_launch;
 
-
 /// The graph launches of `c` (host slices, start order) with their device activities.
 pub fn launches(c: &Capture) -> Vec<Launch> {
     let mut out: Vec<Launch> = Vec::new();
