@@ -3,7 +3,7 @@
 //! partners) plus its children and the device work it launched or the op that launched it
 //! ([`crate::ui::event_info`], the same code). The MCP `event` tool prints its `--json`.
 
-use super::report::{emit, fail, one_capture, to_json};
+use super::report::{emit, fail, one_loaded, to_json};
 use super::text::clean;
 use crate::ui::event_info::{EventInfo, EventRef, event_info};
 use clap::Args;
@@ -46,13 +46,9 @@ pub struct EventJson {
 
 /// Runs `event`.
 pub fn cmd_event(a: &EventArgs) -> i32 {
-    let cap = match one_capture("event", &a.path) {
-        Ok(c) => c,
+    let (cap, l) = match one_loaded("event", &a.path) {
+        Ok(x) => x,
         Err(code) => return code,
-    };
-    let l = match super::load::with_loaded(&cap) {
-        Ok(l) => l,
-        Err(e) => return fail(&clean(&e.to_string())),
     };
     let Some(info) = event_info(&l, a.id) else {
         return fail(&format!(

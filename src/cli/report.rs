@@ -237,6 +237,19 @@ pub(super) fn one_capture(label: &str, path: &Path) -> Result<CaptureFile, i32> 
     }
 }
 
+/// The one capture `path` names ([`one_capture`]), loaded (or taken from the kept captures);
+/// failures are reported and their exit code returned.
+pub(super) fn one_loaded(
+    label: &str,
+    path: &Path,
+) -> Result<(CaptureFile, std::sync::Arc<crate::ui::loader::Loaded>), i32> {
+    let cap = one_capture(label, path)?;
+    match load::with_loaded(&cap) {
+        Ok(l) => Ok((cap, l)),
+        Err(e) => Err(fail(&clean(&e.to_string()))),
+    }
+}
+
 /// The install command that adds `feature` to tracetui (the help and the feature message say it).
 #[cfg(not(all(feature = "export", feature = "sql", feature = "cloud")))]
 pub(super) fn install_hint(feature: &str) -> String {

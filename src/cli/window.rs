@@ -3,7 +3,7 @@
 //! found through the explorer's index. The MCP `window` tool prints its `--json`, paged.
 
 use super::parse::{parse_regex, parse_time};
-use super::report::{emit, fail, one_capture, to_json};
+use super::report::{emit, fail, one_loaded, to_json};
 use super::text::clean;
 use crate::model::Ps;
 use crate::ui::loader::Loaded;
@@ -139,13 +139,9 @@ pub fn select(
 
 /// Runs `window`.
 pub fn cmd_window(a: &WindowArgs) -> i32 {
-    let cap = match one_capture("window", &a.path) {
-        Ok(c) => c,
+    let (cap, l) = match one_loaded("window", &a.path) {
+        Ok(x) => x,
         Err(code) => return code,
-    };
-    let l = match super::load::with_loaded(&cap) {
-        Ok(l) => l,
-        Err(e) => return fail(&clean(&e.to_string())),
     };
     let c = &l.cap;
     let z = c.time_zero();
