@@ -48,17 +48,10 @@ fn is_communication(name: &str) -> bool {
 
 /// The launcher of host launch call `call`.
 pub fn launcher_of(c: &Capture, call: u32) -> u32 {
-    let mut cur = c
-        .slices
-        .parent
-        .get(call as usize)
-        .copied()
-        .unwrap_or(NO_SLICE);
-    while cur != NO_SLICE {
-        let i = cur as usize;
-        match c.slices.kind(i) {
+    for cur in c.ancestors(call) {
+        match c.slices.kind(cur as usize) {
             Category::CpuOp if c.slice_name(cur) != "execute" => return cur,
-            Category::CpuOp | Category::PythonFunction => cur = c.slices.parent[i],
+            Category::CpuOp | Category::PythonFunction => {}
             _ => break,
         }
     }

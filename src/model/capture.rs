@@ -386,6 +386,19 @@ impl Capture {
         origin.wrapping_sub(base)
     }
 
+    /// The parents of slice `id`, innermost first (nothing for an unknown id).
+    pub fn ancestors(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
+        let parent = |i: u32| {
+            self.slices
+                .parent
+                .get(i as usize)
+                .copied()
+                .unwrap_or(NO_SLICE)
+        };
+        std::iter::successors(Some(parent(id)), move |&p| Some(parent(p)))
+            .take_while(|&p| p != NO_SLICE)
+    }
+
     /// The time shown as zero: the first event of the capture. Displayed times are relative to
     /// it (never negative); model times stay relative to the file's origin.
     pub fn time_zero(&self) -> Ps {

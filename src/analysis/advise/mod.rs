@@ -25,7 +25,7 @@ use crate::analysis::gpu::GpuOptions;
 use crate::analysis::gpu::streams::{self, GpuStreams};
 use crate::analysis::rank::par2;
 use crate::analysis::steps::{self as step_parts, Step, StepOptions, StepParts, Steps};
-use crate::model::{Capture, Category, Format, NO_SLICE, Ps, StrId};
+use crate::model::{Capture, Category, Format, Ps, StrId};
 use rustc_hash::FxHashMap;
 
 /// The framework a capture came from, for the `fix` text.
@@ -206,27 +206,12 @@ pub(crate) fn mean(v: impl Iterator<Item = Ps>, n: usize) -> Ps {
 /// The innermost Python frame around slice `id` outside torch itself (the user's line), if
 /// the capture recorded stacks.
 pub(crate) fn python_site(c: &Capture, id: u32) -> Option<u32> {
-    let mut cur = c
-        .slices
-        .parent
-        .get(id as usize)
-        .copied()
-        .unwrap_or(NO_SLICE);
-    while cur != NO_SLICE {
-        if c.slices.kind(cur as usize) == Category::PythonFunction {
-            let n = c.slice_name(cur);
-            if n.contains(".py(") && !n.contains("torch/") && !n.contains("site-packages") {
-                return Some(cur);
-            }
+    c.ancestors(id).find(|&p| {
+        c.slices.kind(p as usize) == Category::PythonFunction && {
+            let n = c.slice_name(p);
+            n.contains(".py(") && !n.contains("torch/") && !n.contains("site-packages")
         }
-        cur = c
-            .slices
-            .parent
-            .get(cur as usize)
-            .copied()
-            .unwrap_or(NO_SLICE);
-    }
-    None
+    })
 }
 
 /// "3", "3–5" or "3, 5, 9" for a list of step numbers.

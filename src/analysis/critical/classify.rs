@@ -271,25 +271,10 @@ pub(super) fn classify(
 /// The outermost CPU operator around `id` (the user's call: `aten::item` around a copy and a
 /// synchronize), or `id`.
 pub(crate) fn outermost_op(c: &Capture, id: u32) -> u32 {
-    let mut best = id;
-    let mut cur = c
-        .slices
-        .parent
-        .get(id as usize)
-        .copied()
-        .unwrap_or(NO_SLICE);
-    while cur != NO_SLICE {
-        if c.slices.kind(cur as usize) == Category::CpuOp {
-            best = cur;
-        }
-        cur = c
-            .slices
-            .parent
-            .get(cur as usize)
-            .copied()
-            .unwrap_or(NO_SLICE);
-    }
-    best
+    c.ancestors(id)
+        .filter(|&p| c.slices.kind(p as usize) == Category::CpuOp)
+        .last()
+        .unwrap_or(id)
 }
 
 fn pct(part: Ps, whole: Ps) -> f64 {

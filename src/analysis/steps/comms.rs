@@ -229,21 +229,11 @@ fn describing_args(c: &Capture, k: &Keys, kernel: usize, launch: u32) -> ArgsRef
     if has(own) || launch == NO_SLICE {
         return own;
     }
-    let mut p = c
-        .slices
-        .parent
-        .get(launch as usize)
-        .copied()
-        .unwrap_or(NO_SLICE);
-    for _ in 0..8 {
-        if p == NO_SLICE {
-            break;
-        }
+    for p in c.ancestors(launch).take(8) {
         let i = p as usize;
         if Some(c.slices.name[i]) == k.rpc && has(c.slices.args[i]) {
             return c.slices.args[i];
         }
-        p = c.slices.parent[i];
     }
     own
 }
